@@ -1,0 +1,102 @@
+//! The croupier command.
+
+mod bench;
+mod math_cmd;
+mod rules_cmd;
+mod settle_cmd;
+mod wire;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// croupier: a regulation-grade roulette table system.
+#[derive(Parser)]
+#[command(name = "croupier", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Settle bets read as JSON lines on stdin against consecutive spins.
+    Settle(settle_cmd::Args),
+    /// Exact house edge, hit frequency and variance of every bet a profile offers.
+    Math(math_cmd::Args),
+    /// List the profiles shipped with croupier.
+    Profiles {
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the house rules a casino must post for a profile (Colorado 2208).
+    Rules(rules_cmd::Args),
+    /// Benchmarks of the engine.
+    Bench {
+        #[command(subcommand)]
+        which: bench::Which,
+    },
+}
+
+/// Input the user must correct: reported on stderr, exit status 2.
+#[derive(Debug)]
+pub struct Invalid(pub Vec<String>);
+
+impl Invalid {
+    pub fn one(message: impl Into<String>) -> Invalid {
+        Invalid(vec![message.into()])
+    }
+}
+
+pub enum Failure {
+    Invalid(Invalid),
+    Other(anyhow::Error),
+}
+
+impl From<Invalid> for Failure {
+    fn from(i: Invalid) -> Failure {
+        Failure::Invalid(i)
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Other(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::Other(e.into())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Settle(args) => settle_cmd::run(args),
+        Command::Math(args) => math_cmd::run(args),
+        Command::Profiles { format } => rules_cmd::profiles(format),
+        Command::Rules(args) => rules_cmd::run(args),
+        Command::Bench { which } => bench::run(which),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Invalid(Invalid(messages))) => {
+            for m in messages {
+                eprintln!("croupier: {m}");
+            }
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("croupier: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

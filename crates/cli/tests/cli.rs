@@ -1,0 +1,424 @@
+//! The croupier command, run as a test lab runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn croupier(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("croupier runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("croupier finishes")
+}
+
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn settle_writes_one_line_per_bet_in_input_order() {
+    let input = r#"{"id":"b1","spot":"17-18","stake":500}
+{"id":"b2","spot":"red","stake":500}
+
+{"id":"b3","spot":"complete:17","stake":4000}
+{"id":"b4","spot":"neighbours:17","stake":500}
+{"id":"b5","spot":"21-17-20-18","stake":100}
+"#;
+    let out = croupier(
+        &[
+            "settle",
+            "--profile",
+            "maryland",
+            "--wheel",
+            "single-zero",
+            "--pockets",
+            "17",
+        ],
+        input,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().expect("id")).collect();
+    assert_eq!(ids, ["b1", "b2", "b3", "b4", "b5"]);
+    // Maryland ch.4 A(2): split 17 to 1.
+    assert_eq!(lines[0]["kind"], "split");
+    assert_eq!(lines[0]["spot"], "17-18");
+    assert_eq!(lines[0]["staked"], 500);
+    assert_eq!(lines[0]["returned"], 9000);
+    assert_eq!(lines[0]["net"], 8500);
+    assert_eq!(lines[0]["result"], "win");
+    // 17 is black.
+    assert_eq!(lines[1]["result"], "lose");
+    assert_eq!(lines[1]["returned"], 0);
+    assert_eq!(lines[1]["net"], -500);
+    assert_eq!(lines[2]["kind"], "complete");
+    assert_eq!(lines[2]["returned"], 43200);
+    assert_eq!(lines[3]["kind"], "neighbours");
+    assert_eq!(lines[3]["returned"], 3600);
+    assert_eq!(lines[4]["kind"], "corner");
+    assert_eq!(lines[4]["returned"], 900);
+}
+
+#[test]
+fn settle_in_prison_over_consecutive_spins() {
+    // Colorado 2204(2).
+    let input = r#"{"id":"p1","spot":"red","stake":500,"zero_choice":"prison"}
+{"id":"p2","spot":"red","stake":501,"zero_choice":"half"}
+{"id":"p3","spot":"black","stake":500}
+{"id":"p4","spot":"17","stake":100}
+"#;
+    let args = [
+        "settle",
+        "--profile",
+        "colorado-2013",
+        "--wheel",
+        "single-zero",
+        "--in-prison",
+        "--pockets",
+        "0,1",
+    ];
+    let out = croupier(&args, input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["result"], "released");
+    assert_eq!(lines[0]["returned"], 500);
+    assert_eq!(lines[0]["net"], 0);
+    assert_eq!(lines[1]["result"], "half");
+    assert_eq!(lines[1]["returned"], 250);
+    assert_eq!(lines[2]["result"], "lose");
+    assert_eq!(lines[3]["result"], "lose");
+    assert_eq!(lines[3]["spin"], 1);
+    // Still imprisoned after the last pocket.
+    let out = croupier(
+        &["settle", "--profile", "colorado-2013", "--in-prison", "--pockets", "0"],
+        r#"{"id":"p","spot":"odd","stake":500}"#,
+    );
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["result"], "prison");
+    assert_eq!(lines[0]["held"], 500);
+}
+
+#[test]
+fn settle_skips_void_spins_on_a_covered_double_zero() {
+    // Colorado 2210(2)(c)(ii)(B): 00 voids the spin and the wheel is spun again.
+    let input = "{\"id\":\"v\",\"spot\":\"red\",\"stake\":100}\n{\"id\":\"w\",\"spot\":\"17\",\"stake\":100}\n";
+    let args = [
+        "settle",
+        "--profile",
+        "colorado-2014",
+        "--wheel",
+        "double-zero-as-single-zero",
+        "--pockets",
+        "00",
+    ];
+    let lines = json_lines(&croupier(&args, input));
+    assert_eq!(lines[0]["result"], "void");
+    assert_eq!(lines[0]["returned"], 100);
+    let args = [
+        "settle",
+        "--profile",
+        "colorado-2014",
+        "--wheel",
+        "double-zero-as-single-zero",
+        "--pockets",
+        "00,17",
+    ];
+    let lines = json_lines(&croupier(&args, input));
+    assert_eq!(lines[1]["result"], "win");
+    assert_eq!(lines[1]["spin"], 2);
+}
+
+#[test]
+fn invalid_input_gives_exit_2_and_no_results() {
+    let input = r#"{"id":"ok","spot":"17","stake":100}
+{"id":"b1","spot":"1-36","stake":500}
+{"id":"b2","spot":"red","stake":0}
+not json
+{"id":"b4","spot":"red","stake":99999999999999}
+{"id":"b5","spot":"green","stake":100}
+{"id":"ok","spot":"18","stake":100}
+{"id":"b7","spot":"red","stake":100,"zero_choice":"half"}
+{"id":"b8","spot":"red","stake":100,"extra":1}
+"#;
+    let out = croupier(&["settle", "--profile", "maryland", "--pockets", "17"], input);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no results at all on bad input");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 8, "{err}");
+    for (line, needle) in [
+        ("line 2 (id \"b1\")", "1-36"),
+        ("line 3 (id \"b2\")", "positive"),
+        ("line 4:", "JSON"),
+        ("line 5 (id \"b4\")", "larger"),
+        ("line 6 (id \"b5\")", "triple-zero"),
+        ("line 7 (id \"ok\")", "earlier bet"),
+        ("line 8 (id \"b7\")", "In Prison"),
+        ("line 9 (id \"b8\")", "extra"),
+    ] {
+        assert!(
+            err.lines().any(|l| l.contains(line) && l.contains(needle)),
+            "{line} {needle}: {err}"
+        );
+    }
+}
+
+#[test]
+fn refusals_for_the_table() {
+    let run = |args: &[&str], input: &str| {
+        let out = croupier(args, input);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        stderr(&out)
+    };
+    let bet = r#"{"id":"x","spot":"red","stake":500}"#;
+    assert!(run(&["settle", "--profile", "nevada", "--pockets", "1"], bet).contains("maryland"));
+    assert!(run(&["settle", "--profile", "maryland", "--pockets", "37"], bet).contains("37"));
+    assert!(run(
+        &[
+            "settle",
+            "--profile",
+            "maryland",
+            "--wheel",
+            "single-zero",
+            "--pockets",
+            "00"
+        ],
+        bet
+    )
+    .contains("00"));
+    assert!(run(
+        &["settle", "--profile", "maryland", "--in-prison", "--pockets", "1"],
+        bet
+    )
+    .contains("In Prison"));
+    assert!(run(
+        &[
+            "settle",
+            "--profile",
+            "european-casino",
+            "--wheel",
+            "double-zero",
+            "--pockets",
+            "1"
+        ],
+        bet
+    )
+    .contains("double-zero"));
+    // A wager the profile does not offer: Colorado 2203(6) names no five-adjacent bet.
+    let err = run(
+        &["settle", "--profile", "colorado-2014", "--pockets", "1"],
+        r#"{"id":"n","spot":"neighbours:17","stake":500}"#,
+    );
+    assert!(err.contains("does not offer neighbours"), "{err}");
+    // low-limit-house wager amounts: $1 - $10 per straight.
+    let err = run(
+        &["settle", "--profile", "low-limit-house", "--pockets", "1"],
+        r#"{"id":"s","spot":"17","stake":1100}"#,
+    );
+    assert!(err.contains("over the maximum 1000"), "{err}");
+    let err = run(
+        &["settle", "--profile", "low-limit-house", "--pockets", "1"],
+        r#"{"id":"s","spot":"red","stake":100}"#,
+    );
+    assert!(err.contains("under the minimum 500"), "{err}");
+    // Colorado 2203(1): match play on even money and 2 to 1 wagers only.
+    let err = run(
+        &["settle", "--profile", "colorado-2014", "--pockets", "1"],
+        r#"{"id":"c","spot":"17","stake":500,"coupon":500}"#,
+    );
+    assert!(err.contains("match play"), "{err}");
+}
+
+#[test]
+fn math_json_has_exact_house_edges() {
+    let out = croupier(&["math", "--profile", "european-casino", "--format", "json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON list");
+    let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().expect("kind")).collect();
+    assert_eq!(
+        kinds,
+        [
+            "straight",
+            "split",
+            "street",
+            "trio",
+            "corner",
+            "first_four",
+            "six_line",
+            "column",
+            "dozen",
+            "red",
+            "black",
+            "odd",
+            "even",
+            "low",
+            "high"
+        ]
+    );
+    for row in &rows {
+        assert_eq!(row["house_edge"], "1/37", "{row}");
+        let percent = row["house_edge_percent"].as_f64().expect("percent");
+        assert!((percent - 100.0 / 37.0).abs() < 1e-9);
+        for field in ["pockets", "payout", "hit_frequency", "variance", "std_dev"] {
+            assert!(!row[field].is_null(), "{field}");
+        }
+    }
+    let out = croupier(
+        &[
+            "math",
+            "--profile",
+            "maryland",
+            "--wheel",
+            "double-zero",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON list");
+    let first_five = rows.iter().find(|r| r["kind"] == "first_five").expect("first five");
+    assert_eq!(first_five["house_edge"], "3/38");
+    // Colorado 2204(2) In Prison on a single-zero wheel: 19/1369, or 1/74 taking half.
+    let out = croupier(
+        &[
+            "math",
+            "--profile",
+            "colorado-2013",
+            "--wheel",
+            "single-zero",
+            "--in-prison",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON list");
+    assert_eq!(
+        rows.iter().find(|r| r["kind"] == "red").expect("red")["house_edge"],
+        "19/1369"
+    );
+    let args = [
+        "math",
+        "--profile",
+        "colorado-2013",
+        "--wheel",
+        "single-zero",
+        "--in-prison",
+        "--zero-choice",
+        "half",
+        "--spot",
+        "red",
+        "--format",
+        "json",
+    ];
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&croupier(&args, "").stdout).expect("JSON list");
+    assert_eq!(rows[0]["house_edge"], "1/74");
+}
+
+#[test]
+fn math_text_is_a_table() {
+    let out = croupier(&["math", "--profile", "maryland", "--wheel", "triple-zero"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("house edge"));
+    assert!(
+        text.lines().any(|l| l.starts_with("green") && l.contains("1/13")),
+        "{text}"
+    );
+}
+
+#[test]
+fn profiles_and_posted_rules() {
+    let out = croupier(&["profiles"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "colorado-2013",
+        "colorado-2014",
+        "maryland",
+        "european-casino",
+        "low-limit-house",
+    ] {
+        assert!(text.contains(name), "{name}");
+    }
+    // Colorado 2210(2)(c)(ii): the signage for a double-zero wheel used as single zero.
+    let out = croupier(&["rules", "--profile", "colorado-2014"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("being used as a single zero wheel"));
+    assert!(text.contains("spin is void and the wheel is spun again"));
+    assert!(text.contains("First five: 0, 00, 1, 2, 3") && text.contains("6 to 1"));
+    assert!(text.contains("In Prison"));
+    // low-limit-house: the per-wager limits are posted.
+    let text = String::from_utf8_lossy(&croupier(&["rules", "--profile", "low-limit-house"], "").stdout).into_owned();
+    assert!(
+        text.contains("USD 1.00 - USD 10.00") && text.contains("USD 5.00 - USD 10.00"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bench_reports_bets_per_second() {
+    let args = [
+        "bench",
+        "settle",
+        "--bets",
+        "20000",
+        "--players",
+        "50",
+        "--seconds",
+        "0.2",
+        "--format",
+        "json",
+    ];
+    let out = croupier(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["bets"], 20000);
+    assert!(report["bets_per_second"].as_f64().expect("number") > 0.0);
+    let out = croupier(&["bench", "settle", "--bets", "0", "--players", "1"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_profile_file_can_be_given_by_path() {
+    let dir = std::env::temp_dir().join(format!("croupier-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("house.toml");
+    let text = include_str!("../../../profiles/european-casino.toml")
+        .replace("name = \"european-casino\"", "name = \"our-house\"");
+    std::fs::write(&path, text).expect("write profile");
+    let path_text = path.to_str().expect("utf-8 path");
+    let out = croupier(
+        &["settle", "--profile", path_text, "--pockets", "3"],
+        r#"{"id":"f","spot":"0-1-2-3","stake":100}"#,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json_lines(&out)[0]["returned"], 900);
+    // A broken file is refused with the field named.
+    std::fs::write(
+        &path,
+        include_str!("../../../profiles/european-casino.toml").replace("split = 17", "split = 15"),
+    )
+    .expect("write");
+    let out = croupier(&["settle", "--profile", path_text, "--pockets", "3"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("paytable.split"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}

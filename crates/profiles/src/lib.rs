@@ -1,0 +1,377 @@
+//! Profile files: the TOML format, the profiles shipped in the binary, and
+//! loading with validation.
+//!
+//! This crate is the edge between profile files and the core: it reads TOML
+//! into plain structs, turns every string into a typed value with an error
+//! naming its field, and hands the result to [`Profile::new`], which checks it
+//! against the jurisdiction.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use croupier_core::{
+    EvenMoneyOnZero, HalfRounding, Jurisdiction, Kind, Limits, Minor, NoSpinBets, OverMaximum, Paytable, Pocket,
+    PocketSet, Profile, ProfileError, ProfileSpec, StakeRange, UnderMinimum, Wheel, ZeroChoice, ZeroRules,
+};
+use serde::Deserialize;
+
+/// The profiles shipped with croupier, by name.
+pub const BUILTIN: [(&str, &str); 5] = [
+    ("colorado-2013", include_str!("../../../profiles/colorado-2013.toml")),
+    ("colorado-2014", include_str!("../../../profiles/colorado-2014.toml")),
+    ("maryland", include_str!("../../../profiles/maryland.toml")),
+    (
+        "european-casino",
+        include_str!("../../../profiles/european-casino.toml"),
+    ),
+    (
+        "low-limit-house",
+        include_str!("../../../profiles/low-limit-house.toml"),
+    ),
+];
+
+const JURISDICTIONS: &str = include_str!("../../../profiles/jurisdictions.toml");
+
+/// The largest profile file read, in bytes.
+pub const PROFILE_FILE_SIZE_MAX_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("no profile named {name:?}; the profiles are {known} (or give a path to a profile file)")]
+    Unknown { name: String, known: String },
+    #[error("cannot read profile file {path}: {message}")]
+    Io { path: String, message: String },
+    #[error("profile {origin}: {message}")]
+    Syntax { origin: String, message: String },
+    #[error("profile {origin}: {error}")]
+    Invalid { origin: String, error: ProfileError },
+    #[error("jurisdiction table: {0}")]
+    Jurisdictions(String),
+}
+
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(name, _)| *name).collect()
+}
+
+/// Loads a shipped profile by name, or a profile file by path. An argument
+/// that names an existing file, or looks like a path, is read as a file.
+pub fn load(name_or_path: &str) -> Result<Profile, LoadError> {
+    if let Some((_, text)) = BUILTIN.iter().find(|(name, _)| *name == name_or_path) {
+        return parse(text, name_or_path);
+    }
+    let path = Path::new(name_or_path);
+    let looks_like_path = name_or_path.contains('/') || name_or_path.ends_with(".toml");
+    if path.is_file() || looks_like_path {
+        return load_file(path);
+    }
+    Err(LoadError::Unknown {
+        name: name_or_path.to_string(),
+        known: builtin_names().join(", "),
+    })
+}
+
+pub fn load_file(path: &Path) -> Result<Profile, LoadError> {
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| LoadError::Io {
+        path: shown.clone(),
+        message: e.to_string(),
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > PROFILE_FILE_SIZE_MAX_BYTES {
+        return Err(LoadError::Io {
+            path: shown,
+            message: format!("{size} bytes is larger than the {PROFILE_FILE_SIZE_MAX_BYTES} a profile may be"),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    parse(&text, &shown)
+}
+
+/// Parses and validates profile text; `origin` names it in errors.
+pub fn parse(text: &str, origin: &str) -> Result<Profile, LoadError> {
+    let file: ProfileFile = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        origin: origin.to_string(),
+        message: e.to_string(),
+    })?;
+    let invalid = |error: ProfileError| LoadError::Invalid {
+        origin: origin.to_string(),
+        error,
+    };
+    let jurisdictions = jurisdictions()?;
+    let jurisdiction = jurisdictions
+        .into_iter()
+        .find(|j| j.name == file.jurisdiction)
+        .ok_or_else(|| {
+            let known: Vec<String> = jurisdictions_names();
+            invalid(ProfileError {
+                field: "jurisdiction".into(),
+                message: format!(
+                    "{:?} is not a known jurisdiction ({})",
+                    file.jurisdiction,
+                    known.join(", ")
+                ),
+            })
+        })?;
+    let spec = file.into_spec().map_err(invalid)?;
+    Profile::new(spec, jurisdiction).map_err(invalid)
+}
+
+fn jurisdictions_names() -> Vec<String> {
+    jurisdictions()
+        .map(|js| js.into_iter().map(|j| j.name).collect())
+        .unwrap_or_default()
+}
+
+/// The jurisdictions shipped with croupier.
+pub fn jurisdictions() -> Result<Vec<Jurisdiction>, LoadError> {
+    let table: BTreeMap<String, JurisdictionFile> =
+        toml::from_str(JURISDICTIONS).map_err(|e| LoadError::Jurisdictions(e.to_string()))?;
+    table
+        .into_iter()
+        .map(|(name, j)| {
+            j.into_jurisdiction(name)
+                .map_err(|e| LoadError::Jurisdictions(e.to_string()))
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JurisdictionFile {
+    title: String,
+    wheels: Vec<String>,
+    permitted: Vec<String>,
+    permitted_trios: Vec<String>,
+    minimum_payouts: BTreeMap<String, u32>,
+    min_ball_revolutions: u8,
+    in_prison_permitted: bool,
+    half_back_permitted: bool,
+    match_play_kinds: Vec<String>,
+}
+
+impl JurisdictionFile {
+    fn into_jurisdiction(self, name: String) -> Result<Jurisdiction, ProfileError> {
+        let mut minimum_payouts = Paytable::default();
+        for (kind, odds) in &self.minimum_payouts {
+            minimum_payouts.set(kind_named(&format!("{name}.minimum_payouts"), kind)?, *odds);
+        }
+        Ok(Jurisdiction {
+            wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
+            permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,
+            permitted_trios: trios_named(&format!("{name}.permitted_trios"), &self.permitted_trios)?,
+            minimum_payouts,
+            min_ball_revolutions: self.min_ball_revolutions,
+            in_prison_permitted: self.in_prison_permitted,
+            half_back_permitted: self.half_back_permitted,
+            match_play_kinds: kinds_named(&format!("{name}.match_play_kinds"), &self.match_play_kinds)?,
+            title: self.title,
+            name,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    name: String,
+    title: String,
+    source: String,
+    jurisdiction: String,
+    currency: String,
+    wheels: Vec<String>,
+    default_wheel: String,
+    spots: Vec<String>,
+    #[serde(default)]
+    trios: Vec<String>,
+    min_ball_revolutions: u8,
+    verbal_bets: bool,
+    no_spin_bets: String,
+    dispute_authority: String,
+    #[serde(default)]
+    number_display_length: Option<u8>,
+    #[serde(default)]
+    match_play: Vec<String>,
+    #[serde(default)]
+    house_rules: Vec<String>,
+    paytable: BTreeMap<String, u32>,
+    zero_rules: ZeroRulesFile,
+    limits: LimitsFile,
+    chips: ChipsFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ZeroRulesFile {
+    even_money_on_zero: String,
+    in_prison: bool,
+    in_prison_default: String,
+    half_rounding: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsFile {
+    over_maximum: String,
+    under_minimum: String,
+    #[serde(default)]
+    per_kind: BTreeMap<String, RangeFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RangeFile {
+    min: u64,
+    max: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChipsFile {
+    colours: Vec<String>,
+}
+
+fn bad(field: &str, message: String) -> ProfileError {
+    ProfileError {
+        field: field.to_string(),
+        message,
+    }
+}
+
+fn kind_named(field: &str, name: &str) -> Result<Kind, ProfileError> {
+    Kind::parse(name).ok_or_else(|| bad(&format!("{field}.{name}"), format!("{name:?} is not a kind of bet")))
+}
+
+fn kinds_named(field: &str, names: &[String]) -> Result<Vec<Kind>, ProfileError> {
+    names
+        .iter()
+        .map(|n| Kind::parse(n).ok_or_else(|| bad(field, format!("{n:?} is not a kind of bet"))))
+        .collect()
+}
+
+fn wheel_named(field: &str, name: &str) -> Result<Wheel, ProfileError> {
+    Wheel::parse(name).ok_or_else(|| {
+        bad(
+            field,
+            format!("{name:?} is not a wheel (single-zero, double-zero, triple-zero, double-zero-as-single-zero)"),
+        )
+    })
+}
+
+fn wheels_named(field: &str, names: &[String]) -> Result<Vec<Wheel>, ProfileError> {
+    names.iter().map(|n| wheel_named(field, n)).collect()
+}
+
+fn trios_named(field: &str, groups: &[String]) -> Result<Vec<PocketSet>, ProfileError> {
+    groups
+        .iter()
+        .map(|group| {
+            let pockets: Option<Vec<Pocket>> = group.split('-').map(Pocket::parse).collect();
+            match pockets {
+                Some(p) if p.len() == 3 && PocketSet::of(&p).len() == 3 => Ok(PocketSet::of(&p)),
+                _ => Err(bad(
+                    field,
+                    format!("{group:?} is not a group of three pockets like \"0-1-2\""),
+                )),
+            }
+        })
+        .collect()
+}
+
+fn choice<T>(field: &str, text: &str, options: &[(&str, T)]) -> Result<T, ProfileError>
+where
+    T: Copy,
+{
+    options
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+            bad(field, format!("{text:?} is not one of {}", names.join(", ")))
+        })
+}
+
+impl ProfileFile {
+    fn into_spec(self) -> Result<ProfileSpec, ProfileError> {
+        let mut paytable = Paytable::default();
+        for (kind, odds) in &self.paytable {
+            paytable.set(kind_named("paytable", kind)?, *odds);
+        }
+        let mut per_kind = Vec::new();
+        for (kind, range) in &self.limits.per_kind {
+            per_kind.push((
+                kind_named("limits.per_kind", kind)?,
+                StakeRange {
+                    min: Minor::new(range.min),
+                    max: Minor::new(range.max),
+                },
+            ));
+        }
+        let zero = ZeroRules {
+            even_money_on_zero: choice(
+                "zero_rules.even_money_on_zero",
+                &self.zero_rules.even_money_on_zero,
+                &[
+                    ("lose", EvenMoneyOnZero::Lose),
+                    ("half_back", EvenMoneyOnZero::HalfBack),
+                ],
+            )?,
+            in_prison_offered: self.zero_rules.in_prison,
+            in_prison_default: ZeroChoice::parse(&self.zero_rules.in_prison_default).ok_or_else(|| {
+                bad(
+                    "zero_rules.in_prison_default",
+                    format!("{:?} is not one of half, prison", self.zero_rules.in_prison_default),
+                )
+            })?,
+            half_rounding: HalfRounding::parse(&self.zero_rules.half_rounding).ok_or_else(|| {
+                bad(
+                    "zero_rules.half_rounding",
+                    format!("{:?} is not one of down, up", self.zero_rules.half_rounding),
+                )
+            })?,
+        };
+        Ok(ProfileSpec {
+            wheels: wheels_named("wheels", &self.wheels)?,
+            default_wheel: wheel_named("default_wheel", &self.default_wheel)?,
+            offered: kinds_named("spots", &self.spots)?,
+            trios: trios_named("trios", &self.trios)?,
+            paytable,
+            zero,
+            min_ball_revolutions: self.min_ball_revolutions,
+            limits: Limits {
+                per_kind,
+                over_maximum: choice(
+                    "limits.over_maximum",
+                    &self.limits.over_maximum,
+                    &[
+                        ("refuse", OverMaximum::Refuse),
+                        ("play_maximum_return_excess", OverMaximum::PlayMaximumReturnExcess),
+                    ],
+                )?,
+                under_minimum: choice(
+                    "limits.under_minimum",
+                    &self.limits.under_minimum,
+                    &[
+                        ("refuse", UnderMinimum::Refuse),
+                        ("settle_once", UnderMinimum::SettleOnce),
+                    ],
+                )?,
+            },
+            match_play: kinds_named("match_play", &self.match_play)?,
+            chip_colours: self.chips.colours,
+            number_display_length: self.number_display_length,
+            verbal_bets: self.verbal_bets,
+            no_spin_bets: choice(
+                "no_spin_bets",
+                &self.no_spin_bets,
+                &[("stay", NoSpinBets::Stay), ("returned", NoSpinBets::Returned)],
+            )?,
+            dispute_authority: self.dispute_authority,
+            house_rules: self.house_rules,
+            name: self.name,
+            title: self.title,
+            source: self.source,
+            currency: self.currency,
+        })
+    }
+}
