@@ -4,9 +4,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use croupier_core::{
-    inside_spots, BetRequest, Book, BookResults, Kind, PlacedBet, Pocket, TableRules, BETS_PER_ROUND_MAX,
-};
+use croupier_core::{BetRequest, Book, BookResults, PlacedBet, Pocket, TableRules, BETS_PER_ROUND_MAX};
 use serde::Serialize;
 
 use crate::wire;
@@ -75,32 +73,6 @@ impl Picker {
     }
 }
 
-/// Every spot the rules accept, in spot notation.
-fn catalogue(rules: &TableRules<'_>) -> Vec<String> {
-    let wheel = rules.wheel();
-    let profile = rules.profile();
-    let mut spots: Vec<String> = inside_spots(wheel.layout())
-        .iter()
-        .filter(|&&(kind, covers)| profile.offers_inside(kind, covers) && covers.is_subset_of(wheel.bettable()))
-        .map(|&(_, covers)| covers.notation())
-        .collect();
-    for kind in profile.kinds_on(wheel) {
-        match kind {
-            Kind::Column => spots.extend((1..=3).map(|g| format!("column{g}"))),
-            Kind::Dozen => spots.extend((1..=3).map(|g| format!("dozen{g}"))),
-            Kind::Neighbours | Kind::Complete => spots.extend(
-                wheel
-                    .bettable()
-                    .iter()
-                    .map(|p| format!("{}:{}", kind.name(), p.label())),
-            ),
-            k if !k.is_inside() => spots.push(k.name().to_string()),
-            _ => {}
-        }
-    }
-    spots
-}
-
 fn place_some(rules: &TableRules<'_>, spot: &str, multiple: u64) -> Option<PlacedBet> {
     let request = |stake: u64| BetRequest {
         spot,
@@ -108,10 +80,7 @@ fn place_some(rules: &TableRules<'_>, spot: &str, multiple: u64) -> Option<Place
         zero_choice: None,
         coupon_minor: None,
     };
-    let units = match rules.place(&request(1)) {
-        Err(croupier_core::BetError::Indivisible { parts, .. }) => parts,
-        _ => 1,
-    };
+    let units = rules.stake_units(spot).ok()?;
     if let Ok(bet) = rules.place(&request(units * multiple * 100)) {
         return Some(bet);
     }
@@ -137,7 +106,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
     let rules = wire::table_rules(&profile, wheel, false)?;
 
     // Place every distinct (spot, stake multiple) once, then fill the round from them.
-    let spots = catalogue(&rules);
+    let spots = rules.legal_spots();
     let mut picker = Picker(0x0C0F_FEE5);
     let mut placed: Vec<PlacedBet> = Vec::new();
     for spot in &spots {

@@ -10,12 +10,8 @@ use crate::{Failure, Format, Invalid};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A profile name (see `croupier profiles`) or a profile file.
-    #[arg(long)]
-    profile: String,
-    /// single-zero, double-zero, triple-zero or double-zero-as-single-zero (default: the profile's).
-    #[arg(long)]
-    wheel: Option<String>,
+    #[command(flatten)]
+    table: wire::TableArgs,
     /// Even-money bets play In Prison (Colorado 2204(2)).
     #[arg(long)]
     in_prison: bool,
@@ -70,8 +66,8 @@ impl From<&BetMath> for Row {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.profile)?;
-    let wheel = wire::wheel_named(args.wheel.as_deref(), &profile)?;
+    let profile = wire::load_profile(&args.table.profile)?;
+    let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
     let rules = wire::table_rules(&profile, wheel, args.in_prison)?;
     let choice = args
         .zero_choice

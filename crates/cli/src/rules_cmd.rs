@@ -11,12 +11,9 @@ use crate::{Failure, Format};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A profile name (see `croupier profiles`) or a profile file.
-    #[arg(long)]
-    profile: String,
-    /// Only the rules for this wheel (default: every wheel the profile offers).
-    #[arg(long)]
-    wheel: Option<String>,
+    /// A profile, and with --wheel only that wheel's rules (default: every wheel the profile offers).
+    #[command(flatten)]
+    table: wire::TableArgs,
 }
 
 #[derive(Serialize)]
@@ -60,10 +57,10 @@ fn money(minor: u64, currency: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.profile)?;
-    let wheels: Vec<Wheel> = match &args.wheel {
+    let profile = wire::load_profile(&args.table.profile)?;
+    let wheels: Vec<Wheel> = match &args.table.wheel {
         Some(_) => {
-            let wheel = wire::wheel_named(args.wheel.as_deref(), &profile)?;
+            let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
             wire::table_rules(&profile, wheel, false)?;
             vec![wheel]
         }

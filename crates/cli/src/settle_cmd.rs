@@ -15,12 +15,8 @@ pub const SPINS_MAX: usize = 10_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A profile name (see `croupier profiles`) or a profile file.
-    #[arg(long)]
-    profile: String,
-    /// single-zero, double-zero, triple-zero or double-zero-as-single-zero (default: the profile's).
-    #[arg(long)]
-    wheel: Option<String>,
+    #[command(flatten)]
+    table: wire::TableArgs,
     /// Play In Prison on even-money bets (Colorado 2204(2)); the profile must offer it.
     #[arg(long)]
     in_prison: bool,
@@ -30,8 +26,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.profile)?;
-    let wheel = wire::wheel_named(args.wheel.as_deref(), &profile)?;
+    let profile = wire::load_profile(&args.table.profile)?;
+    let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
     let rules = wire::table_rules(&profile, wheel, args.in_prison)?;
 
     if args.pockets.len() > SPINS_MAX {

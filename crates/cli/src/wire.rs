@@ -73,6 +73,17 @@ pub fn zero_choice(text: &str) -> Result<ZeroChoice, String> {
     ZeroChoice::parse(text).ok_or_else(|| format!("zero_choice {text:?} is not \"half\" or \"prison\""))
 }
 
+/// The table a command works on: a profile and one of its wheels.
+#[derive(clap::Args)]
+pub struct TableArgs {
+    /// A profile name (see `croupier profiles`) or a profile file.
+    #[arg(long)]
+    pub profile: String,
+    /// single-zero, double-zero, triple-zero or double-zero-as-single-zero (default: the profile's).
+    #[arg(long)]
+    pub wheel: Option<String>,
+}
+
 /// The profile named or given as a file, as an input error if it cannot be used.
 pub fn load_profile(name_or_path: &str) -> Result<Profile, Invalid> {
     croupier_profiles::load(name_or_path).map_err(|e| Invalid::one(e.to_string()))

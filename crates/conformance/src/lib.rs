@@ -1,34 +1,4 @@
-//! Helpers for the conformance suite: reading the settlement case tables and
-//! listing every legal spot of a table.
-
-use croupier_core::{inside_spots, Kind, TableRules};
-
-/// Every spot the rules accept, in spot notation.
-pub fn legal_spots(rules: &TableRules<'_>) -> Vec<String> {
-    let wheel = rules.wheel();
-    let profile = rules.profile();
-    let mut spots: Vec<String> = inside_spots(wheel.layout())
-        .iter()
-        .filter(|&&(kind, covers)| profile.offers_inside(kind, covers) && covers.is_subset_of(wheel.bettable()))
-        .map(|&(_, covers)| covers.notation())
-        .collect();
-    for kind in profile.kinds_on(wheel) {
-        match kind {
-            Kind::Column => spots.extend((1..=3).map(|g| format!("column{g}"))),
-            Kind::Dozen => spots.extend((1..=3).map(|g| format!("dozen{g}"))),
-            Kind::Neighbours | Kind::Complete => spots.extend(
-                wheel
-                    .bettable()
-                    .iter()
-                    .map(|p| format!("{}:{}", kind.name(), p.label()))
-                    .filter(|s| croupier_core::Spot::parse(s, wheel).is_ok()),
-            ),
-            k if !k.is_inside() => spots.push(k.name().to_string()),
-            _ => {}
-        }
-    }
-    spots
-}
+//! Helpers for the conformance suite: reading the settlement case tables.
 
 /// One row of a case table.
 #[derive(Debug, Clone)]

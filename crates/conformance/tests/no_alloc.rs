@@ -5,8 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use croupier_conformance::legal_spots;
-use croupier_core::{BetError, BetRequest, Book, BookResults, Pocket, TableRules, Wheel};
+use croupier_core::{BetRequest, Book, BookResults, Pocket, TableRules, Wheel};
 
 struct Counting;
 
@@ -39,7 +38,7 @@ static GLOBAL: Counting = Counting;
 fn settling_a_round_does_not_allocate() {
     let profile = croupier_profiles::load("maryland").expect("loads");
     let rules = TableRules::new(&profile, Wheel::DoubleZero, false).expect("rules");
-    let spots = legal_spots(&rules);
+    let spots = rules.legal_spots();
     let mut book = Book::new(Wheel::DoubleZero, 10, spots.len() * 5);
     for (i, spot) in spots.iter().cycle().take(spots.len() * 5).enumerate() {
         let request = |stake| BetRequest {
@@ -48,11 +47,8 @@ fn settling_a_round_does_not_allocate() {
             zero_choice: None,
             coupon_minor: None,
         };
-        let bet = match rules.place(&request(1)) {
-            Err(BetError::Indivisible { parts, .. }) => rules.place(&request(i128::from(parts))),
-            other => other,
-        }
-        .expect("legal");
+        let units = rules.stake_units(spot).expect("legal");
+        let bet = rules.place(&request(i128::from(units))).expect("legal");
         book.add(&rules, (i % 10) as u32, &bet).expect("room");
     }
     let mut results = BookResults::default();

@@ -1,7 +1,6 @@
 //! Invariants over random legal bets on every shipped profile and wheel.
 
-use croupier_conformance::legal_spots;
-use croupier_core::{BetError, BetRequest, Book, BookResults, Outcome, PlacedBet, Pocket, Profile, TableRules, Wheel};
+use croupier_core::{BetRequest, Book, BookResults, Outcome, PlacedBet, Pocket, Profile, TableRules, Wheel};
 use proptest::prelude::*;
 
 /// Every (profile, wheel, in prison) table the shipped profiles allow.
@@ -27,10 +26,7 @@ fn place(rules: &TableRules<'_>, spot: &str, multiple: u64) -> PlacedBet {
         zero_choice: None,
         coupon_minor: None,
     };
-    let units = match rules.place(&request(1)) {
-        Err(BetError::Indivisible { parts, .. }) => parts,
-        _ => 1,
-    };
+    let units = rules.stake_units(spot).expect("legal");
     let kind = croupier_core::Spot::parse(spot, rules.wheel()).expect("legal").kind();
     let stake = match rules.profile().limit(kind) {
         Some(range) => range.min.get() + (multiple * 37) % (range.max.get() - range.min.get() + 1),
@@ -60,7 +56,7 @@ proptest! {
         let tables = tables();
         let (profile, wheel, in_prison) = &tables[t % tables.len()];
         let rules = TableRules::new(profile, *wheel, *in_prison).expect("rules");
-        let spots = legal_spots(&rules);
+        let spots = rules.legal_spots();
         let spot = &spots[s % spots.len()];
         let bet = place(&rules, spot, multiple);
         let pockets: Vec<Pocket> = wheel.pockets().iter().collect();
@@ -111,7 +107,7 @@ proptest! {
         let tables = tables();
         let (profile, wheel, in_prison) = &tables[t % tables.len()];
         let rules = TableRules::new(profile, *wheel, *in_prison).expect("rules");
-        let spots = legal_spots(&rules);
+        let spots = rules.legal_spots();
         let mut book = Book::new(*wheel, 7, bets.len());
         let mut placed = Vec::new();
         for &(s, multiple, player) in &bets {

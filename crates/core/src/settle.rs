@@ -252,6 +252,52 @@ impl<'p> TableRules<'p> {
             .collect()
     }
 
+    /// Every spot these rules accept, in spot notation: the inside spots the
+    /// profile offers on the wheel's layout, then the outside and composite ones.
+    pub fn legal_spots(&self) -> Vec<String> {
+        let wheel = self.wheel;
+        let mut spots: Vec<String> = inside_spots(wheel.layout())
+            .iter()
+            .filter(|&&(kind, covers)| {
+                self.profile.offers_inside(kind, covers) && covers.is_subset_of(wheel.bettable())
+            })
+            .map(|&(_, covers)| covers.notation())
+            .collect();
+        for kind in self.profile.kinds_on(wheel) {
+            match kind {
+                Kind::Column => spots.extend((1..=3).map(|g| format!("column{g}"))),
+                Kind::Dozen => spots.extend((1..=3).map(|g| format!("dozen{g}"))),
+                Kind::Neighbours | Kind::Complete => spots.extend(
+                    wheel
+                        .bettable()
+                        .iter()
+                        .map(|p| format!("{}:{}", kind.name(), p.label()))
+                        .filter(|s| Spot::parse(s, wheel).is_ok()),
+                ),
+                k if !k.is_inside() => spots.push(k.name().to_string()),
+                _ => {}
+            }
+        }
+        spots
+    }
+
+    /// How many equal units a stake on `spot` is divided into: 1 for a plain
+    /// bet, 5 for neighbours, the numbers covered by each part for complete.
+    /// A stake must be a multiple of it.
+    pub fn stake_units(&self, spot: &str) -> Result<u64, BetError> {
+        let probe = BetRequest {
+            spot,
+            stake_minor: 1,
+            zero_choice: None,
+            coupon_minor: None,
+        };
+        match self.ignoring_limits().place(&probe) {
+            Ok(_) => Ok(1),
+            Err(BetError::Indivisible { parts, .. }) => Ok(parts),
+            Err(e) => Err(e),
+        }
+    }
+
     fn payout(&self, kind: Kind) -> Result<u32, BetError> {
         self.profile.payout(kind).ok_or_else(|| self.not_offered(kind.name()))
     }

@@ -79,13 +79,7 @@ pub fn representative_spot(rules: &TableRules<'_>, kind: Kind) -> Option<String>
             .collect(),
         k => vec![k.name().into()],
     };
-    let rules = rules.ignoring_limits();
-    candidates.into_iter().find(|spot| {
-        matches!(
-            rules.place(&request(spot, 1, None)),
-            Ok(_) | Err(BetError::Indivisible { .. })
-        )
-    })
+    candidates.into_iter().find(|spot| rules.stake_units(spot).is_ok())
 }
 
 /// The math of a bet on `spot` under `rules`, with `zero_choice` for an
@@ -93,11 +87,7 @@ pub fn representative_spot(rules: &TableRules<'_>, kind: Kind) -> Option<String>
 pub fn bet_math(rules: &TableRules<'_>, spot: &str, zero_choice: Option<ZeroChoice>) -> Result<BetMath, BetError> {
     let rules = rules.ignoring_limits();
     // A stake that divides evenly among the bet's parts and halves exactly.
-    let units = match rules.place(&request(spot, 1, None)) {
-        Ok(_) => 1,
-        Err(BetError::Indivisible { parts, .. }) => parts,
-        Err(e) => return Err(e),
-    };
+    let units = rules.stake_units(spot)?;
     let stake = 2 * units;
     let even_money_in_prison = rules.in_prison() && is_even_money(&rules, spot);
     let choice = zero_choice.filter(|_| even_money_in_prison);
