@@ -7,6 +7,7 @@
 pub mod money;
 pub mod pocket;
 pub mod profile;
+pub mod round;
 pub mod settle;
 pub mod spot;
 pub mod wheel;

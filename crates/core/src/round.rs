@@ -1,0 +1,937 @@
+//! The life of a table and its rounds, as the rule documents prescribe it.
+//!
+//! Pure: every command carries its time (`at_ms`) and every outcome arrives
+//! as a [`SpinReport`]; nothing here reads a clock or draws a number.
+//! [`Table::handle`] checks a command against the state and returns the
+//! events it causes; [`Table::apply`] is the only code that changes state,
+//! so replaying a table's events rebuilds it exactly.
+//!
+//! closed -> (inspection recorded) -> open -> betting open -> no more bets
+//! -> spin: result, or no spin -> collect losing bets, pay winning bets
+//! (Colorado 2205(4)) -> betting open again.
+
+use crate::money::Minor;
+use crate::pocket::Pocket;
+use crate::profile::{NoSpinBets, Profile, ZeroChoice};
+use crate::settle::{BetError, BetRequest, Outcome, PlacedBet, RulesError, TableRules, BETS_PER_ROUND_MAX};
+use crate::wheel::Wheel;
+
+/// The longest bet id, in bytes.
+pub const BET_ID_MAX_BYTES: usize = 64;
+/// The longest free text (names, reasons, descriptions), in bytes.
+pub const TEXT_MAX_BYTES: usize = 512;
+/// The shortest and longest betting window a table may use.
+pub const BETTING_WINDOW_MIN_MS: u64 = 1_000;
+pub const BETTING_WINDOW_MAX_MS: u64 = 600_000;
+
+pub type PlayerId = u64;
+pub type RoundId = u64;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableConfig {
+    pub wheel: Wheel,
+    pub in_prison: bool,
+    pub betting_window_ms: u64,
+}
+
+/// A person acting on the table, as the logs require (Colorado 2212(5), Maryland ch.2 E(6)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Person {
+    pub name: String,
+    pub role: String,
+    pub licence: String,
+}
+
+/// The pre-opening inspection (Colorado 2212(1)(a)-(e), Maryland ch.2 A(1)-(5)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspection {
+    pub at_ms: u64,
+    pub by: Person,
+    pub no_magnet_or_contrivance: bool,
+    pub wheel_level_and_rotating_freely: bool,
+    pub parts_secure: bool,
+    pub ball_non_magnetic: bool,
+    /// Required when a double-zero wheel is used as single zero.
+    pub layout_and_signage_comply: bool,
+}
+
+/// An adjustment or replacement of the wheel's movable parts (Colorado 2212(2)-(5), Maryland ch.2 B-E).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Adjustment {
+    pub at_ms: u64,
+    pub by: Person,
+    pub replacement: bool,
+    pub description: String,
+}
+
+/// Why a spin does not count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoSpinReason {
+    /// Colorado 2206(1), Maryland ch.6 A.
+    SameDirection,
+    /// Colorado 2206(2), Maryland ch.6 B, european-casino 4.4.
+    TooFewRevolutions,
+    /// Colorado 2206(3), Maryland ch.6 D.
+    ForeignObject,
+    /// Colorado 2206(4), Maryland ch.6 C.
+    BallLeftWheel,
+    /// low-limit-house Irregularities (5): called by the floor manager.
+    BallHangs,
+    /// european-casino 4.6.
+    RotorStopped,
+    /// european-casino 4.5.
+    TrimLoose,
+    /// european-casino 4.7.
+    ExternalInfluence,
+    /// european-casino 4.8.
+    CroupierUnable,
+    /// An automated wheel did not sense the ball.
+    BallNotSensed,
+    /// An automated wheel reported a sensor or motor fault.
+    SensorFault,
+    /// An automated wheel voided the game.
+    VoidGame,
+    /// european-casino 6.1-6.3: an emergency or power loss.
+    Emergency,
+    /// european-casino glossary NO SPIN 4): an inspector's or pit boss's command.
+    SupervisorCommand,
+}
+
+impl NoSpinReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            NoSpinReason::SameDirection => "same_direction",
+            NoSpinReason::TooFewRevolutions => "too_few_revolutions",
+            NoSpinReason::ForeignObject => "foreign_object",
+            NoSpinReason::BallLeftWheel => "ball_left_wheel",
+            NoSpinReason::BallHangs => "ball_hangs",
+            NoSpinReason::RotorStopped => "rotor_stopped",
+            NoSpinReason::TrimLoose => "trim_loose",
+            NoSpinReason::ExternalInfluence => "external_influence",
+            NoSpinReason::CroupierUnable => "croupier_unable",
+            NoSpinReason::BallNotSensed => "ball_not_sensed",
+            NoSpinReason::SensorFault => "sensor_fault",
+            NoSpinReason::VoidGame => "void_game",
+            NoSpinReason::Emergency => "emergency",
+            NoSpinReason::SupervisorCommand => "supervisor_command",
+        }
+    }
+
+    pub const ALL: [NoSpinReason; 14] = [
+        NoSpinReason::SameDirection,
+        NoSpinReason::TooFewRevolutions,
+        NoSpinReason::ForeignObject,
+        NoSpinReason::BallLeftWheel,
+        NoSpinReason::BallHangs,
+        NoSpinReason::RotorStopped,
+        NoSpinReason::TrimLoose,
+        NoSpinReason::ExternalInfluence,
+        NoSpinReason::CroupierUnable,
+        NoSpinReason::BallNotSensed,
+        NoSpinReason::SensorFault,
+        NoSpinReason::VoidGame,
+        NoSpinReason::Emergency,
+        NoSpinReason::SupervisorCommand,
+    ];
+
+    pub fn parse(name: &str) -> Option<NoSpinReason> {
+        NoSpinReason::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// What the dealer, the RNG or the automated wheel reports for a spin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpinReport {
+    /// The ball came to rest in `pocket`.
+    Ball {
+        pocket: Pocket,
+        /// The ball ran opposite to the rotor.
+        opposite_direction: bool,
+        revolutions: u8,
+    },
+    NoSpin(NoSpinReason),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    RecordInspection(Inspection),
+    RecordAdjustment(Adjustment),
+    Open {
+        at_ms: u64,
+    },
+    Close {
+        at_ms: u64,
+    },
+    OpenBetting {
+        at_ms: u64,
+    },
+    PlaceBet {
+        at_ms: u64,
+        bet_id: String,
+        player: PlayerId,
+        spot: String,
+        stake_minor: i128,
+        zero_choice: Option<ZeroChoice>,
+        coupon_minor: Option<i128>,
+    },
+    CancelBet {
+        at_ms: u64,
+        bet_id: String,
+        player: PlayerId,
+    },
+    NoMoreBets {
+        at_ms: u64,
+    },
+    Spin {
+        at_ms: u64,
+        report: SpinReport,
+    },
+    DeclareEmergency {
+        at_ms: u64,
+        by: Person,
+        reason: String,
+    },
+    LiftEmergency {
+        at_ms: u64,
+        by: Person,
+    },
+    /// Bets found to be pooled to beat the table maximum are annulled and
+    /// returned (european-casino 3.7-3.8).
+    AnnulBets {
+        at_ms: u64,
+        by: Person,
+        bet_ids: Vec<String>,
+        reason: String,
+    },
+    /// A disputed play decided by the profile's dispute authority
+    /// (Colorado 2206(5)): who, why, and the correcting amounts.
+    DecideDispute {
+        at_ms: u64,
+        by: Person,
+        reason: String,
+        corrections: Vec<(PlayerId, i128)>,
+    },
+}
+
+/// A bet in the round, with what it has seen (an imprisoned bet carries the zero).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundBet {
+    pub bet_id: String,
+    pub player: PlayerId,
+    pub bet: PlacedBet,
+    pub spins: Vec<Pocket>,
+    /// Accepted in an earlier round and carried in prison.
+    pub carried: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    InspectionRecorded(Inspection),
+    AdjustmentRecorded(Adjustment),
+    TableOpened {
+        at_ms: u64,
+    },
+    TableClosed {
+        at_ms: u64,
+    },
+    BettingOpened {
+        at_ms: u64,
+        round: RoundId,
+        deadline_ms: u64,
+    },
+    BetAccepted {
+        at_ms: u64,
+        round: RoundId,
+        bet: RoundBet,
+    },
+    BetCancelled {
+        at_ms: u64,
+        round: RoundId,
+        bet_id: String,
+        player: PlayerId,
+        returned: Minor,
+    },
+    NoMoreBets {
+        at_ms: u64,
+        round: RoundId,
+    },
+    NoSpin {
+        at_ms: u64,
+        round: RoundId,
+        reason: NoSpinReason,
+    },
+    SpinVoided {
+        at_ms: u64,
+        round: RoundId,
+        pocket: Pocket,
+    },
+    ResultRecorded {
+        at_ms: u64,
+        round: RoundId,
+        pocket: Pocket,
+    },
+    /// Settled bets, losers first, then winners (Colorado 2205(4), Maryland ch.5 F).
+    BetSettled {
+        round: RoundId,
+        bet_id: String,
+        player: PlayerId,
+        outcome: Outcome,
+        staked: Minor,
+        returned: Minor,
+    },
+    /// Returned with nothing won or lost: no spin under "returned", annulled, table closed.
+    BetReturned {
+        round: RoundId,
+        bet_id: String,
+        player: PlayerId,
+        returned: Minor,
+        why: String,
+    },
+    /// Left in prison for the next round.
+    BetImprisoned {
+        round: RoundId,
+        bet_id: String,
+        player: PlayerId,
+        held: Minor,
+    },
+    RoundSettled {
+        at_ms: u64,
+        round: RoundId,
+        pocket: Option<Pocket>,
+        staked: Minor,
+        returned: Minor,
+    },
+    EmergencyDeclared {
+        at_ms: u64,
+        by: Person,
+        reason: String,
+    },
+    EmergencyLifted {
+        at_ms: u64,
+        by: Person,
+    },
+    BetsAnnulled {
+        at_ms: u64,
+        by: Person,
+        bet_ids: Vec<String>,
+        reason: String,
+    },
+    DisputeDecided {
+        at_ms: u64,
+        by: Person,
+        reason: String,
+        corrections: Vec<(PlayerId, i128)>,
+    },
+}
+
+/// Where the table is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Closed,
+    /// Open for play, no round under way.
+    Open,
+    BettingOpen {
+        deadline_ms: u64,
+    },
+    NoMoreBets,
+}
+
+/// Why a command is refused. Each message is for the person who sent it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("the table is closed")]
+    Closed,
+    #[error("the table cannot open until a passing inspection is recorded (Colorado 2212(1), Maryland ch.2 A)")]
+    NotInspected,
+    #[error("the inspection did not pass: {0}")]
+    InspectionFailed(&'static str),
+    #[error("the table is already open")]
+    AlreadyOpen,
+    #[error("a round is under way")]
+    RoundUnderWay,
+    #[error("betting is not open")]
+    BettingNotOpen,
+    #[error("past posting: no more bets has been called; the bet is returned")]
+    PastPosting,
+    #[error("no bet {0} of this player in this round")]
+    NoSuchBet(String),
+    #[error("bet id {0} is already used in this round")]
+    DuplicateBet(String),
+    #[error("bet id must be 1 to {BET_ID_MAX_BYTES} bytes")]
+    BadBetId,
+    #[error("{0}")]
+    Bet(#[from] BetError),
+    #[error("a round holds at most {BETS_PER_ROUND_MAX} bets")]
+    RoundFull,
+    #[error("no spin can be reported before no more bets")]
+    NotSpinning,
+    #[error("an emergency is declared: no spin and no payment until it is lifted (european-casino 6.1-6.2)")]
+    Emergency,
+    #[error("no emergency is declared")]
+    NoEmergency,
+    #[error("pocket {0} is not on this wheel")]
+    PocketNotOnWheel(Pocket),
+    #[error("only the {authority} decides disputes ({role} may not)")]
+    NotDisputeAuthority { authority: String, role: String },
+    #[error("{0} must be 1 to {TEXT_MAX_BYTES} bytes")]
+    BadText(&'static str),
+    #[error("time went backwards: {at_ms} is before {last_ms}")]
+    TimeWentBackwards { at_ms: u64, last_ms: u64 },
+}
+
+/// A table: its profile, configuration and state. Built from events only.
+#[derive(Clone, Debug)]
+pub struct Table {
+    profile: Profile,
+    config: TableConfig,
+    phase: Phase,
+    inspected: bool,
+    emergency: bool,
+    round: RoundId,
+    bets: Vec<RoundBet>,
+    last_ms: u64,
+    last_pockets: Vec<Pocket>,
+}
+
+/// How many past pockets a table remembers for displays.
+pub const LAST_POCKETS_MAX: usize = 500;
+
+fn check_text(what: &'static str, text: &str) -> Result<(), CommandError> {
+    if text.trim().is_empty() || text.len() > TEXT_MAX_BYTES {
+        return Err(CommandError::BadText(what));
+    }
+    Ok(())
+}
+
+fn check_person(by: &Person) -> Result<(), CommandError> {
+    check_text("name", &by.name)?;
+    check_text("role", &by.role)?;
+    check_text("licence number", &by.licence)
+}
+
+impl Table {
+    pub fn new(profile: Profile, config: TableConfig) -> Result<Table, RulesError> {
+        TableRules::new(&profile, config.wheel, config.in_prison)?;
+        Ok(Table {
+            profile,
+            config: TableConfig {
+                betting_window_ms: config
+                    .betting_window_ms
+                    .clamp(BETTING_WINDOW_MIN_MS, BETTING_WINDOW_MAX_MS),
+                ..config
+            },
+            phase: Phase::Closed,
+            inspected: false,
+            emergency: false,
+            round: 0,
+            bets: Vec::new(),
+            last_ms: 0,
+            last_pockets: Vec::new(),
+        })
+    }
+
+    pub fn rules(&self) -> TableRules<'_> {
+        match TableRules::new(&self.profile, self.config.wheel, self.config.in_prison) {
+            Ok(rules) => rules,
+            // Checked in `new`; the profile and configuration never change.
+            Err(e) => unreachable!("table rules were valid at creation: {e}"),
+        }
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn round(&self) -> RoundId {
+        self.round
+    }
+
+    pub fn bets(&self) -> &[RoundBet] {
+        &self.bets
+    }
+
+    pub fn emergency(&self) -> bool {
+        self.emergency
+    }
+
+    pub fn inspected(&self) -> bool {
+        self.inspected
+    }
+
+    /// The most recent pockets, newest last.
+    pub fn last_pockets(&self) -> &[Pocket] {
+        &self.last_pockets
+    }
+
+    /// Checks a command and returns the events it causes, already applied.
+    pub fn handle(&mut self, command: Command) -> Result<Vec<Event>, CommandError> {
+        let events = self.decide(command)?;
+        for event in &events {
+            self.apply(event);
+        }
+        Ok(events)
+    }
+
+    fn at(&self, at_ms: u64) -> Result<(), CommandError> {
+        if at_ms < self.last_ms {
+            return Err(CommandError::TimeWentBackwards {
+                at_ms,
+                last_ms: self.last_ms,
+            });
+        }
+        Ok(())
+    }
+
+    fn decide(&self, command: Command) -> Result<Vec<Event>, CommandError> {
+        use Command as C;
+        match command {
+            C::RecordInspection(inspection) => {
+                self.at(inspection.at_ms)?;
+                check_person(&inspection.by)?;
+                let failed = [
+                    (
+                        inspection.no_magnet_or_contrivance,
+                        "magnets or contrivances were found",
+                    ),
+                    (
+                        inspection.wheel_level_and_rotating_freely,
+                        "the wheel is not level and rotating freely",
+                    ),
+                    (inspection.parts_secure, "parts of the wheel are not secure"),
+                    (inspection.ball_non_magnetic, "the ball is not non-magnetic"),
+                    (
+                        inspection.layout_and_signage_comply || self.config.wheel != Wheel::DoubleZeroAsSingleZero,
+                        "the 00 cover and signage for a double-zero wheel used as single zero are not in place",
+                    ),
+                ]
+                .into_iter()
+                .find(|(ok, _)| !ok);
+                if let Some((_, why)) = failed {
+                    return Err(CommandError::InspectionFailed(why));
+                }
+                Ok(vec![Event::InspectionRecorded(inspection)])
+            }
+            C::RecordAdjustment(adjustment) => {
+                self.at(adjustment.at_ms)?;
+                check_person(&adjustment.by)?;
+                check_text("description", &adjustment.description)?;
+                // Colorado 2212(2)(a): adjustments only when the game is not open.
+                if self.phase != Phase::Closed {
+                    return Err(CommandError::RoundUnderWay);
+                }
+                Ok(vec![Event::AdjustmentRecorded(adjustment)])
+            }
+            C::Open { at_ms } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::Closed if !self.inspected => Err(CommandError::NotInspected),
+                    Phase::Closed => Ok(vec![Event::TableOpened { at_ms }]),
+                    _ => Err(CommandError::AlreadyOpen),
+                }
+            }
+            C::Close { at_ms } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::Closed => Err(CommandError::Closed),
+                    Phase::NoMoreBets => Err(CommandError::RoundUnderWay),
+                    Phase::Open | Phase::BettingOpen { .. } => {
+                        let mut events = self.return_all("the table closed");
+                        events.push(Event::TableClosed { at_ms });
+                        Ok(events)
+                    }
+                }
+            }
+            C::OpenBetting { at_ms } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::Closed => Err(CommandError::Closed),
+                    Phase::Open => Ok(vec![Event::BettingOpened {
+                        at_ms,
+                        round: self.round + 1,
+                        deadline_ms: at_ms + self.config.betting_window_ms,
+                    }]),
+                    _ => Err(CommandError::RoundUnderWay),
+                }
+            }
+            C::PlaceBet {
+                at_ms,
+                bet_id,
+                player,
+                spot,
+                stake_minor,
+                zero_choice,
+                coupon_minor,
+            } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::BettingOpen { deadline_ms } if at_ms < deadline_ms => {}
+                    // low-limit-house Irregularities (4); european-casino 3.3-3.4.
+                    Phase::BettingOpen { .. } | Phase::NoMoreBets => return Err(CommandError::PastPosting),
+                    Phase::Closed => return Err(CommandError::Closed),
+                    Phase::Open => return Err(CommandError::BettingNotOpen),
+                }
+                if self.emergency {
+                    return Err(CommandError::Emergency);
+                }
+                if bet_id.is_empty() || bet_id.len() > BET_ID_MAX_BYTES {
+                    return Err(CommandError::BadBetId);
+                }
+                if self.bets.iter().any(|b| b.bet_id == bet_id) {
+                    return Err(CommandError::DuplicateBet(bet_id));
+                }
+                if self.bets.len() >= BETS_PER_ROUND_MAX {
+                    return Err(CommandError::RoundFull);
+                }
+                let bet = self.rules().place(&BetRequest {
+                    spot: &spot,
+                    stake_minor,
+                    zero_choice,
+                    coupon_minor,
+                })?;
+                Ok(vec![Event::BetAccepted {
+                    at_ms,
+                    round: self.round,
+                    bet: RoundBet {
+                        bet_id,
+                        player,
+                        bet,
+                        spins: Vec::new(),
+                        carried: false,
+                    },
+                }])
+            }
+            C::CancelBet { at_ms, bet_id, player } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::BettingOpen { deadline_ms } if at_ms < deadline_ms => {}
+                    // Maryland ch.5 C: after no more bets no one touches a chip.
+                    Phase::BettingOpen { .. } | Phase::NoMoreBets => return Err(CommandError::PastPosting),
+                    _ => return Err(CommandError::BettingNotOpen),
+                }
+                let bet = self
+                    .bets
+                    .iter()
+                    .find(|b| b.bet_id == bet_id && b.player == player && !b.carried)
+                    .ok_or_else(|| CommandError::NoSuchBet(bet_id.clone()))?;
+                Ok(vec![Event::BetCancelled {
+                    at_ms,
+                    round: self.round,
+                    bet_id,
+                    player,
+                    returned: bet.bet.stake().minor(),
+                }])
+            }
+            C::NoMoreBets { at_ms } => {
+                self.at(at_ms)?;
+                match self.phase {
+                    Phase::BettingOpen { .. } => Ok(vec![Event::NoMoreBets {
+                        at_ms,
+                        round: self.round,
+                    }]),
+                    Phase::Closed => Err(CommandError::Closed),
+                    _ => Err(CommandError::BettingNotOpen),
+                }
+            }
+            C::Spin { at_ms, report } => {
+                self.at(at_ms)?;
+                if self.phase != Phase::NoMoreBets {
+                    return Err(CommandError::NotSpinning);
+                }
+                if self.emergency {
+                    return Err(CommandError::Emergency);
+                }
+                self.decide_spin(at_ms, report)
+            }
+            C::DeclareEmergency { at_ms, by, reason } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                check_text("reason", &reason)?;
+                let mut events = vec![Event::EmergencyDeclared { at_ms, by, reason }];
+                // european-casino 6.1, 6.3: every spin under way is invalid.
+                if self.phase == Phase::NoMoreBets {
+                    events.push(Event::NoSpin {
+                        at_ms,
+                        round: self.round,
+                        reason: NoSpinReason::Emergency,
+                    });
+                }
+                Ok(events)
+            }
+            C::LiftEmergency { at_ms, by } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                if !self.emergency {
+                    return Err(CommandError::NoEmergency);
+                }
+                Ok(vec![Event::EmergencyLifted { at_ms, by }])
+            }
+            C::AnnulBets {
+                at_ms,
+                by,
+                bet_ids,
+                reason,
+            } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                check_text("reason", &reason)?;
+                for id in &bet_ids {
+                    if !self.bets.iter().any(|b| &b.bet_id == id) {
+                        return Err(CommandError::NoSuchBet(id.clone()));
+                    }
+                }
+                let mut events = vec![Event::BetsAnnulled {
+                    at_ms,
+                    by,
+                    bet_ids: bet_ids.clone(),
+                    reason,
+                }];
+                for b in self.bets.iter().filter(|b| bet_ids.contains(&b.bet_id)) {
+                    events.push(Event::BetReturned {
+                        round: self.round,
+                        bet_id: b.bet_id.clone(),
+                        player: b.player,
+                        returned: b.bet.stake().minor(),
+                        why: "annulled as a collective bet (european-casino 3.7)".to_string(),
+                    });
+                }
+                Ok(events)
+            }
+            C::DecideDispute {
+                at_ms,
+                by,
+                reason,
+                corrections,
+            } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                check_text("reason", &reason)?;
+                let authority = &self.profile.spec().dispute_authority;
+                if !by.role.eq_ignore_ascii_case(authority) {
+                    return Err(CommandError::NotDisputeAuthority {
+                        authority: authority.clone(),
+                        role: by.role.clone(),
+                    });
+                }
+                Ok(vec![Event::DisputeDecided {
+                    at_ms,
+                    by,
+                    reason,
+                    corrections,
+                }])
+            }
+        }
+    }
+
+    fn return_all(&self, why: &str) -> Vec<Event> {
+        self.bets
+            .iter()
+            .map(|b| Event::BetReturned {
+                round: self.round,
+                bet_id: b.bet_id.clone(),
+                player: b.player,
+                // An imprisoned bet goes back whole; nothing decided it.
+                returned: b.bet.stake().minor(),
+                why: why.to_string(),
+            })
+            .collect()
+    }
+
+    fn decide_spin(&self, at_ms: u64, report: SpinReport) -> Result<Vec<Event>, CommandError> {
+        let round = self.round;
+        let (pocket, opposite, revolutions) = match report {
+            SpinReport::NoSpin(reason) => return Ok(self.no_spin(at_ms, reason)),
+            SpinReport::Ball {
+                pocket,
+                opposite_direction,
+                revolutions,
+            } => (pocket, opposite_direction, revolutions),
+        };
+        if !self.config.wheel.pockets().contains(pocket) {
+            return Err(CommandError::PocketNotOnWheel(pocket));
+        }
+        // Colorado 2205(1), 2206(1)-(2); Maryland ch.5 A, ch.6 A-B; european-casino 4.4.
+        if !opposite {
+            return Ok(self.no_spin(at_ms, NoSpinReason::SameDirection));
+        }
+        if revolutions < self.profile.spec().min_ball_revolutions {
+            return Ok(self.no_spin(at_ms, NoSpinReason::TooFewRevolutions));
+        }
+        // Colorado 2210(2)(c)(ii)(B), Maryland ch.4 C(2): 00 voids the spin; spin again.
+        if self.config.wheel.voids_spin(pocket) {
+            return Ok(vec![Event::SpinVoided { at_ms, round, pocket }]);
+        }
+        let rules = self.rules();
+        let mut losers = Vec::new();
+        let mut winners = Vec::new();
+        let mut staked = Minor::ZERO;
+        let mut returned = Minor::ZERO;
+        for b in &self.bets {
+            let mut spins = b.spins.clone();
+            spins.push(pocket);
+            let s = rules.settle(&b.bet, &spins);
+            if !b.carried {
+                staked = Minor::new(staked.get() + s.staked.get());
+            }
+            match s.outcome {
+                Outcome::Prison => winners.push(Event::BetImprisoned {
+                    round,
+                    bet_id: b.bet_id.clone(),
+                    player: b.player,
+                    held: s.held,
+                }),
+                outcome => {
+                    returned = Minor::new(returned.get() + s.returned.get());
+                    let event = Event::BetSettled {
+                        round,
+                        bet_id: b.bet_id.clone(),
+                        player: b.player,
+                        outcome,
+                        staked: s.staked,
+                        returned: s.returned,
+                    };
+                    if outcome == Outcome::Lose {
+                        losers.push(event);
+                    } else {
+                        winners.push(event);
+                    }
+                }
+            }
+        }
+        let mut events = vec![Event::ResultRecorded { at_ms, round, pocket }];
+        // Colorado 2205(4): first collect all losing wagers, then pay the winning ones.
+        events.extend(losers);
+        events.extend(winners);
+        events.push(Event::RoundSettled {
+            at_ms,
+            round,
+            pocket: Some(pocket),
+            staked,
+            returned,
+        });
+        Ok(events)
+    }
+
+    fn no_spin(&self, at_ms: u64, reason: NoSpinReason) -> Vec<Event> {
+        let mut events = vec![Event::NoSpin {
+            at_ms,
+            round: self.round,
+            reason,
+        }];
+        if self.profile.spec().no_spin_bets == NoSpinBets::Returned {
+            // european-casino 4.5-4.8: the spin is invalid, as are all bets.
+            events.extend(self.return_all(&format!("no spin ({})", reason.name())));
+            events.push(Event::RoundSettled {
+                at_ms,
+                round: self.round,
+                pocket: None,
+                staked: Minor::ZERO,
+                returned: Minor::ZERO,
+            });
+        }
+        events
+    }
+
+    /// Applies one event. The only code that changes a table.
+    pub fn apply(&mut self, event: &Event) {
+        use Event as E;
+        match event {
+            E::InspectionRecorded(i) => {
+                self.last_ms = self.last_ms.max(i.at_ms);
+                self.inspected = true;
+            }
+            E::AdjustmentRecorded(a) => {
+                self.last_ms = self.last_ms.max(a.at_ms);
+                // Maryland ch.2 C-D: adjustments come before the inspection, which must follow.
+                self.inspected = false;
+            }
+            E::TableOpened { at_ms } => {
+                self.last_ms = *at_ms;
+                self.phase = Phase::Open;
+            }
+            E::TableClosed { at_ms } => {
+                self.last_ms = *at_ms;
+                self.phase = Phase::Closed;
+                self.inspected = false;
+                self.bets.clear();
+            }
+            E::BettingOpened {
+                at_ms,
+                round,
+                deadline_ms,
+            } => {
+                self.last_ms = *at_ms;
+                self.round = *round;
+                self.phase = Phase::BettingOpen {
+                    deadline_ms: *deadline_ms,
+                };
+            }
+            E::BetAccepted { at_ms, bet, .. } => {
+                self.last_ms = *at_ms;
+                self.bets.push(bet.clone());
+            }
+            E::BetCancelled { at_ms, bet_id, .. } => {
+                self.last_ms = *at_ms;
+                self.bets.retain(|b| &b.bet_id != bet_id);
+            }
+            E::NoMoreBets { at_ms, .. } => {
+                self.last_ms = *at_ms;
+                self.phase = Phase::NoMoreBets;
+            }
+            E::NoSpin { at_ms, .. } | E::SpinVoided { at_ms, .. } => {
+                // The bets stay for the re-spin, unless returned by the events that follow.
+                self.last_ms = *at_ms;
+            }
+            E::ResultRecorded { at_ms, pocket, .. } => {
+                self.last_ms = *at_ms;
+                self.last_pockets.push(*pocket);
+                if self.last_pockets.len() > LAST_POCKETS_MAX {
+                    self.last_pockets.remove(0);
+                }
+                for b in &mut self.bets {
+                    b.spins.push(*pocket);
+                }
+            }
+            E::BetSettled { bet_id, .. } | E::BetReturned { bet_id, .. } => {
+                self.bets.retain(|b| &b.bet_id != bet_id);
+            }
+            E::BetImprisoned { bet_id, .. } => {
+                for b in self.bets.iter_mut().filter(|b| &b.bet_id == bet_id) {
+                    b.carried = true;
+                }
+            }
+            E::RoundSettled { at_ms, .. } => {
+                self.last_ms = *at_ms;
+                // Only bets in prison remain; they ride into the next round.
+                self.phase = Phase::Open;
+            }
+            E::EmergencyDeclared { at_ms, .. } => {
+                self.last_ms = *at_ms;
+                self.emergency = true;
+            }
+            E::EmergencyLifted { at_ms, .. } => {
+                self.last_ms = *at_ms;
+                self.emergency = false;
+            }
+            E::BetsAnnulled { at_ms, .. } | E::DisputeDecided { at_ms, .. } => {
+                self.last_ms = *at_ms;
+            }
+        }
+    }
+
+    /// Rebuilds a table from its events.
+    pub fn replay(profile: Profile, config: TableConfig, events: &[Event]) -> Result<Table, RulesError> {
+        let mut table = Table::new(profile, config)?;
+        for event in events {
+            table.apply(event);
+        }
+        Ok(table)
+    }
+}
