@@ -1,0 +1,219 @@
+//! Where random outcomes come from.
+//!
+//! - [`CasinoRng`]: ChaCha20 seeded from the operating system, reseeded from
+//!   it every [`RESEED_INTERVAL_DRAWS`] words, cycled between games.
+//! - [`draw_index`]: maps 32-bit words to a pocket by rejection sampling, so
+//!   every pocket is exactly equally likely (no modulo bias).
+//! - [`fair`]: the provably fair mode: a published SHA-256 commitment to the
+//!   server seed, pockets from HMAC-SHA256(server seed, "client seed:nonce").
+//! - [`battery`]: chi-square, runs, serial correlation and gap tests.
+
+pub mod battery;
+pub mod fair;
+
+use croupier_core::{Pocket, Wheel};
+use rand::{RngCore, SeedableRng, TryRngCore};
+use rand_chacha::ChaCha20Rng;
+
+/// Words drawn between reseeds from the operating system.
+pub const RESEED_INTERVAL_DRAWS: u64 = 1 << 20;
+/// The most words discarded between games.
+pub const CYCLE_WORDS_MAX: u32 = 255;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RngError {
+    #[error("the operating system's random source failed: {0}")]
+    Os(String),
+}
+
+/// Anything that yields uniformly distributed 32-bit words.
+pub trait WordSource {
+    fn next_word(&mut self) -> u32;
+}
+
+/// A uniform index below `n` from 32-bit words, by rejection: words at or
+/// above the largest multiple of `n` that fits are thrown away, so each index
+/// has exactly the same number of words mapping to it.
+pub fn draw_index(source: &mut impl WordSource, n: u32) -> u32 {
+    assert!(n > 0, "draw_index needs a positive range");
+    let zone = (1u64 << 32) / u64::from(n) * u64::from(n);
+    loop {
+        let word = source.next_word();
+        if u64::from(word) < zone {
+            return word % n;
+        }
+    }
+}
+
+/// The pockets of the physical wheel in a fixed order: an RNG table spins
+/// the real wheel, so a double-zero wheel used as single zero can land in 00
+/// and void the spin, exactly as a ball would.
+pub fn wheel_pockets(wheel: Wheel) -> Vec<Pocket> {
+    wheel.order().collect()
+}
+
+/// The production generator.
+pub struct CasinoRng {
+    inner: ChaCha20Rng,
+    draws_since_reseed: u64,
+    /// Seeded from the operating system and reseeded from it; `false` for a
+    /// fixed seed, which replays exactly (labs, simulation, tests).
+    from_os: bool,
+}
+
+fn os_seed() -> Result<[u8; 32], RngError> {
+    let mut seed = [0u8; 32];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut seed)
+        .map_err(|e| RngError::Os(e.to_string()))?;
+    Ok(seed)
+}
+
+impl CasinoRng {
+    /// Seeded from the operating system's entropy.
+    pub fn from_os() -> Result<CasinoRng, RngError> {
+        Ok(CasinoRng {
+            inner: ChaCha20Rng::from_seed(os_seed()?),
+            draws_since_reseed: 0,
+            from_os: true,
+        })
+    }
+
+    /// A fixed seed: the same words every time.
+    pub fn from_seed(seed: [u8; 32]) -> CasinoRng {
+        CasinoRng {
+            inner: ChaCha20Rng::from_seed(seed),
+            draws_since_reseed: 0,
+            from_os: false,
+        }
+    }
+
+    /// Fills `out` with raw generator output, before any scaling.
+    pub fn fill(&mut self, out: &mut [u8]) -> Result<(), RngError> {
+        for chunk in out.chunks_mut(4096) {
+            self.reseed_if_due(chunk.len().div_ceil(4) as u64)?;
+            self.inner.fill_bytes(chunk);
+        }
+        Ok(())
+    }
+
+    fn reseed_if_due(&mut self, words: u64) -> Result<(), RngError> {
+        self.draws_since_reseed += words;
+        if self.from_os && self.draws_since_reseed >= RESEED_INTERVAL_DRAWS {
+            // Mix fresh entropy with the current state: a weak OS source can
+            // never make the stream worse than it was.
+            let fresh = os_seed()?;
+            let mut own = [0u8; 32];
+            self.inner.fill_bytes(&mut own);
+            let seed: [u8; 32] = std::array::from_fn(|i| fresh[i] ^ own[i]);
+            self.inner = ChaCha20Rng::from_seed(seed);
+            self.draws_since_reseed = 0;
+        }
+        Ok(())
+    }
+
+    pub fn try_word(&mut self) -> Result<u32, RngError> {
+        self.reseed_if_due(1)?;
+        Ok(self.inner.next_u32())
+    }
+
+    /// The generator keeps running between games: a varying number of
+    /// words is discarded, so an outcome depends on when it is drawn.
+    pub fn cycle_between_games(&mut self) -> Result<(), RngError> {
+        let skip = self.try_word()? & CYCLE_WORDS_MAX;
+        for _ in 0..skip {
+            self.try_word()?;
+        }
+        Ok(())
+    }
+
+    /// One outcome: a pocket of the physical wheel, uniformly.
+    pub fn pocket(&mut self, pockets: &[Pocket]) -> Result<Pocket, RngError> {
+        let n = pockets.len() as u32;
+        let zone = (1u64 << 32) / u64::from(n) * u64::from(n);
+        loop {
+            let word = self.try_word()?;
+            if u64::from(word) < zone {
+                return Ok(pockets[(word % n) as usize]);
+            }
+        }
+    }
+}
+
+/// A fixed-seed generator is infallible: only reseeding from the OS can fail.
+impl WordSource for CasinoRng {
+    fn next_word(&mut self) -> u32 {
+        match self.try_word() {
+            Ok(word) => word,
+            Err(e) => panic!("the random source failed, and no outcome may be drawn without it: {e}"),
+        }
+    }
+}
+
+/// Parses a 32-byte seed written as 64 hex digits.
+pub fn parse_seed(hex_text: &str) -> Result<[u8; 32], String> {
+    let bytes = hex::decode(hex_text.trim()).map_err(|e| format!("seed {hex_text:?} is not hex: {e}"))?;
+    <[u8; 32]>::try_from(bytes.as_slice())
+        .map_err(|_| format!("a seed is 32 bytes (64 hex digits), got {}", bytes.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counter(u32);
+
+    impl WordSource for Counter {
+        fn next_word(&mut self) -> u32 {
+            self.0 = self.0.wrapping_add(1);
+            self.0.wrapping_sub(1)
+        }
+    }
+
+    #[test]
+    fn rejection_sampling_is_exactly_uniform_over_a_full_cycle() {
+        // Over every 32-bit word once, each index is hit equally often.
+        let n = 37u32;
+        let zone = (1u64 << 32) / 37 * 37;
+        let mut counts = [0u64; 37];
+        let mut source = Counter(0);
+        for _ in 0..zone / 1_000_003 {
+            // Sample the mapping at spread-out words.
+            source.0 = source.0.wrapping_add(1_000_002);
+            counts[draw_index(&mut source, n) as usize] += 1;
+        }
+        assert!(counts.iter().all(|&c| c > 0));
+        // The rejected tail: words at or above the zone never map.
+        let mut tail = Counter(u32::MAX - 2);
+        let first = draw_index(&mut tail, n);
+        assert_eq!(first, 0, "the three top words are rejected and the source wraps to 0");
+    }
+
+    #[test]
+    fn a_fixed_seed_replays() {
+        let pockets = wheel_pockets(Wheel::DoubleZero);
+        let mut a = CasinoRng::from_seed([7; 32]);
+        let mut b = CasinoRng::from_seed([7; 32]);
+        for _ in 0..100 {
+            assert_eq!(a.pocket(&pockets).ok(), b.pocket(&pockets).ok());
+        }
+    }
+
+    #[test]
+    fn os_seeded_generators_differ() {
+        let pockets = wheel_pockets(Wheel::TripleZero);
+        let mut a = CasinoRng::from_os().expect("os entropy");
+        let mut b = CasinoRng::from_os().expect("os entropy");
+        let draws_a: Vec<_> = (0..32).map(|_| a.pocket(&pockets).ok()).collect();
+        let draws_b: Vec<_> = (0..32).map(|_| b.pocket(&pockets).ok()).collect();
+        assert_ne!(draws_a, draws_b);
+    }
+
+    #[test]
+    fn reseeding_keeps_drawing() {
+        let mut rng = CasinoRng::from_os().expect("os entropy");
+        let mut buf = vec![0u8; (RESEED_INTERVAL_DRAWS as usize) * 4 + 64];
+        rng.fill(&mut buf).expect("fill");
+        assert!(rng.draws_since_reseed < RESEED_INTERVAL_DRAWS);
+    }
+}
