@@ -74,46 +74,6 @@ impl Debouncer {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::slingshot2::parse_line;
-
-    fn feed(lines: &[&str]) -> Vec<GameResult> {
-        let mut d = Debouncer::default();
-        lines.iter().filter_map(|l| d.push(parse_line(l))).collect()
-    }
-
-    #[test]
-    fn one_result_per_game_from_the_state_5_frame() {
-        let results = feed(&[
-            "*X;1;012;17;0;25;1",
-            "*X;3;012;17;0;25;1",
-            "*X;4;012;17;0;24;1",
-            " 6",
-            "*X;5;012; 6;0;22;1",
-            "*X;5;012; 6;0;22;1",
-            "*X;5;012; 6;0;22;1",
-            "*X;1;013; 6;0;25;1",
-            "*X;3;013; 6;2;25;1",
-            "*X;5;013;14;0;22;1",
-        ]);
-        assert_eq!(
-            results,
-            [
-                GameResult::Pocket {
-                    game: 12,
-                    pocket: Pocket::parse("6").expect("6")
-                },
-                GameResult::NoSpin {
-                    game: 13,
-                    reason: NoSpinReason::SameDirection
-                },
-            ]
-        );
-    }
-}
-
 /// Reads the wheel's lines from `input` and reports each finished game to
 /// `on_game`, until `games` games have finished or the stream ends. Lines
 /// longer than the format allows are skipped, never buffered without bound.
@@ -153,4 +113,44 @@ pub fn follow(
         }
     }
     Ok(debouncer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slingshot2::parse_line;
+
+    fn feed(lines: &[&str]) -> Vec<GameResult> {
+        let mut d = Debouncer::default();
+        lines.iter().filter_map(|l| d.push(parse_line(l))).collect()
+    }
+
+    #[test]
+    fn one_result_per_game_from_the_state_5_frame() {
+        let results = feed(&[
+            "*X;1;012;17;0;25;1",
+            "*X;3;012;17;0;25;1",
+            "*X;4;012;17;0;24;1",
+            " 6",
+            "*X;5;012; 6;0;22;1",
+            "*X;5;012; 6;0;22;1",
+            "*X;5;012; 6;0;22;1",
+            "*X;1;013; 6;0;25;1",
+            "*X;3;013; 6;2;25;1",
+            "*X;5;013;14;0;22;1",
+        ]);
+        assert_eq!(
+            results,
+            [
+                GameResult::Pocket {
+                    game: 12,
+                    pocket: Pocket::parse("6").expect("6")
+                },
+                GameResult::NoSpin {
+                    game: 13,
+                    reason: NoSpinReason::SameDirection
+                },
+            ]
+        );
+    }
 }
