@@ -14,6 +14,91 @@ use crate::{Failure, Format, Invalid};
 pub enum Which {
     /// Settle one round of N mixed legal bets from P players, over and over.
     Settle(SettleArgs),
+    /// The simulator's flat-bet loop against a bare loop drawing the same pockets.
+    Sim(SimArgs),
+}
+
+#[derive(clap::Args)]
+pub struct SimArgs {
+    #[arg(long, default_value_t = 20_000_000)]
+    spins: u64,
+    #[arg(long, default_value = "european-casino")]
+    profile: String,
+    #[arg(long)]
+    wheel: Option<String>,
+    #[arg(long, default_value = "red")]
+    spot: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct SimReport {
+    profile: String,
+    spot: String,
+    spins: u64,
+    bare_seconds: f64,
+    sim_seconds: f64,
+    bare_spins_per_second: f64,
+    sim_spins_per_second: f64,
+    /// Simulation speed over the bare loop's: the target is at least 0.8.
+    ratio: f64,
+    rtp: f64,
+}
+
+fn run_sim(args: SimArgs) -> Result<(), Failure> {
+    if args.spins == 0 || args.spins > croupier_sim::SPINS_MAX {
+        return Err(Invalid::one(format!("--spins must be 1 to {}", croupier_sim::SPINS_MAX)).into());
+    }
+    let profile = wire::load_profile(&args.profile)?;
+    let wheel = wire::wheel_named(args.wheel.as_deref(), &profile)?;
+    let rules = wire::table_rules(&profile, wheel, false)?;
+    let units = rules.stake_units(&args.spot).map_err(|e| Invalid::one(e.to_string()))?;
+    let payoff = croupier_sim::Payoff::new(&rules.ignoring_limits(), &args.spot, 100 * units)
+        .map_err(|e| Invalid::one(e.to_string()))?;
+    let seed = [0x5e; 32];
+    // Warm up both loops, then time each on one thread.
+    black_box(croupier_sim::bare_draws(
+        payoff.pockets.len(),
+        args.spins / 20 + 1,
+        seed,
+    ));
+    black_box(croupier_sim::flat_single_thread(&payoff, args.spins / 20 + 1, seed));
+    let start = Instant::now();
+    black_box(croupier_sim::bare_draws(payoff.pockets.len(), args.spins, seed));
+    let bare_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let totals = black_box(croupier_sim::flat_single_thread(&payoff, args.spins, seed));
+    let sim_seconds = start.elapsed().as_secs_f64();
+    let report = SimReport {
+        profile: profile.name().to_string(),
+        spot: args.spot,
+        spins: args.spins,
+        bare_seconds,
+        sim_seconds,
+        bare_spins_per_second: args.spins as f64 / bare_seconds,
+        sim_spins_per_second: args.spins as f64 / sim_seconds,
+        ratio: bare_seconds / sim_seconds,
+        rtp: totals.rtp(),
+    };
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer(&mut out, &report).map_err(anyhow::Error::from)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "{} spins of a flat bet on {} ({}), one thread",
+                report.spins, report.spot, report.profile
+            )?;
+            writeln!(out, "bare draws: {:.0} spins/s", report.bare_spins_per_second)?;
+            writeln!(out, "simulation: {:.0} spins/s", report.sim_spins_per_second)?;
+            writeln!(out, "ratio: {:.3} (target at least 0.8)", report.ratio)?;
+        }
+    }
+    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -91,7 +176,10 @@ fn place_some(rules: &TableRules<'_>, spot: &str, multiple: u64) -> Option<Place
 }
 
 pub fn run(which: Which) -> Result<(), Failure> {
-    let Which::Settle(args) = which;
+    let args = match which {
+        Which::Settle(args) => args,
+        Which::Sim(args) => return run_sim(args),
+    };
     if args.bets == 0 || args.bets > BETS_PER_ROUND_MAX {
         return Err(Invalid::one(format!("--bets must be 1 to {BETS_PER_ROUND_MAX}")).into());
     }

@@ -2,8 +2,11 @@
 
 mod bench;
 mod math_cmd;
+mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
+mod sim_cmd;
+mod wheel_cmd;
 mod wire;
 
 use std::process::ExitCode;
@@ -42,6 +45,20 @@ enum Command {
         #[command(subcommand)]
         which: bench::Which,
     },
+    /// The outcome generator: pockets, raw output, the test battery, provably fair play.
+    Rng {
+        #[command(subcommand)]
+        which: rng_cmd::Which,
+    },
+    /// Check a revealed provably fair server seed against its commitment and outcomes.
+    VerifyFair(rng_cmd::VerifyArgs),
+    /// Automated wheels: an emulator and a monitor for the SlingShot 2 format.
+    Wheel {
+        #[command(subcommand)]
+        which: wheel_cmd::Which,
+    },
+    /// Monte Carlo simulation of a flat bet or a betting strategy, on every core.
+    Sim(Box<sim_cmd::Args>),
 }
 
 /// Input the user must correct: reported on stderr, exit status 2.
@@ -85,6 +102,10 @@ fn main() -> ExitCode {
         Command::Profiles { format } => rules_cmd::profiles(format),
         Command::Rules(args) => rules_cmd::run(args),
         Command::Bench { which } => bench::run(which),
+        Command::Rng { which } => rng_cmd::run(which),
+        Command::VerifyFair(args) => rng_cmd::verify(args),
+        Command::Wheel { which } => wheel_cmd::run(which),
+        Command::Sim(args) => sim_cmd::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -422,3 +422,292 @@ fn a_profile_file_can_be_given_by_path() {
     assert!(stderr(&out).contains("paytable.split"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn rng_pockets_and_raw_output() {
+    // A fixed seed reproduces; labels are pockets of the wheel.
+    let seed = "ab".repeat(32);
+    let args = [
+        "rng",
+        "pockets",
+        "--wheel",
+        "triple-zero",
+        "--count",
+        "2000",
+        "--seed",
+        &seed,
+    ];
+    let a = croupier(&args, "");
+    let b = croupier(&args, "");
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8_lossy(&a.stdout);
+    let labels: std::collections::BTreeSet<&str> = text.lines().collect();
+    assert_eq!(text.lines().count(), 2000);
+    assert_eq!(labels.len(), 39, "all 39 pockets appear in 2000 draws");
+    assert!(labels.contains("000"));
+    // From the operating system: two runs differ.
+    let os1 = croupier(&["rng", "pockets", "--wheel", "single-zero", "--count", "64"], "");
+    let os2 = croupier(&["rng", "pockets", "--wheel", "single-zero", "--count", "64"], "");
+    assert_ne!(os1.stdout, os2.stdout);
+    let raw = croupier(&["rng", "raw", "--bytes", "100000"], "");
+    assert_eq!(raw.stdout.len(), 100_000);
+    let bad = croupier(&["rng", "pockets", "--wheel", "quad-zero", "--count", "1"], "");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn rng_battery_passes_on_the_generator() {
+    let out = croupier(
+        &[
+            "rng",
+            "test",
+            "--wheel",
+            "double-zero",
+            "--samples",
+            "500000",
+            "--seed",
+            &"11".repeat(32),
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let names: Vec<&str> = rows.iter().map(|r| r["test"].as_str().expect("test")).collect();
+    assert_eq!(names.len(), 5);
+    assert!(names.iter().any(|n| n.contains("pairs")) && names.iter().any(|n| n.contains("gap")));
+    for r in &rows {
+        assert_eq!(r["pass"], true, "{r}");
+    }
+}
+
+#[test]
+fn provably_fair_round_trip() {
+    let out = croupier(
+        &[
+            "rng",
+            "fair",
+            "--wheel",
+            "single-zero",
+            "--client-seed",
+            "player-7",
+            "--count",
+            "5",
+        ],
+        "",
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let field = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .map(|s| s.trim().to_string())
+            .expect("field")
+    };
+    let commitment = field("commitment (publish before play):");
+    let seed = field("server seed (reveal after play):");
+    let pockets: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("nonce ")
+                .and_then(|r| r.split_once(": "))
+                .map(|(_, p)| p.to_string())
+        })
+        .collect();
+    assert_eq!(pockets.len(), 5);
+    let joined = pockets.join(",");
+    let verify = |commitment: &str, pockets: &str| {
+        croupier(
+            &[
+                "verify-fair",
+                "--server-seed",
+                &seed,
+                "--commitment",
+                commitment,
+                "--client-seed",
+                "player-7",
+                "--nonce",
+                "0",
+                "--count",
+                "5",
+                "--wheel",
+                "single-zero",
+                "--pockets",
+                pockets,
+            ],
+            "",
+        )
+    };
+    let ok = verify(&commitment, &joined);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("verified"));
+    // A changed outcome or a changed commitment is caught.
+    let mut tampered = pockets.clone();
+    tampered[2] = if tampered[2] == "17" { "18".into() } else { "17".into() };
+    assert!(!verify(&commitment, &tampered.join(",")).status.success());
+    assert!(!verify(&"0".repeat(64), &joined).status.success());
+}
+
+#[test]
+fn wheel_monitor_follows_the_emulator_over_a_socket() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("addr").port()
+    };
+    let address = format!("127.0.0.1:{port}");
+    let mut emulator = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args([
+            "wheel",
+            "emulate",
+            "--listen",
+            &address,
+            "--frame-ms",
+            "2",
+            "--games",
+            "4",
+            "--script",
+            "6,same_direction,00,void_game",
+            "--seed",
+            &"01".repeat(32),
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("emulator starts");
+    let mut monitor = None;
+    for _ in 0..100 {
+        let out = croupier(
+            &[
+                "wheel",
+                "monitor",
+                "--protocol",
+                "slingshot2",
+                "--connect",
+                &address,
+                "--games",
+                "4",
+            ],
+            "",
+        );
+        if out.status.success() {
+            monitor = Some(out);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = monitor.expect("the monitor connected");
+    let _ = emulator.wait();
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0], serde_json::json!({"game": 1, "pocket": "6"}));
+    assert_eq!(lines[1], serde_json::json!({"game": 2, "no_spin": "same_direction"}));
+    assert_eq!(lines[2], serde_json::json!({"game": 3, "pocket": "00"}));
+    assert_eq!(lines[3], serde_json::json!({"game": 4, "no_spin": "void_game"}));
+}
+
+#[test]
+fn sim_flat_rtp_agrees_with_the_exact_math() {
+    for (profile, wheel, spot, extra) in [
+        ("european-casino", "single-zero", "red", None),
+        ("maryland", "double-zero", "0-00-1-2-3", None),
+        ("maryland", "triple-zero", "complete:17", None),
+        ("colorado-2013", "single-zero", "odd", Some("--in-prison")),
+    ] {
+        let stake = if spot.starts_with("complete") { "4000" } else { "100" };
+        let mut args = vec![
+            "sim",
+            "--profile",
+            profile,
+            "--wheel",
+            wheel,
+            "--spot",
+            spot,
+            "--spins",
+            "4000000",
+            "--seed",
+            "lab",
+            "--stake",
+            stake,
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let out = croupier(&args, "");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let exact = r["expected_rtp"].as_f64().expect("exact");
+        let (lo, hi) = (
+            r["rtp_ci95"][0].as_f64().expect("lo"),
+            r["rtp_ci95"][1].as_f64().expect("hi"),
+        );
+        // A 99.99% interval (3.9 sigma) so a fixed seed cannot flake, still narrow.
+        let half = (hi - lo) / 2.0 * 3.9 / 1.96;
+        let rtp = r["rtp"].as_f64().expect("rtp");
+        assert!(
+            (rtp - exact).abs() <= half,
+            "{profile} {spot}: rtp {rtp} exact {exact} ± {half}"
+        );
+        assert_eq!(r["spins"], 4_000_000);
+        // The same seed gives the same run.
+        let again: serde_json::Value = serde_json::from_slice(&croupier(&args, "").stdout).expect("JSON");
+        assert_eq!(again["returned"], r["returned"]);
+    }
+}
+
+#[test]
+fn sim_strategies_write_a_plot() {
+    let dir = std::env::temp_dir().join(format!("croupier-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let svg = dir.join("martingale.svg");
+    let svg_text = svg.to_str().expect("path");
+    for strategy in ["flat", "martingale", "dalembert", "fibonacci", "paroli", "labouchere"] {
+        let out = croupier(
+            &[
+                "sim",
+                "--profile",
+                "low-limit-house",
+                "--strategy",
+                strategy,
+                "--spins",
+                "500",
+                "--sessions",
+                "300",
+                "--bankroll",
+                "20000",
+                "--stake",
+                "500",
+                "--seed",
+                "9",
+                "--format",
+                "json",
+                "--plot",
+                svg_text,
+            ],
+            "",
+        );
+        assert!(out.status.success(), "{strategy}: {}", stderr(&out));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(r["sessions"], 300);
+        // low-limit-house: $5 - $10 on red, so no bet above 1000 was ever made.
+        assert!(r["rtp"].as_f64().expect("rtp") > 0.5);
+        let text = std::fs::read_to_string(&svg).expect("svg written");
+        assert!(text.starts_with("<svg") && text.contains("bankroll"), "{strategy}");
+    }
+    let bad = croupier(
+        &[
+            "sim",
+            "--profile",
+            "maryland",
+            "--strategy",
+            "hope",
+            "--spins",
+            "5",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -79,6 +79,19 @@ impl CasinoRng {
         })
     }
 
+    /// A fixed seed and one of its 2^64 independent streams: simulation
+    /// gives each chunk of work its own stream, so results do not depend on
+    /// how many threads ran them.
+    pub fn from_seed_stream(seed: [u8; 32], stream: u64) -> CasinoRng {
+        let mut inner = ChaCha20Rng::from_seed(seed);
+        inner.set_stream(stream);
+        CasinoRng {
+            inner,
+            draws_since_reseed: 0,
+            from_os: false,
+        }
+    }
+
     /// A fixed seed: the same words every time.
     pub fn from_seed(seed: [u8; 32]) -> CasinoRng {
         CasinoRng {
@@ -148,6 +161,13 @@ impl WordSource for CasinoRng {
             Err(e) => panic!("the random source failed, and no outcome may be drawn without it: {e}"),
         }
     }
+}
+
+/// A seed from any text: 64 hex digits are taken as the seed itself, any
+/// other text is hashed with SHA-256, so `--seed 42` is reproducible too.
+pub fn seed_from_text(text: &str) -> [u8; 32] {
+    use sha2::Digest;
+    parse_seed(text).unwrap_or_else(|_| sha2::Sha256::digest(text.as_bytes()).into())
 }
 
 /// Parses a 32-byte seed written as 64 hex digits.
