@@ -152,6 +152,32 @@ pub enum SpinReport {
     NoSpin(NoSpinReason),
 }
 
+impl SpinReport {
+    /// What a dealer keys for a manual wheel: the pocket, the ball's
+    /// direction against the rotor ("opposite" or "same") and the
+    /// revolutions counted, or a no spin with its reason.
+    pub fn dealer_entry(pocket: &str, direction: &str, revolutions: u8) -> Result<SpinReport, String> {
+        let pocket = Pocket::parse(pocket.trim()).ok_or_else(|| format!("{pocket:?} is not a pocket"))?;
+        let opposite_direction = match direction.trim() {
+            "opposite" => true,
+            "same" => false,
+            other => return Err(format!("direction {other:?} is not \"opposite\" or \"same\"")),
+        };
+        Ok(SpinReport::Ball {
+            pocket,
+            opposite_direction,
+            revolutions,
+        })
+    }
+
+    /// A dealer's no spin, by reason name (`same_direction`, `foreign_object`, ...).
+    pub fn dealer_no_spin(reason: &str) -> Result<SpinReport, String> {
+        NoSpinReason::parse(reason.trim())
+            .map(SpinReport::NoSpin)
+            .ok_or_else(|| format!("{reason:?} is not a no-spin reason"))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     RecordInspection(Inspection),

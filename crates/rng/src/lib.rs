@@ -237,3 +237,31 @@ mod tests {
         assert!(rng.draws_since_reseed < RESEED_INTERVAL_DRAWS);
     }
 }
+
+/// Why the generator will not give an outcome now.
+#[derive(Debug, thiserror::Error)]
+pub enum OutcomeError {
+    #[error("the outcome is drawn only after no more bets")]
+    BettingStillOpen,
+    #[error("{0}")]
+    Rng(#[from] RngError),
+}
+
+/// The RNG as a table's outcome source: a pocket of the physical wheel,
+/// drawn only once no more bets has been called, after cycling.
+pub fn rng_spin(
+    rng: &mut CasinoRng,
+    table: &croupier_core::round::Table,
+) -> Result<croupier_core::round::SpinReport, OutcomeError> {
+    if table.phase() != croupier_core::round::Phase::NoMoreBets {
+        return Err(OutcomeError::BettingStillOpen);
+    }
+    rng.cycle_between_games()?;
+    let pocket = rng.pocket(&wheel_pockets(table.config().wheel))?;
+    Ok(croupier_core::round::SpinReport::Ball {
+        pocket,
+        // There is no ball: the draw is a valid spin by construction.
+        opposite_direction: true,
+        revolutions: table.profile().spec().min_ball_revolutions,
+    })
+}

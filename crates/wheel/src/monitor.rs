@@ -115,6 +115,21 @@ pub fn follow(
     Ok(debouncer)
 }
 
+/// A finished game as the round's spin report. The wheel checks the ball's
+/// direction and travel itself and reports a failure as a warning, so a
+/// reported number is a valid spin.
+pub fn spin_report(result: GameResult, min_revolutions: u8) -> croupier_core::round::SpinReport {
+    use croupier_core::round::SpinReport;
+    match result {
+        GameResult::Pocket { pocket, .. } => SpinReport::Ball {
+            pocket,
+            opposite_direction: true,
+            revolutions: min_revolutions,
+        },
+        GameResult::NoSpin { reason, .. } => SpinReport::NoSpin(reason),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
