@@ -21,6 +21,10 @@ pub struct Args {
     /// The math of one spot instead of one row per kind, e.g. complete:0.
     #[arg(long)]
     spot: Option<String>,
+    /// The exact RTP of a bonus variant under its weights: roulette-x-a, -b, -c,
+    /// bonus-spin-xtreme, or a bonus configuration file.
+    #[arg(long, conflicts_with = "spot")]
+    bonus: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -78,6 +82,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if choice.is_some() && !args.in_prison {
         return Err(Invalid::one("--zero-choice needs --in-prison").into());
     }
+    if let Some(bonus) = &args.bonus {
+        return bonus_math(&profile, wheel, bonus, args.format);
+    }
     let rows = match &args.spot {
         Some(spot) => vec![bet_math(&rules, spot, choice).map_err(|e| Invalid::one(format!("spot {spot:?}: {e}")))?],
         None => profile_math(&rules, choice).map_err(|e| Invalid::one(e.to_string()))?,
@@ -128,6 +135,97 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             writeln!(out)?;
             writeln!(out, "Figures per unit staked; house edge is the exact expected loss.")?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct BonusRow {
+    bonus: String,
+    kind: &'static str,
+    wheel: &'static str,
+    wager: &'static str,
+    rtp: String,
+    rtp_percent: f64,
+    house_edge: String,
+    house_edge_percent: f64,
+    note: String,
+}
+
+fn bonus_math(
+    profile: &croupier_core::Profile,
+    wheel: croupier_core::Wheel,
+    name: &str,
+    format: Format,
+) -> Result<(), Failure> {
+    use croupier_profiles::bonus::Bonus;
+    let bonus = croupier_profiles::bonus::load(name).map_err(|e| Invalid::one(e.to_string()))?;
+    let (kind, bonus_name, (num, den), wager, note) = match &bonus {
+        Bonus::RouletteX(x) => {
+            if !x.paytable.allows(wheel) {
+                return Err(Invalid::one(format!(
+                    "Roulette X paytable {:?} is not used on the {} (Maryland ch.4 F)",
+                    x.paytable,
+                    wheel.name()
+                ))
+                .into());
+            }
+            (
+                "roulette-x",
+                x.name.clone(),
+                x.straight_rtp(wheel),
+                "straight",
+                format!(
+                    "straights pay {} to 1, the first lucky number {} to 1, the others as drawn; other bets pay the profile's paytable",
+                    x.paytable.straight_odds(),
+                    x.paytable.first_odds()
+                ),
+            )
+        }
+        Bonus::BonusSpinXtreme(b) => (
+            "bonus-spin-xtreme",
+            b.name.clone(),
+            b.rtp(wheel),
+            "$5 progressive",
+            "long run, meters at reset plus their rates of progression; Community Pay not included".to_string(),
+        ),
+    };
+    if !profile.jurisdiction().bonuses.iter().any(|b| b == kind) {
+        return Err(Invalid::one(format!("{} does not permit {kind}", profile.jurisdiction().title)).into());
+    }
+    let rtp = croupier_math::Fraction::new(num as i128, den as i128);
+    let edge = croupier_math::Fraction::from_integer(1) - rtp;
+    let row = BonusRow {
+        bonus: bonus_name,
+        kind,
+        wheel: wheel.name(),
+        wager,
+        rtp: fraction_text(rtp),
+        rtp_percent: to_f64(rtp) * 100.0,
+        house_edge: fraction_text(edge),
+        house_edge_percent: to_f64(edge) * 100.0,
+        note: if to_f64(rtp) >= 1.0 {
+            format!("{note}. WARNING: the return is above 100%: the house loses on this wager as configured")
+        } else {
+            note
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &[&row]).map_err(anyhow::Error::from)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "{} ({}) on the {}, {} wager",
+                row.bonus, row.kind, row.wheel, row.wager
+            )?;
+            writeln!(out, "rtp: {} = {:.4}%", row.rtp, row.rtp_percent)?;
+            writeln!(out, "house edge: {} = {:.4}%", row.house_edge, row.house_edge_percent)?;
+            writeln!(out, "{}", row.note)?;
         }
     }
     Ok(())

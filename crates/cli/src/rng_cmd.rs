@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 
 use croupier_core::Wheel;
-use croupier_rng::{battery, draw_index, fair, parse_seed, wheel_pockets, CasinoRng};
+use croupier_rng::{battery, fair, parse_seed, wheel_pockets, CasinoRng};
 use serde::Serialize;
 
 use crate::{Failure, Format, Invalid};
@@ -148,7 +148,10 @@ pub fn run(which: Which) -> Result<(), Failure> {
             }
             let mut rng = generator(seed.as_deref())?;
             let k = pockets.len() as u32;
-            let draws: Vec<u32> = (0..samples).map(|_| draw_index(&mut rng, k)).collect();
+            let draws: Vec<u32> = (0..samples)
+                .map(|_| rng.index(k))
+                .collect::<Result<_, _>>()
+                .map_err(rng_failure)?;
             let rows: Vec<BatteryRow> = battery::run(&draws, k)
                 .into_iter()
                 .map(|r| BatteryRow {

@@ -711,3 +711,59 @@ fn sim_strategies_write_a_plot() {
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn math_of_bonus_variants() {
+    // Maryland ch.4 F(1): Roulette X paytable A under the shipped weights: 1343/1369 on a single-zero wheel.
+    let out = croupier(
+        &[
+            "math",
+            "--profile",
+            "maryland",
+            "--wheel",
+            "single-zero",
+            "--bonus",
+            "roulette-x-a",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(rows[0]["rtp"], "1343/1369");
+    assert_eq!(rows[0]["house_edge"], "26/1369");
+    // Maryland ch.4 F(3)(d): paytable C is for double-zero wheels only.
+    let out = croupier(
+        &[
+            "math",
+            "--profile",
+            "maryland",
+            "--wheel",
+            "single-zero",
+            "--bonus",
+            "roulette-x-c",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // Only Maryland names the bonus variants.
+    let out = croupier(&["math", "--profile", "colorado-2014", "--bonus", "roulette-x-a"], "");
+    assert_eq!(out.status.code(), Some(2));
+    // Bonus Spin Xtreme: the exact long-run return, with a warning when above 100%.
+    let out = croupier(
+        &[
+            "math",
+            "--profile",
+            "maryland",
+            "--bonus",
+            "bonus-spin-xtreme",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(rows[0]["kind"], "bonus-spin-xtreme");
+    assert!(rows[0]["note"].as_str().expect("note").contains("above 100%"));
+}

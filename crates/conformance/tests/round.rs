@@ -215,6 +215,34 @@ fn invalid_spins_are_no_spins() {
 }
 
 #[test]
+fn a_hanging_ball_is_a_no_spin_only_if_called_before_it_drops() {
+    // low-limit-house Irregularities (5): the floor manager may call no spin on a hanging ball,
+    // but a ball that falls first is a legal spin.
+    let mut t = table("low-limit-house", Wheel::DoubleZero, false);
+    open(&mut t);
+    t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+    bet(&mut t, 11, "a", 1, "17", 100).expect("accepted");
+    t.handle(Command::NoMoreBets { at_ms: 20 }).expect("nmb");
+    let events = spin(&mut t, 30, SpinReport::NoSpin(NoSpinReason::BallHangs));
+    assert!(matches!(
+        events[..],
+        [Event::NoSpin {
+            reason: NoSpinReason::BallHangs,
+            ..
+        }]
+    ));
+    assert_eq!(t.bets().len(), 1, "the bets stay for the re-spin");
+    let events = spin(&mut t, 40, ball("17", 3));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::BetSettled {
+            outcome: Outcome::Win,
+            ..
+        }
+    )));
+}
+
+#[test]
 fn no_spin_returns_bets_where_the_profile_says_so() {
     // european-casino 4.5-4.8: the spin is invalid, as are all bets.
     let mut t = table("european-casino", Wheel::SingleZero, false);

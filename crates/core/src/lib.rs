@@ -4,6 +4,7 @@
 //! I/O, no clock, no randomness, no async: the winning pocket is an argument,
 //! so every rule is testable and every round replayable.
 
+pub mod bonus;
 pub mod money;
 pub mod pocket;
 pub mod profile;

@@ -48,6 +48,8 @@ pub struct Jurisdiction {
     pub half_back_permitted: bool,
     /// Kinds on which match play coupons may be accepted.
     pub match_play_kinds: Vec<Kind>,
+    /// Bonus variants the document permits ("roulette-x", "bonus-spin-xtreme").
+    pub bonuses: Vec<String>,
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.

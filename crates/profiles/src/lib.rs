@@ -6,6 +6,8 @@
 //! naming its field, and hands the result to [`Profile::new`], which checks it
 //! against the jurisdiction.
 
+pub mod bonus;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -39,6 +41,8 @@ pub const PROFILE_FILE_SIZE_MAX_BYTES: u64 = 1 << 20;
 pub enum LoadError {
     #[error("no profile named {name:?}; the profiles are {known} (or give a path to a profile file)")]
     Unknown { name: String, known: String },
+    #[error("no bonus configuration named {name:?}; they are {known} (or give a path to a file)")]
+    UnknownBonus { name: String, known: String },
     #[error("cannot read profile file {path}: {message}")]
     Io { path: String, message: String },
     #[error("profile {origin}: {message}")]
@@ -147,6 +151,8 @@ struct JurisdictionFile {
     in_prison_permitted: bool,
     half_back_permitted: bool,
     match_play_kinds: Vec<String>,
+    #[serde(default)]
+    bonuses: Vec<String>,
 }
 
 impl JurisdictionFile {
@@ -164,6 +170,7 @@ impl JurisdictionFile {
             in_prison_permitted: self.in_prison_permitted,
             half_back_permitted: self.half_back_permitted,
             match_play_kinds: kinds_named(&format!("{name}.match_play_kinds"), &self.match_play_kinds)?,
+            bonuses: self.bonuses,
             title: self.title,
             name,
         })

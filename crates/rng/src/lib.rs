@@ -79,19 +79,6 @@ impl CasinoRng {
         })
     }
 
-    /// A fixed seed and one of its 2^64 independent streams: simulation
-    /// gives each chunk of work its own stream, so results do not depend on
-    /// how many threads ran them.
-    pub fn from_seed_stream(seed: [u8; 32], stream: u64) -> CasinoRng {
-        let mut inner = ChaCha20Rng::from_seed(seed);
-        inner.set_stream(stream);
-        CasinoRng {
-            inner,
-            draws_since_reseed: 0,
-            from_os: false,
-        }
-    }
-
     /// A fixed seed: the same words every time.
     pub fn from_seed(seed: [u8; 32]) -> CasinoRng {
         CasinoRng {
@@ -140,26 +127,43 @@ impl CasinoRng {
         Ok(())
     }
 
-    /// One outcome: a pocket of the physical wheel, uniformly.
-    pub fn pocket(&mut self, pockets: &[Pocket]) -> Result<Pocket, RngError> {
-        let n = pockets.len() as u32;
+    /// A uniform index below `n`, by the same rejection as [`draw_index`].
+    pub fn index(&mut self, n: u32) -> Result<u32, RngError> {
+        assert!(n > 0, "an index needs a positive range");
         let zone = (1u64 << 32) / u64::from(n) * u64::from(n);
         loop {
             let word = self.try_word()?;
             if u64::from(word) < zone {
-                return Ok(pockets[(word % n) as usize]);
+                return Ok(word % n);
             }
         }
     }
+
+    /// One outcome: a pocket of the physical wheel, uniformly.
+    pub fn pocket(&mut self, pockets: &[Pocket]) -> Result<Pocket, RngError> {
+        Ok(pockets[self.index(pockets.len() as u32)? as usize])
+    }
 }
 
-/// A fixed-seed generator is infallible: only reseeding from the OS can fail.
-impl WordSource for CasinoRng {
+/// The production generator with a fixed seed and no operating system:
+/// infallible, for simulation, where every run must replay from its seed.
+pub struct SeededRng {
+    inner: ChaCha20Rng,
+}
+
+impl SeededRng {
+    /// One of the seed's 2^64 independent streams.
+    pub fn from_seed_stream(seed: [u8; 32], stream: u64) -> SeededRng {
+        let mut inner = ChaCha20Rng::from_seed(seed);
+        inner.set_stream(stream);
+        SeededRng { inner }
+    }
+}
+
+impl WordSource for SeededRng {
+    #[inline]
     fn next_word(&mut self) -> u32 {
-        match self.try_word() {
-            Ok(word) => word,
-            Err(e) => panic!("the random source failed, and no outcome may be drawn without it: {e}"),
-        }
+        self.inner.next_u32()
     }
 }
 
@@ -264,4 +268,56 @@ pub fn rng_spin(
         opposite_direction: true,
         revolutions: table.profile().spec().min_ball_revolutions,
     })
+}
+
+/// The bonus draws of a round, from the production generator.
+pub mod bonus_draws {
+    use croupier_core::bonus::{BonusSpinXtreme, BsxSymbol, LuckyNumbers, RouletteX, Weighted};
+    use croupier_core::{Pocket, Wheel};
+
+    use crate::{CasinoRng, RngError};
+
+    fn pick<T: Copy + PartialEq + std::fmt::Debug>(rng: &mut CasinoRng, table: &Weighted<T>) -> Result<T, RngError> {
+        Ok(table.pick(u64::from(rng.index(table.total() as u32)?)))
+    }
+
+    /// `count` distinct pockets a bet can cover, uniformly.
+    fn distinct_pockets(rng: &mut CasinoRng, wheel: Wheel, count: usize) -> Result<Vec<Pocket>, RngError> {
+        let pockets: Vec<Pocket> = wheel.bettable().iter().collect();
+        let mut chosen = Vec::with_capacity(count);
+        while chosen.len() < count.min(pockets.len()) {
+            let p = rng.pocket(&pockets)?;
+            if !chosen.contains(&p) {
+                chosen.push(p);
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// Roulette X: how many lucky numbers, which, and the odds of each after the first.
+    pub fn lucky_numbers(rng: &mut CasinoRng, config: &RouletteX, wheel: Wheel) -> Result<LuckyNumbers, RngError> {
+        let count = usize::from(pick(rng, &config.count)?);
+        let pockets = distinct_pockets(rng, wheel, count)?;
+        let mut numbers = Vec::with_capacity(pockets.len());
+        for (i, p) in pockets.into_iter().enumerate() {
+            let odds = if i == 0 {
+                config.paytable.first_odds()
+            } else {
+                pick(rng, &config.later_odds)?
+            };
+            numbers.push((p, odds));
+        }
+        Ok(LuckyNumbers { numbers })
+    }
+
+    /// Bonus Spin Xtreme: the target numbers before the spin (Maryland ch.3 F(16)).
+    pub fn targets(rng: &mut CasinoRng, config: &BonusSpinXtreme, wheel: Wheel) -> Result<Vec<Pocket>, RngError> {
+        let count = usize::from(pick(rng, &config.targets)?);
+        distinct_pockets(rng, wheel, count)
+    }
+
+    /// Bonus Spin Xtreme: where the bonus wheel stops.
+    pub fn symbol(rng: &mut CasinoRng, config: &BonusSpinXtreme) -> Result<BsxSymbol, RngError> {
+        pick(rng, &config.symbols)
+    }
 }

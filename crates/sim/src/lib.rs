@@ -9,7 +9,7 @@
 pub mod plot;
 
 use croupier_core::{BetError, BetRequest, Pocket, TableRules};
-use croupier_rng::{draw_index, wheel_pockets, CasinoRng};
+use croupier_rng::{draw_index, wheel_pockets, SeededRng};
 use rayon::prelude::*;
 
 /// Spins per chunk of flat-bet work.
@@ -84,7 +84,7 @@ impl Payoff {
 
     /// Draws until a valid spin and returns its pocket index.
     #[inline]
-    fn valid_draw(&self, rng: &mut CasinoRng) -> usize {
+    fn valid_draw(&self, rng: &mut SeededRng) -> usize {
         let n = self.pockets.len() as u32;
         loop {
             let i = draw_index(rng, n) as usize;
@@ -96,7 +96,7 @@ impl Payoff {
 
     /// The returns of a bet decided over one or two valid spins.
     #[inline]
-    fn resolve(&self, rng: &mut CasinoRng) -> u64 {
+    fn resolve(&self, rng: &mut SeededRng) -> u64 {
         match self.first[self.valid_draw(rng)] {
             Cell::Returned(r) => r,
             Cell::Prison => match self.second[self.valid_draw(rng)] {
@@ -152,14 +152,14 @@ pub fn flat(payoff: &Payoff, spins: u64, seed: [u8; 32], progress: &(dyn Fn(u64)
         .into_par_iter()
         .map(|chunk| {
             let n = CHUNK_SPINS.min(spins - chunk * CHUNK_SPINS);
-            let totals = flat_chunk(payoff, n, CasinoRng::from_seed_stream(seed, chunk));
+            let totals = flat_chunk(payoff, n, SeededRng::from_seed_stream(seed, chunk));
             progress(n);
             totals
         })
         .reduce(FlatTotals::default, FlatTotals::merge)
 }
 
-fn flat_chunk(payoff: &Payoff, n: u64, mut rng: CasinoRng) -> FlatTotals {
+fn flat_chunk(payoff: &Payoff, n: u64, mut rng: SeededRng) -> FlatTotals {
     // A flat bet's result depends only on the pockets, so the loop just
     // counts them; every total is computed exactly from the counts after.
     let k = payoff.pockets.len();
@@ -214,7 +214,7 @@ fn flat_chunk(payoff: &Payoff, n: u64, mut rng: CasinoRng) -> FlatTotals {
 /// The same pockets from the same generator and mapping, with no bet: the
 /// bound the simulation's speed is measured against.
 pub fn bare_draws(pockets: usize, spins: u64, seed: [u8; 32]) -> u64 {
-    let mut rng = CasinoRng::from_seed_stream(seed, 0);
+    let mut rng = SeededRng::from_seed_stream(seed, 0);
     let mut sink = 0u64;
     for _ in 0..spins {
         sink = sink.wrapping_add(u64::from(draw_index(&mut rng, pockets as u32)));
@@ -224,7 +224,7 @@ pub fn bare_draws(pockets: usize, spins: u64, seed: [u8; 32]) -> u64 {
 
 /// One thread's flat-bet loop, for the benchmark against [`bare_draws`].
 pub fn flat_single_thread(payoff: &Payoff, spins: u64, seed: [u8; 32]) -> FlatTotals {
-    flat_chunk(payoff, spins, CasinoRng::from_seed_stream(seed, 0))
+    flat_chunk(payoff, spins, SeededRng::from_seed_stream(seed, 0))
 }
 
 /// Betting systems: how many base stakes to bet next.
@@ -379,14 +379,14 @@ pub fn sessions(
     (0..sessions)
         .into_par_iter()
         .map(|s| {
-            let result = session(payoff, spec, s < record, CasinoRng::from_seed_stream(seed, s));
+            let result = session(payoff, spec, s < record, SeededRng::from_seed_stream(seed, s));
             progress(1);
             result
         })
         .collect()
 }
 
-fn session(payoff: &Payoff, spec: SessionSpec, record: bool, mut rng: CasinoRng) -> SessionResult {
+fn session(payoff: &Payoff, spec: SessionSpec, record: bool, mut rng: SeededRng) -> SessionResult {
     let base = payoff.stake;
     let mut bankroll = spec.bankroll;
     let mut progression = Progression::new(spec.strategy);

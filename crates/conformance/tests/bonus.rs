@@ -1,0 +1,105 @@
+//! Bonus variants: the shipped configurations, and draws plus settlement
+//! agreeing with the exact RTP.
+
+use croupier_core::bonus::{Meters, XPaytable};
+use croupier_core::{Minor, Pocket, Wheel};
+use croupier_profiles::bonus::{load, Bonus};
+use croupier_rng::bonus_draws;
+use croupier_rng::CasinoRng;
+
+fn ratio((num, den): (u128, u128)) -> f64 {
+    num as f64 / den as f64
+}
+
+#[test]
+fn shipped_bonus_configurations_load() {
+    for (name, paytable) in [
+        ("roulette-x-a", XPaytable::A),
+        ("roulette-x-b", XPaytable::B),
+        ("roulette-x-c", XPaytable::C),
+    ] {
+        let Bonus::RouletteX(x) = load(name).expect("loads") else {
+            panic!("{name} is Roulette X")
+        };
+        assert_eq!(x.paytable, paytable);
+        // Maryland ch.4 F(1)(a), (2)(a), (3)(a): the Roulette X straight odds.
+        assert_eq!(x.paytable.straight_odds(), [28, 26, 30][paytable as usize]);
+        for wheel in [Wheel::SingleZero, Wheel::DoubleZero] {
+            if paytable.allows(wheel) {
+                assert!(ratio(x.straight_rtp(wheel)) < 1.0, "{name} {wheel:?}");
+            }
+        }
+    }
+    assert!(matches!(load("bonus-spin-xtreme"), Ok(Bonus::BonusSpinXtreme(_))));
+    assert!(load("roulette-y").is_err());
+    // A rate whose share of $5 is not whole cents is refused: nothing is rounded away.
+    let text = include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml")
+        .replace("secondary_rate_per_mille = 4", "secondary_rate_per_mille = 5");
+    let err = croupier_profiles::bonus::parse(&text, "test")
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("secondary_rate_per_mille"), "{err}");
+}
+
+#[test]
+fn roulette_x_draws_and_settlement_match_the_exact_rtp() {
+    // Maryland ch.3 F(18), ch.4 F(1).
+    let Bonus::RouletteX(config) = load("roulette-x-a").expect("loads") else {
+        panic!("Roulette X")
+    };
+    let wheel = Wheel::SingleZero;
+    let pockets: Vec<Pocket> = wheel.bettable().iter().collect();
+    let mut rng = CasinoRng::from_seed([21; 32]);
+    let bet_on = Pocket::parse("17").expect("17");
+    let stake = Minor::new(100);
+    let rounds = 400_000u64;
+    let (mut returned, mut sq) = (0f64, 0f64);
+    for _ in 0..rounds {
+        let lucky = bonus_draws::lucky_numbers(&mut rng, &config, wheel).expect("draw");
+        assert_eq!(lucky.numbers[0].1, 50);
+        let landed = rng.pocket(&pockets).expect("spin");
+        let r = config.straight_return(stake, bet_on, landed, &lucky).get() as f64 / 100.0;
+        returned += r;
+        sq += r * r;
+    }
+    let n = rounds as f64;
+    let mean = returned / n;
+    let sd = (sq / n - mean * mean).sqrt();
+    let exact = ratio(config.straight_rtp(wheel));
+    assert!(
+        (mean - exact).abs() < 4.0 * sd / n.sqrt(),
+        "simulated {mean}, exact {exact}"
+    );
+}
+
+#[test]
+fn bonus_spin_xtreme_draws_and_meters() {
+    let Bonus::BonusSpinXtreme(config) = load("bonus-spin-xtreme").expect("loads") else {
+        panic!("BSX")
+    };
+    let mut rng = CasinoRng::from_seed([22; 32]);
+    let mut meters = Meters {
+        primary: config.primary_reset,
+        secondary: config.secondary_reset,
+    };
+    let pockets: Vec<Pocket> = Wheel::DoubleZero.bettable().iter().collect();
+    let mut hits = 0;
+    for _ in 0..20_000 {
+        meters = config.contribute(meters);
+        let targets = bonus_draws::targets(&mut rng, &config, Wheel::DoubleZero).expect("targets");
+        // Maryland ch.3 F(16): 1, 2 or 3 target numbers, selected before each spin.
+        assert!((1..=3).contains(&targets.len()));
+        let landed = rng.pocket(&pockets).expect("spin");
+        let symbol = bonus_draws::symbol(&mut rng, &config).expect("symbol");
+        let award = config.award(&targets, landed, symbol, meters);
+        if award > Minor::ZERO {
+            hits += 1;
+            // Maryland ch.4 D(1)(j): the smallest award is $200.
+            assert!(award >= Minor::new(20_000));
+        }
+    }
+    assert!(hits > 0);
+    // The meters grow by their rates of progression (ch.4 D(3)(a)): 1% and 0.4% of $5.
+    assert_eq!(meters.primary.get(), config.primary_reset.get() + 20_000 * 5);
+    assert_eq!(meters.secondary.get(), config.secondary_reset.get() + 20_000 * 2);
+}
