@@ -15,8 +15,12 @@ cargo fmt --all -- --check
 echo "== clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== settlement benchmark (a figure to read, not a pass/fail timing)"
+echo "== benchmarks (figures to read, not pass/fail timings)"
 cargo run --release --locked --quiet -p croupier -- bench settle --bets 1000000 --players 100 --seconds 2
+cargo run --release --locked --quiet -p croupier -- bench sim --spins 50000000
+
+echo "== the RNG battery on the production generator, seeded from the operating system"
+cargo run --release --locked --quiet -p croupier -- rng test --wheel double-zero --samples 2000000
 
 echo "== tests"
 cargo test --workspace --locked
