@@ -23,4 +23,10 @@ echo "== the RNG battery on the production generator, seeded from the operating 
 cargo run --release --locked --quiet -p croupier -- rng test --wheel double-zero --samples 2000000
 
 echo "== tests"
-cargo test --workspace --locked
+# No crate has doc tests; leaving them out keeps the last line a real result.
+log=$(mktemp)
+cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
+passed=$(grep -Eo '^test result: [a-z]+\. [0-9]+ passed' "$log" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
+failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+rm -f "$log"
+echo "${passed} passed, ${failed} failed"
