@@ -84,8 +84,7 @@ fn run_sim(args: SimArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            serde_json::to_writer(&mut out, &report).map_err(anyhow::Error::from)?;
-            writeln!(out)?;
+            wire::write_json_line(&mut out, &report)?;
         }
         Format::Text => {
             writeln!(
@@ -269,8 +268,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            serde_json::to_writer(&mut out, &report).map_err(anyhow::Error::from)?;
-            writeln!(out)?;
+            wire::write_json_line(&mut out, &report)?;
         }
         Format::Text => {
             writeln!(

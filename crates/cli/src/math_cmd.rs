@@ -11,10 +11,7 @@ use crate::{Failure, Format, Invalid};
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    table: wire::TableArgs,
-    /// Even-money bets play In Prison (Colorado 2204(2)).
-    #[arg(long)]
-    in_prison: bool,
+    play: wire::PlayArgs,
     /// Under In Prison, the player's choice on zero (default: the profile's).
     #[arg(long)]
     zero_choice: Option<String>,
@@ -70,16 +67,16 @@ impl From<&BetMath> for Row {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.table.profile)?;
-    let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
-    let rules = wire::table_rules(&profile, wheel, args.in_prison)?;
+    let profile = wire::load_profile(&args.play.table.profile)?;
+    let wheel = wire::wheel_named(args.play.table.wheel.as_deref(), &profile)?;
+    let rules = wire::table_rules(&profile, wheel, args.play.in_prison)?;
     let choice = args
         .zero_choice
         .as_deref()
         .map(wire::zero_choice)
         .transpose()
         .map_err(Invalid::one)?;
-    if choice.is_some() && !args.in_prison {
+    if choice.is_some() && !args.play.in_prison {
         return Err(Invalid::one("--zero-choice needs --in-prison").into());
     }
     if let Some(bonus) = &args.bonus {
@@ -98,7 +95,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Format::Text => {
             writeln!(out, "{} on the {}", profile.spec().title, wheel.description())?;
-            if args.in_prison {
+            if args.play.in_prison {
                 writeln!(out, "In Prison on even-money bets (Colorado 2204(2))")?;
             }
             writeln!(out)?;

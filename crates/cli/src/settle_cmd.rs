@@ -16,19 +16,16 @@ pub const SPINS_MAX: usize = 10_000;
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    table: wire::TableArgs,
-    /// Play In Prison on even-money bets (Colorado 2204(2)); the profile must offer it.
-    #[arg(long)]
-    in_prison: bool,
+    play: wire::PlayArgs,
     /// Consecutive spins' pockets, e.g. 17 or 0,17,00.
     #[arg(long, value_delimiter = ',', required = true)]
     pockets: Vec<String>,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.table.profile)?;
-    let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
-    let rules = wire::table_rules(&profile, wheel, args.in_prison)?;
+    let profile = wire::load_profile(&args.play.table.profile)?;
+    let wheel = wire::wheel_named(args.play.table.wheel.as_deref(), &profile)?;
+    let rules = wire::table_rules(&profile, wheel, args.play.in_prison)?;
 
     if args.pockets.len() > SPINS_MAX {
         return Err(Invalid::one(format!("at most {SPINS_MAX} pockets, got {}", args.pockets.len())).into());
@@ -106,8 +103,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             excess: bet.excess().get(),
             under_minimum: bet.under_minimum(),
         };
-        serde_json::to_writer(&mut out, &line).map_err(anyhow::Error::from)?;
-        out.write_all(b"\n")?;
+        wire::write_json_line(&mut out, &line)?;
     }
     out.flush()?;
     Ok(())

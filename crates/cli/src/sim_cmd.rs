@@ -14,10 +14,7 @@ use crate::{Failure, Format, Invalid};
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    table: wire::TableArgs,
-    /// Play In Prison on even-money bets.
-    #[arg(long)]
-    in_prison: bool,
+    play: wire::PlayArgs,
     /// Flat bet on this spot every spin (the default for strategies: red).
     #[arg(long)]
     spot: Option<String>,
@@ -94,9 +91,9 @@ fn progress(total: u64, unit: &str) -> ProgressBar {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let profile = wire::load_profile(&args.table.profile)?;
-    let wheel = wire::wheel_named(args.table.wheel.as_deref(), &profile)?;
-    let rules = wire::table_rules(&profile, wheel, args.in_prison)?;
+    let profile = wire::load_profile(&args.play.table.profile)?;
+    let wheel = wire::wheel_named(args.play.table.wheel.as_deref(), &profile)?;
+    let rules = wire::table_rules(&profile, wheel, args.play.in_prison)?;
     if args.spins == 0 || args.spins > croupier_sim::SPINS_MAX {
         return Err(Invalid::one(format!("--spins must be 1 to {}", croupier_sim::SPINS_MAX)).into());
     }
@@ -137,8 +134,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         };
         match args.format {
             Format::Json => {
-                serde_json::to_writer(&mut out, &report).map_err(anyhow::Error::from)?;
-                writeln!(out)?;
+                wire::write_json_line(&mut out, &report)?;
             }
             Format::Text => {
                 writeln!(
@@ -243,8 +239,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     match args.format {
         Format::Json => {
-            serde_json::to_writer(&mut out, &report).map_err(anyhow::Error::from)?;
-            writeln!(out)?;
+            wire::write_json_line(&mut out, &report)?;
         }
         Format::Text => {
             writeln!(

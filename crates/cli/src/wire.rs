@@ -84,6 +84,22 @@ pub struct TableArgs {
     pub wheel: Option<String>,
 }
 
+/// A profile, one of its wheels, and whether even-money bets play In Prison.
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub table: TableArgs,
+    /// Play In Prison on even-money bets (Colorado 2204(2)); the profile must offer it.
+    #[arg(long)]
+    pub in_prison: bool,
+}
+
+/// Writes one value as a line of JSON.
+pub fn write_json_line(out: &mut impl std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
 /// The profile named or given as a file, as an input error if it cannot be used.
 pub fn load_profile(name_or_path: &str) -> Result<Profile, Invalid> {
     croupier_profiles::load(name_or_path).map_err(|e| Invalid::one(e.to_string()))
