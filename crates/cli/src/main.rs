@@ -6,6 +6,7 @@ mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
 mod sim_cmd;
+mod verify_cmd;
 mod wheel_cmd;
 mod wire;
 
@@ -59,6 +60,8 @@ enum Command {
     },
     /// Monte Carlo simulation of a flat bet or a betting strategy, on every core.
     Sim(Box<sim_cmd::Args>),
+    /// Check a data directory's journal: the hash chain, and every balance recomputed.
+    Verify(verify_cmd::Args),
 }
 
 /// Input the user must correct: reported on stderr, exit status 2.
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::VerifyFair(args) => rng_cmd::verify(args),
         Command::Wheel { which } => wheel_cmd::run(which),
         Command::Sim(args) => sim_cmd::run(*args),
+        Command::Verify(args) => verify_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -767,3 +767,49 @@ fn math_of_bonus_variants() {
     assert_eq!(rows[0]["kind"], "bonus-spin-xtreme");
     assert!(rows[0]["note"].as_str().expect("note").contains("above 100%"));
 }
+
+#[test]
+fn verify_checks_a_journal() {
+    use croupier_ledger::{Account, Ledger, SqliteStorage, Transfer};
+    let dir = std::env::temp_dir().join(format!("croupier-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("ledger");
+        let t = |id: &str, from: &str, to: &str, amount| Transfer {
+            id: id.into(),
+            from: Account::parse(from).expect("account"),
+            to: Account::parse(to).expect("account"),
+            amount,
+            memo: "test".into(),
+        };
+        ledger
+            .commit(
+                1,
+                &[
+                    t("c1", "outside", "wallet:p1", 10_000),
+                    t("b1", "wallet:p1", "chips:t1:p1", 4_000),
+                ],
+                &[],
+            )
+            .expect("commit");
+    }
+    let data = dir.to_str().expect("path");
+    let out = croupier(&["verify", "--data", data, "--format", "json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["balances"]["chips:t1:p1"], 4000);
+    assert_eq!(report["total"], 0);
+    // One byte of history changed is caught.
+    let raw = SqliteStorage::open(&dir).expect("db");
+    raw.connection()
+        .execute("UPDATE journal SET at_ms = 2 WHERE seq = 1", [])
+        .expect("tamper");
+    drop(raw);
+    let out = croupier(&["verify", "--data", data], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("JOURNAL BROKEN at entry 1"));
+    let out = croupier(&["verify", "--data", "/nonexistent/croupier"], "");
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,121 @@
+//! The hash-chained journal.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{Account, Transfer};
+
+/// What an entry records: a transfer, or an event of some stream (a table's round events).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    Transfer(Transfer),
+    Event { stream: String, body: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub seq: u64,
+    pub at_ms: u64,
+    pub record: Record,
+    /// The record exactly as stored; the hash covers these bytes, so any
+    /// change to them, even one that parses the same, breaks the chain.
+    pub text: String,
+    pub prev_hash: [u8; 32],
+    pub hash: [u8; 32],
+}
+
+/// The bytes an entry's hash covers, other than the previous hash.
+pub fn canonical(seq: u64, at_ms: u64, text: &str) -> String {
+    format!("{seq}\n{at_ms}\n{text}")
+}
+
+pub fn hash_of(prev_hash: &[u8; 32], canonical: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(prev_hash);
+    h.update(canonical.as_bytes());
+    h.finalize().into()
+}
+
+impl Entry {
+    pub fn new(seq: u64, at_ms: u64, record: Record, prev_hash: [u8; 32]) -> Entry {
+        // serde_json writes fields in declaration order, and a Record of
+        // strings and integers always serialises.
+        let text = serde_json::to_string(&record).unwrap_or_default();
+        let hash = hash_of(&prev_hash, &canonical(seq, at_ms, &text));
+        Entry {
+            seq,
+            at_ms,
+            record,
+            text,
+            prev_hash,
+            hash,
+        }
+    }
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub entries: u64,
+    pub transfers: u64,
+    pub events: u64,
+    /// Balances recomputed from every transfer.
+    pub balances: HashMap<Account, i128>,
+    /// The first entry where the chain, the numbering or a balance rule broke.
+    pub first_problem: Option<(u64, String)>,
+}
+
+/// Walks the journal from the start: each entry must follow the one before
+/// it in number and in hash, each transfer must keep its accounts within
+/// their rules, and the total must stay zero.
+pub fn verify(entries: &[Entry]) -> VerifyReport {
+    let mut report = VerifyReport::default();
+    let mut prev = [0u8; 32];
+    let mut expected_seq = 1u64;
+    let mut ids = std::collections::HashSet::new();
+    for e in entries {
+        let problem = |why: String| Some((e.seq, why));
+        if e.seq != expected_seq {
+            report.first_problem = problem(format!("numbered {} where {expected_seq} was due", e.seq));
+            break;
+        }
+        if e.prev_hash != prev {
+            report.first_problem = problem("its previous-hash does not match the entry before it".into());
+            break;
+        }
+        if hash_of(&prev, &canonical(e.seq, e.at_ms, &e.text)) != e.hash {
+            report.first_problem = problem("its contents do not match its hash: history was changed".into());
+            break;
+        }
+        match &e.record {
+            Record::Transfer(t) => {
+                if !ids.insert(t.id.clone()) {
+                    report.first_problem = problem(format!("transfer id {} appears twice", t.id));
+                    break;
+                }
+                let from = report.balances.entry(t.from.clone()).or_insert(0);
+                *from -= i128::from(t.amount);
+                if *from < 0 && !t.from.may_go_negative() {
+                    report.first_problem = problem(format!("{} went negative", t.from));
+                    break;
+                }
+                *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount);
+                report.transfers += 1;
+            }
+            Record::Event { .. } => report.events += 1,
+        }
+        report.entries += 1;
+        prev = e.hash;
+        expected_seq += 1;
+    }
+    if report.first_problem.is_none() {
+        let total: i128 = report.balances.values().sum();
+        if total != 0 {
+            report.first_problem = Some((expected_seq, format!("the accounts add up to {total}, not 0")));
+        }
+    }
+    report
+}

@@ -1,0 +1,307 @@
+//! The money and the memory of croupier.
+//!
+//! Every movement of value is a [`Transfer`] between two accounts with a
+//! client-chosen id: resending the same id never moves money twice, and
+//! resending it with different contents is refused. Balances of player-side
+//! accounts never go negative, and the sum over all accounts is always zero:
+//! money that enters from outside is owed to the `outside` account, and the
+//! house's result is a signed account of its own.
+//!
+//! Every transfer and every table event is an entry of one append-only
+//! [`journal`], each entry hashed with the one before it, so that changing
+//! a byte of history breaks the chain at that entry. The journal is kept by a
+//! [`Storage`]: SQLite in production ([`SqliteStorage`], WAL, synchronous
+//! commits), memory in tests ([`MemoryStorage`], which can fail on purpose).
+
+pub mod journal;
+pub mod storage;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use journal::{verify, Entry, Record, VerifyReport};
+pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
+
+/// The longest transfer id and account name, in bytes.
+pub const ID_MAX_BYTES: usize = 96;
+/// The longest memo on a transfer, in bytes.
+pub const MEMO_MAX_BYTES: usize = 256;
+/// The most transfers one atomic batch may hold.
+pub const BATCH_MAX: usize = 100_000;
+/// The largest amount one transfer may move, in minor units.
+pub const AMOUNT_MAX_MINOR: u64 = 1 << 50;
+
+/// An account, named by kind and owner: `wallet:alice`, `chips:t1:alice`,
+/// `float:t1`, `drop:t1`, `tips:t1`, `coupons:t1`, `house`, `outside`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Account(String);
+
+impl Account {
+    pub fn parse(name: &str) -> Result<Account, String> {
+        let ok_part = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        };
+        let parts: Vec<&str> = name.split(':').collect();
+        let well_formed = match parts.as_slice() {
+            ["house"] | ["outside"] => true,
+            ["wallet", who] => ok_part(who),
+            ["chips", table, who] => ok_part(table) && ok_part(who),
+            ["float" | "drop" | "tips" | "coupons", table] => ok_part(table),
+            _ => false,
+        };
+        if !well_formed || name.len() > ID_MAX_BYTES {
+            return Err(format!(
+                "{name:?} is not an account: wallet:P, chips:T:P, float:T, drop:T, tips:T, coupons:T, house or outside"
+            ));
+        }
+        Ok(Account(name.to_string()))
+    }
+
+    pub fn wallet(player: &str) -> Result<Account, String> {
+        Account::parse(&format!("wallet:{player}"))
+    }
+
+    pub fn chips(table: &str, player: &str) -> Result<Account, String> {
+        Account::parse(&format!("chips:{table}:{player}"))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// The house's result and the outside world may go below zero; every
+    /// other account holds real value and may not.
+    pub fn may_go_negative(&self) -> bool {
+        matches!(self.0.as_str(), "house" | "outside") || self.0.starts_with("coupons:")
+    }
+}
+
+impl TryFrom<String> for Account {
+    type Error = String;
+    fn try_from(s: String) -> Result<Account, String> {
+        Account::parse(&s)
+    }
+}
+
+impl From<Account> for String {
+    fn from(a: Account) -> String {
+        a.0
+    }
+}
+
+impl std::fmt::Display for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A movement of `amount` from `from` to `to`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transfer {
+    pub id: String,
+    pub from: Account,
+    pub to: Account,
+    pub amount: u64,
+    pub memo: String,
+}
+
+/// Why a transfer is refused. A refusal moves nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("transfer id must be 1 to {ID_MAX_BYTES} bytes")]
+    BadId,
+    #[error("memo is longer than {MEMO_MAX_BYTES} bytes")]
+    MemoTooLong,
+    #[error("amount must be 1 to {AMOUNT_MAX_MINOR}")]
+    BadAmount,
+    #[error("a transfer from {0} to itself")]
+    SameAccount(Account),
+    #[error("{account} holds {balance}, less than {amount}")]
+    InsufficientFunds {
+        account: Account,
+        balance: i128,
+        amount: u64,
+    },
+    #[error("transfer id {0} was used before for a different transfer")]
+    IdConflict(String),
+    #[error("transfer id {0} appears twice in one batch")]
+    DuplicateInBatch(String),
+}
+
+/// What became of a transfer that was not refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Created,
+    /// The same transfer was made before: nothing moved this time.
+    AlreadyExisted,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("transfer {index} ({id}): {refusal}")]
+    Refused { index: usize, id: String, refusal: Refusal },
+    #[error("a batch holds at most {BATCH_MAX} transfers")]
+    BatchTooLarge,
+    #[error("storage: {0}")]
+    Storage(#[from] StorageError),
+    #[error("the journal is corrupt at entry {seq}: {why}")]
+    Corrupt { seq: u64, why: String },
+}
+
+/// The ledger: balances and transfers rebuilt from the journal, and new
+/// entries appended to it.
+pub struct Ledger<S: Storage> {
+    storage: S,
+    balances: HashMap<Account, i128>,
+    transfers: HashMap<String, Transfer>,
+    head: [u8; 32],
+    next_seq: u64,
+}
+
+impl<S: Storage> Ledger<S> {
+    /// Opens a ledger, reading and checking the whole journal.
+    pub fn open(mut storage: S) -> Result<Ledger<S>, LedgerError> {
+        let entries = storage.load()?;
+        let report = verify(&entries);
+        if let Some((seq, why)) = report.first_problem {
+            return Err(LedgerError::Corrupt { seq, why });
+        }
+        let mut transfers = HashMap::new();
+        for e in &entries {
+            if let Record::Transfer(t) = &e.record {
+                transfers.insert(t.id.clone(), t.clone());
+            }
+        }
+        Ok(Ledger {
+            storage,
+            balances: report.balances,
+            transfers,
+            head: entries.last().map(|e| e.hash).unwrap_or([0; 32]),
+            next_seq: entries.last().map(|e| e.seq + 1).unwrap_or(1),
+        })
+    }
+
+    pub fn balance(&self, account: &Account) -> i128 {
+        self.balances.get(account).copied().unwrap_or(0)
+    }
+
+    pub fn balances(&self) -> &HashMap<Account, i128> {
+        &self.balances
+    }
+
+    pub fn transfer(&self, id: &str) -> Option<&Transfer> {
+        self.transfers.get(id)
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    pub fn storage(&self) -> &S {
+        &self.storage
+    }
+
+    fn check(&self, t: &Transfer, pending: &HashMap<Account, i128>) -> Result<Applied, Refusal> {
+        if t.id.is_empty() || t.id.len() > ID_MAX_BYTES {
+            return Err(Refusal::BadId);
+        }
+        if t.memo.len() > MEMO_MAX_BYTES {
+            return Err(Refusal::MemoTooLong);
+        }
+        if t.amount == 0 || t.amount > AMOUNT_MAX_MINOR {
+            return Err(Refusal::BadAmount);
+        }
+        if t.from == t.to {
+            return Err(Refusal::SameAccount(t.from.clone()));
+        }
+        if let Some(existing) = self.transfers.get(&t.id) {
+            return if existing == t {
+                Ok(Applied::AlreadyExisted)
+            } else {
+                Err(Refusal::IdConflict(t.id.clone()))
+            };
+        }
+        let balance = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
+        if !t.from.may_go_negative() && balance < i128::from(t.amount) {
+            return Err(Refusal::InsufficientFunds {
+                account: t.from.clone(),
+                balance,
+                amount: t.amount,
+            });
+        }
+        Ok(Applied::Created)
+    }
+
+    /// Applies a batch of transfers and events all together or not at all:
+    /// if any transfer is refused, nothing is written and nothing moves.
+    /// Returns once the batch is durable.
+    pub fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: &[Transfer],
+        events: &[(String, String)],
+    ) -> Result<Vec<Applied>, LedgerError> {
+        if transfers.len() > BATCH_MAX || events.len() > BATCH_MAX {
+            return Err(LedgerError::BatchTooLarge);
+        }
+        let mut pending: HashMap<Account, i128> = HashMap::new();
+        let mut applied = Vec::with_capacity(transfers.len());
+        let mut seen = std::collections::HashSet::new();
+        for (index, t) in transfers.iter().enumerate() {
+            let refused = |refusal| LedgerError::Refused {
+                index,
+                id: t.id.clone(),
+                refusal,
+            };
+            if !seen.insert(t.id.as_str()) {
+                return Err(refused(Refusal::DuplicateInBatch(t.id.clone())));
+            }
+            let a = self.check(t, &pending).map_err(refused)?;
+            if a == Applied::Created {
+                let from = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
+                let to = pending.get(&t.to).copied().unwrap_or_else(|| self.balance(&t.to));
+                pending.insert(t.from.clone(), from - i128::from(t.amount));
+                pending.insert(t.to.clone(), to + i128::from(t.amount));
+            }
+            applied.push(a);
+        }
+        let mut entries = Vec::new();
+        let mut head = self.head;
+        let mut seq = self.next_seq;
+        let records = transfers
+            .iter()
+            .zip(&applied)
+            .filter(|(_, a)| **a == Applied::Created)
+            .map(|(t, _)| Record::Transfer(t.clone()))
+            .chain(events.iter().map(|(stream, body)| Record::Event {
+                stream: stream.clone(),
+                body: body.clone(),
+            }));
+        for record in records {
+            let entry = Entry::new(seq, at_ms, record, head);
+            head = entry.hash;
+            seq += 1;
+            entries.push(entry);
+        }
+        if !entries.is_empty() {
+            self.storage.append(&entries)?;
+        }
+        // Durable: now the state may change.
+        for (account, balance) in pending {
+            self.balances.insert(account, balance);
+        }
+        for (t, a) in transfers.iter().zip(&applied) {
+            if *a == Applied::Created {
+                self.transfers.insert(t.id.clone(), t.clone());
+            }
+        }
+        self.head = head;
+        self.next_seq = seq;
+        debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
+        Ok(applied)
+    }
+}

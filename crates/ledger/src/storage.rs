@@ -1,0 +1,165 @@
+//! Where the journal lives.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags};
+
+use crate::journal::{Entry, Record};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("entry {seq} cannot be read: {why}")]
+    Unreadable { seq: u64, why: String },
+    #[error("storage failed on purpose (test)")]
+    Injected,
+}
+
+/// An append-only store of journal entries. `append` is atomic and durable
+/// when it returns: all of the batch or none of it.
+pub trait Storage {
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError>;
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError>;
+}
+
+/// Entries in memory, for deterministic tests. `fail_every` makes every
+/// n-th append fail before writing anything.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStorage {
+    pub entries: Vec<Entry>,
+    pub fail_every: Option<u64>,
+    appends: u64,
+}
+
+impl MemoryStorage {
+    pub fn failing_every(n: u64) -> MemoryStorage {
+        MemoryStorage {
+            fail_every: Some(n),
+            ..MemoryStorage::default()
+        }
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+        Ok(self.entries.clone())
+    }
+
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+        self.appends += 1;
+        if self.fail_every.is_some_and(|n| self.appends.is_multiple_of(n)) {
+            return Err(StorageError::Injected);
+        }
+        self.entries.extend_from_slice(entries);
+        Ok(())
+    }
+}
+
+/// The journal in SQLite: one table, written in WAL mode with synchronous
+/// commits, so an acknowledged append survives `kill -9` and power loss.
+/// The SQL is plain enough to run on PostgreSQL unchanged.
+pub struct SqliteStorage {
+    conn: Connection,
+}
+
+/// The database file inside a data directory.
+pub const DATABASE_FILE: &str = "croupier.db";
+
+impl SqliteStorage {
+    pub fn open(dir: &Path) -> Result<SqliteStorage, StorageError> {
+        std::fs::create_dir_all(dir).map_err(|e| StorageError::Unreadable {
+            seq: 0,
+            why: format!("cannot create {}: {e}", dir.display()),
+        })?;
+        let conn = Connection::open(dir.join(DATABASE_FILE))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = FULL;
+             CREATE TABLE IF NOT EXISTS journal (
+                 seq BIGINT PRIMARY KEY,
+                 at_ms BIGINT NOT NULL,
+                 record TEXT NOT NULL,
+                 prev_hash TEXT NOT NULL,
+                 hash TEXT NOT NULL
+             );",
+        )?;
+        Ok(SqliteStorage { conn })
+    }
+
+    /// Opens an existing database without writing to it (for `croupier verify`).
+    pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
+        let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        Ok(SqliteStorage { conn })
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
+    let bytes = hex::decode(text).map_err(|e| StorageError::Unreadable {
+        seq,
+        why: format!("hash is not hex: {e}"),
+    })?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| StorageError::Unreadable {
+        seq,
+        why: "hash is not 32 bytes".into(),
+    })
+}
+
+impl Storage for SqliteStorage {
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT seq, at_ms, record, prev_hash, hash FROM journal ORDER BY seq")?;
+        let rows = stmt.query_map([], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, String>(4)?,
+            ))
+        })?;
+        let mut entries = Vec::new();
+        for row in rows {
+            let (seq, at_ms, record, prev, hash) = row?;
+            let seq = seq as u64;
+            let parsed: Record = serde_json::from_str(&record).map_err(|e| StorageError::Unreadable {
+                seq,
+                why: format!("record is not valid: {e}"),
+            })?;
+            entries.push(Entry {
+                seq,
+                at_ms: at_ms as u64,
+                record: parsed,
+                text: record,
+                prev_hash: hash_from_hex(seq, &prev)?,
+                hash: hash_from_hex(seq, &hash)?,
+            });
+        }
+        Ok(entries)
+    }
+
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for e in entries {
+                insert.execute(params![
+                    e.seq as i64,
+                    e.at_ms as i64,
+                    e.text,
+                    hex::encode(e.prev_hash),
+                    hex::encode(e.hash)
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}

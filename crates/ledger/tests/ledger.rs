@@ -1,0 +1,200 @@
+//! The ledger: double entry, idempotency, atomic batches, durability and tampering.
+
+use croupier_ledger::{
+    verify, Account, Applied, Ledger, LedgerError, MemoryStorage, Refusal, SqliteStorage, Storage, Transfer,
+};
+use proptest::prelude::*;
+
+fn account(name: &str) -> Account {
+    Account::parse(name).expect("account")
+}
+
+fn t(id: &str, from: &str, to: &str, amount: u64) -> Transfer {
+    Transfer {
+        id: id.into(),
+        from: account(from),
+        to: account(to),
+        amount,
+        memo: String::new(),
+    }
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("croupier-ledger-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn accounts_are_named_strictly() {
+    for ok in [
+        "wallet:alice",
+        "chips:t1:alice",
+        "float:t1",
+        "drop:t1",
+        "tips:t1",
+        "house",
+        "outside",
+        "coupons:t1",
+    ] {
+        assert!(Account::parse(ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "",
+        "wallet:",
+        "wallet:a b",
+        "purse:alice",
+        "chips:t1",
+        "house:x",
+        "wallet:a:b",
+    ] {
+        assert!(Account::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn double_entry_and_idempotency() {
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    // Cash in at the cashier (Colorado 2202: the drop box): money arrives from outside.
+    let cash_in = t("c1", "outside", "wallet:alice", 10_000);
+    assert_eq!(
+        ledger.commit(1, std::slice::from_ref(&cash_in), &[]).expect("commit"),
+        [Applied::Created]
+    );
+    // Resending the same transfer moves nothing.
+    assert_eq!(
+        ledger.commit(2, &[cash_in], &[]).expect("commit"),
+        [Applied::AlreadyExisted]
+    );
+    assert_eq!(ledger.balance(&account("wallet:alice")), 10_000);
+    // Resending the id with different contents is refused.
+    let err = ledger
+        .commit(3, &[t("c1", "outside", "wallet:alice", 20_000)], &[])
+        .expect_err("conflict");
+    assert!(matches!(
+        err,
+        LedgerError::Refused {
+            refusal: Refusal::IdConflict(_),
+            ..
+        }
+    ));
+    // A wallet cannot go negative.
+    let err = ledger
+        .commit(4, &[t("b1", "wallet:alice", "chips:t1:alice", 10_001)], &[])
+        .expect_err("funds");
+    assert!(matches!(
+        err,
+        LedgerError::Refused {
+            refusal: Refusal::InsufficientFunds { .. },
+            ..
+        }
+    ));
+    // The sum over all accounts is zero.
+    assert_eq!(ledger.balances().values().sum::<i128>(), 0);
+    assert_eq!(ledger.balance(&account("outside")), -10_000);
+}
+
+#[test]
+fn a_batch_is_all_or_nothing() {
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    ledger
+        .commit(1, &[t("c1", "outside", "wallet:bob", 500)], &[])
+        .expect("cash in");
+    let batch = [
+        t("buy", "wallet:bob", "chips:t1:bob", 500),
+        t("bet", "chips:t1:bob", "house", 600),
+    ];
+    assert!(ledger.commit(2, &batch, &[]).is_err());
+    assert_eq!(ledger.balance(&account("wallet:bob")), 500, "nothing half-applied");
+    assert!(ledger.transfer("buy").is_none());
+    let next = ledger.next_seq();
+    assert_eq!(ledger.storage().entries.len() as u64, next - 1);
+    // A failing storage leaves the ledger unchanged too.
+    let mut flaky = Ledger::open(MemoryStorage::failing_every(2)).expect("open");
+    flaky
+        .commit(1, &[t("c1", "outside", "wallet:bob", 500)], &[])
+        .expect("first append");
+    assert!(flaky.commit(2, &[t("c2", "outside", "wallet:bob", 500)], &[]).is_err());
+    assert_eq!(flaky.balance(&account("wallet:bob")), 500);
+    assert!(flaky.transfer("c2").is_none());
+    flaky
+        .commit(3, &[t("c2", "outside", "wallet:bob", 500)], &[])
+        .expect("retry lands");
+    assert_eq!(flaky.balance(&account("wallet:bob")), 1000);
+}
+
+#[test]
+fn sqlite_survives_reopening_and_detects_tampering() {
+    let dir = temp_dir("sqlite");
+    {
+        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
+        ledger
+            .commit(
+                1,
+                &[
+                    t("c1", "outside", "wallet:carol", 5_000),
+                    t("b1", "wallet:carol", "chips:t1:carol", 2_000),
+                ],
+                &[("table:t1".into(), r#"{"round":1}"#.into())],
+            )
+            .expect("commit");
+    }
+    let mut reopened = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("reopen");
+    assert_eq!(reopened.balance(&account("chips:t1:carol")), 2_000);
+    assert_eq!(
+        reopened
+            .commit(2, &[t("c1", "outside", "wallet:carol", 5_000)], &[])
+            .expect("again"),
+        [Applied::AlreadyExisted]
+    );
+    let mut storage = SqliteStorage::open_read_only(&dir).expect("read only");
+    let entries = storage.load().expect("load");
+    assert_eq!(verify(&entries).first_problem, None);
+    assert_eq!(verify(&entries).events, 1);
+    drop(reopened);
+    drop(storage);
+
+    // Change one byte of history: a space inside the stored record.
+    let raw = SqliteStorage::open(&dir).expect("db");
+    raw.connection()
+        .execute(
+            "UPDATE journal SET record = replace(record, '\"amount\":2000', '\"amount\": 2000') WHERE seq = 2",
+            [],
+        )
+        .expect("tamper");
+    drop(raw);
+    let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
+    let report = verify(&entries);
+    assert_eq!(report.first_problem.as_ref().map(|p| p.0), Some(2), "{report:?}");
+    assert!(matches!(
+        Ledger::open(SqliteStorage::open(&dir).expect("db")),
+        Err(LedgerError::Corrupt { seq: 2, .. })
+    ));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Random transfers, some refused, some resent: the total stays zero,
+    /// no player-side account goes negative, and replaying the journal gives
+    /// the same balances.
+    #[test]
+    fn money_is_conserved(ops in prop::collection::vec((0usize..6, 0usize..6, 1u64..5_000, 0u8..4), 1..200)) {
+        let names = ["outside", "wallet:a", "wallet:b", "chips:t1:a", "house", "tips:t1"];
+        let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+        for (i, (from, to, amount, resend)) in ops.into_iter().enumerate() {
+            let id = if resend == 0 && i > 0 { format!("x{}", i - 1) } else { format!("x{i}") };
+            let _ = ledger.commit(i as u64, &[t(&id, names[from], names[to], amount)], &[]);
+            prop_assert_eq!(ledger.balances().values().sum::<i128>(), 0);
+            for (account, balance) in ledger.balances() {
+                prop_assert!(*balance >= 0 || account.may_go_negative(), "{account} {balance}");
+            }
+        }
+        let report = verify(&ledger.storage().entries);
+        prop_assert_eq!(report.first_problem, None);
+        for (account, balance) in ledger.balances() {
+            prop_assert_eq!(report.balances.get(account).copied().unwrap_or(0), *balance);
+        }
+    }
+}
