@@ -229,6 +229,12 @@ pub enum Command {
         bet_ids: Vec<String>,
         reason: String,
     },
+    /// A round interrupted before its result was recorded (the server
+    /// stopped): the spin is void and every bet is returned.
+    VoidRound {
+        at_ms: u64,
+        reason: String,
+    },
     /// A disputed play decided by the profile's dispute authority
     /// (Colorado 2206(5)): who, why, and the correcting amounts.
     DecideDispute {
@@ -516,7 +522,10 @@ impl Table {
         Ok(())
     }
 
-    fn decide(&self, command: Command) -> Result<Vec<Event>, CommandError> {
+    /// The events a command would cause, without changing the table: a
+    /// caller that must make the money durable first decides, commits, then
+    /// applies.
+    pub fn decide(&self, command: Command) -> Result<Vec<Event>, CommandError> {
         use Command as C;
         match command {
             C::RecordInspection(inspection) => {
@@ -728,6 +737,27 @@ impl Table {
                         why: "annulled as a collective bet (european-casino 3.7)".to_string(),
                     });
                 }
+                Ok(events)
+            }
+            C::VoidRound { at_ms, reason } => {
+                self.at(at_ms)?;
+                check_text("reason", &reason)?;
+                if !matches!(self.phase, Phase::BettingOpen { .. } | Phase::NoMoreBets) {
+                    return Err(CommandError::NotSpinning);
+                }
+                let mut events = vec![Event::NoSpin {
+                    at_ms,
+                    round: self.round,
+                    reason: NoSpinReason::VoidGame,
+                }];
+                events.extend(self.return_all(&reason));
+                events.push(Event::RoundSettled {
+                    at_ms,
+                    round: self.round,
+                    pocket: None,
+                    staked: Minor::ZERO,
+                    returned: Minor::ZERO,
+                });
                 Ok(events)
             }
             C::DecideDispute {

@@ -33,7 +33,8 @@ pub const BATCH_MAX: usize = 100_000;
 pub const AMOUNT_MAX_MINOR: u64 = 1 << 50;
 
 /// An account, named by kind and owner: `wallet:alice`, `chips:t1:alice`,
-/// `float:t1`, `drop:t1`, `tips:t1`, `coupons:t1`, `house`, `outside`.
+/// `layout:t1` (stakes on the layout), `float:t1`, `drop:t1`, `tips:t1`,
+/// `coupons:t1`, `house`, `outside`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Account(String);
@@ -50,12 +51,12 @@ impl Account {
             ["house"] | ["outside"] => true,
             ["wallet", who] => ok_part(who),
             ["chips", table, who] => ok_part(table) && ok_part(who),
-            ["float" | "drop" | "tips" | "coupons", table] => ok_part(table),
+            ["float" | "drop" | "tips" | "coupons" | "layout", table] => ok_part(table),
             _ => false,
         };
         if !well_formed || name.len() > ID_MAX_BYTES {
             return Err(format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, float:T, drop:T, tips:T, coupons:T, house or outside"
+                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
             ));
         }
         Ok(Account(name.to_string()))

@@ -33,6 +33,14 @@ pub struct MemoryStorage {
 }
 
 impl MemoryStorage {
+    /// A store holding a journal already written (a restart, in tests).
+    pub fn with_entries(entries: Vec<Entry>) -> MemoryStorage {
+        MemoryStorage {
+            entries,
+            ..MemoryStorage::default()
+        }
+    }
+
     pub fn failing_every(n: u64) -> MemoryStorage {
         MemoryStorage {
             fail_every: Some(n),

@@ -1,0 +1,1070 @@
+//! The casino: tables, players, money and the journal, one request at a time.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use croupier_core::round::{Adjustment, Command, Event, Inspection, Person, Phase, Table, TableConfig};
+use croupier_core::{Outcome, Wheel, ZeroChoice};
+use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Record, Storage, Transfer};
+use serde::{Deserialize, Serialize};
+
+use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
+use crate::users::{valid_username, Role, User, LOGIN_FAILURES_MAX};
+
+/// Rounds kept per table for game recall.
+pub const RECALL_ROUNDS_MAX: usize = 1000;
+/// The most tables a casino runs.
+pub const TABLES_MAX: usize = 256;
+/// The most users a casino knows.
+pub const USERS_MAX: usize = 1_000_000;
+/// The journal stream casino requests are written to.
+pub const STREAM: &str = "casino";
+
+/// One journal entry's body: who asked for what, when, and what happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalBody {
+    pub at_ms: u64,
+    pub actor: Actor,
+    pub request: Request,
+    pub events: Vec<EventView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BetRecord {
+    pub bet_id: String,
+    pub player: String,
+    pub spot: String,
+    pub kind: String,
+    pub stake: u64,
+    pub result: Option<String>,
+    pub returned: Option<u64>,
+}
+
+/// A round as game recall shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RoundRecord {
+    pub id: String,
+    pub table: String,
+    pub round: u64,
+    pub opened_at_ms: u64,
+    pub pocket: Option<String>,
+    pub no_spins: Vec<String>,
+    pub bets: Vec<BetRecord>,
+    pub settled: bool,
+    /// Each player's chips at the table when betting opened, and when the round settled.
+    pub chips_before: BTreeMap<String, i128>,
+    pub chips_after: BTreeMap<String, i128>,
+}
+
+pub struct TableSlot {
+    pub id: String,
+    pub table: Table,
+    pub outcome: OutcomeSource,
+    pub profile_name: String,
+    /// Each seated player's colour and chip value (european-casino 5.1, Colorado 2203(3)).
+    pub colours: BTreeMap<String, (String, u64)>,
+    pub rounds: VecDeque<RoundRecord>,
+}
+
+/// What a request does once its batch is durable.
+enum Effect {
+    AddUser(User),
+    Login {
+        username: String,
+        failures: u32,
+        locked: bool,
+    },
+    AddTable(Box<TableSlot>),
+    Core {
+        table: String,
+        events: Vec<Event>,
+    },
+    Seat {
+        table: String,
+        player: String,
+        colour: Option<(String, u64)>,
+    },
+}
+
+struct Plan {
+    transfers: Vec<Transfer>,
+    views: Vec<EventView>,
+    effects: Vec<Effect>,
+}
+
+pub struct Casino<S: Storage> {
+    ledger: Ledger<S>,
+    users: BTreeMap<String, User>,
+    player_names: BTreeMap<u64, String>,
+    tables: BTreeMap<String, TableSlot>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{0}")]
+    Ledger(#[from] LedgerError),
+    #[error("journal entry {seq}: {why}")]
+    Replay { seq: u64, why: String },
+}
+
+fn err(code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
+fn account(name: String) -> Result<Account, ApiError> {
+    Account::parse(&name).map_err(|e| err("bad_account", e))
+}
+
+fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
+    Transfer {
+        id,
+        from,
+        to,
+        amount,
+        memo: memo.to_string(),
+    }
+}
+
+fn command_error(e: croupier_core::round::CommandError) -> ApiError {
+    use croupier_core::round::CommandError as C;
+    let code = match &e {
+        C::PastPosting => "past_posting",
+        C::Bet(_) => "bet_refused",
+        C::NotInspected | C::InspectionFailed(_) => "not_inspected",
+        C::Emergency => "emergency",
+        C::NotDisputeAuthority { .. } => "forbidden",
+        _ => "not_now",
+    };
+    err(code, e.to_string())
+}
+
+impl<S: Storage> Casino<S> {
+    /// Opens a casino on its storage: replays the journal, checks that every
+    /// request gives the same events and transfers again, and voids any
+    /// round interrupted before its result (`now_ms` is the time of that).
+    pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        let entries = storage.load().map_err(LedgerError::from)?;
+        let ledger = Ledger::open(storage)?;
+        let mut stored = Vec::new();
+        // Rebuild state by re-executing every request against a ledger in
+        // memory, comparing each regenerated entry with the stored one.
+        let mut shadow = Casino {
+            ledger: Ledger::open(MemoryStorage::default())?,
+            users: BTreeMap::new(),
+            player_names: BTreeMap::new(),
+            tables: BTreeMap::new(),
+        };
+        for entry in &entries {
+            let Record::Event { stream, body } = &entry.record else {
+                continue;
+            };
+            if stream != STREAM {
+                continue;
+            }
+            let body: JournalBody = serde_json::from_str(body).map_err(|e| OpenError::Replay {
+                seq: entry.seq,
+                why: format!("unreadable request: {e}"),
+            })?;
+            let regenerated = shadow
+                .execute(body.at_ms, &body.actor, body.request.clone())
+                .map_err(|e| OpenError::Replay {
+                    seq: entry.seq,
+                    why: format!("the request is refused on replay: {e}"),
+                })?;
+            if regenerated != body.events {
+                return Err(OpenError::Replay {
+                    seq: entry.seq,
+                    why: "the request gives different events on replay".into(),
+                });
+            }
+            stored.push(entry.clone());
+        }
+        let regenerated = &shadow.ledger.storage().entries;
+        if regenerated.len() != entries.len() || regenerated.iter().zip(&entries).any(|(a, b)| a != b) {
+            let seq = regenerated
+                .iter()
+                .zip(&entries)
+                .find(|(a, b)| a != b)
+                .map(|(_, b)| b.seq)
+                .unwrap_or(entries.len() as u64 + 1);
+            return Err(OpenError::Replay {
+                seq,
+                why: "replaying the requests does not give the journal back: a settlement or transfer differs".into(),
+            });
+        }
+        let mut casino = Casino {
+            ledger,
+            users: shadow.users,
+            player_names: shadow.player_names,
+            tables: shadow.tables,
+        };
+        // A round without a recorded result is void and its bets go back
+        // (a recorded result was committed with its settlement, all at once).
+        let mut recovered = Vec::new();
+        let interrupted: Vec<String> = casino
+            .tables
+            .values()
+            .filter(|s| matches!(s.table.phase(), Phase::BettingOpen { .. } | Phase::NoMoreBets))
+            .map(|s| s.id.clone())
+            .collect();
+        for table in interrupted {
+            let views = casino
+                .execute(
+                    now_ms,
+                    &Actor::system(),
+                    Request::VoidRound {
+                        table,
+                        reason: "the server stopped before the result; the round is void".into(),
+                    },
+                )
+                .map_err(|e| OpenError::Replay {
+                    seq: 0,
+                    why: format!("voiding an interrupted round: {e}"),
+                })?;
+            recovered.extend(views);
+        }
+        Ok((casino, recovered))
+    }
+
+    pub fn ledger(&self) -> &Ledger<S> {
+        &self.ledger
+    }
+
+    pub fn user(&self, username: &str) -> Option<&User> {
+        self.users.get(username)
+    }
+
+    pub fn users(&self) -> impl Iterator<Item = &User> {
+        self.users.values()
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {
+        self.tables.values()
+    }
+
+    pub fn table(&self, id: &str) -> Option<&TableSlot> {
+        self.tables.get(id)
+    }
+
+    pub fn balance(&self, account: &str) -> i128 {
+        Account::parse(account).map(|a| self.ledger.balance(&a)).unwrap_or(0)
+    }
+
+    /// The last `n` rounds of a table, newest first.
+    pub fn recall_table(&self, table: &str, n: usize) -> Vec<&RoundRecord> {
+        self.tables
+            .get(table)
+            .map(|s| s.rounds.iter().rev().take(n).collect())
+            .unwrap_or_default()
+    }
+
+    /// The last `n` rounds a player bet in, newest first, over every table.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        let mut rounds: Vec<&RoundRecord> = self
+            .tables
+            .values()
+            .flat_map(|s| s.rounds.iter())
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .collect();
+        rounds.sort_by_key(|r| std::cmp::Reverse(r.opened_at_ms));
+        rounds.truncate(n);
+        rounds
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        let (table, _) = id.rsplit_once('/')?;
+        self.tables.get(table)?.rounds.iter().find(|r| r.id == id)
+    }
+
+    fn name_of(&self, player: u64) -> String {
+        self.player_names
+            .get(&player)
+            .cloned()
+            .unwrap_or_else(|| format!("#{player}"))
+    }
+
+    fn slot(&self, table: &str) -> Result<&TableSlot, ApiError> {
+        self.tables
+            .get(table)
+            .ok_or_else(|| err("no_table", format!("no table {table:?}")))
+    }
+
+    fn player(&self, username: &str) -> Result<&User, ApiError> {
+        match self.users.get(username) {
+            Some(u) if u.role == Role::Player => Ok(u),
+            _ => Err(err("no_player", format!("no player {username:?}"))),
+        }
+    }
+
+    /// Executes a request: checks it, makes its money and journal entry
+    /// durable in one batch, and only then changes the state.
+    pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        let plan = self.plan(at_ms, actor, &request)?;
+        if plan.transfers.is_empty() && plan.views.is_empty() && plan.effects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let body = JournalBody {
+            at_ms,
+            actor: actor.clone(),
+            request,
+            events: plan.views.clone(),
+        };
+        let text = serde_json::to_string(&body).map_err(|e| err("internal", e.to_string()))?;
+        self.ledger
+            .commit(at_ms, &plan.transfers, &[(STREAM.to_string(), text)])
+            .map_err(|e| match e {
+                LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
+                other => err("storage", format!("nothing was changed: {other}")),
+            })?;
+        for effect in plan.effects {
+            self.apply(at_ms, effect);
+        }
+        Ok(plan.views)
+    }
+
+    fn require(&self, actor: &Actor, allowed: &[Role], what: &str) -> Result<(), ApiError> {
+        if allowed.contains(&actor.role) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(what, actor.role))
+        }
+    }
+
+    fn person(actor: &Actor, role_text: &str) -> Person {
+        Person {
+            name: actor.username.clone(),
+            role: role_text.to_string(),
+            licence: if actor.licence.is_empty() {
+                "-".to_string()
+            } else {
+                actor.licence.clone()
+            },
+        }
+    }
+
+    fn plan(&self, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+        use Request as R;
+        let staff = [Role::Dealer, Role::PitSupervisor, Role::Admin];
+        let pit = [Role::PitSupervisor, Role::Admin];
+        let mut plan = Plan {
+            transfers: Vec::new(),
+            views: Vec::new(),
+            effects: Vec::new(),
+        };
+        match request {
+            R::CreateUser {
+                username,
+                role,
+                password_hash,
+            } => {
+                self.require(actor, &[Role::Admin], "create users")?;
+                if !valid_username(username) {
+                    return Err(err("bad_username", "a username is 1 to 32 of a-z, 0-9, '-', '_', '.'"));
+                }
+                if self.users.contains_key(username) || username == "system" {
+                    return Err(err("exists", format!("user {username:?} exists")));
+                }
+                if self.users.len() >= USERS_MAX {
+                    return Err(err("full", "no more users"));
+                }
+                plan.views.push(EventView::UserCreated {
+                    username: username.clone(),
+                    role: *role,
+                });
+                plan.effects.push(Effect::AddUser(User {
+                    username: username.clone(),
+                    role: *role,
+                    password_hash: password_hash.clone(),
+                    failures: 0,
+                    locked: false,
+                    player_id: self.users.len() as u64,
+                }));
+            }
+            R::LoginFailed { username } | R::LoginSucceeded { username } => {
+                self.require(actor, &[Role::Admin], "record logins")?;
+                let user = self.users.get(username).ok_or_else(|| err("no_user", "no such user"))?;
+                let failed = matches!(request, R::LoginFailed { .. });
+                let failures = if failed { user.failures + 1 } else { 0 };
+                let locked = user.locked || failures >= LOGIN_FAILURES_MAX;
+                plan.views.push(if failed {
+                    EventView::LoginFailed {
+                        username: username.clone(),
+                        failures,
+                        locked,
+                    }
+                } else {
+                    EventView::LoginSucceeded {
+                        username: username.clone(),
+                    }
+                });
+                plan.effects.push(Effect::Login {
+                    username: username.clone(),
+                    failures,
+                    locked,
+                });
+            }
+            R::CreateTable {
+                table,
+                profile_text,
+                wheel,
+                in_prison,
+                betting_window_ms,
+                outcome,
+            } => {
+                self.require(actor, &[Role::Admin], "create tables")?;
+                if Account::parse(&format!("float:{table}")).is_err() || table.len() > 32 {
+                    return Err(err(
+                        "bad_table",
+                        "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.'",
+                    ));
+                }
+                if self.tables.contains_key(table) {
+                    return Err(err("exists", format!("table {table:?} exists")));
+                }
+                if self.tables.len() >= TABLES_MAX {
+                    return Err(err("full", "no more tables"));
+                }
+                let profile =
+                    croupier_profiles::parse(profile_text, table).map_err(|e| err("bad_profile", e.to_string()))?;
+                let wheel = Wheel::parse(wheel).ok_or_else(|| err("bad_wheel", format!("{wheel:?} is not a wheel")))?;
+                let profile_name = profile.name().to_string();
+                let core = Table::new(
+                    profile,
+                    TableConfig {
+                        wheel,
+                        in_prison: *in_prison,
+                        betting_window_ms: *betting_window_ms,
+                    },
+                )
+                .map_err(|e| err("bad_table", e.to_string()))?;
+                plan.views.push(EventView::TableCreated {
+                    table: table.clone(),
+                    profile: profile_name.clone(),
+                    wheel: wheel.name().to_string(),
+                    outcome: *outcome,
+                });
+                plan.effects.push(Effect::AddTable(Box::new(TableSlot {
+                    id: table.clone(),
+                    table: core,
+                    outcome: *outcome,
+                    profile_name,
+                    colours: BTreeMap::new(),
+                    rounds: VecDeque::new(),
+                })));
+            }
+            R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
+                self.require(actor, &[Role::Cashier], "handle cash")?;
+                self.player(player)?;
+                let wallet = account(format!("wallet:{player}"))?;
+                let outside = account("outside".into())?;
+                let cash_in = matches!(request, R::CashIn { .. });
+                let (from, to, tag) = if cash_in {
+                    (outside, wallet, "cashin")
+                } else {
+                    (wallet, outside, "cashout")
+                };
+                plan.transfers
+                    .push(transfer(format!("{tag}/{id}"), from, to, *amount, tag));
+                plan.views.push(if cash_in {
+                    EventView::CashedIn {
+                        player: player.clone(),
+                        amount: *amount,
+                    }
+                } else {
+                    EventView::CashedOut {
+                        player: player.clone(),
+                        amount: *amount,
+                    }
+                });
+            }
+            R::BuyIn {
+                id,
+                table,
+                amount,
+                chip_value,
+            } => {
+                self.require(actor, &[Role::Player], "buy in")?;
+                let slot = self.slot(table)?;
+                let player = &actor.username;
+                if *chip_value == 0 || *amount == 0 || amount % chip_value != 0 {
+                    return Err(err(
+                        "bad_amount",
+                        "the amount must be a positive whole number of chips of the chip value",
+                    ));
+                }
+                let colour = match slot.colours.get(player) {
+                    Some((colour, value)) if value == chip_value => colour.clone(),
+                    Some((_, value)) => {
+                        return Err(err(
+                            "chip_value",
+                            format!("your colour chips at this table are worth {value} each"),
+                        ))
+                    }
+                    None => slot
+                        .table
+                        .profile()
+                        .spec()
+                        .chip_colours
+                        .iter()
+                        .find(|c| !slot.colours.values().any(|(taken, _)| taken == *c))
+                        .cloned()
+                        .ok_or_else(|| err("no_colour", "every chip colour at this table is in use"))?,
+                };
+                plan.transfers.push(transfer(
+                    format!("buyin/{id}"),
+                    account(format!("wallet:{player}"))?,
+                    account(format!("chips:{table}:{player}"))?,
+                    *amount,
+                    "colour chips",
+                ));
+                plan.views.push(EventView::BoughtIn {
+                    table: table.clone(),
+                    player: player.clone(),
+                    amount: *amount,
+                    colour: colour.clone(),
+                    chip_value: *chip_value,
+                });
+                plan.effects.push(Effect::Seat {
+                    table: table.clone(),
+                    player: player.clone(),
+                    colour: Some((colour, *chip_value)),
+                });
+            }
+            R::LeaveTable { id, table } => {
+                self.require(actor, &[Role::Player], "cash in colour chips")?;
+                let slot = self.slot(table)?;
+                let player = &actor.username;
+                let Some((colour, _)) = slot.colours.get(player) else {
+                    return Err(err("not_seated", "you have no colour chips at this table"));
+                };
+                let player_id = self.player(player)?.player_id;
+                if slot.table.bets().iter().any(|b| b.player == player_id) {
+                    return Err(err("bets_on_layout", "your bets are still on the layout"));
+                }
+                let chips = account(format!("chips:{table}:{player}"))?;
+                let amount = self.ledger.balance(&chips) as u64;
+                if amount > 0 {
+                    plan.transfers.push(transfer(
+                        format!("leave/{id}"),
+                        chips,
+                        account(format!("wallet:{player}"))?,
+                        amount,
+                        "colour chips cashed in (Maryland ch.3 C)",
+                    ));
+                }
+                plan.views.push(EventView::LeftTable {
+                    table: table.clone(),
+                    player: player.clone(),
+                    amount,
+                    colour: colour.clone(),
+                });
+                plan.effects.push(Effect::Seat {
+                    table: table.clone(),
+                    player: player.clone(),
+                    colour: None,
+                });
+            }
+            R::Tip { id, table, amount } => {
+                self.require(actor, &[Role::Player], "tip")?;
+                self.slot(table)?;
+                plan.transfers.push(transfer(
+                    format!("tip/{id}"),
+                    account(format!("chips:{table}:{}", actor.username))?,
+                    account(format!("tips:{table}"))?,
+                    *amount,
+                    "tip to the dealers' tip box",
+                ));
+                plan.views.push(EventView::Tipped {
+                    table: table.clone(),
+                    player: actor.username.clone(),
+                    amount: *amount,
+                });
+            }
+            R::PlaceBet {
+                table,
+                bet_id,
+                spot,
+                stake,
+                zero_choice,
+                coupon,
+            } => {
+                self.require(actor, &[Role::Player], "bet")?;
+                let slot = self.slot(table)?;
+                let me = self.player(&actor.username)?;
+                let Some((_, chip_value)) = slot.colours.get(&actor.username) else {
+                    return Err(err("not_seated", "buy colour chips at this table first"));
+                };
+                if stake % chip_value != 0 {
+                    return Err(err("bad_stake", format!("a stake is whole chips of {chip_value}")));
+                }
+                // A resent bet that was already accepted is acknowledged again, not placed twice.
+                if let Some(b) = slot.table.bets().iter().find(|b| &b.bet_id == bet_id && !b.carried) {
+                    if b.player == me.player_id && b.bet.stake().get() == *stake {
+                        return Ok(plan);
+                    }
+                }
+                let zero_choice = zero_choice
+                    .as_deref()
+                    .map(|c| {
+                        ZeroChoice::parse(c).ok_or_else(|| err("bad_zero_choice", "zero_choice is half or prison"))
+                    })
+                    .transpose()?;
+                let command = Command::PlaceBet {
+                    at_ms,
+                    bet_id: bet_id.clone(),
+                    player: me.player_id,
+                    spot: spot.clone(),
+                    stake_minor: i128::from(*stake),
+                    zero_choice,
+                    coupon_minor: coupon.map(i128::from),
+                };
+                self.plan_core(&mut plan, table, command)?;
+            }
+            R::CancelBet { table, bet_id } => {
+                self.require(actor, &[Role::Player], "cancel bets")?;
+                let me = self.player(&actor.username)?.player_id;
+                self.plan_core(
+                    &mut plan,
+                    table,
+                    Command::CancelBet {
+                        at_ms,
+                        bet_id: bet_id.clone(),
+                        player: me,
+                    },
+                )?;
+            }
+            R::Inspect {
+                table,
+                no_magnet_or_contrivance,
+                wheel_level_and_rotating_freely,
+                parts_secure,
+                ball_non_magnetic,
+                layout_and_signage_comply,
+            } => {
+                self.require(actor, &pit, "record inspections")?;
+                let inspection = Inspection {
+                    at_ms,
+                    by: Self::person(actor, actor.role.name()),
+                    no_magnet_or_contrivance: *no_magnet_or_contrivance,
+                    wheel_level_and_rotating_freely: *wheel_level_and_rotating_freely,
+                    parts_secure: *parts_secure,
+                    ball_non_magnetic: *ball_non_magnetic,
+                    layout_and_signage_comply: *layout_and_signage_comply,
+                };
+                self.plan_core(&mut plan, table, Command::RecordInspection(inspection))?;
+            }
+            R::Adjust {
+                table,
+                replacement,
+                description,
+            } => {
+                self.require(actor, &pit, "record adjustments")?;
+                let adjustment = Adjustment {
+                    at_ms,
+                    by: Self::person(actor, actor.role.name()),
+                    replacement: *replacement,
+                    description: description.clone(),
+                };
+                self.plan_core(&mut plan, table, Command::RecordAdjustment(adjustment))?;
+            }
+            R::OpenTable { table } => {
+                self.require(actor, &staff, "open tables")?;
+                self.plan_core(&mut plan, table, Command::Open { at_ms })?;
+            }
+            R::CloseTable { table } => {
+                self.require(actor, &staff, "close tables")?;
+                self.plan_core(&mut plan, table, Command::Close { at_ms })?;
+            }
+            R::OpenBetting { table } => {
+                self.require(actor, &staff, "open betting")?;
+                self.plan_core(&mut plan, table, Command::OpenBetting { at_ms })?;
+            }
+            R::NoMoreBets { table } => {
+                self.require(actor, &staff, "call no more bets")?;
+                self.plan_core(&mut plan, table, Command::NoMoreBets { at_ms })?;
+            }
+            R::Spin { table, spin } => {
+                self.require(actor, &staff, "report spins")?;
+                let report = spin.to_report().map_err(|e| err("bad_spin", e))?;
+                self.plan_core(&mut plan, table, Command::Spin { at_ms, report })?;
+            }
+            R::DeclareEmergency { table, reason } => {
+                self.require(actor, &pit, "declare emergencies")?;
+                let by = Self::person(actor, actor.role.name());
+                self.plan_core(
+                    &mut plan,
+                    table,
+                    Command::DeclareEmergency {
+                        at_ms,
+                        by,
+                        reason: reason.clone(),
+                    },
+                )?;
+            }
+            R::LiftEmergency { table } => {
+                self.require(actor, &pit, "lift emergencies")?;
+                let by = Self::person(actor, actor.role.name());
+                self.plan_core(&mut plan, table, Command::LiftEmergency { at_ms, by })?;
+            }
+            R::AnnulBets { table, bet_ids, reason } => {
+                self.require(actor, &pit, "annul bets")?;
+                let by = Self::person(actor, actor.role.name());
+                self.plan_core(
+                    &mut plan,
+                    table,
+                    Command::AnnulBets {
+                        at_ms,
+                        by,
+                        bet_ids: bet_ids.clone(),
+                        reason: reason.clone(),
+                    },
+                )?;
+            }
+            R::Dispute {
+                table,
+                reason,
+                corrections,
+            } => {
+                let authority = self.slot(table)?.table.profile().spec().dispute_authority.clone();
+                // Colorado 2206(5): the pit supervisor, not the dealer.
+                let role_text = if actor.role.matches_authority(&authority) {
+                    authority.as_str()
+                } else {
+                    actor.role.name()
+                };
+                let mut core_corrections = Vec::new();
+                for c in corrections {
+                    core_corrections.push((self.player(&c.player)?.player_id, i128::from(c.amount)));
+                }
+                let by = Self::person(actor, role_text);
+                self.plan_core(
+                    &mut plan,
+                    table,
+                    Command::DecideDispute {
+                        at_ms,
+                        by,
+                        reason: reason.clone(),
+                        corrections: core_corrections,
+                    },
+                )?;
+            }
+            R::VoidRound { table, reason } => {
+                self.require(actor, &[Role::Admin], "void rounds")?;
+                self.plan_core(
+                    &mut plan,
+                    table,
+                    Command::VoidRound {
+                        at_ms,
+                        reason: reason.clone(),
+                    },
+                )?;
+            }
+        }
+        Ok(plan)
+    }
+
+    /// A core command's events, and the transfers that move their money.
+    fn plan_core(&self, plan: &mut Plan, table: &str, command: Command) -> Result<(), ApiError> {
+        let slot = self.slot(table)?;
+        let events = slot.table.decide(command).map_err(command_error)?;
+        let chips = |player: u64| account(format!("chips:{table}:{}", self.name_of(player)));
+        let layout = account(format!("layout:{table}"))?;
+        let float = account(format!("float:{table}"))?;
+        let house = account("house".into())?;
+        let round = slot.table.round();
+        let seq = self.ledger.next_seq();
+        let mut collect = Vec::new();
+        let mut pay = Vec::new();
+        let mut float_in: u64 = 0;
+        let mut float_out: u64 = 0;
+        for e in &events {
+            match e {
+                Event::BetAccepted { bet, .. } => {
+                    let from = chips(bet.player)?;
+                    let stake = bet.bet.stake().get();
+                    let held = self.ledger.balance(&from);
+                    if held < i128::from(stake) {
+                        return Err(err(
+                            "insufficient_chips",
+                            format!("you hold {held} in chips, less than the stake {stake}"),
+                        ));
+                    }
+                    collect.push(transfer(
+                        format!("{table}/{round}/{}/stake", bet.bet_id),
+                        from,
+                        layout.clone(),
+                        stake,
+                        "bet",
+                    ));
+                }
+                Event::BetCancelled {
+                    bet_id,
+                    player,
+                    returned,
+                    ..
+                }
+                | Event::BetReturned {
+                    bet_id,
+                    player,
+                    returned,
+                    ..
+                } if returned.get() > 0 => {
+                    pay.push(transfer(
+                        format!("{table}/{round}/{bet_id}/returned"),
+                        layout.clone(),
+                        chips(*player)?,
+                        returned.get(),
+                        "bet returned",
+                    ));
+                }
+                Event::BetSettled {
+                    bet_id,
+                    player,
+                    staked,
+                    returned,
+                    outcome,
+                    ..
+                } => {
+                    let (s, r) = (staked.get(), returned.get());
+                    let back = s.min(r);
+                    if back > 0 {
+                        pay.push(transfer(
+                            format!("{table}/{round}/{bet_id}/back"),
+                            layout.clone(),
+                            chips(*player)?,
+                            back,
+                            outcome.name(),
+                        ));
+                    }
+                    if s > r {
+                        float_in += s - r;
+                        collect.push(transfer(
+                            format!("{table}/{round}/{bet_id}/lost"),
+                            layout.clone(),
+                            float.clone(),
+                            s - r,
+                            "losing bet collected",
+                        ));
+                    }
+                    if r > s {
+                        float_out += r - s;
+                        pay.push(transfer(
+                            format!("{table}/{round}/{bet_id}/won"),
+                            float.clone(),
+                            chips(*player)?,
+                            r - s,
+                            "winning bet paid",
+                        ));
+                    }
+                    debug_assert!(*outcome != Outcome::Prison, "imprisoned bets are not settled");
+                }
+                Event::DisputeDecided { corrections, .. } => {
+                    for (i, &(player, amount)) in corrections.iter().enumerate() {
+                        let id = format!("{table}/dispute/{seq}/{i}");
+                        let magnitude = amount.unsigned_abs() as u64;
+                        if amount > 0 {
+                            float_out += magnitude;
+                            pay.push(transfer(
+                                id,
+                                float.clone(),
+                                chips(player)?,
+                                magnitude,
+                                "dispute correction",
+                            ));
+                        } else if amount < 0 {
+                            float_in += magnitude;
+                            collect.push(transfer(
+                                id,
+                                chips(player)?,
+                                float.clone(),
+                                magnitude,
+                                "dispute correction",
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Losing bets are collected first, then winners paid (Colorado 2205(4)); the
+        // float is filled from the house when it cannot cover the payouts.
+        let available = self.ledger.balance(&float) + i128::from(float_in);
+        plan.transfers.extend(collect);
+        if i128::from(float_out) > available {
+            let shortfall = (i128::from(float_out) - available) as u64;
+            plan.transfers.push(transfer(
+                format!("fill/{table}/{seq}"),
+                house,
+                float.clone(),
+                shortfall,
+                "fill",
+            ));
+            plan.views.push(EventView::FloatFilled {
+                table: table.to_string(),
+                amount: shortfall,
+            });
+        }
+        plan.transfers.extend(pay);
+        let name_of = |p: u64| self.name_of(p);
+        plan.views.extend(events.iter().map(|e| view(table, e, &name_of)));
+        plan.effects.push(Effect::Core {
+            table: table.to_string(),
+            events,
+        });
+        Ok(())
+    }
+
+    fn apply(&mut self, at_ms: u64, effect: Effect) {
+        match effect {
+            Effect::AddUser(user) => {
+                if user.role == Role::Player {
+                    self.player_names.insert(user.player_id, user.username.clone());
+                }
+                self.users.insert(user.username.clone(), user);
+            }
+            Effect::Login {
+                username,
+                failures,
+                locked,
+            } => {
+                if let Some(u) = self.users.get_mut(&username) {
+                    u.failures = failures;
+                    u.locked = locked;
+                }
+            }
+            Effect::AddTable(slot) => {
+                self.tables.insert(slot.id.clone(), *slot);
+            }
+            Effect::Seat { table, player, colour } => {
+                if let Some(slot) = self.tables.get_mut(&table) {
+                    match colour {
+                        Some(c) => {
+                            slot.colours.insert(player, c);
+                        }
+                        None => {
+                            slot.colours.remove(&player);
+                        }
+                    }
+                }
+            }
+            Effect::Core { table, events } => {
+                let names = self.player_names.clone();
+                let name_of = |p: u64| names.get(&p).cloned().unwrap_or_else(|| format!("#{p}"));
+                let chips_now = |casino: &Casino<S>, players: Vec<String>| -> BTreeMap<String, i128> {
+                    players
+                        .into_iter()
+                        .map(|p| {
+                            let balance = casino.balance(&format!("chips:{table}:{p}"));
+                            (p, balance)
+                        })
+                        .collect()
+                };
+                let seated: Vec<String> = self
+                    .tables
+                    .get(&table)
+                    .map(|s| s.colours.keys().cloned().collect())
+                    .unwrap_or_default();
+                let before = chips_now(self, seated.clone());
+                let Some(slot) = self.tables.get_mut(&table) else {
+                    return;
+                };
+                for e in &events {
+                    slot.table.apply(e);
+                    record(slot, at_ms, e, &name_of, &before);
+                }
+                let settled = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
+                if settled {
+                    let after = chips_now(self, seated);
+                    if let Some(last) = self.tables.get_mut(&table).and_then(|s| s.rounds.back_mut()) {
+                        last.chips_after = after;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the recall record of the current round up to date.
+fn record(
+    slot: &mut TableSlot,
+    at_ms: u64,
+    e: &Event,
+    name_of: &dyn Fn(u64) -> String,
+    before: &BTreeMap<String, i128>,
+) {
+    let table = slot.id.clone();
+    if let Event::BettingOpened { round, .. } = e {
+        if slot.rounds.len() >= RECALL_ROUNDS_MAX {
+            slot.rounds.pop_front();
+        }
+        slot.rounds.push_back(RoundRecord {
+            id: format!("{table}/{round}"),
+            table: table.clone(),
+            round: *round,
+            opened_at_ms: at_ms,
+            pocket: None,
+            no_spins: Vec::new(),
+            bets: Vec::new(),
+            settled: false,
+            chips_before: before.clone(),
+            chips_after: BTreeMap::new(),
+        });
+        // Bets still in prison ride into the new round's record.
+        let carried: Vec<BetRecord> = slot
+            .table
+            .bets()
+            .iter()
+            .map(|b| BetRecord {
+                bet_id: b.bet_id.clone(),
+                player: name_of(b.player),
+                spot: b.bet.spot().notation(),
+                kind: b.bet.kind().name().to_string(),
+                stake: b.bet.stake().get(),
+                result: Some("prison".into()),
+                returned: None,
+            })
+            .collect();
+        if let Some(r) = slot.rounds.back_mut() {
+            r.bets = carried;
+        }
+        return;
+    }
+    let Some(r) = slot.rounds.back_mut() else { return };
+    match e {
+        Event::BetAccepted { bet, .. } => r.bets.push(BetRecord {
+            bet_id: bet.bet_id.clone(),
+            player: name_of(bet.player),
+            spot: bet.bet.spot().notation(),
+            kind: bet.bet.kind().name().to_string(),
+            stake: bet.bet.stake().get(),
+            result: None,
+            returned: None,
+        }),
+        Event::BetCancelled { bet_id, .. } => r.bets.retain(|b| &b.bet_id != bet_id),
+        Event::NoSpin { reason, .. } => r.no_spins.push(reason.name().to_string()),
+        Event::ResultRecorded { pocket, .. } => r.pocket = Some(pocket.label().to_string()),
+        Event::BetSettled {
+            bet_id,
+            outcome,
+            returned,
+            ..
+        } => {
+            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
+                b.result = Some(outcome.name().to_string());
+                b.returned = Some(returned.get());
+            }
+        }
+        Event::BetReturned { bet_id, returned, .. } => {
+            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
+                b.result = Some("returned".into());
+                b.returned = Some(returned.get());
+            }
+        }
+        Event::BetImprisoned { bet_id, .. } => {
+            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
+                b.result = Some("prison".into());
+            }
+        }
+        Event::RoundSettled { .. } => r.settled = true,
+        _ => {}
+    }
+}

@@ -1,0 +1,449 @@
+//! The casino service: money, roles, recall and recovery.
+
+use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
+use croupier_server::api::{Actor, Correction, EventView, OutcomeSource, Request, SpinView};
+use croupier_server::casino::Casino;
+use croupier_server::users::Role;
+
+fn actor(name: &str, role: Role) -> Actor {
+    Actor {
+        username: name.into(),
+        role,
+        licence: "L-77".into(),
+    }
+}
+
+fn admin() -> Actor {
+    actor("admin", Role::Admin)
+}
+
+struct World<S: Storage> {
+    casino: Casino<S>,
+    now: u64,
+}
+
+impl<S: Storage> World<S> {
+    fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, croupier_server::api::ApiError> {
+        self.now += 10;
+        self.casino.execute(self.now, who, request)
+    }
+
+    fn ok(&mut self, who: &Actor, request: Request) -> Vec<EventView> {
+        let shown = format!("{request:?}");
+        self.run(who, request).unwrap_or_else(|e| panic!("{shown}: {e}"))
+    }
+
+    fn chips(&self, player: &str) -> i128 {
+        self.casino.balance(&format!("chips:t1:{player}"))
+    }
+}
+
+fn setup<S: Storage>(storage: S) -> World<S> {
+    let (casino, _) = Casino::open(storage, 0).expect("open");
+    let mut w = World { casino, now: 0 };
+    for (name, role) in [
+        ("cashier", Role::Cashier),
+        ("dealer", Role::Dealer),
+        ("pit", Role::PitSupervisor),
+        ("alice", Role::Player),
+        ("bob", Role::Player),
+    ] {
+        w.ok(
+            &admin(),
+            Request::CreateUser {
+                username: name.into(),
+                role,
+                password_hash: "test-hash".into(),
+            },
+        );
+    }
+    w.ok(
+        &admin(),
+        Request::CreateTable {
+            table: "t1".into(),
+            profile_text: include_str!("../../../profiles/maryland.toml").into(),
+            wheel: "double-zero".into(),
+            in_prison: false,
+            betting_window_ms: 60_000,
+            outcome: OutcomeSource::Dealer,
+        },
+    );
+    w
+}
+
+fn inspect_and_open<S: Storage>(w: &mut World<S>) {
+    let pit = actor("pit", Role::PitSupervisor);
+    w.ok(
+        &pit,
+        Request::Inspect {
+            table: "t1".into(),
+            no_magnet_or_contrivance: true,
+            wheel_level_and_rotating_freely: true,
+            parts_secure: true,
+            ball_non_magnetic: true,
+            layout_and_signage_comply: true,
+        },
+    );
+    w.ok(
+        &actor("dealer", Role::Dealer),
+        Request::OpenTable { table: "t1".into() },
+    );
+}
+
+fn fund<S: Storage>(w: &mut World<S>, player: &str, amount: u64, buy_in: u64) {
+    let cashier = actor("cashier", Role::Cashier);
+    w.ok(
+        &cashier,
+        Request::CashIn {
+            id: format!("ci-{player}-{}", w.now),
+            player: player.into(),
+            amount,
+        },
+    );
+    w.ok(
+        &actor(player, Role::Player),
+        Request::BuyIn {
+            id: format!("bi-{player}-{}", w.now),
+            table: "t1".into(),
+            amount: buy_in,
+            chip_value: 100,
+        },
+    );
+}
+
+fn bet(table: &str, id: &str, spot: &str, stake: u64) -> Request {
+    Request::PlaceBet {
+        table: table.into(),
+        bet_id: id.into(),
+        spot: spot.into(),
+        stake,
+        zero_choice: None,
+        coupon: None,
+    }
+}
+
+fn spin(pocket: &str) -> SpinView {
+    SpinView::Ball {
+        pocket: pocket.into(),
+        direction: "opposite".into(),
+        revolutions: 6,
+    }
+}
+
+#[test]
+fn a_round_moves_the_money() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    // Maryland ch.3 B, european-casino 5.1: each player a colour no one else has.
+    let colours: Vec<String> = w
+        .casino
+        .table("t1")
+        .expect("t1")
+        .colours
+        .values()
+        .map(|(c, _)| c.clone())
+        .collect();
+    assert_eq!(colours.len(), 2);
+    assert_ne!(colours[0], colours[1]);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    let bob = actor("bob", Role::Player);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&alice, bet("t1", "a1", "17", 500));
+    w.ok(&alice, bet("t1", "a2", "red", 1_000));
+    w.ok(&bob, bet("t1", "b1", "black", 1_000));
+    // A resent bet is acknowledged, not placed twice.
+    assert!(w.ok(&alice, bet("t1", "a1", "17", 500)).is_empty());
+    assert_eq!(w.chips("alice"), 3_500);
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    // low-limit-house Irregularities (4): past posting is refused.
+    let late = w.run(&bob, bet("t1", "b2", "17", 100)).expect_err("late");
+    assert_eq!(late.code, "past_posting");
+    let events = w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+        },
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, EventView::Result { pocket, colour, .. } if pocket == "17" && colour == "black")));
+    // alice: 17 wins 500 * 36; red loses. bob: black wins.
+    assert_eq!(w.chips("alice"), 5_000 - 1_500 + 18_000);
+    assert_eq!(w.chips("bob"), 5_000 - 1_000 + 2_000);
+    assert_eq!(w.casino.balance("layout:t1"), 0);
+    assert!(w.casino.balance("float:t1") >= 0);
+    let total: i128 = w.casino.ledger().balances().values().sum();
+    assert_eq!(total, 0);
+    // The players are up 16,500 (alice) and 1,000 (bob): the house filled the float with that.
+    assert_eq!(w.casino.balance("house"), -17_500);
+    assert_eq!(w.casino.balance("float:t1"), 0);
+    // Game recall: the round with its bets, result and balances before and after.
+    let rounds = w.casino.recall_table("t1", 10);
+    assert_eq!(rounds.len(), 1);
+    assert_eq!(rounds[0].pocket.as_deref(), Some("17"));
+    assert_eq!(rounds[0].bets.len(), 3);
+    assert_eq!(rounds[0].chips_before.get("alice"), Some(&5_000));
+    assert_eq!(rounds[0].chips_after.get("alice"), Some(&21_500));
+    assert_eq!(w.casino.recall_player("bob", 10).len(), 1);
+    assert!(w.casino.round("t1/1").is_some());
+    // Leaving the table cashes the colour chips back into the wallet (Maryland ch.3 C).
+    w.ok(
+        &alice,
+        Request::LeaveTable {
+            id: "l1".into(),
+            table: "t1".into(),
+        },
+    );
+    assert_eq!(w.casino.balance("wallet:alice"), 5_000 + 21_500);
+    assert_eq!(w.chips("alice"), 0);
+}
+
+#[test]
+fn every_role_is_checked() {
+    let mut w = setup(MemoryStorage::default());
+    let alice = actor("alice", Role::Player);
+    let dealer = actor("dealer", Role::Dealer);
+    let cashier = actor("cashier", Role::Cashier);
+    let auditor = actor("audit", Role::Auditor);
+    let refused = |w: &mut World<MemoryStorage>, who: &Actor, r: Request| w.run(who, r).expect_err("refused").code;
+    assert_eq!(
+        refused(&mut w, &alice, Request::OpenTable { table: "t1".into() }),
+        "forbidden"
+    );
+    assert_eq!(
+        refused(&mut w, &auditor, Request::OpenTable { table: "t1".into() }),
+        "forbidden"
+    );
+    assert_eq!(
+        refused(
+            &mut w,
+            &dealer,
+            Request::CashIn {
+                id: "x".into(),
+                player: "alice".into(),
+                amount: 5
+            }
+        ),
+        "forbidden"
+    );
+    assert_eq!(
+        refused(
+            &mut w,
+            &alice,
+            Request::CashIn {
+                id: "x".into(),
+                player: "alice".into(),
+                amount: 5
+            }
+        ),
+        "forbidden"
+    );
+    assert_eq!(
+        refused(
+            &mut w,
+            &cashier,
+            Request::CreateUser {
+                username: "eve".into(),
+                role: Role::Admin,
+                password_hash: "h".into()
+            }
+        ),
+        "forbidden"
+    );
+    assert_eq!(refused(&mut w, &cashier, bet("t1", "x", "17", 100)), "forbidden");
+    assert_eq!(
+        refused(
+            &mut w,
+            &alice,
+            Request::Inspect {
+                table: "t1".into(),
+                no_magnet_or_contrivance: true,
+                wheel_level_and_rotating_freely: true,
+                parts_secure: true,
+                ball_non_magnetic: true,
+                layout_and_signage_comply: true
+            }
+        ),
+        "forbidden"
+    );
+    // Colorado 2212(1), Maryland ch.2 A: no opening before the inspection.
+    assert_eq!(
+        refused(&mut w, &dealer, Request::OpenTable { table: "t1".into() }),
+        "not_inspected"
+    );
+    inspect_and_open(&mut w);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    // No chips at the table: buy in first.
+    assert_eq!(refused(&mut w, &alice, bet("t1", "x", "17", 100)), "not_seated");
+    fund(&mut w, "alice", 1_000, 1_000);
+    assert_eq!(
+        refused(&mut w, &alice, bet("t1", "x", "17", 2_000)),
+        "insufficient_chips"
+    );
+    assert_eq!(refused(&mut w, &alice, bet("t1", "x", "17", 150)), "bad_stake");
+    assert_eq!(refused(&mut w, &alice, bet("t1", "x", "1-36", 100)), "bet_refused");
+    // Colorado 2206(5): disputes are the pit supervisor's, not the dealer's.
+    let dispute = Request::Dispute {
+        table: "t1".into(),
+        reason: "chip on the line".into(),
+        corrections: vec![Correction {
+            player: "alice".into(),
+            amount: 300,
+        }],
+    };
+    assert_eq!(refused(&mut w, &dealer, dispute.clone()), "forbidden");
+    w.ok(&actor("pit", Role::PitSupervisor), dispute);
+    assert_eq!(w.chips("alice"), 1_300);
+}
+
+#[test]
+fn an_interrupted_round_is_void_after_a_restart() {
+    let dir = std::env::temp_dir().join(format!("croupier-casino-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        let mut w = setup(SqliteStorage::open(&dir).expect("db"));
+        inspect_and_open(&mut w);
+        fund(&mut w, "alice", 10_000, 4_000);
+        let dealer = actor("dealer", Role::Dealer);
+        w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+        w.ok(&actor("alice", Role::Player), bet("t1", "a1", "red", 1_000));
+        w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+        assert_eq!(w.chips("alice"), 3_000);
+        // The server stops here, before any result.
+    }
+    let (casino, recovered) = Casino::open(SqliteStorage::open(&dir).expect("db"), 1_000_000).expect("reopen");
+    assert!(recovered
+        .iter()
+        .any(|e| matches!(e, EventView::BetReturned { bet_id, returned, .. } if bet_id == "a1" && *returned == 1_000)));
+    assert_eq!(casino.balance("chips:t1:alice"), 4_000);
+    assert_eq!(casino.balance("layout:t1"), 0);
+    drop(casino);
+    // Opening again replays everything, recovery included, and changes nothing.
+    let (casino, recovered) = Casino::open(SqliteStorage::open(&dir).expect("db"), 2_000_000).expect("reopen");
+    assert!(recovered.is_empty());
+    assert_eq!(casino.balance("chips:t1:alice"), 4_000);
+    drop(casino);
+    let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
+    assert_eq!(verify(&entries).first_problem, None);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Many rounds from one seed, with storage that fails on purpose: every
+/// failure leaves nothing changed, the total is always zero, and reopening
+/// the journal gives the same balances.
+#[test]
+fn deterministic_simulation_with_failing_storage() {
+    for seed in 1..=5u64 {
+        let mut w = setup(MemoryStorage::failing_every(7 + seed));
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let retry = |w: &mut World<MemoryStorage>, who: &Actor, r: Request| {
+            for _ in 0..3 {
+                match w.run(who, r.clone()) {
+                    Err(e) if e.code == "storage" => continue,
+                    other => return other,
+                }
+            }
+            Err(croupier_server::api::ApiError::new("storage", "gave up"))
+        };
+        let pit = actor("pit", Role::PitSupervisor);
+        let dealer = actor("dealer", Role::Dealer);
+        retry(
+            &mut w,
+            &pit,
+            Request::Inspect {
+                table: "t1".into(),
+                no_magnet_or_contrivance: true,
+                wheel_level_and_rotating_freely: true,
+                parts_secure: true,
+                ball_non_magnetic: true,
+                layout_and_signage_comply: true,
+            },
+        )
+        .expect("inspect");
+        retry(&mut w, &dealer, Request::OpenTable { table: "t1".into() }).expect("open");
+        for p in ["alice", "bob"] {
+            retry(
+                &mut w,
+                &actor("cashier", Role::Cashier),
+                Request::CashIn {
+                    id: format!("c-{p}"),
+                    player: p.into(),
+                    amount: 100_000,
+                },
+            )
+            .expect("cash");
+            retry(
+                &mut w,
+                &actor(p, Role::Player),
+                Request::BuyIn {
+                    id: format!("b-{p}"),
+                    table: "t1".into(),
+                    amount: 50_000,
+                    chip_value: 100,
+                },
+            )
+            .expect("buy");
+        }
+        let spots = [
+            "17",
+            "red",
+            "0-00",
+            "dozen2",
+            "complete:17",
+            "neighbours:5",
+            "1-2-3",
+            "odd",
+        ];
+        let pockets = ["0", "00", "17", "5", "32", "14"];
+        for round in 0..30 {
+            let _ = retry(&mut w, &dealer, Request::OpenBetting { table: "t1".into() });
+            for i in 0..6 {
+                let player = if next() % 2 == 0 { "alice" } else { "bob" };
+                let spot = spots[(next() % spots.len() as u64) as usize];
+                let stake = match spot {
+                    "complete:17" => 4_000,
+                    "neighbours:5" => 500,
+                    _ => 100 * (1 + next() % 5),
+                };
+                let before = w.casino.ledger().balances().clone();
+                match w.run(
+                    &actor(player, Role::Player),
+                    bet("t1", &format!("r{round}b{i}"), spot, stake),
+                ) {
+                    Err(e) if e.code == "storage" => {
+                        assert_eq!(&before, w.casino.ledger().balances(), "a failed write changed nothing")
+                    }
+                    _ => {}
+                }
+            }
+            let _ = retry(&mut w, &dealer, Request::NoMoreBets { table: "t1".into() });
+            let pocket = pockets[(next() % pockets.len() as u64) as usize];
+            let _ = retry(
+                &mut w,
+                &dealer,
+                Request::Spin {
+                    table: "t1".into(),
+                    spin: spin(pocket),
+                },
+            );
+            assert_eq!(w.casino.ledger().balances().values().sum::<i128>(), 0);
+        }
+        let storage = w.casino.ledger().storage().clone();
+        let balances = w.casino.ledger().balances().clone();
+        let (reopened, _) = Casino::open(MemoryStorage::with_entries(storage.entries), w.now + 1).expect("reopen");
+        for (account, balance) in &balances {
+            assert_eq!(reopened.ledger().balance(account), *balance, "seed {seed}: {account}");
+        }
+        assert!(reopened.recall_table("t1", 100).len() >= 25, "seed {seed}");
+    }
+}
