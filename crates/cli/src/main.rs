@@ -62,6 +62,14 @@ enum Command {
     Sim(Box<sim_cmd::Args>),
     /// Check a data directory's journal: the hash chain, and every balance recomputed.
     Verify(verify_cmd::Args),
+    /// Run the table server on an embedded database.
+    Serve {
+        /// Where the journal lives (created on the first run).
+        #[arg(long, default_value = "croupier-data")]
+        data: std::path::PathBuf,
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: String,
+    },
 }
 
 /// Input the user must correct: reported on stderr, exit status 2.
@@ -97,6 +105,29 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
+    let address: std::net::SocketAddr = listen
+        .parse()
+        .map_err(|e| Invalid::one(format!("--listen {listen:?} is not ADDRESS:PORT: {e}")))?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    let shown = data.display().to_string();
+    runtime
+        .block_on(croupier_server::http::serve(data, address, |started| {
+            println!("croupier: serving on http://{} (data in {shown})", started.address);
+            if let Some(password) = &started.admin_password {
+                println!("croupier: first run: log in as admin with password {password} (shown once)");
+            }
+            for event in &started.recovered {
+                if let Ok(text) = serde_json::to_string(event) {
+                    println!("croupier: recovered: {text}");
+                }
+            }
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+        }))
+        .map_err(|e| anyhow::anyhow!(e).into())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -110,6 +141,7 @@ fn main() -> ExitCode {
         Command::Wheel { which } => wheel_cmd::run(which),
         Command::Sim(args) => sim_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
+        Command::Serve { data, listen } => serve(data, &listen),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

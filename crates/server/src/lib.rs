@@ -10,4 +10,5 @@
 
 pub mod api;
 pub mod casino;
+pub mod http;
 pub mod users;

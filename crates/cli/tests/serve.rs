@@ -1,0 +1,376 @@
+//! `croupier serve` end to end: the real binary, real sockets, a kill -9 mid-round.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    address: String,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+fn start(data: &std::path::Path, port: u16) -> Server {
+    let address = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let server = Server { child, address, lines };
+    for _ in 0..200 {
+        if TcpStream::connect(&server.address).is_ok() {
+            return server;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("the server did not start listening");
+}
+
+impl Server {
+    fn wait_line(&self, prefix: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .expect("a line from the server");
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+
+    fn http(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+        let mut stream = TcpStream::connect(&self.address).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let auth = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        let status: u16 = response.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+        let body = response.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+        (
+            status,
+            serde_json::from_str(body).unwrap_or(Value::String(body.to_string())),
+        )
+    }
+
+    fn login(&self, username: &str, password: &str) -> String {
+        let (status, body) = self.http(
+            "POST",
+            "/api/login",
+            None,
+            Some(&json!({"username": username, "password": password})),
+        );
+        assert_eq!(status, 200, "{username}: {body}");
+        body["token"].as_str().expect("token").to_string()
+    }
+
+    fn ask(&self, token: &str, request: Value) -> Value {
+        let (status, body) = self.http("POST", "/api/requests", Some(token), Some(&request));
+        assert_eq!(status, 200, "{request}: {body}");
+        body
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// A WebSocket subscriber on a table's stream: the handshake, then text frames.
+fn subscribe(address: &str, table: &str) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(address).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let request = format!(
+        "GET /api/tables/{table}/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).expect("handshake");
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("status line");
+    assert!(line.contains("101"), "{line}");
+    loop {
+        line.clear();
+        reader.read_line(&mut line).expect("header");
+        if line == "\r\n" {
+            return reader;
+        }
+    }
+}
+
+fn next_frame(reader: &mut BufReader<TcpStream>) -> Value {
+    let mut head = [0u8; 2];
+    reader.read_exact(&mut head).expect("frame");
+    let mut len = u64::from(head[1] & 0x7f);
+    if len == 126 {
+        let mut b = [0u8; 2];
+        reader.read_exact(&mut b).expect("len");
+        len = u64::from(u16::from_be_bytes(b));
+    } else if len == 127 {
+        let mut b = [0u8; 8];
+        reader.read_exact(&mut b).expect("len");
+        len = u64::from_be_bytes(b);
+    }
+    let mut payload = vec![0u8; len as usize];
+    reader.read_exact(&mut payload).expect("payload");
+    serde_json::from_slice(&payload).expect("a JSON event")
+}
+
+/// Follows each player's chips at each table from the events the server returns.
+fn account(expected: &mut std::collections::BTreeMap<String, i64>, events: &Value) {
+    for e in events["events"].as_array().expect("events") {
+        let key = |e: &Value| {
+            format!(
+                "{}:{}",
+                e["table"].as_str().unwrap_or(""),
+                e["player"].as_str().unwrap_or("")
+            )
+        };
+        match e["type"].as_str() {
+            Some("bet_accepted") => *expected.entry(key(e)).or_default() -= e["stake"].as_i64().expect("stake"),
+            Some("bet_settled" | "bet_returned" | "bet_cancelled") => {
+                *expected.entry(key(e)).or_default() += e["returned"].as_i64().expect("returned")
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn serve_plays_rounds_survives_kill_9_and_verifies() {
+    let data = std::env::temp_dir().join(format!("croupier-serve-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let port = free_port();
+    let mut server = start(&data, port);
+    let line = server.wait_line("croupier: first run");
+    let password = line
+        .split("password ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .expect("admin password")
+        .to_string();
+    assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
+
+    let admin = server.login("admin", &password);
+    for (name, role) in [
+        ("cashier", "cashier"),
+        ("dealer", "dealer"),
+        ("pit", "pit_supervisor"),
+        ("p1", "player"),
+        ("p2", "player"),
+    ] {
+        server.ask(
+            &admin,
+            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
+        );
+    }
+    let cashier = server.login("cashier", "cashier-password-1");
+    let dealer = server.login("dealer", "dealer-password-1");
+    let pit = server.login("pit", "pit-password-1");
+    let p1 = server.login("p1", "p1-password-1");
+    let p2 = server.login("p2", "p2-password-1");
+
+    // Roles: a player cannot handle cash or open tables, nor see another player's rounds.
+    let (status, body) = server.http(
+        "POST",
+        "/api/requests",
+        Some(&p1),
+        Some(&json!({"op": "cash_in", "id": "x", "player": "p1", "amount": 1})),
+    );
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")));
+    assert_eq!(
+        server
+            .http(
+                "POST",
+                "/api/requests",
+                Some(&p1),
+                Some(&json!({"op": "open_table", "table": "t1"}))
+            )
+            .0,
+        403
+    );
+    assert_eq!(server.http("GET", "/api/players/p2/rounds", Some(&p1), None).0, 403);
+    assert_eq!(server.http("GET", "/api/tables", None, None).0, 401);
+
+    for table in ["t1", "t2"] {
+        server.ask(&pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+        server.ask(&dealer, json!({"op": "open_table", "table": table}));
+    }
+    for p in ["p1", "p2"] {
+        server.ask(
+            &cashier,
+            json!({"op": "cash_in", "id": format!("cash-{p}"), "player": p, "amount": 20_000}),
+        );
+    }
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b1", "table": "t1", "amount": 10_000, "chip_value": 100}),
+    );
+    server.ask(
+        &p2,
+        json!({"op": "buy_in", "id": "b2", "table": "t1", "amount": 10_000, "chip_value": 100}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b3", "table": "t2", "amount": 5_000, "chip_value": 100}),
+    );
+
+    let mut stream = subscribe(&server.address, "t1");
+    let mut expected: std::collections::BTreeMap<String, i64> = [
+        ("t1:p1".to_string(), 10_000),
+        ("t1:p2".to_string(), 10_000),
+        ("t2:p1".to_string(), 5_000),
+    ]
+    .into();
+    // Three rounds on the RNG table.
+    for round in 0..3 {
+        server.ask(&dealer, json!({"op": "open_betting", "table": "t1"}));
+        account(&mut expected, &server.ask(
+            &p1,
+            json!({"op": "place_bet", "table": "t1", "bet_id": format!("r{round}a"), "spot": "red", "stake": 1_000}),
+        ));
+        account(
+            &mut expected,
+            &server.ask(
+                &p1,
+                json!({"op": "place_bet", "table": "t1", "bet_id": format!("r{round}b"), "spot": "17", "stake": 100}),
+            ),
+        );
+        account(
+            &mut expected,
+            &server.ask(
+                &p2,
+                json!({"op": "place_bet", "table": "t1", "bet_id": format!("r{round}c"), "spot": "0-00", "stake": 200}),
+            ),
+        );
+        server.ask(&dealer, json!({"op": "no_more_bets", "table": "t1"}));
+        let (status, body) = server.http(
+            "POST",
+            "/api/requests",
+            Some(&p2),
+            Some(&json!({"op": "place_bet", "table": "t1", "bet_id": "late", "spot": "17", "stake": 100})),
+        );
+        assert_eq!((status, body["error"].as_str()), (422, Some("past_posting")));
+        let (status, body) = server.http("POST", "/api/tables/t1/draw", Some(&dealer), None);
+        assert_eq!(status, 200, "{body}");
+        account(&mut expected, &body);
+    }
+    // The dealer keys an outcome on the dealer-entry table.
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    account(
+        &mut expected,
+        &server.ask(
+            &p1,
+            json!({"op": "place_bet", "table": "t2", "bet_id": "d1", "spot": "17-18", "stake": 500}),
+        ),
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+    account(
+        &mut expected,
+        &server.ask(
+            &dealer,
+            json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 5}}),
+        ),
+    );
+    assert_eq!(expected["t2:p1"], 5_000 - 500 + 9_000);
+
+    // The stream pushed the first round's events to the subscriber.
+    let first = next_frame(&mut stream);
+    assert_eq!(first["type"], "betting_opened");
+    let mut seen = vec![first];
+    while seen.last().map(|e| e["type"] != "round_settled").unwrap_or(true) {
+        seen.push(next_frame(&mut stream));
+    }
+    assert!(seen.iter().any(|e| e["type"] == "result"));
+
+    // Recall: the player's own last rounds.
+    let (status, body) = server.http("GET", "/api/players/p1/rounds?last=10", Some(&p1), None);
+    assert_eq!(status, 200);
+    assert_eq!(body["rounds"].as_array().expect("rounds").len(), 4);
+
+    // A round interrupted by kill -9 after no more bets.
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t1"}));
+    account(
+        &mut expected,
+        &server.ask(
+            &p1,
+            json!({"op": "place_bet", "table": "t1", "bet_id": "cut", "spot": "odd", "stake": 700}),
+        ),
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t1"}));
+    server.child.kill().expect("kill -9");
+    server.child.wait().expect("dead");
+
+    let mut server = start(&data, port);
+    let line = server.wait_line("croupier: recovered:");
+    assert!(line.contains("no_spin") || line.contains("bet_returned"), "{line}");
+    // The bet cut off by the kill came back whole.
+    *expected.get_mut("t1:p1").expect("p1") += 700;
+    let p1 = server.login("p1", "p1-password-1");
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    assert_eq!(me["accounts"]["chips:t1:p1"].as_i64(), Some(expected["t1:p1"]), "{me}");
+    assert_eq!(me["accounts"]["chips:t2:p1"].as_i64(), Some(expected["t2:p1"]));
+
+    // Three failed logins lock an account.
+    for _ in 0..3 {
+        assert_eq!(
+            server
+                .http(
+                    "POST",
+                    "/api/login",
+                    None,
+                    Some(&json!({"username": "p2", "password": "wrong-password"}))
+                )
+                .0,
+            401
+        );
+    }
+    let (status, body) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "p2", "password": "p2-password-1"})),
+    );
+    assert_eq!((status, body["error"].as_str()), (401, Some("locked")));
+    let (_, metrics) = server.http("GET", "/metrics", None, None);
+    assert!(metrics
+        .as_str()
+        .expect("text")
+        .contains("croupier_logins_failed_total 3"));
+
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
+        .output()
+        .expect("verify runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["total"], 0);
+    std::fs::remove_dir_all(&data).ok();
+}

@@ -1,0 +1,564 @@
+//! The HTTP edge: `croupier serve`.
+//!
+//! The casino lives on one writer thread (an actor): every request, read or
+//! write, is a job sent to it, so tables never see two writers. Handlers
+//! authenticate the caller, send the job, and map its result to a response
+//! with a stable error code (the one error-to-response mapping).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use croupier_ledger::SqliteStorage;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
+use crate::casino::Casino;
+use crate::users::{hash_password, password_matches, Role};
+
+/// Events buffered per subscriber before a slow one starts missing them.
+pub const STREAM_BUFFER_EVENTS: usize = 4096;
+/// Jobs queued for the casino before callers wait.
+pub const QUEUE_JOBS_MAX: usize = 65_536;
+/// The largest request body, in bytes.
+pub const BODY_MAX_BYTES: usize = 64 * 1024;
+/// Rounds returned by recall at most.
+pub const RECALL_MAX: usize = 100;
+
+type Job = Box<dyn FnOnce(&mut Casino<SqliteStorage>) + Send>;
+
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[derive(Default)]
+struct Metrics {
+    requests: AtomicU64,
+    refused: AtomicU64,
+    bets_accepted: AtomicU64,
+    rounds_settled: AtomicU64,
+    logins_failed: AtomicU64,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    jobs: std::sync::mpsc::SyncSender<Job>,
+    sessions: Arc<Mutex<HashMap<String, Actor>>>,
+    events: broadcast::Sender<(String, String)>,
+    metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    /// Runs `f` on the casino's thread and waits for its answer.
+    async fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Casino<SqliteStorage>) -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |casino| {
+            let _ = tx.send(f(casino));
+        });
+        self.jobs
+            .send(job)
+            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?;
+        rx.await
+            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))
+    }
+
+    /// Executes a request for an actor and streams its events to the tables' subscribers.
+    async fn execute(&self, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        self.metrics.requests.fetch_add(1, Ordering::Relaxed);
+        let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
+        match &result {
+            Ok(events) => self.publish(events),
+            Err(_) => {
+                self.metrics.refused.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        result
+    }
+
+    fn publish(&self, events: &[EventView]) {
+        for e in events {
+            match e {
+                EventView::BetAccepted { .. } => {
+                    self.metrics.bets_accepted.fetch_add(1, Ordering::Relaxed);
+                }
+                EventView::RoundSettled { .. } => {
+                    self.metrics.rounds_settled.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+            let value = serde_json::to_value(e).unwrap_or(Value::Null);
+            let table = value.get("table").and_then(Value::as_str).unwrap_or("").to_string();
+            // No subscribers is fine: the journal has everything.
+            let _ = self.events.send((table, value.to_string()));
+        }
+    }
+}
+
+/// Errors as responses: a stable code and a sentence, never internals.
+struct Failure(StatusCode, ApiError);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({"error": self.1.code, "message": self.1.message}))).into_response()
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Failure {
+        let status = match e.code {
+            "forbidden" => StatusCode::FORBIDDEN,
+            "unauthenticated" | "locked" => StatusCode::UNAUTHORIZED,
+            "no_table" | "no_player" | "no_user" | "no_round" => StatusCode::NOT_FOUND,
+            "storage" | "internal" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        Failure(status, e)
+    }
+}
+
+fn authenticated(state: &AppState, headers: &HeaderMap) -> Result<Actor, Failure> {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "log in first")))?;
+    state
+        .sessions
+        .lock()
+        .ok()
+        .and_then(|s| s.get(token).cloned())
+        .ok_or_else(|| ApiError::new("unauthenticated", "the session is unknown or over; log in again").into())
+}
+
+#[derive(Deserialize)]
+struct Login {
+    username: String,
+    password: String,
+    #[serde(default)]
+    licence: String,
+}
+
+async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<Json<Value>, Failure> {
+    let username = body.username.clone();
+    let user = state.call(move |c| c.user(&username).cloned()).await?;
+    let Some(user) = user else {
+        return Err(ApiError::new("unauthenticated", "wrong username or password").into());
+    };
+    if user.locked {
+        return Err(ApiError::new(
+            "locked",
+            "this account is locked after three failed logins; ask an admin",
+        )
+        .into());
+    }
+    let password = body.password.clone();
+    let hash = user.password_hash.clone();
+    let good = tokio::task::spawn_blocking(move || password_matches(&password, &hash))
+        .await
+        .unwrap_or(false);
+    let record = if good {
+        Request::LoginSucceeded {
+            username: user.username.clone(),
+        }
+    } else {
+        state.metrics.logins_failed.fetch_add(1, Ordering::Relaxed);
+        Request::LoginFailed {
+            username: user.username.clone(),
+        }
+    };
+    // Only a change of the failure count is journaled.
+    if !good || user.failures > 0 {
+        state.execute(Actor::system(), record).await?;
+    }
+    if !good {
+        return Err(ApiError::new("unauthenticated", "wrong username or password").into());
+    }
+    let mut token = [0u8; 32];
+    croupier_rng::CasinoRng::from_os()
+        .and_then(|mut r| r.fill(&mut token))
+        .map_err(|e| ApiError::new("internal", e.to_string()))?;
+    let token = hex::encode(token);
+    let actor = Actor {
+        username: user.username.clone(),
+        role: user.role,
+        licence: body.licence,
+    };
+    if let Ok(mut sessions) = state.sessions.lock() {
+        sessions.insert(token.clone(), actor);
+    }
+    Ok(Json(
+        json!({"token": token, "username": user.username, "role": user.role}),
+    ))
+}
+
+async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
+    authenticated(&state, &headers)?;
+    if let Some(token) = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        if let Ok(mut s) = state.sessions.lock() {
+            s.remove(token);
+        }
+    }
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    let name = actor.username.clone();
+    let balances = state
+        .call(move |c| {
+            c.ledger()
+                .balances()
+                .iter()
+                .filter(|(a, _)| a.name() == format!("wallet:{name}") || a.name().ends_with(&format!(":{name}")))
+                .map(|(a, b)| (a.name().to_string(), *b))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        })
+        .await?;
+    Ok(Json(
+        json!({"username": actor.username, "role": actor.role, "accounts": balances}),
+    ))
+}
+
+/// Every write: the body is a request; the casino checks the caller's role.
+async fn requests(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(request): Json<Request>,
+) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    // A password arrives as such and is hashed here; the journal keeps only the hash.
+    let request = match request {
+        Request::CreateUser {
+            username,
+            role,
+            password_hash,
+        } => {
+            let hash = tokio::task::spawn_blocking(move || hash_password(&password_hash))
+                .await
+                .map_err(|e| ApiError::new("internal", e.to_string()))?
+                .map_err(|e| ApiError::new("bad_password", e.to_string()))?;
+            Request::CreateUser {
+                username,
+                role,
+                password_hash: hash,
+            }
+        }
+        Request::LoginFailed { .. } | Request::LoginSucceeded { .. } | Request::VoidRound { .. } => {
+            return Err(ApiError::forbidden("send this request", actor.role).into())
+        }
+        other => other,
+    };
+    let events = state.execute(actor, request).await?;
+    Ok(Json(json!({"events": events})))
+}
+
+/// The RNG's outcome for a table, drawn only after no more bets.
+async fn draw(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(table): Path<String>,
+) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    if !matches!(actor.role, Role::Dealer | Role::PitSupervisor | Role::Admin) {
+        return Err(ApiError::forbidden("spin", actor.role).into());
+    }
+    let t = table.clone();
+    let spin = state
+        .call(move |c| -> Result<SpinView, ApiError> {
+            let slot = c
+                .table(&t)
+                .ok_or_else(|| ApiError::new("no_table", format!("no table {t:?}")))?;
+            if slot.outcome != OutcomeSource::Rng {
+                return Err(ApiError::new(
+                    "not_rng",
+                    "this table's outcomes do not come from the RNG",
+                ));
+            }
+            let mut rng = croupier_rng::CasinoRng::from_os().map_err(|e| ApiError::new("internal", e.to_string()))?;
+            croupier_rng::rng_spin(&mut rng, &slot.table)
+                .map(SpinView::from_report)
+                .map_err(|e| ApiError::new("not_now", e.to_string()))
+        })
+        .await??;
+    let events = state.execute(actor, Request::Spin { table, spin }).await?;
+    Ok(Json(json!({"events": events})))
+}
+
+async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
+    authenticated(&state, &headers)?;
+    let list = state
+        .call(|c| {
+            c.tables()
+                .map(|s| {
+                    json!({
+                        "table": s.id,
+                        "profile": s.profile_name,
+                        "wheel": s.table.config().wheel.name(),
+                        "outcome": s.outcome,
+                        "phase": format!("{:?}", s.table.phase()),
+                        "round": s.table.round(),
+                        "last_pockets": s.table.last_pockets().iter().rev().take(16).map(|p| p.label()).collect::<Vec<_>>(),
+                        "colours": s.colours.iter().map(|(p, (c, v))| json!({"player": p, "colour": c, "chip_value": v})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(json!({ "tables": list })))
+}
+
+#[derive(Deserialize)]
+struct Last {
+    last: Option<usize>,
+}
+
+async fn table_rounds(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(table): Path<String>,
+    Query(q): Query<Last>,
+) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    let n = q.last.unwrap_or(10).min(RECALL_MAX);
+    let rounds = state
+        .call(move |c| {
+            c.recall_table(&table, n)
+                .into_iter()
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    // A player sees only their own bets and balances.
+                    if actor.role == Role::Player {
+                        redact(&mut v, &actor.username);
+                    }
+                    v
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(json!({ "rounds": rounds })))
+}
+
+fn redact(round: &mut Value, player: &str) {
+    if let Some(bets) = round.get_mut("bets").and_then(Value::as_array_mut) {
+        bets.retain(|b| b.get("player").and_then(Value::as_str) == Some(player));
+    }
+    for key in ["chips_before", "chips_after"] {
+        if let Some(map) = round.get_mut(key).and_then(Value::as_object_mut) {
+            map.retain(|k, _| k == player);
+        }
+    }
+}
+
+async fn player_rounds(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(player): Path<String>,
+    Query(q): Query<Last>,
+) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    if actor.role == Role::Player && actor.username != player {
+        return Err(ApiError::forbidden("see another player's rounds", actor.role).into());
+    }
+    let n = q.last.unwrap_or(10).min(RECALL_MAX);
+    let rounds = state
+        .call(move |c| {
+            c.recall_player(&player, n)
+                .into_iter()
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    redact(&mut v, &player);
+                    v
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(json!({ "rounds": rounds })))
+}
+
+async fn round(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((table, round)): Path<(String, u64)>,
+) -> Result<Json<Value>, Failure> {
+    let actor = authenticated(&state, &headers)?;
+    let found = state
+        .call(move |c| {
+            c.round(&format!("{table}/{round}"))
+                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        })
+        .await?;
+    let mut v = found.ok_or_else(|| Failure::from(ApiError::new("no_round", "no such round")))?;
+    if actor.role == Role::Player {
+        redact(&mut v, &actor.username);
+    }
+    Ok(Json(v))
+}
+
+async fn stream(State(state): State<AppState>, Path(table): Path<String>, ws: WebSocketUpgrade) -> Response {
+    let events = state.events.subscribe();
+    ws.on_upgrade(move |socket| forward(socket, table, events))
+}
+
+async fn forward(mut socket: WebSocket, table: String, mut events: broadcast::Receiver<(String, String)>) {
+    loop {
+        match events.recv().await {
+            Ok((t, text)) if t == table => {
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                let note = json!({"type": "missed", "events": missed}).to_string();
+                if socket.send(Message::Text(note.into())).await.is_err() {
+                    break;
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn metrics(State(state): State<AppState>) -> String {
+    let m = &state.metrics;
+    format!(
+        "# TYPE croupier_requests_total counter\ncroupier_requests_total {}\n# TYPE croupier_requests_refused_total counter\ncroupier_requests_refused_total {}\n# TYPE croupier_bets_accepted_total counter\ncroupier_bets_accepted_total {}\n# TYPE croupier_rounds_settled_total counter\ncroupier_rounds_settled_total {}\n# TYPE croupier_logins_failed_total counter\ncroupier_logins_failed_total {}\n",
+        m.requests.load(Ordering::Relaxed),
+        m.refused.load(Ordering::Relaxed),
+        m.bets_accepted.load(Ordering::Relaxed),
+        m.rounds_settled.load(Ordering::Relaxed),
+        m.logins_failed.load(Ordering::Relaxed),
+    )
+}
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
+        .route("/api/me", get(me))
+        .route("/api/requests", post(requests))
+        .route("/api/tables", get(tables))
+        .route("/api/tables/{table}/draw", post(draw))
+        .route("/api/tables/{table}/rounds", get(table_rounds))
+        .route("/api/tables/{table}/stream", get(stream))
+        .route("/api/rounds/{table}/{round}", get(round))
+        .route("/api/players/{player}/rounds", get(player_rounds))
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_MAX_BYTES))
+        .with_state(state)
+}
+
+/// What `serve` reports once it is listening.
+pub struct Started {
+    pub address: SocketAddr,
+    /// The one-time admin password of a first run.
+    pub admin_password: Option<String>,
+    pub recovered: Vec<EventView>,
+}
+
+/// Opens the data directory, recovers, and serves until the process ends.
+pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
+    let storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
+    let admin_password = first_run(&mut casino)?;
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
+    std::thread::Builder::new()
+        .name("casino".into())
+        .spawn(move || {
+            for job in queue {
+                job(&mut casino);
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let (events, _) = broadcast::channel(STREAM_BUFFER_EVENTS);
+    let state = AppState {
+        jobs,
+        sessions: Arc::new(Mutex::new(HashMap::new())),
+        events,
+        metrics: Arc::new(Metrics::default()),
+    };
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    on_start(&Started {
+        address,
+        admin_password,
+        recovered,
+    });
+    axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
+}
+
+/// On an empty journal: an admin with a one-time password, and two tables to play on.
+fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<String>, String> {
+    if casino.users().next().is_some() {
+        return Ok(None);
+    }
+    let mut secret = [0u8; 12];
+    croupier_rng::CasinoRng::from_os()
+        .and_then(|mut r| r.fill(&mut secret))
+        .map_err(|e| e.to_string())?;
+    let password = hex::encode(secret);
+    let hash = hash_password(&password).map_err(|e| e.to_string())?;
+    let system = Actor::system();
+    let at = now_ms();
+    let run = |casino: &mut Casino<SqliteStorage>, r: Request| {
+        casino.execute(at, &system, r).map(|_| ()).map_err(|e| e.to_string())
+    };
+    run(
+        casino,
+        Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: hash,
+        },
+    )?;
+    for (table, profile, wheel, outcome) in [
+        ("t1", "maryland", "double-zero", OutcomeSource::Rng),
+        ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
+    ] {
+        let profile_text = croupier_profiles::BUILTIN
+            .iter()
+            .find(|(n, _)| *n == profile)
+            .map(|(_, t)| t.to_string())
+            .ok_or("shipped profile missing")?;
+        run(
+            casino,
+            Request::CreateTable {
+                table: table.into(),
+                profile_text,
+                wheel: wheel.into(),
+                in_prison: false,
+                betting_window_ms: 30_000,
+                outcome,
+            },
+        )?;
+    }
+    Ok(Some(password))
+}
