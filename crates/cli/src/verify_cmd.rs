@@ -25,6 +25,8 @@ struct Report {
     accounts: usize,
     total: i128,
     ok: bool,
+    /// Rounds rebuilt by replaying every request, when the replay succeeded.
+    rounds_replayed: Option<u64>,
     problem: Option<String>,
     balances: std::collections::BTreeMap<String, i128>,
 }
@@ -36,7 +38,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let mut storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let entries = storage.load().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let checked = verify(&entries);
+    let mut checked = verify(&entries);
+    // With the chain intact, replay every request and compare every settlement.
+    let mut replayed = None;
+    if checked.first_problem.is_none() {
+        match croupier_server::casino::replay(&entries) {
+            Ok(casino) => replayed = Some(casino.tables().map(|t| t.table.round()).sum::<u64>()),
+            Err(e) => checked.first_problem = Some((0, e.to_string())),
+        }
+    }
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -44,10 +54,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
         accounts: checked.balances.len(),
         total: checked.balances.values().sum(),
         ok: checked.first_problem.is_none(),
-        problem: checked
-            .first_problem
-            .as_ref()
-            .map(|(seq, why)| format!("entry {seq}: {why}")),
+        rounds_replayed: replayed,
+        problem: checked.first_problem.as_ref().map(|(seq, why)| {
+            if *seq == 0 {
+                why.clone()
+            } else {
+                format!("entry {seq}: {why}")
+            }
+        }),
         balances: checked
             .balances
             .iter()

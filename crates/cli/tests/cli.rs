@@ -771,39 +771,78 @@ fn math_of_bonus_variants() {
 #[test]
 fn verify_checks_a_journal() {
     use croupier_ledger::{Account, Ledger, SqliteStorage, Transfer};
+    use croupier_server::api::{Actor, Request};
+    use croupier_server::casino::Casino;
+    use croupier_server::users::Role;
     let dir = std::env::temp_dir().join(format!("croupier-verify-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     {
-        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("ledger");
-        let t = |id: &str, from: &str, to: &str, amount| Transfer {
-            id: id.into(),
-            from: Account::parse(from).expect("account"),
-            to: Account::parse(to).expect("account"),
-            amount,
-            memo: "test".into(),
+        let (mut casino, _) = Casino::open(SqliteStorage::open(&dir).expect("db"), 0).expect("casino");
+        let admin = Actor {
+            username: "admin".into(),
+            role: Role::Admin,
+            licence: String::new(),
         };
-        ledger
-            .commit(
-                1,
-                &[
-                    t("c1", "outside", "wallet:p1", 10_000),
-                    t("b1", "wallet:p1", "chips:t1:p1", 4_000),
-                ],
-                &[],
+        for (name, role) in [("cash", Role::Cashier), ("p1", Role::Player)] {
+            casino
+                .execute(
+                    1,
+                    &admin,
+                    Request::CreateUser {
+                        username: name.into(),
+                        role,
+                        password_hash: "h".into(),
+                    },
+                )
+                .expect("user");
+        }
+        let cashier = Actor {
+            username: "cash".into(),
+            role: Role::Cashier,
+            licence: String::new(),
+        };
+        casino
+            .execute(
+                2,
+                &cashier,
+                Request::CashIn {
+                    id: "c1".into(),
+                    player: "p1".into(),
+                    amount: 10_000,
+                },
             )
-            .expect("commit");
+            .expect("cash in");
     }
     let data = dir.to_str().expect("path");
     let out = croupier(&["verify", "--data", data, "--format", "json"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(report["ok"], true);
-    assert_eq!(report["balances"]["chips:t1:p1"], 4000);
+    assert_eq!(report["balances"]["wallet:p1"], 10000);
     assert_eq!(report["total"], 0);
-    // One byte of history changed is caught.
+    // A forged transfer with a perfectly valid hash chain is still caught: no request explains it.
+    {
+        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("ledger");
+        let forged = Transfer {
+            id: "forged".into(),
+            from: Account::parse("house").expect("account"),
+            to: Account::parse("wallet:p1").expect("account"),
+            amount: 500,
+            memo: String::new(),
+        };
+        ledger.commit(3, &[forged], &[]).expect("append");
+    }
+    let out = croupier(&["verify", "--data", data], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("JOURNAL BROKEN"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // One byte of history changed is caught by the chain itself.
     let raw = SqliteStorage::open(&dir).expect("db");
     raw.connection()
-        .execute("UPDATE journal SET at_ms = 2 WHERE seq = 1", [])
+        .execute("UPDATE journal SET at_ms = 9 WHERE seq = 1", [])
         .expect("tamper");
     drop(raw);
     let out = croupier(&["verify", "--data", data], "");

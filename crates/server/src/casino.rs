@@ -137,6 +137,61 @@ fn command_error(e: croupier_core::round::CommandError) -> ApiError {
     err(code, e.to_string())
 }
 
+/// Rebuilds a casino from a journal by executing every journaled request
+/// again against a ledger in memory: each request must be accepted, give
+/// the same events, and together they must write the same journal back, byte
+/// for byte — every transfer, every settlement. `croupier verify` uses it.
+pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage>, OpenError> {
+    let mut shadow = Casino {
+        ledger: Ledger::open(MemoryStorage::default())?,
+        users: BTreeMap::new(),
+        player_names: BTreeMap::new(),
+        tables: BTreeMap::new(),
+    };
+    for entry in entries {
+        let Record::Event { stream, body } = &entry.record else {
+            continue;
+        };
+        if stream != STREAM {
+            continue;
+        }
+        let body: JournalBody = serde_json::from_str(body).map_err(|e| OpenError::Replay {
+            seq: entry.seq,
+            why: format!("unreadable request: {e}"),
+        })?;
+        let regenerated = shadow
+            .execute(body.at_ms, &body.actor, body.request.clone())
+            .map_err(|e| OpenError::Replay {
+                seq: entry.seq,
+                why: format!("the request is refused on replay: {e}"),
+            })?;
+        if regenerated != body.events {
+            return Err(OpenError::Replay {
+                seq: entry.seq,
+                why: "the request gives different events on replay".into(),
+            });
+        }
+    }
+    let regenerated = &shadow.ledger.storage().entries;
+    if let Some((_, stored)) = regenerated.iter().zip(entries).find(|(a, b)| a != b) {
+        return Err(OpenError::Replay {
+            seq: stored.seq,
+            why: "replaying the requests does not give this entry back: a settlement or transfer differs".into(),
+        });
+    }
+    if regenerated.len() != entries.len() {
+        return Err(OpenError::Replay {
+            seq: regenerated.len().min(entries.len()) as u64 + 1,
+            why: format!(
+                "replaying gives {} entries where the journal has {}",
+                regenerated.len(),
+                entries.len()
+            ),
+        });
+    }
+    Ok(shadow)
+}
+
 impl<S: Storage> Casino<S> {
     /// Opens a casino on its storage: replays the journal, checks that every
     /// request gives the same events and transfers again, and voids any
@@ -144,53 +199,7 @@ impl<S: Storage> Casino<S> {
     pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         let entries = storage.load().map_err(LedgerError::from)?;
         let ledger = Ledger::open(storage)?;
-        let mut stored = Vec::new();
-        // Rebuild state by re-executing every request against a ledger in
-        // memory, comparing each regenerated entry with the stored one.
-        let mut shadow = Casino {
-            ledger: Ledger::open(MemoryStorage::default())?,
-            users: BTreeMap::new(),
-            player_names: BTreeMap::new(),
-            tables: BTreeMap::new(),
-        };
-        for entry in &entries {
-            let Record::Event { stream, body } = &entry.record else {
-                continue;
-            };
-            if stream != STREAM {
-                continue;
-            }
-            let body: JournalBody = serde_json::from_str(body).map_err(|e| OpenError::Replay {
-                seq: entry.seq,
-                why: format!("unreadable request: {e}"),
-            })?;
-            let regenerated = shadow
-                .execute(body.at_ms, &body.actor, body.request.clone())
-                .map_err(|e| OpenError::Replay {
-                    seq: entry.seq,
-                    why: format!("the request is refused on replay: {e}"),
-                })?;
-            if regenerated != body.events {
-                return Err(OpenError::Replay {
-                    seq: entry.seq,
-                    why: "the request gives different events on replay".into(),
-                });
-            }
-            stored.push(entry.clone());
-        }
-        let regenerated = &shadow.ledger.storage().entries;
-        if regenerated.len() != entries.len() || regenerated.iter().zip(&entries).any(|(a, b)| a != b) {
-            let seq = regenerated
-                .iter()
-                .zip(&entries)
-                .find(|(a, b)| a != b)
-                .map(|(_, b)| b.seq)
-                .unwrap_or(entries.len() as u64 + 1);
-            return Err(OpenError::Replay {
-                seq,
-                why: "replaying the requests does not give the journal back: a settlement or transfer differs".into(),
-            });
-        }
+        let shadow = replay(&entries)?;
         let mut casino = Casino {
             ledger,
             users: shadow.users,
