@@ -206,6 +206,15 @@ impl<S: Storage> Ledger<S> {
         &self.storage
     }
 
+    /// Group commits: see [`Storage::begin_group`].
+    pub fn begin_group(&mut self) -> Result<(), StorageError> {
+        self.storage.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), StorageError> {
+        self.storage.end_group()
+    }
+
     fn check(&self, t: &Transfer, pending: &HashMap<Account, i128>) -> Result<Applied, Refusal> {
         if t.id.is_empty() || t.id.len() > ID_MAX_BYTES {
             return Err(Refusal::BadId);

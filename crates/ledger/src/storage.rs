@@ -21,6 +21,17 @@ pub enum StorageError {
 pub trait Storage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError>;
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError>;
+
+    /// Starts a group: appends until `end_group` are atomic one by one but
+    /// durable only together, when `end_group` returns Ok. A caller that
+    /// gets an error from `end_group` must reload its state from storage.
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        Ok(())
+    }
 }
 
 /// Entries in memory, for deterministic tests. `fail_every` makes every
@@ -69,6 +80,7 @@ impl Storage for MemoryStorage {
 /// The SQL is plain enough to run on PostgreSQL unchanged.
 pub struct SqliteStorage {
     conn: Connection,
+    grouped: bool,
 }
 
 /// The database file inside a data directory.
@@ -92,13 +104,13 @@ impl SqliteStorage {
                  hash TEXT NOT NULL
              );",
         )?;
-        Ok(SqliteStorage { conn })
+        Ok(SqliteStorage { conn, grouped: false })
     }
 
     /// Opens an existing database without writing to it (for `croupier verify`).
     pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
         let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        Ok(SqliteStorage { conn })
+        Ok(SqliteStorage { conn, grouped: false })
     }
 
     pub fn connection(&self) -> &Connection {
@@ -152,9 +164,11 @@ impl Storage for SqliteStorage {
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
-        let tx = self.conn.transaction()?;
-        {
-            let mut insert = tx.prepare_cached(
+        // Inside a group a savepoint keeps this append all-or-nothing; alone,
+        // the savepoint is the transaction and its release is the commit.
+        self.conn.execute_batch("SAVEPOINT journal_append")?;
+        let written = (|| -> Result<(), StorageError> {
+            let mut insert = self.conn.prepare_cached(
                 "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for e in entries {
@@ -166,8 +180,38 @@ impl Storage for SqliteStorage {
                     hex::encode(e.hash)
                 ])?;
             }
+            Ok(())
+        })();
+        match written {
+            Ok(()) => {
+                self.conn.execute_batch("RELEASE journal_append")?;
+                Ok(())
+            }
+            Err(e) => {
+                self.conn
+                    .execute_batch("ROLLBACK TO journal_append; RELEASE journal_append")?;
+                Err(e)
+            }
         }
-        tx.commit()?;
+    }
+
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.grouped = true;
+        }
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            return Ok(());
+        }
+        self.grouped = false;
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(e.into());
+        }
         Ok(())
     }
 }

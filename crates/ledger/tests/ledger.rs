@@ -198,3 +198,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_group_is_durable_only_when_it_ends() {
+    let dir = temp_dir("group");
+    {
+        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
+        ledger.begin_group().expect("begin");
+        ledger
+            .commit(1, &[t("g1", "outside", "wallet:dora", 100)], &[])
+            .expect("first");
+        ledger
+            .commit(2, &[t("g2", "outside", "wallet:dora", 200)], &[])
+            .expect("second");
+        // A refused transfer inside the group leaves the rest of the group intact.
+        assert!(ledger
+            .commit(3, &[t("g3", "wallet:dora", "house", 1_000)], &[])
+            .is_err());
+        // The process dies before the group ends.
+    }
+    let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("reopen");
+    assert_eq!(
+        ledger.balance(&account("wallet:dora")),
+        0,
+        "an unfinished group is not durable"
+    );
+    ledger.begin_group().expect("begin");
+    ledger
+        .commit(1, &[t("g1", "outside", "wallet:dora", 100)], &[])
+        .expect("first");
+    ledger
+        .commit(2, &[t("g2", "outside", "wallet:dora", 200)], &[])
+        .expect("second");
+    ledger.end_group().expect("end");
+    drop(ledger);
+    let ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("reopen");
+    assert_eq!(ledger.balance(&account("wallet:dora")), 300);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -238,6 +238,15 @@ impl<S: Storage> Casino<S> {
         &self.ledger
     }
 
+    /// Requests executed between these two are durable together at `end_group`.
+    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.end_group()
+    }
+
     pub fn user(&self, username: &str) -> Option<&User> {
         self.users.get(username)
     }

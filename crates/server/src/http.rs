@@ -36,7 +36,13 @@ pub const BODY_MAX_BYTES: usize = 64 * 1024;
 /// Rounds returned by recall at most.
 pub const RECALL_MAX: usize = 100;
 
-type Job = Box<dyn FnOnce(&mut Casino<SqliteStorage>) + Send>;
+/// Work for the casino's thread; it returns the answer to send once the
+/// group it ran in is durable (true) or lost (false).
+type Job = Box<dyn FnOnce(&mut Casino<SqliteStorage>) -> Reply + Send>;
+type Reply = Box<dyn FnOnce(bool) + Send>;
+
+/// Jobs run together before one durable commit.
+pub const GROUP_JOBS_MAX: usize = 1024;
 
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -70,13 +76,23 @@ impl AppState {
     ) -> Result<T, ApiError> {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |casino| {
-            let _ = tx.send(f(casino));
+            let answer = f(casino);
+            Box::new(move |durable: bool| {
+                let _ = tx.send(if durable {
+                    Ok(answer)
+                } else {
+                    Err(ApiError::new(
+                        "storage",
+                        "the write could not be made durable; nothing was changed",
+                    ))
+                });
+            })
         });
         self.jobs
             .send(job)
             .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?;
         rx.await
-            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))
+            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?
     }
 
     /// Executes a request for an actor and streams its events to the tables' subscribers.
@@ -488,13 +504,10 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
     let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
+    let reopen_from = data.clone();
     std::thread::Builder::new()
         .name("casino".into())
-        .spawn(move || {
-            for job in queue {
-                job(&mut casino);
-            }
-        })
+        .spawn(move || writer(casino, queue, reopen_from))
         .map_err(|e| e.to_string())?;
     let (events, _) = broadcast::channel(STREAM_BUFFER_EVENTS);
     let state = AppState {
@@ -513,6 +526,44 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         recovered,
     });
     axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
+}
+
+/// The casino's single writer: takes whatever jobs are waiting, runs them
+/// inside one storage group, makes the group durable with one commit, and
+/// only then answers them. If the commit fails, every job of the group is
+/// answered with an error and the casino is reloaded from what is durable.
+fn writer(mut casino: Casino<SqliteStorage>, queue: std::sync::mpsc::Receiver<Job>, data: PathBuf) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        while group.len() < GROUP_JOBS_MAX {
+            match queue.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        let grouped = casino.begin_group().is_ok();
+        let replies: Vec<Reply> = group.into_iter().map(|job| job(&mut casino)).collect();
+        let durable = grouped && casino.end_group().is_ok();
+        if !durable {
+            // What ran in memory may not be on disk: start again from the disk.
+            match SqliteStorage::open(&data)
+                .map_err(|e| e.to_string())
+                .and_then(|s| Casino::open(s, now_ms()).map_err(|e| e.to_string()))
+            {
+                Ok((reloaded, _)) => casino = reloaded,
+                Err(e) => {
+                    eprintln!("croupier: storage failed and the journal cannot be reopened: {e}; stopping");
+                    for reply in replies {
+                        reply(false);
+                    }
+                    return;
+                }
+            }
+        }
+        for reply in replies {
+            reply(durable);
+        }
+    }
 }
 
 /// On an empty journal: an admin with a one-time password, and two tables to play on.
