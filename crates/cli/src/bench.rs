@@ -16,6 +16,8 @@ pub enum Which {
     Settle(SettleArgs),
     /// The simulator's flat-bet loop against a bare loop drawing the same pockets.
     Sim(SimArgs),
+    /// A table server driven over real sockets: durable bets per second, latencies, fan-out.
+    Load(crate::load::LoadArgs),
 }
 
 #[derive(clap::Args)]
@@ -178,6 +180,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
     let args = match which {
         Which::Settle(args) => args,
         Which::Sim(args) => return run_sim(args),
+        Which::Load(args) => return crate::load::run(args),
     };
     if args.bets == 0 || args.bets > BETS_PER_ROUND_MAX {
         return Err(Invalid::one(format!("--bets must be 1 to {BETS_PER_ROUND_MAX}")).into());

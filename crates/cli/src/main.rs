@@ -1,6 +1,7 @@
 //! The croupier command.
 
 mod bench;
+mod load;
 mod math_cmd;
 mod rng_cmd;
 mod rules_cmd;

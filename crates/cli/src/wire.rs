@@ -119,3 +119,11 @@ pub fn wheel_named(name: Option<&str>, profile: &Profile) -> Result<Wheel, Inval
 pub fn table_rules<'p>(profile: &'p Profile, wheel: Wheel, in_prison: bool) -> Result<TableRules<'p>, Invalid> {
     TableRules::new(profile, wheel, in_prison).map_err(|e| Invalid::one(e.to_string()))
 }
+
+/// A suffix that differs between calls in one process and between processes.
+pub fn unique_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}

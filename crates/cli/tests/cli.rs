@@ -852,3 +852,31 @@ fn verify_checks_a_journal() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn bench_load_runs_over_real_sockets() {
+    let out = croupier(
+        &[
+            "bench",
+            "load",
+            "--tables",
+            "1",
+            "--terminals",
+            "4",
+            "--duration",
+            "1.5",
+            "--window-ms",
+            "300",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(report["bets_accepted"].as_u64().expect("bets") > 0, "{report}");
+    assert!(report["rounds"].as_u64().expect("rounds") > 0, "{report}");
+    assert!(report["echo_messages_per_second"].as_f64().expect("echo") > 0.0);
+    let bad = croupier(&["bench", "load", "--terminals", "0"], "");
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -112,6 +112,10 @@ pub enum Request {
         in_prison: bool,
         betting_window_ms: u64,
         outcome: OutcomeSource,
+        /// Electronic terminals with no central screen showing the felt:
+        /// players may share chip colours (Colorado 2203(3)).
+        #[serde(default)]
+        shared_colours: bool,
     },
     Inspect {
         table: String,

@@ -62,6 +62,8 @@ pub struct TableSlot {
     pub profile_name: String,
     /// Each seated player's colour and chip value (european-casino 5.1, Colorado 2203(3)).
     pub colours: BTreeMap<String, (String, u64)>,
+    /// Colours may repeat: electronic terminals with no central screen (Colorado 2203(3)).
+    pub shared_colours: bool,
     pub rounds: VecDeque<RoundRecord>,
 }
 
@@ -427,6 +429,7 @@ impl<S: Storage> Casino<S> {
                 in_prison,
                 betting_window_ms,
                 outcome,
+                shared_colours,
             } => {
                 self.require(actor, &[Role::Admin], "create tables")?;
                 if Account::parse(&format!("float:{table}")).is_err() || table.len() > 32 {
@@ -466,6 +469,7 @@ impl<S: Storage> Casino<S> {
                     outcome: *outcome,
                     profile_name,
                     colours: BTreeMap::new(),
+                    shared_colours: *shared_colours,
                     rounds: VecDeque::new(),
                 })));
             }
@@ -516,6 +520,10 @@ impl<S: Storage> Casino<S> {
                             "chip_value",
                             format!("your colour chips at this table are worth {value} each"),
                         ))
+                    }
+                    None if slot.shared_colours => {
+                        let palette = &slot.table.profile().spec().chip_colours;
+                        palette[slot.colours.len() % palette.len()].clone()
                     }
                     None => slot
                         .table

@@ -64,7 +64,8 @@ struct Metrics {
 pub struct AppState {
     jobs: std::sync::mpsc::SyncSender<Job>,
     sessions: Arc<Mutex<HashMap<String, Actor>>>,
-    events: broadcast::Sender<(String, String)>,
+    /// (table, player the event is about, JSON text).
+    events: broadcast::Sender<(String, Option<String>, Arc<str>)>,
     metrics: Arc<Metrics>,
 }
 
@@ -121,8 +122,9 @@ impl AppState {
             }
             let value = serde_json::to_value(e).unwrap_or(Value::Null);
             let table = value.get("table").and_then(Value::as_str).unwrap_or("").to_string();
+            let player = value.get("player").and_then(Value::as_str).map(str::to_string);
             // No subscribers is fine: the journal has everything.
-            let _ = self.events.send((table, value.to_string()));
+            let _ = self.events.send((table, player, Arc::from(value.to_string())));
         }
     }
 }
@@ -431,16 +433,56 @@ async fn round(
     Ok(Json(v))
 }
 
-async fn stream(State(state): State<AppState>, Path(table): Path<String>, ws: WebSocketUpgrade) -> Response {
-    let events = state.events.subscribe();
-    ws.on_upgrade(move |socket| forward(socket, table, events))
+#[derive(Deserialize)]
+struct StreamQuery {
+    token: Option<String>,
 }
 
-async fn forward(mut socket: WebSocket, table: String, mut events: broadcast::Receiver<(String, String)>) {
+/// A table's events as they happen. A player's socket (`?token=`) gets the
+/// table's public events and that player's own bets; staff get everything;
+/// a socket without a token (a number display board) gets the public events.
+async fn stream(
+    State(state): State<AppState>,
+    Path(table): Path<String>,
+    Query(q): Query<StreamQuery>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, Failure> {
+    let viewer = match q.token {
+        None => None,
+        Some(token) => Some(
+            state
+                .sessions
+                .lock()
+                .ok()
+                .and_then(|s| s.get(&token).cloned())
+                .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "the session is unknown or over")))?,
+        ),
+    };
+    let events = state.events.subscribe();
+    Ok(ws.on_upgrade(move |socket| forward(socket, table, viewer, events)))
+}
+
+/// Whether a viewer may see an event: events about a player's bets or chips
+/// go to that player and to staff only.
+fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {
+    match (player, viewer) {
+        (None, _) => true,
+        (Some(_), Some(a)) if a.role != Role::Player => true,
+        (Some(p), Some(a)) => p == a.username,
+        (Some(_), None) => false,
+    }
+}
+
+async fn forward(
+    mut socket: WebSocket,
+    table: String,
+    viewer: Option<Actor>,
+    mut events: broadcast::Receiver<(String, Option<String>, Arc<str>)>,
+) {
     loop {
         match events.recv().await {
-            Ok((t, text)) if t == table => {
-                if socket.send(Message::Text(text.into())).await.is_err() {
+            Ok((t, player, text)) if t == table && visible(player.as_deref(), viewer.as_ref()) => {
+                if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
                     break;
                 }
             }
@@ -608,8 +650,36 @@ fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<String>, Strin
                 in_prison: false,
                 betting_window_ms: 30_000,
                 outcome,
+                shared_colours: false,
             },
         )?;
     }
     Ok(Some(password))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(name: &str, role: Role) -> Actor {
+        Actor {
+            username: name.into(),
+            role,
+            licence: String::new(),
+        }
+    }
+
+    #[test]
+    fn players_see_only_their_own_bets_on_the_stream() {
+        let p1 = who("p1", Role::Player);
+        let pit = who("pit", Role::PitSupervisor);
+        // Public events (results, round state) reach everyone, a display board included.
+        assert!(visible(None, None));
+        assert!(visible(None, Some(&p1)));
+        // A bet's settlement goes to its player and to staff, never to other players or the board.
+        assert!(visible(Some("p1"), Some(&p1)));
+        assert!(!visible(Some("p2"), Some(&p1)));
+        assert!(!visible(Some("p1"), None));
+        assert!(visible(Some("p2"), Some(&pit)));
+    }
 }

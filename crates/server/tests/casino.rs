@@ -66,6 +66,7 @@ fn setup<S: Storage>(storage: S) -> World<S> {
             in_prison: false,
             betting_window_ms: 60_000,
             outcome: OutcomeSource::Dealer,
+            shared_colours: false,
         },
     );
     w

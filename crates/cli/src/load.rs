@@ -1,0 +1,493 @@
+//! `croupier bench load`: a table server driven over real sockets.
+//!
+//! Starts a server on a fresh data directory on the loopback interface,
+//! seats terminals at tables, and for the given duration has every terminal
+//! place bets over HTTP (each acknowledged only once durable) while a dealer
+//! per table runs rounds on the RNG; every terminal listens to its table's
+//! WebSocket stream. Then it runs a bare WebSocket echo on the same machine
+//! for the limit to compare with.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use crate::{wire, Failure, Format, Invalid};
+
+/// Bounds on the load a run may ask for.
+pub const TERMINALS_MAX: usize = 5_000;
+pub const TABLES_MAX: usize = 64;
+pub const DURATION_MAX_SECONDS: f64 = 600.0;
+
+#[derive(clap::Args)]
+pub struct LoadArgs {
+    #[arg(long, default_value_t = 4)]
+    tables: usize,
+    #[arg(long, default_value_t = 200)]
+    terminals: usize,
+    /// Seconds of betting to measure.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// How long betting stays open each round, in milliseconds.
+    #[arg(long, default_value_t = 1_500)]
+    window_ms: u64,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct Report {
+    tables: usize,
+    terminals: usize,
+    seconds: f64,
+    bets_accepted: u64,
+    bets_per_second: f64,
+    ack_p50_ms: f64,
+    ack_p99_ms: f64,
+    rounds: u64,
+    settlement_fanout_p50_ms: f64,
+    settlement_fanout_max_ms: f64,
+    echo_messages_per_second: f64,
+    echo_p99_ms: f64,
+}
+
+/// A keep-alive HTTP/1.1 connection with just enough of the protocol for JSON calls.
+struct Conn {
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    async fn open(address: SocketAddr) -> std::io::Result<Conn> {
+        let stream = TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        Ok(Conn {
+            reader: BufReader::new(stream),
+        })
+    }
+
+    async fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> std::io::Result<(u16, Value)> {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let auth = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: bench\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        let stream = self.reader.get_mut();
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line).await?;
+        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).await?;
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut buf = vec![0u8; length];
+        self.reader.read_exact(&mut buf).await?;
+        Ok((status, serde_json::from_slice(&buf).unwrap_or(Value::Null)))
+    }
+}
+
+fn io(e: impl std::fmt::Display) -> Failure {
+    anyhow::anyhow!("{e}").into()
+}
+
+async fn expect_ok(conn: &mut Conn, token: &str, request: Value) -> Result<Value, Failure> {
+    let (status, body) = conn
+        .call("POST", "/api/requests", Some(token), Some(&request))
+        .await
+        .map_err(io)?;
+    if status != 200 {
+        return Err(anyhow::anyhow!("{request}: {status} {body}").into());
+    }
+    Ok(body)
+}
+
+async fn login(address: SocketAddr, user: &str, password: &str) -> Result<(Conn, String), Failure> {
+    let mut conn = Conn::open(address).await.map_err(io)?;
+    let (status, body) = conn
+        .call(
+            "POST",
+            "/api/login",
+            None,
+            Some(&json!({"username": user, "password": password})),
+        )
+        .await
+        .map_err(io)?;
+    let token = body["token"]
+        .as_str()
+        .filter(|_| status == 200)
+        .ok_or_else(|| io(format!("login {user}: {body}")))?;
+    Ok((conn, token.to_string()))
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+pub fn run(args: LoadArgs) -> Result<(), Failure> {
+    if args.terminals == 0 || args.terminals > TERMINALS_MAX {
+        return Err(Invalid::one(format!("--terminals must be 1 to {TERMINALS_MAX}")).into());
+    }
+    if args.tables == 0 || args.tables > TABLES_MAX || args.tables > args.terminals {
+        return Err(Invalid::one(format!(
+            "--tables must be 1 to {TABLES_MAX}, and no more than the terminals"
+        ))
+        .into());
+    }
+    if !(args.duration > 0.0 && args.duration <= DURATION_MAX_SECONDS) {
+        return Err(Invalid::one(format!(
+            "--duration must be more than 0 and at most {DURATION_MAX_SECONDS}"
+        ))
+        .into());
+    }
+    let runtime = tokio::runtime::Runtime::new()?;
+    let report = runtime.block_on(drive(&args))?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => wire::write_json_line(&mut out, &report)?,
+        Format::Text => {
+            writeln!(
+                out,
+                "{} terminals at {} tables for {:.1} s, over loopback",
+                report.terminals, report.tables, report.seconds
+            )?;
+            writeln!(
+                out,
+                "durable bets accepted: {} ({:.0} per second)",
+                report.bets_accepted, report.bets_per_second
+            )?;
+            writeln!(
+                out,
+                "acknowledgement latency: p50 {:.2} ms, p99 {:.2} ms",
+                report.ack_p50_ms, report.ack_p99_ms
+            )?;
+            writeln!(
+                out,
+                "result to the last terminal's settlement message: p50 {:.2} ms, max {:.2} ms over {} rounds",
+                report.settlement_fanout_p50_ms, report.settlement_fanout_max_ms, report.rounds
+            )?;
+            writeln!(
+                out,
+                "bare WebSocket echo, same machine, {} clients: {:.0} messages per second, p99 {:.2} ms",
+                report.terminals, report.echo_messages_per_second, report.echo_p99_ms
+            )?;
+        }
+    }
+    Ok(())
+}
+
+async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
+    let data = std::env::temp_dir().join(format!(
+        "croupier-load-{}-{}",
+        std::process::id(),
+        crate::wire::unique_suffix()
+    ));
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let server_data = data.clone();
+    let listen: SocketAddr = "127.0.0.1:0".parse().map_err(io)?;
+    tokio::spawn(async move {
+        let mut started_tx = Some(started_tx);
+        let result = croupier_server::http::serve(server_data, listen, |s| {
+            if let Some(tx) = started_tx.take() {
+                let _ = tx.send((s.address, s.admin_password.clone()));
+            }
+        })
+        .await;
+        if let Err(e) = result {
+            eprintln!("croupier: bench server: {e}");
+        }
+    });
+    let (address, password) = started_rx.await.map_err(io)?;
+    let password = password.ok_or_else(|| io("the bench server did not start fresh"))?;
+    eprintln!(
+        "croupier: bench server on {address}; setting up {} terminals",
+        args.terminals
+    );
+
+    let (mut admin, admin_token) = login(address, "admin", &password).await?;
+    let staff_password = "bench-password-1";
+    for (name, role) in [("dealer", "dealer"), ("pit", "pit_supervisor"), ("cashier", "cashier")] {
+        expect_ok(
+            &mut admin,
+            &admin_token,
+            json!({"op": "create_user", "username": name, "role": role, "password_hash": staff_password}),
+        )
+        .await?;
+    }
+    let profile_text = croupier_profiles::BUILTIN
+        .iter()
+        .find(|(n, _)| *n == "maryland")
+        .map(|(_, t)| t.to_string())
+        .unwrap_or_default();
+    let tables: Vec<String> = (0..args.tables).map(|i| format!("load{i}")).collect();
+    for t in &tables {
+        expect_ok(&mut admin, &admin_token, json!({"op": "create_table", "table": t, "profile_text": profile_text, "wheel": "double-zero", "in_prison": false, "betting_window_ms": 600000, "outcome": "rng", "shared_colours": true})).await?;
+    }
+    let (mut pit, pit_token) = login(address, "pit", staff_password).await?;
+    let (mut dealer, dealer_token) = login(address, "dealer", staff_password).await?;
+    let (mut cashier, cashier_token) = login(address, "cashier", staff_password).await?;
+    for t in &tables {
+        expect_ok(&mut pit, &pit_token, json!({"op": "inspect", "table": t, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true})).await?;
+        expect_ok(&mut dealer, &dealer_token, json!({"op": "open_table", "table": t})).await?;
+    }
+    // Players are created and logged in a few at a time: each password is an argon2 hash.
+    let mut terminals = Vec::with_capacity(args.terminals);
+    for chunk in (0..args.terminals).collect::<Vec<_>>().chunks(16) {
+        let mut creating = Vec::new();
+        for &i in chunk {
+            let admin_token = admin_token.clone();
+            creating.push(tokio::spawn(async move {
+                let mut conn = Conn::open(address).await.map_err(io)?;
+                expect_ok(&mut conn, &admin_token, json!({"op": "create_user", "username": format!("p{i}"), "role": "player", "password_hash": "player-password-1"})).await?;
+                login(address, &format!("p{i}"), "player-password-1").await
+            }));
+        }
+        for (k, task) in creating.into_iter().enumerate() {
+            let (conn, token) = task.await.map_err(io)??;
+            terminals.push((chunk[k], conn, token));
+        }
+    }
+    for (i, conn, token) in terminals.iter_mut() {
+        expect_ok(
+            &mut cashier,
+            &cashier_token,
+            json!({"op": "cash_in", "id": format!("c{i}"), "player": format!("p{i}"), "amount": 1_000_000_000u64}),
+        )
+        .await?;
+        expect_ok(conn, token, json!({"op": "buy_in", "id": format!("b{i}"), "table": tables[*i % tables.len()], "amount": 100_000_000u64, "chip_value": 100})).await?;
+    }
+
+    // Every terminal listens to its table; a settlement message's arrival is noted per round.
+    let settled_at: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
+    let mut listeners = Vec::new();
+    for (i, _, token) in &terminals {
+        let table = tables[*i % tables.len()].clone();
+        let (ws, _) =
+            tokio_tungstenite::connect_async(format!("ws://{address}/api/tables/{table}/stream?token={token}"))
+                .await
+                .map_err(io)?;
+        let settled_at = settled_at.clone();
+        listeners.push(tokio::spawn(async move {
+            let (_, mut read) = ws.split();
+            while let Some(Ok(message)) = read.next().await {
+                if let Ok(text) = message.to_text() {
+                    if text.contains("\"round_settled\"") {
+                        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                        let round = v["round"].as_u64().unwrap_or(0);
+                        if let Ok(mut s) = settled_at.lock() {
+                            s.push((table.clone(), round, Instant::now()));
+                        }
+                    }
+                }
+            }
+        }));
+    }
+
+    eprintln!("croupier: measuring for {:.1} s", args.duration);
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(AtomicU64::new(0));
+    let latencies: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(Vec::new()));
+    let results: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
+    let start = Instant::now();
+    let mut dealers = Vec::new();
+    for t in tables.clone() {
+        let (stop, results, window) = (stop.clone(), results.clone(), args.window_ms);
+        let (mut conn, token) = login(address, "dealer", staff_password).await?;
+        dealers.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let Ok((200, opened)) = conn
+                    .call(
+                        "POST",
+                        "/api/requests",
+                        Some(&token),
+                        Some(&json!({"op": "open_betting", "table": t})),
+                    )
+                    .await
+                else {
+                    break;
+                };
+                let round = opened["events"][0]["round"].as_u64().unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(window)).await;
+                let _ = conn
+                    .call(
+                        "POST",
+                        "/api/requests",
+                        Some(&token),
+                        Some(&json!({"op": "no_more_bets", "table": t})),
+                    )
+                    .await;
+                if let Ok((200, _)) = conn
+                    .call("POST", &format!("/api/tables/{t}/draw"), Some(&token), None)
+                    .await
+                {
+                    if let Ok(mut r) = results.lock() {
+                        r.push((t.clone(), round, Instant::now()));
+                    }
+                }
+            }
+        }));
+    }
+    let mut players = Vec::new();
+    for (i, mut conn, token) in terminals {
+        let (stop, accepted, latencies, table) = (
+            stop.clone(),
+            accepted.clone(),
+            latencies.clone(),
+            tables[i % tables.len()].clone(),
+        );
+        players.push(tokio::spawn(async move {
+            let spots = ["red", "black", "17", "0-00", "dozen2", "odd", "1-2-3", "25-26-28-29"];
+            let mut n = 0u64;
+            let mut mine = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let bet = json!({"op": "place_bet", "table": table, "bet_id": format!("p{i}-{n}"), "spot": spots[(n as usize + i) % spots.len()], "stake": 100});
+                let sent = Instant::now();
+                match conn.call("POST", "/api/requests", Some(&token), Some(&bet)).await {
+                    Ok((200, _)) => {
+                        accepted.fetch_add(1, Ordering::Relaxed);
+                        mine.push(sent.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                    Err(_) => break,
+                }
+            }
+            if let Ok(mut l) = latencies.lock() {
+                l.extend(mine);
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    stop.store(true, Ordering::Relaxed);
+    let seconds = start.elapsed().as_secs_f64();
+    for p in players {
+        let _ = p.await;
+    }
+    for d in dealers {
+        let _ = d.await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for l in listeners {
+        l.abort();
+    }
+
+    let mut ack: Vec<f64> = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+    ack.sort_by(f64::total_cmp);
+    let results = results.lock().map(|r| r.clone()).unwrap_or_default();
+    let settled = settled_at.lock().map(|s| s.clone()).unwrap_or_default();
+    let mut fanout: Vec<f64> = results
+        .iter()
+        .filter_map(|(t, round, at)| {
+            settled
+                .iter()
+                .filter(|(tt, rr, _)| tt == t && rr == round)
+                .map(|(_, _, when)| when.saturating_duration_since(*at).as_secs_f64() * 1000.0)
+                .reduce(f64::max)
+        })
+        .collect();
+    fanout.sort_by(f64::total_cmp);
+    let bets = accepted.load(Ordering::Relaxed);
+    let (echo_rate, echo_p99) = echo(args.terminals, args.duration.min(5.0)).await?;
+    let _ = std::fs::remove_dir_all(&data);
+    Ok(Report {
+        tables: args.tables,
+        terminals: args.terminals,
+        seconds,
+        bets_accepted: bets,
+        bets_per_second: bets as f64 / seconds,
+        ack_p50_ms: percentile(&ack, 0.5),
+        ack_p99_ms: percentile(&ack, 0.99),
+        rounds: fanout.len() as u64,
+        settlement_fanout_p50_ms: percentile(&fanout, 0.5),
+        settlement_fanout_max_ms: fanout.last().copied().unwrap_or(0.0),
+        echo_messages_per_second: echo_rate,
+        echo_p99_ms: echo_p99,
+    })
+}
+
+/// A bare WebSocket echo on loopback, the same number of clients each
+/// sending one message and awaiting its echo, for the limit to compare with.
+async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(io)?;
+    let address = listener.local_addr().map_err(io)?;
+    let server = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if let Ok(ws) = tokio_tungstenite::accept_async(stream).await {
+                    let (mut write, mut read) = ws.split();
+                    while let Some(Ok(m)) = read.next().await {
+                        if m.is_text() && write.send(m).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{address}/"))
+            .await
+            .map_err(io)?;
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            let (mut write, mut read) = ws.split();
+            let mut latencies = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let sent = Instant::now();
+                if write
+                    .send(tokio_tungstenite::tungstenite::Message::text("{\"type\":\"ping\"}"))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+                match read.next().await {
+                    Some(Ok(_)) => latencies.push(sent.elapsed().as_secs_f64() * 1000.0),
+                    _ => break,
+                }
+            }
+            latencies
+        }));
+    }
+    let start = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    stop.store(true, Ordering::Relaxed);
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut all = Vec::new();
+    for t in tasks {
+        if let Ok(l) = t.await {
+            all.extend(l);
+        }
+    }
+    server.abort();
+    all.sort_by(f64::total_cmp);
+    Ok((all.len() as f64 / elapsed, percentile(&all, 0.99)))
+}
