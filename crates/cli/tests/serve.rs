@@ -374,3 +374,117 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert_eq!(report["total"], 0);
     std::fs::remove_dir_all(&data).ok();
 }
+
+#[test]
+fn serve_follows_an_automated_wheel() {
+    let wheel_port = free_port();
+    let wheel_address = format!("127.0.0.1:{wheel_port}");
+    let mut emulator = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args([
+            "wheel",
+            "emulate",
+            "--listen",
+            &wheel_address,
+            "--wheel",
+            "double-zero",
+            "--frame-ms",
+            "40",
+            "--games",
+            "60",
+            "--seed",
+            &"07".repeat(32),
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("emulator starts");
+    let data = std::env::temp_dir().join(format!("croupier-serve-wheel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut server = start(&data, free_port());
+    let line = server.wait_line("croupier: first run");
+    let password = line
+        .split("password ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .expect("admin password")
+        .to_string();
+    let admin = server.login("admin", &password);
+    for (name, role) in [
+        ("cashier", "cashier"),
+        ("dealer", "dealer"),
+        ("pit", "pit_supervisor"),
+        ("p1", "player"),
+    ] {
+        server.ask(
+            &admin,
+            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
+        );
+    }
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "w1", "profile_text": include_str!("../../../profiles/maryland.toml"), "wheel": "double-zero",
+               "in_prison": false, "betting_window_ms": 60000, "outcome": "wheel", "wheel_address": wheel_address}),
+    );
+    let (pit, dealer, cashier, p1) = (
+        server.login("pit", "pit-password-1"),
+        server.login("dealer", "dealer-password-1"),
+        server.login("cashier", "cashier-password-1"),
+        server.login("p1", "p1-password-1"),
+    );
+    server.ask(&pit, json!({"op": "inspect", "table": "w1", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+    server.ask(&dealer, json!({"op": "open_table", "table": "w1"}));
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c", "player": "p1", "amount": 10_000}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b", "table": "w1", "amount": 5_000, "chip_value": 100}),
+    );
+    // The wheel's next finished game opens betting; bet then, and the wheel's following game settles it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut placed = false;
+    let mut settled = None;
+    while std::time::Instant::now() < deadline && settled.is_none() {
+        if !placed {
+            let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
+            let open = tables["tables"]
+                .as_array()
+                .expect("tables")
+                .iter()
+                .any(|t| t["table"] == "w1" && t["phase"].as_str().unwrap_or("").starts_with("BettingOpen"));
+            if open {
+                let (status, _) = server.http(
+                    "POST",
+                    "/api/requests",
+                    Some(&p1),
+                    Some(&json!({"op": "place_bet", "table": "w1", "bet_id": "w", "spot": "red", "stake": 100})),
+                );
+                placed = status == 200;
+            }
+        } else {
+            let (_, rounds) = server.http("GET", "/api/players/p1/rounds", Some(&p1), None);
+            settled = rounds["rounds"]
+                .as_array()
+                .and_then(|r| r.first())
+                .filter(|r| r["settled"] == true)
+                .cloned();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let round = settled.expect("the wheel settled the bet");
+    assert!(
+        round["pocket"].is_string() || !round["no_spins"].as_array().expect("no spins").is_empty(),
+        "{round}"
+    );
+    let bet = &round["bets"][0];
+    assert_eq!(bet["bet_id"], "w");
+    assert!(
+        ["win", "lose"].contains(&bet["result"].as_str().unwrap_or("")),
+        "{round}"
+    );
+    let _ = emulator.kill();
+    let _ = emulator.wait();
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+}

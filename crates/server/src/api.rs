@@ -116,6 +116,9 @@ pub enum Request {
         /// players may share chip colours (Colorado 2203(3)).
         #[serde(default)]
         shared_colours: bool,
+        /// For a wheel table: the automated wheel's SlingShot 2 address (HOST:PORT).
+        #[serde(default)]
+        wheel_address: Option<String>,
     },
     Inspect {
         table: String,

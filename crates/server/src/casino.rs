@@ -64,6 +64,8 @@ pub struct TableSlot {
     pub colours: BTreeMap<String, (String, u64)>,
     /// Colours may repeat: electronic terminals with no central screen (Colorado 2203(3)).
     pub shared_colours: bool,
+    /// Where a wheel table's automated wheel streams its games.
+    pub wheel_address: Option<String>,
     pub rounds: VecDeque<RoundRecord>,
 }
 
@@ -430,8 +432,24 @@ impl<S: Storage> Casino<S> {
                 betting_window_ms,
                 outcome,
                 shared_colours,
+                wheel_address,
             } => {
                 self.require(actor, &[Role::Admin], "create tables")?;
+                match (outcome, wheel_address) {
+                    (OutcomeSource::Wheel, None) => {
+                        return Err(err(
+                            "bad_table",
+                            "a wheel table needs the wheel's address (wheel_address)",
+                        ))
+                    }
+                    (OutcomeSource::Rng | OutcomeSource::Dealer, Some(_)) => {
+                        return Err(err("bad_table", "only a wheel table has a wheel_address"))
+                    }
+                    (_, Some(a)) if a.parse::<std::net::SocketAddr>().is_err() => {
+                        return Err(err("bad_table", format!("wheel_address {a:?} is not IP:PORT")))
+                    }
+                    _ => {}
+                }
                 if Account::parse(&format!("float:{table}")).is_err() || table.len() > 32 {
                     return Err(err(
                         "bad_table",
@@ -470,6 +488,7 @@ impl<S: Storage> Casino<S> {
                     profile_name,
                     colours: BTreeMap::new(),
                     shared_colours: *shared_colours,
+                    wheel_address: wheel_address.clone(),
                     rounds: VecDeque::new(),
                 })));
             }

@@ -62,6 +62,7 @@ struct Metrics {
 
 #[derive(Clone)]
 pub struct AppState {
+    runtime: tokio::runtime::Handle,
     jobs: std::sync::mpsc::SyncSender<Job>,
     sessions: Arc<Mutex<HashMap<String, Actor>>>,
     /// (table, player the event is about, JSON text).
@@ -287,8 +288,85 @@ async fn requests(
         }
         other => other,
     };
+    let wheel = match &request {
+        Request::CreateTable {
+            table,
+            wheel_address: Some(address),
+            ..
+        } => Some((table.clone(), address.clone())),
+        _ => None,
+    };
     let events = state.execute(actor, request).await?;
+    if let Some((table, address)) = wheel {
+        follow_wheel(state.clone(), table, address);
+    }
     Ok(Json(json!({"events": events})))
+}
+
+/// Seconds between attempts to reach an automated wheel.
+pub const WHEEL_RETRY_SECONDS: u64 = 2;
+
+/// A wheel table follows its automated wheel: every finished game closes
+/// betting, settles the round on the wheel's result (or its no spin), and
+/// opens betting for the next game. Runs on a thread of its own and keeps
+/// reconnecting; the first game after the table opens only opens betting.
+fn follow_wheel(state: AppState, table: String, address: String) {
+    let name = table.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("wheel-{name}"))
+        .spawn(move || loop {
+            match std::net::TcpStream::connect(&address) {
+                Ok(stream) => {
+                    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+                    let reader = std::io::BufReader::new(stream);
+                    let _ = croupier_wheel::monitor::follow(reader, None, |game| {
+                        let st = state.clone();
+                        let t = table.clone();
+                        st.runtime.clone().block_on(async move {
+                            let min_revolutions = st
+                                .call({
+                                    let t = t.clone();
+                                    move |c| {
+                                        c.table(&t)
+                                            .map(|s| s.table.profile().spec().min_ball_revolutions)
+                                            .unwrap_or(0)
+                                    }
+                                })
+                                .await
+                                .unwrap_or(0);
+                            let report = croupier_wheel::monitor::spin_report(game, min_revolutions);
+                            let system = Actor::system();
+                            // Each step may not apply (no round yet, table closed): that is fine.
+                            let _ = st
+                                .execute(system.clone(), Request::NoMoreBets { table: t.clone() })
+                                .await;
+                            let spun = st
+                                .execute(
+                                    system.clone(),
+                                    Request::Spin {
+                                        table: t.clone(),
+                                        spin: SpinView::from_report(report),
+                                    },
+                                )
+                                .await;
+                            let settled = match &spun {
+                                Ok(events) => events.iter().any(|e| matches!(e, EventView::RoundSettled { .. })),
+                                Err(_) => true,
+                            };
+                            if settled {
+                                let _ = st.execute(system, Request::OpenBetting { table: t }).await;
+                            }
+                        });
+                        Ok(())
+                    });
+                }
+                Err(e) => eprintln!("croupier: wheel for {table} at {address}: {e}; retrying"),
+            }
+            std::thread::sleep(std::time::Duration::from_secs(WHEEL_RETRY_SECONDS));
+        });
+    if let Err(e) = spawned {
+        eprintln!("croupier: cannot follow the wheel for {name}: {e}");
+    }
 }
 
 /// The RNG's outcome for a table, drawn only after no more bets.
@@ -553,11 +631,24 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .map_err(|e| e.to_string())?;
     let (events, _) = broadcast::channel(STREAM_BUFFER_EVENTS);
     let state = AppState {
+        runtime: tokio::runtime::Handle::current(),
         jobs,
         sessions: Arc::new(Mutex::new(HashMap::new())),
         events,
         metrics: Arc::new(Metrics::default()),
     };
+    // Wheel tables follow their wheels from the start.
+    let wheels = state
+        .call(|c| {
+            c.tables()
+                .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    for (table, address) in wheels {
+        follow_wheel(state.clone(), table, address);
+    }
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -651,6 +742,7 @@ fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<String>, Strin
                 betting_window_ms: 30_000,
                 outcome,
                 shared_colours: false,
+                wheel_address: None,
             },
         )?;
     }

@@ -67,6 +67,7 @@ fn setup<S: Storage>(storage: S) -> World<S> {
             betting_window_ms: 60_000,
             outcome: OutcomeSource::Dealer,
             shared_colours: false,
+            wheel_address: None,
         },
     );
     w
