@@ -240,11 +240,9 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         )
         .await?;
     }
-    let profile_text = croupier_profiles::BUILTIN
-        .iter()
-        .find(|(n, _)| *n == "maryland")
-        .map(|(_, t)| t.to_string())
-        .unwrap_or_default();
+    let profile_text = croupier_profiles::builtin_text("maryland")
+        .unwrap_or_default()
+        .to_string();
     let tables: Vec<String> = (0..args.tables).map(|i| format!("load{i}")).collect();
     for t in &tables {
         expect_ok(&mut admin, &admin_token, json!({"op": "create_table", "table": t, "profile_text": profile_text, "wheel": "double-zero", "in_prison": false, "betting_window_ms": 600000, "outcome": "rng", "shared_colours": true})).await?;

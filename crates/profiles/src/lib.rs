@@ -53,6 +53,11 @@ pub enum LoadError {
     Jurisdictions(String),
 }
 
+/// The text of a shipped profile, as written in its file.
+pub fn builtin_text(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
 pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(name, _)| *name).collect()
 }
@@ -60,7 +65,7 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// Loads a shipped profile by name, or a profile file by path. An argument
 /// that names an existing file, or looks like a path, is read as a file.
 pub fn load(name_or_path: &str) -> Result<Profile, LoadError> {
-    if let Some((_, text)) = BUILTIN.iter().find(|(name, _)| *name == name_or_path) {
+    if let Some(text) = builtin_text(name_or_path) {
         return parse(text, name_or_path);
     }
     let path = Path::new(name_or_path);

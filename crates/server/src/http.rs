@@ -727,11 +727,9 @@ fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<String>, Strin
         ("t1", "maryland", "double-zero", OutcomeSource::Rng),
         ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
     ] {
-        let profile_text = croupier_profiles::BUILTIN
-            .iter()
-            .find(|(n, _)| *n == profile)
-            .map(|(_, t)| t.to_string())
-            .ok_or("shipped profile missing")?;
+        let profile_text = croupier_profiles::builtin_text(profile)
+            .ok_or("shipped profile missing")?
+            .to_string();
         run(
             casino,
             Request::CreateTable {
