@@ -174,6 +174,9 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         .expect("admin password")
         .to_string();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
+    let (status, doc) = server.http("GET", "/api/openapi.json", None, None);
+    assert_eq!(status, 200);
+    assert!(doc["paths"]["/api/requests"]["post"].is_object(), "{doc}");
 
     let admin = server.login("admin", &password);
     for (name, role) in [

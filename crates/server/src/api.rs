@@ -5,11 +5,12 @@
 use croupier_core::round::{Event, NoSpinReason, SpinReport};
 use croupier_core::{Colour, Pocket};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::users::Role;
 
 /// Who is acting.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Actor {
     pub username: String,
     pub role: Role,
@@ -30,7 +31,7 @@ impl Actor {
 }
 
 /// How a table learns its outcomes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeSource {
     Rng,
@@ -39,7 +40,7 @@ pub enum OutcomeSource {
 }
 
 /// A spin as reported: a pocket with the ball's direction and revolutions, or a no spin.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum SpinView {
     Ball {
@@ -82,7 +83,7 @@ impl SpinView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Correction {
     pub player: String,
     /// Positive: paid to the player; negative: collected from the player.
@@ -90,7 +91,7 @@ pub struct Correction {
 }
 
 /// Everything a casino can be asked to do.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
     CreateUser {
@@ -213,7 +214,7 @@ pub enum Request {
 }
 
 /// What happened, as everyone outside the core sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventView {
     UserCreated {

@@ -135,7 +135,11 @@ struct Failure(StatusCode, ApiError);
 
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({"error": self.1.code, "message": self.1.message}))).into_response()
+        let body = ErrorBody {
+            error: self.1.code.to_string(),
+            message: self.1.message,
+        };
+        (self.0, Json(body)).into_response()
     }
 }
 
@@ -166,15 +170,61 @@ fn authenticated(state: &AppState, headers: &HeaderMap) -> Result<Actor, Failure
         .ok_or_else(|| ApiError::new("unauthenticated", "the session is unknown or over; log in again").into())
 }
 
-#[derive(Deserialize)]
-struct Login {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct LoginBody {
     username: String,
     password: String,
+    /// A licence number, written into the logs that require one (Colorado 2212(5)).
     #[serde(default)]
     licence: String,
 }
 
-async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<Json<Value>, Failure> {
+/// Every refusal: a stable code for programs and a sentence for people.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    error: String,
+    message: String,
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "croupier table server",
+        description = "Every change is a Request posted to /api/requests with `Authorization: Bearer TOKEN` from /api/login; the casino checks the caller's role and the rules, makes the request durable with its transfers, then answers with the events it caused."
+    ),
+    paths(
+        healthz,
+        metrics,
+        login,
+        logout,
+        me,
+        requests,
+        draw,
+        tables,
+        table_rounds,
+        player_rounds,
+        round,
+        stream
+    ),
+    components(schemas(
+        Request,
+        EventView,
+        SpinView,
+        crate::api::Correction,
+        OutcomeSource,
+        Role,
+        LoginBody,
+        ErrorBody
+    ))
+)]
+pub struct ApiDoc;
+
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(<ApiDoc as utoipa::OpenApi>::openapi())
+}
+
+#[utoipa::path(post, path = "/api/login", request_body = LoginBody, responses((status = 200, description = "A bearer token for the session"), (status = 401, description = "Wrong username or password, or the account is locked", body = ErrorBody)))]
+async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Result<Json<Value>, Failure> {
     let username = body.username.clone();
     let user = state.call(move |c| c.user(&username).cloned()).await?;
     let Some(user) = user else {
@@ -227,6 +277,7 @@ async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result
     ))
 }
 
+#[utoipa::path(post, path = "/api/logout", responses((status = 200, description = "The session is over"), (status = 401, body = ErrorBody)))]
 async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
     authenticated(&state, &headers)?;
     if let Some(token) = headers
@@ -241,6 +292,7 @@ async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Jso
     Ok(Json(json!({"ok": true})))
 }
 
+#[utoipa::path(get, path = "/api/me", responses((status = 200, description = "Who you are and your accounts' balances"), (status = 401, body = ErrorBody)))]
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
     let actor = authenticated(&state, &headers)?;
     let name = actor.username.clone();
@@ -260,6 +312,7 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Va
 }
 
 /// Every write: the body is a request; the casino checks the caller's role.
+#[utoipa::path(post, path = "/api/requests", request_body = Request, responses((status = 200, description = "Done and durable: the events it caused", body = Vec<EventView>), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
 async fn requests(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -370,6 +423,7 @@ fn follow_wheel(state: AppState, table: String, address: String) {
 }
 
 /// The RNG's outcome for a table, drawn only after no more bets.
+#[utoipa::path(post, path = "/api/tables/{table}/draw", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The RNG outcome and its settlement", body = Vec<EventView>), (status = 422, description = "Not after no more bets, or not an RNG table", body = ErrorBody)))]
 async fn draw(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -401,6 +455,7 @@ async fn draw(
     Ok(Json(json!({"events": events})))
 }
 
+#[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours")))]
 async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
     authenticated(&state, &headers)?;
     let list = state
@@ -429,6 +484,7 @@ struct Last {
     last: Option<usize>,
 }
 
+#[utoipa::path(get, path = "/api/tables/{table}/rounds", params(("table" = String, Path, description = "Table id"), ("last" = Option<usize>, Query, description = "How many rounds, newest first (10; at most 100)")), responses((status = 200, description = "Game recall for the table")))]
 async fn table_rounds(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -466,6 +522,7 @@ fn redact(round: &mut Value, player: &str) {
     }
 }
 
+#[utoipa::path(get, path = "/api/players/{player}/rounds", params(("player" = String, Path, description = "Player username"), ("last" = Option<usize>, Query, description = "How many rounds")), responses((status = 200, description = "Game recall for the player"), (status = 403, body = ErrorBody)))]
 async fn player_rounds(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -492,6 +549,7 @@ async fn player_rounds(
     Ok(Json(json!({ "rounds": rounds })))
 }
 
+#[utoipa::path(get, path = "/api/rounds/{table}/{round}", params(("table" = String, Path, description = "Table id"), ("round" = u64, Path, description = "Round number")), responses((status = 200, description = "One round: bets, outcome, settlements, balances before and after"), (status = 404, body = ErrorBody)))]
 async fn round(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -519,6 +577,7 @@ struct StreamQuery {
 /// A table's events as they happen. A player's socket (`?token=`) gets the
 /// table's public events and that player's own bets; staff get everything;
 /// a socket without a token (a number display board) gets the public events.
+#[utoipa::path(get, path = "/api/tables/{table}/stream", params(("table" = String, Path, description = "Table id"), ("token" = Option<String>, Query, description = "A session token: a player's socket carries that player's own bets")), responses((status = 101, description = "A WebSocket of the table's events as JSON", body = EventView)))]
 async fn stream(
     State(state): State<AppState>,
     Path(table): Path<String>,
@@ -576,10 +635,12 @@ async fn forward(
     }
 }
 
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up", body = String)))]
 async fn healthz() -> &'static str {
     "ok"
 }
 
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Counters in the Prometheus text format", body = String)))]
 async fn metrics(State(state): State<AppState>) -> String {
     let m = &state.metrics;
     format!(
@@ -596,6 +657,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route("/api/openapi.json", get(openapi))
         .route("/api/login", post(login))
         .route("/api/logout", post(logout))
         .route("/api/me", get(me))
@@ -757,6 +819,25 @@ mod tests {
             role,
             licence: String::new(),
         }
+    }
+
+    #[test]
+    fn the_openapi_document_describes_every_route() {
+        let doc = serde_json::to_value(<ApiDoc as utoipa::OpenApi>::openapi()).expect("JSON");
+        for path in [
+            "/api/login",
+            "/api/requests",
+            "/api/tables/{table}/draw",
+            "/api/rounds/{table}/{round}",
+            "/api/tables/{table}/stream",
+        ] {
+            assert!(doc["paths"].get(path).is_some(), "{path}");
+        }
+        let schemas = &doc["components"]["schemas"];
+        assert!(schemas.get("Request").is_some() && schemas.get("EventView").is_some());
+        assert!(doc["components"]["schemas"]["Request"]
+            .to_string()
+            .contains("place_bet"));
     }
 
     #[test]

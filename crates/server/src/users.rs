@@ -9,7 +9,7 @@ pub const LOGIN_FAILURES_MAX: u32 = 3;
 /// The shortest password accepted.
 pub const PASSWORD_MIN_CHARS: usize = 10;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Admin,
