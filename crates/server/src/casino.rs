@@ -642,7 +642,7 @@ impl<S: Storage> Casino<S> {
                     return Err(err("bad_stake", format!("a stake is whole chips of {chip_value}")));
                 }
                 // A resent bet that was already accepted is acknowledged again, not placed twice.
-                if let Some(b) = slot.table.bets().iter().find(|b| &b.bet_id == bet_id && !b.carried) {
+                if let Some(b) = slot.table.bet(bet_id).filter(|b| !b.carried) {
                     if b.player == me.player_id && b.bet.stake().get() == *stake {
                         return Ok(plan);
                     }
@@ -1012,10 +1012,8 @@ impl<S: Storage> Casino<S> {
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
-                for e in &events {
-                    slot.table.apply(e);
-                    record(slot, at_ms, e, &name_of, &before);
-                }
+                record_all(slot, at_ms, &events, &name_of, &before);
+                slot.table.apply_all(&events);
                 let settled = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
                 if settled {
                     let after = chips_now(self, seated);
@@ -1028,88 +1026,92 @@ impl<S: Storage> Casino<S> {
     }
 }
 
-/// Keeps the recall record of the current round up to date.
-fn record(
+/// Keeps the recall record of the current round up to date, finding bets
+/// through an index so a round of many bets settles in linear time.
+fn record_all(
     slot: &mut TableSlot,
     at_ms: u64,
-    e: &Event,
+    events: &[Event],
     name_of: &dyn Fn(u64) -> String,
     before: &BTreeMap<String, i128>,
 ) {
     let table = slot.id.clone();
-    if let Event::BettingOpened { round, .. } = e {
-        if slot.rounds.len() >= RECALL_ROUNDS_MAX {
-            slot.rounds.pop_front();
-        }
-        slot.rounds.push_back(RoundRecord {
-            id: format!("{table}/{round}"),
-            table: table.clone(),
-            round: *round,
-            opened_at_ms: at_ms,
-            pocket: None,
-            no_spins: Vec::new(),
-            bets: Vec::new(),
-            settled: false,
-            chips_before: before.clone(),
-            chips_after: BTreeMap::new(),
-        });
-        // Bets still in prison ride into the new round's record.
-        let carried: Vec<BetRecord> = slot
-            .table
-            .bets()
-            .iter()
-            .map(|b| BetRecord {
-                bet_id: b.bet_id.clone(),
-                player: name_of(b.player),
-                spot: b.bet.spot().notation(),
-                kind: b.bet.kind().name().to_string(),
-                stake: b.bet.stake().get(),
-                result: Some("prison".into()),
-                returned: None,
-            })
-            .collect();
-        if let Some(r) = slot.rounds.back_mut() {
-            r.bets = carried;
-        }
-        return;
-    }
-    let Some(r) = slot.rounds.back_mut() else { return };
-    match e {
-        Event::BetAccepted { bet, .. } => r.bets.push(BetRecord {
-            bet_id: bet.bet_id.clone(),
-            player: name_of(bet.player),
-            spot: bet.bet.spot().notation(),
-            kind: bet.bet.kind().name().to_string(),
-            stake: bet.bet.stake().get(),
-            result: None,
-            returned: None,
-        }),
-        Event::BetCancelled { bet_id, .. } => r.bets.retain(|b| &b.bet_id != bet_id),
-        Event::NoSpin { reason, .. } => r.no_spins.push(reason.name().to_string()),
-        Event::ResultRecorded { pocket, .. } => r.pocket = Some(pocket.label().to_string()),
-        Event::BetSettled {
-            bet_id,
-            outcome,
-            returned,
-            ..
-        } => {
-            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
-                b.result = Some(outcome.name().to_string());
-                b.returned = Some(returned.get());
+    let mut index: Option<std::collections::HashMap<String, usize>> = None;
+    for e in events {
+        if let Event::BettingOpened { round, .. } = e {
+            if slot.rounds.len() >= RECALL_ROUNDS_MAX {
+                slot.rounds.pop_front();
             }
+            // Bets still in prison ride into the new round's record.
+            let carried: Vec<BetRecord> = slot
+                .table
+                .bets()
+                .iter()
+                .map(|b| BetRecord {
+                    bet_id: b.bet_id.clone(),
+                    player: name_of(b.player),
+                    spot: b.bet.spot().notation(),
+                    kind: b.bet.kind().name().to_string(),
+                    stake: b.bet.stake().get(),
+                    result: Some("prison".into()),
+                    returned: None,
+                })
+                .collect();
+            slot.rounds.push_back(RoundRecord {
+                id: format!("{table}/{round}"),
+                table: table.clone(),
+                round: *round,
+                opened_at_ms: at_ms,
+                pocket: None,
+                no_spins: Vec::new(),
+                bets: carried,
+                settled: false,
+                chips_before: before.clone(),
+                chips_after: BTreeMap::new(),
+            });
+            index = None;
+            continue;
         }
-        Event::BetReturned { bet_id, returned, .. } => {
-            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
-                b.result = Some("returned".into());
-                b.returned = Some(returned.get());
+        let Some(r) = slot.rounds.back_mut() else { continue };
+        let mut update = |bet_id: &str, result: &str, returned: Option<u64>| {
+            let positions =
+                index.get_or_insert_with(|| r.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)).collect());
+            if let Some(&i) = positions.get(bet_id) {
+                r.bets[i].result = Some(result.to_string());
+                if returned.is_some() {
+                    r.bets[i].returned = returned;
+                }
             }
-        }
-        Event::BetImprisoned { bet_id, .. } => {
-            if let Some(b) = r.bets.iter_mut().rev().find(|b| &b.bet_id == bet_id) {
-                b.result = Some("prison".into());
+        };
+        match e {
+            Event::BetAccepted { bet, .. } => {
+                r.bets.push(BetRecord {
+                    bet_id: bet.bet_id.clone(),
+                    player: name_of(bet.player),
+                    spot: bet.bet.spot().notation(),
+                    kind: bet.bet.kind().name().to_string(),
+                    stake: bet.bet.stake().get(),
+                    result: None,
+                    returned: None,
+                });
+                index = None;
             }
+            Event::BetCancelled { bet_id, .. } => {
+                r.bets.retain(|b| &b.bet_id != bet_id);
+                index = None;
+            }
+            Event::NoSpin { reason, .. } => r.no_spins.push(reason.name().to_string()),
+            Event::ResultRecorded { pocket, .. } => r.pocket = Some(pocket.label().to_string()),
+            Event::BetSettled {
+                bet_id,
+                outcome,
+                returned,
+                ..
+            } => update(bet_id, outcome.name(), Some(returned.get())),
+            Event::BetReturned { bet_id, returned, .. } => update(bet_id, "returned", Some(returned.get())),
+            Event::BetImprisoned { bet_id, .. } => update(bet_id, "prison", None),
+            Event::RoundSettled { .. } => r.settled = true,
+            _ => {}
         }
-        Event::RoundSettled { .. } => r.settled = true,
-        _ => {}
     }
 }
