@@ -13,11 +13,15 @@
 use crate::money::Minor;
 use crate::pocket::Pocket;
 use crate::profile::{NoSpinBets, Profile, ZeroChoice};
-use crate::settle::{BetError, BetRequest, Outcome, PlacedBet, RulesError, TableRules, BETS_PER_ROUND_MAX};
+use crate::settle::{BetError, BetRequest, Outcome, PlacedBet, RulesError, TableRules};
 use crate::wheel::Wheel;
 
 /// The longest bet id, in bytes.
 pub const BET_ID_MAX_BYTES: usize = 64;
+/// The most bets one round at a table may hold. Settling a round moves at
+/// most two transfers per bet, and the ledger's batch limit is sized from
+/// this, so a full round always settles in one batch.
+pub const ROUND_BETS_MAX: usize = 100_000;
 /// The longest free text (names, reasons, descriptions), in bytes.
 pub const TEXT_MAX_BYTES: usize = 512;
 /// The shortest and longest betting window a table may use.
@@ -393,7 +397,7 @@ pub enum CommandError {
     BadBetId,
     #[error("{0}")]
     Bet(#[from] BetError),
-    #[error("a round holds at most {BETS_PER_ROUND_MAX} bets")]
+    #[error("a round holds at most {ROUND_BETS_MAX} bets")]
     RoundFull,
     #[error("no spin can be reported before no more bets")]
     NotSpinning,
@@ -628,7 +632,7 @@ impl Table {
                 if self.index.contains_key(&bet_id) {
                     return Err(CommandError::DuplicateBet(bet_id));
                 }
-                if self.bets.len() >= BETS_PER_ROUND_MAX {
+                if self.bets.len() >= ROUND_BETS_MAX {
                     return Err(CommandError::RoundFull);
                 }
                 let bet = self.rules().place(&BetRequest {

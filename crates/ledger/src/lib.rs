@@ -27,8 +27,9 @@ pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 pub const ID_MAX_BYTES: usize = 96;
 /// The longest memo on a transfer, in bytes.
 pub const MEMO_MAX_BYTES: usize = 256;
-/// The most transfers one atomic batch may hold.
-pub const BATCH_MAX: usize = 100_000;
+/// The most transfers one atomic batch may hold: enough to settle a full
+/// round (two transfers per bet at most), with room for fills and corrections.
+pub const BATCH_MAX: usize = 2 * croupier_core::round::ROUND_BETS_MAX + 1_024;
 /// The largest amount one transfer may move, in minor units.
 pub const AMOUNT_MAX_MINOR: u64 = 1 << 50;
 

@@ -994,29 +994,30 @@ impl<S: Storage> Casino<S> {
             Effect::Core { table, events } => {
                 let names = self.player_names.clone();
                 let name_of = |p: u64| names.get(&p).cloned().unwrap_or_else(|| format!("#{p}"));
-                let chips_now = |casino: &Casino<S>, players: Vec<String>| -> BTreeMap<String, i128> {
-                    players
-                        .into_iter()
-                        .map(|p| {
-                            let balance = casino.balance(&format!("chips:{table}:{p}"));
-                            (p, balance)
+                // Recall keeps the seated players' chips when betting opens and when the
+                // round settles; only those events pay for the snapshot.
+                let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
+                let settles = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
+                let snapshot = |casino: &Casino<S>| -> BTreeMap<String, i128> {
+                    casino
+                        .tables
+                        .get(&table)
+                        .map(|s| {
+                            s.colours
+                                .keys()
+                                .map(|p| (p.clone(), casino.balance(&format!("chips:{table}:{p}"))))
+                                .collect()
                         })
-                        .collect()
+                        .unwrap_or_default()
                 };
-                let seated: Vec<String> = self
-                    .tables
-                    .get(&table)
-                    .map(|s| s.colours.keys().cloned().collect())
-                    .unwrap_or_default();
-                let before = chips_now(self, seated.clone());
+                let before = if opens { snapshot(self) } else { BTreeMap::new() };
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
                 record_all(slot, at_ms, &events, &name_of, &before);
                 slot.table.apply_all(&events);
-                let settled = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
-                if settled {
-                    let after = chips_now(self, seated);
+                if settles {
+                    let after = snapshot(self);
                     if let Some(last) = self.tables.get_mut(&table).and_then(|s| s.rounds.back_mut()) {
                         last.chips_after = after;
                     }

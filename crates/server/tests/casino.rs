@@ -449,3 +449,41 @@ fn deterministic_simulation_with_failing_storage() {
         assert!(reopened.recall_table("t1", 100).len() >= 25, "seed {seed}");
     }
 }
+
+/// Regression: the ledger's batch limit (100,000 transfers) was below what
+/// settling a full round needs (two per bet), so a round of over 50,000
+/// bets could never settle.
+#[test]
+fn a_round_of_over_fifty_thousand_bets_settles() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000_000, 6_000_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    let bets = 51_000;
+    for i in 0..bets {
+        w.now += 1;
+        w.casino
+            .execute(w.now, &alice, bet("t1", &format!("x{i}"), "red", 100))
+            .expect("bet");
+    }
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    // 1 is red: every bet wins, two transfers each.
+    let events = w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("1"),
+        },
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, EventView::BetSettled { .. }))
+            .count(),
+        bets
+    );
+    assert_eq!(w.chips("alice"), 6_000_000 + 100 * bets as i128);
+    assert!(croupier_ledger::BATCH_MAX >= 2 * croupier_core::round::ROUND_BETS_MAX);
+}
