@@ -30,7 +30,10 @@ pub const MEMO_MAX_BYTES: usize = 256;
 /// The most transfers one atomic batch may hold: enough to settle a full
 /// round (two transfers per bet at most), with room for fills and corrections.
 pub const BATCH_MAX: usize = 2 * croupier_core::round::ROUND_BETS_MAX + 1_024;
-const _: () = assert!(BATCH_MAX >= 2 * croupier_core::round::ROUND_BETS_MAX, "a full round must settle in one batch");
+const _: () = assert!(
+    BATCH_MAX >= 2 * croupier_core::round::ROUND_BETS_MAX,
+    "a full round must settle in one batch"
+);
 /// The largest amount one transfer may move, in minor units.
 pub const AMOUNT_MAX_MINOR: u64 = 1 << 50;
 

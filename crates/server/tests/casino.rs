@@ -486,3 +486,232 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
     );
     assert_eq!(w.chips("alice"), 6_000_000 + 100 * bets as i128);
 }
+
+/// Many tables and terminals from one seed, storage failing on purpose, and
+/// a reference model — chips per player per table, kept from the events the
+/// casino reports — that must match the ledger after every request.
+#[test]
+fn simulation_of_many_tables_against_a_reference_model() {
+    use std::collections::BTreeMap;
+    for seed in [3u64, 17, 101] {
+        let (casino, _) = Casino::open(MemoryStorage::failing_every(11 + seed % 5), 0).expect("open");
+        let mut w = World { casino, now: 0 };
+        let mut rng = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        // Every write is retried until the storage takes it.
+        let mut must = |w: &mut World<MemoryStorage>, who: &Actor, r: Request| loop {
+            match w.run(who, r.clone()) {
+                Err(e) if e.code == "storage" => continue,
+                other => break other,
+            }
+        };
+        let tables = ["a", "b", "c"];
+        let players = ["p0", "p1", "p2", "p3", "p4", "p5"];
+        for (name, role) in [
+            ("cashier", Role::Cashier),
+            ("dealer", Role::Dealer),
+            ("pit", Role::PitSupervisor),
+        ] {
+            must(
+                &mut w,
+                &admin(),
+                Request::CreateUser {
+                    username: name.into(),
+                    role,
+                    password_hash: "h".into(),
+                },
+            )
+            .expect("staff");
+        }
+        for p in players {
+            must(
+                &mut w,
+                &admin(),
+                Request::CreateUser {
+                    username: p.into(),
+                    role: Role::Player,
+                    password_hash: "h".into(),
+                },
+            )
+            .expect("player");
+        }
+        let profiles = [
+            ("maryland", "triple-zero"),
+            ("european-casino", "single-zero"),
+            ("colorado-2014", "double-zero-as-single-zero"),
+        ];
+        for (t, (profile, wheel)) in tables.iter().zip(profiles) {
+            must(
+                &mut w,
+                &admin(),
+                Request::CreateTable {
+                    table: t.to_string(),
+                    profile_text: croupier_profiles::builtin_text(profile).expect("profile").into(),
+                    wheel: wheel.into(),
+                    in_prison: false,
+                    betting_window_ms: 600_000,
+                    outcome: OutcomeSource::Dealer,
+                    shared_colours: false,
+                    wheel_address: None,
+                },
+            )
+            .expect("table");
+            must(
+                &mut w,
+                &actor("pit", Role::PitSupervisor),
+                Request::Inspect {
+                    table: t.to_string(),
+                    no_magnet_or_contrivance: true,
+                    wheel_level_and_rotating_freely: true,
+                    parts_secure: true,
+                    ball_non_magnetic: true,
+                    layout_and_signage_comply: true,
+                },
+            )
+            .expect("inspect");
+            must(
+                &mut w,
+                &actor("dealer", Role::Dealer),
+                Request::OpenTable { table: t.to_string() },
+            )
+            .expect("open");
+        }
+        // The reference model: chips per (table, player).
+        let mut model: BTreeMap<(String, String), i128> = BTreeMap::new();
+        let mut follow = |model: &mut BTreeMap<(String, String), i128>, events: &[EventView]| {
+            for e in events {
+                match e {
+                    EventView::BoughtIn {
+                        table, player, amount, ..
+                    } => *model.entry((table.clone(), player.clone())).or_default() += i128::from(*amount),
+                    EventView::BetAccepted {
+                        table, player, stake, ..
+                    } => *model.entry((table.clone(), player.clone())).or_default() -= i128::from(*stake),
+                    EventView::BetSettled {
+                        table,
+                        player,
+                        returned,
+                        ..
+                    }
+                    | EventView::BetReturned {
+                        table,
+                        player,
+                        returned,
+                        ..
+                    }
+                    | EventView::BetCancelled {
+                        table,
+                        player,
+                        returned,
+                        ..
+                    } => *model.entry((table.clone(), player.clone())).or_default() += i128::from(*returned),
+                    _ => {}
+                }
+            }
+        };
+        for p in players {
+            let events = must(
+                &mut w,
+                &actor("cashier", Role::Cashier),
+                Request::CashIn {
+                    id: format!("c{p}"),
+                    player: p.into(),
+                    amount: 1_000_000,
+                },
+            )
+            .expect("cash");
+            follow(&mut model, &events);
+            for t in tables {
+                let events = must(
+                    &mut w,
+                    &actor(p, Role::Player),
+                    Request::BuyIn {
+                        id: format!("b{p}{t}"),
+                        table: t.into(),
+                        amount: 20_000,
+                        chip_value: 100,
+                    },
+                )
+                .expect("buy");
+                follow(&mut model, &events);
+            }
+        }
+        let spots = [
+            "17",
+            "red",
+            "dozen2",
+            "1-2-3",
+            "0",
+            "odd",
+            "13-14-16-17",
+            "high",
+            "column1",
+        ];
+        let pockets = ["0", "00", "000", "1", "17", "36", "5", "24"];
+        let dealer = actor("dealer", Role::Dealer);
+        let mut settled = 0usize;
+        for step in 0..600u32 {
+            let t = tables[(next() % 3) as usize];
+            let r = next() % 10;
+            let result = match r {
+                0 => w.run(&dealer, Request::OpenBetting { table: t.into() }),
+                1 => w.run(&dealer, Request::NoMoreBets { table: t.into() }),
+                2 => {
+                    let pocket = pockets[(next() % pockets.len() as u64) as usize];
+                    w.run(
+                        &dealer,
+                        Request::Spin {
+                            table: t.into(),
+                            spin: spin(pocket),
+                        },
+                    )
+                }
+                3 => w.run(
+                    &actor(players[(next() % 6) as usize], Role::Player),
+                    Request::CancelBet {
+                        table: t.into(),
+                        bet_id: format!("s{}", step.saturating_sub(1)),
+                    },
+                ),
+                _ => {
+                    let p = players[(next() % 6) as usize];
+                    let spot = spots[(next() % spots.len() as u64) as usize];
+                    w.run(
+                        &actor(p, Role::Player),
+                        bet(t, &format!("s{step}"), spot, 100 * (1 + next() % 4)),
+                    )
+                }
+            };
+            if let Ok(events) = result {
+                settled += events
+                    .iter()
+                    .filter(|e| matches!(e, EventView::BetSettled { .. }))
+                    .count();
+                follow(&mut model, &events);
+            }
+            // After every request, refused or not, the ledger agrees with the model.
+            for ((table, player), chips) in &model {
+                assert_eq!(
+                    w.casino.balance(&format!("chips:{table}:{player}")),
+                    *chips,
+                    "seed {seed} step {step}: {table}/{player}"
+                );
+            }
+            assert_eq!(w.casino.ledger().balances().values().sum::<i128>(), 0);
+        }
+        assert!(settled >= 20, "seed {seed}: only {settled} bets settled");
+        // A restart from the journal gives the same balances.
+        let entries = w.casino.ledger().storage().entries.clone();
+        let (reopened, _) = Casino::open(MemoryStorage::with_entries(entries), w.now + 1).expect("reopen");
+        for ((table, player), chips) in &model {
+            let after = reopened.balance(&format!("chips:{table}:{player}"));
+            // Rounds still open are voided on reopening, which hands their stakes back.
+            assert!(after >= *chips, "seed {seed}: {table}/{player}");
+        }
+    }
+}
