@@ -504,7 +504,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
             rng
         };
         // Every write is retried until the storage takes it.
-        let mut must = |w: &mut World<MemoryStorage>, who: &Actor, r: Request| loop {
+        let must = |w: &mut World<MemoryStorage>, who: &Actor, r: Request| loop {
             match w.run(who, r.clone()) {
                 Err(e) if e.code == "storage" => continue,
                 other => break other,
@@ -583,7 +583,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
         }
         // The reference model: chips per (table, player).
         let mut model: BTreeMap<(String, String), i128> = BTreeMap::new();
-        let mut follow = |model: &mut BTreeMap<(String, String), i128>, events: &[EventView]| {
+        let follow = |model: &mut BTreeMap<(String, String), i128>, events: &[EventView]| {
             for e in events {
                 match e {
                     EventView::BoughtIn {
