@@ -60,13 +60,38 @@ struct Metrics {
     logins_failed: AtomicU64,
 }
 
+/// Where events go, so that each one wakes only the sockets that show it:
+/// `public:T` (round state, results), `all:T` (staff: everything at T),
+/// `player:T:P` (player P's own bets and chips at T).
+#[derive(Default)]
+pub struct Channels {
+    senders: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
+}
+
+impl Channels {
+    fn subscribe(&self, key: String) -> broadcast::Receiver<Arc<str>> {
+        let mut senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        senders
+            .entry(key)
+            .or_insert_with(|| broadcast::channel(STREAM_BUFFER_EVENTS).0)
+            .subscribe()
+    }
+
+    fn send(&self, key: &str, text: &Arc<str>) {
+        let senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(sender) = senders.get(key) {
+            // No one listening is fine: the journal has everything.
+            let _ = sender.send(text.clone());
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState {
     runtime: tokio::runtime::Handle,
     jobs: std::sync::mpsc::SyncSender<Job>,
     sessions: Arc<Mutex<HashMap<String, Actor>>>,
-    /// (table, player the event is about, JSON text).
-    events: broadcast::Sender<(String, Option<String>, Arc<str>)>,
+    events: Arc<Channels>,
     metrics: Arc<Metrics>,
 }
 
@@ -122,10 +147,13 @@ impl AppState {
                 _ => {}
             }
             let value = serde_json::to_value(e).unwrap_or(Value::Null);
-            let table = value.get("table").and_then(Value::as_str).unwrap_or("").to_string();
-            let player = value.get("player").and_then(Value::as_str).map(str::to_string);
-            // No subscribers is fine: the journal has everything.
-            let _ = self.events.send((table, player, Arc::from(value.to_string())));
+            let Some(table) = value.get("table").and_then(Value::as_str) else {
+                continue;
+            };
+            let text: Arc<str> = Arc::from(value.to_string());
+            for key in publish_keys(table, value.get("player").and_then(Value::as_str)) {
+                self.events.send(&key, &text);
+            }
         }
     }
 }
@@ -595,42 +623,52 @@ async fn stream(
                 .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "the session is unknown or over")))?,
         ),
     };
-    let events = state.events.subscribe();
-    Ok(ws.on_upgrade(move |socket| forward(socket, table, viewer, events)))
+    let mut keys = subscribe_keys(&table, viewer.as_ref()).into_iter();
+    let first = state.events.subscribe(keys.next().unwrap_or_default());
+    let second = keys.next().map(|key| state.events.subscribe(key));
+    Ok(ws.on_upgrade(move |socket| forward(socket, first, second)))
 }
 
-/// Whether a viewer may see an event: events about a player's bets or chips
-/// go to that player and to staff only.
-fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {
-    match (player, viewer) {
-        (None, _) => true,
-        (Some(_), Some(a)) if a.role != Role::Player => true,
-        (Some(p), Some(a)) => p == a.username,
-        (Some(_), None) => false,
+/// The channels an event about `player` (None: a public event) at `table` goes to.
+fn publish_keys(table: &str, player: Option<&str>) -> [String; 2] {
+    match player {
+        Some(p) => [format!("all:{table}"), format!("player:{table}:{p}")],
+        None => [format!("all:{table}"), format!("public:{table}")],
+    }
+}
+
+/// The channels a viewer's socket listens to: staff everything, a player the
+/// public events and their own, a display board (no viewer) the public ones.
+fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
+    match viewer {
+        Some(a) if a.role != Role::Player => vec![format!("all:{table}")],
+        Some(a) => vec![format!("public:{table}"), format!("player:{table}:{}", a.username)],
+        None => vec![format!("public:{table}")],
     }
 }
 
 async fn forward(
     mut socket: WebSocket,
-    table: String,
-    viewer: Option<Actor>,
-    mut events: broadcast::Receiver<(String, Option<String>, Arc<str>)>,
+    mut first: broadcast::Receiver<Arc<str>>,
+    mut second: Option<broadcast::Receiver<Arc<str>>>,
 ) {
     loop {
-        match events.recv().await {
-            Ok((t, player, text)) if t == table && visible(player.as_deref(), viewer.as_ref()) => {
-                if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
-                    break;
-                }
-            }
-            Ok(_) => {}
+        let received = match second.as_mut() {
+            Some(own) => tokio::select! {
+                r = first.recv() => r,
+                r = own.recv() => r,
+            },
+            None => first.recv().await,
+        };
+        let text: Arc<str> = match received {
+            Ok(text) => text,
             Err(broadcast::error::RecvError::Lagged(missed)) => {
-                let note = json!({"type": "missed", "events": missed}).to_string();
-                if socket.send(Message::Text(note.into())).await.is_err() {
-                    break;
-                }
+                Arc::from(json!({"type": "missed", "events": missed}).to_string())
             }
             Err(broadcast::error::RecvError::Closed) => break,
+        };
+        if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+            break;
         }
     }
 }
@@ -691,7 +729,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .name("casino".into())
         .spawn(move || writer(casino, queue, reopen_from))
         .map_err(|e| e.to_string())?;
-    let (events, _) = broadcast::channel(STREAM_BUFFER_EVENTS);
+    let events = Arc::new(Channels::default());
     let state = AppState {
         runtime: tokio::runtime::Handle::current(),
         jobs,
@@ -838,6 +876,12 @@ mod tests {
         assert!(doc["components"]["schemas"]["Request"]
             .to_string()
             .contains("place_bet"));
+    }
+
+    /// Whether the routing delivers an event about `player` to `viewer`.
+    fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {
+        let published = publish_keys("t", player);
+        subscribe_keys("t", viewer).iter().any(|k| published.contains(k))
     }
 
     #[test]
