@@ -73,19 +73,21 @@ fn setup<S: Storage>(storage: S) -> World<S> {
     w
 }
 
+/// A passing pre-opening inspection (Colorado 2212(1), Maryland ch.2 A).
+fn inspection(table: &str) -> Request {
+    Request::Inspect {
+        table: table.into(),
+        no_magnet_or_contrivance: true,
+        wheel_level_and_rotating_freely: true,
+        parts_secure: true,
+        ball_non_magnetic: true,
+        layout_and_signage_comply: true,
+    }
+}
+
 fn inspect_and_open<S: Storage>(w: &mut World<S>) {
     let pit = actor("pit", Role::PitSupervisor);
-    w.ok(
-        &pit,
-        Request::Inspect {
-            table: "t1".into(),
-            no_magnet_or_contrivance: true,
-            wheel_level_and_rotating_freely: true,
-            parts_secure: true,
-            ball_non_magnetic: true,
-            layout_and_signage_comply: true,
-        },
-    );
+    w.ok(&pit, inspection("t1"));
     w.ok(
         &actor("dealer", Role::Dealer),
         Request::OpenTable { table: "t1".into() },
@@ -257,21 +259,7 @@ fn every_role_is_checked() {
         "forbidden"
     );
     assert_eq!(refused(&mut w, &cashier, bet("t1", "x", "17", 100)), "forbidden");
-    assert_eq!(
-        refused(
-            &mut w,
-            &alice,
-            Request::Inspect {
-                table: "t1".into(),
-                no_magnet_or_contrivance: true,
-                wheel_level_and_rotating_freely: true,
-                parts_secure: true,
-                ball_non_magnetic: true,
-                layout_and_signage_comply: true
-            }
-        ),
-        "forbidden"
-    );
+    assert_eq!(refused(&mut w, &alice, inspection("t1")), "forbidden");
     // Colorado 2212(1), Maryland ch.2 A: no opening before the inspection.
     assert_eq!(
         refused(&mut w, &dealer, Request::OpenTable { table: "t1".into() }),
@@ -359,19 +347,7 @@ fn deterministic_simulation_with_failing_storage() {
         };
         let pit = actor("pit", Role::PitSupervisor);
         let dealer = actor("dealer", Role::Dealer);
-        retry(
-            &mut w,
-            &pit,
-            Request::Inspect {
-                table: "t1".into(),
-                no_magnet_or_contrivance: true,
-                wheel_level_and_rotating_freely: true,
-                parts_secure: true,
-                ball_non_magnetic: true,
-                layout_and_signage_comply: true,
-            },
-        )
-        .expect("inspect");
+        retry(&mut w, &pit, inspection("t1")).expect("inspect");
         retry(&mut w, &dealer, Request::OpenTable { table: "t1".into() }).expect("open");
         for p in ["alice", "bob"] {
             retry(
@@ -561,19 +537,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 },
             )
             .expect("table");
-            must(
-                &mut w,
-                &actor("pit", Role::PitSupervisor),
-                Request::Inspect {
-                    table: t.to_string(),
-                    no_magnet_or_contrivance: true,
-                    wheel_level_and_rotating_freely: true,
-                    parts_secure: true,
-                    ball_non_magnetic: true,
-                    layout_and_signage_comply: true,
-                },
-            )
-            .expect("inspect");
+            must(&mut w, &actor("pit", Role::PitSupervisor), inspection(t)).expect("inspect");
             must(
                 &mut w,
                 &actor("dealer", Role::Dealer),
