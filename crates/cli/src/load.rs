@@ -215,7 +215,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         let mut started_tx = Some(started_tx);
         let result = croupier_server::http::serve(server_data, listen, |s| {
             if let Some(tx) = started_tx.take() {
-                let _ = tx.send((s.address, s.admin_password.clone()));
+                let _ = tx.send((s.address, s.admin_password.as_ref().map(|(_, p)| p.clone())));
             }
         })
         .await;

@@ -63,6 +63,11 @@ enum Command {
     Sim(Box<sim_cmd::Args>),
     /// Check a data directory's journal: the hash chain, and every balance recomputed.
     Verify(verify_cmd::Args),
+    /// Users of a data directory, while its server is stopped.
+    User {
+        #[command(subcommand)]
+        which: UserCommand,
+    },
     /// Run the table server on an embedded database.
     Serve {
         /// Where the journal lives (created on the first run).
@@ -70,6 +75,20 @@ enum Command {
         data: std::path::PathBuf,
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Add a user; the password is read from standard input.
+    Add {
+        #[arg(long, default_value = "croupier-data")]
+        data: std::path::PathBuf,
+        #[arg(long)]
+        username: String,
+        /// admin, pit_supervisor, dealer, cashier, auditor or player.
+        #[arg(long)]
+        role: String,
     },
 }
 
@@ -106,6 +125,40 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+fn user_add(data: std::path::PathBuf, username: &str, role: &str) -> Result<(), Failure> {
+    use croupier_server::users::{hash_password, Role};
+    let role = Role::parse(role).ok_or_else(|| {
+        Invalid::one(format!(
+            "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
+        ))
+    })?;
+    let mut password = String::new();
+    std::io::stdin().read_line(&mut password)?;
+    let password = password.trim_end_matches(['\r', '\n']);
+    let hash = hash_password(password).map_err(|e| Invalid::one(e.to_string()))?;
+    let _lock = croupier_server::http::lock_data(&data).map_err(Invalid::one)?;
+    let storage = croupier_ledger::SqliteStorage::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let now = croupier_server::http::now_ms();
+    let (mut casino, _) = croupier_server::casino::Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
+    casino
+        .execute(
+            now,
+            &croupier_server::api::Actor::system(),
+            croupier_server::api::Request::CreateUser {
+                username: username.to_string(),
+                role,
+                password_hash: hash,
+            },
+        )
+        .map_err(|e| Invalid::one(e.to_string()))?;
+    println!(
+        "croupier: user {username} ({}) added to {}",
+        role.name(),
+        data.display()
+    );
+    Ok(())
+}
+
 fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
     let address: std::net::SocketAddr = listen
         .parse()
@@ -115,8 +168,8 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
     runtime
         .block_on(croupier_server::http::serve(data, address, |started| {
             println!("croupier: serving on http://{} (data in {shown})", started.address);
-            if let Some(password) = &started.admin_password {
-                println!("croupier: first run: log in as admin with password {password} (shown once)");
+            if let Some((username, password)) = &started.admin_password {
+                println!("croupier: first run: log in as {username} with password {password} (shown once)");
             }
             for event in &started.recovered {
                 if let Ok(text) = serde_json::to_string(event) {
@@ -143,6 +196,9 @@ fn main() -> ExitCode {
         Command::Sim(args) => sim_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
         Command::Serve { data, listen } => serve(data, &listen),
+        Command::User {
+            which: UserCommand::Add { data, username, role },
+        } => user_add(data, &username, &role),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

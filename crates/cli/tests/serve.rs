@@ -491,3 +491,60 @@ fn serve_follows_an_automated_wheel() {
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();
 }
+
+#[test]
+fn user_add_works_offline_and_not_beside_a_running_server() {
+    let data = std::env::temp_dir().join(format!("croupier-user-add-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let add = |name: &str, role: &str, password: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args([
+                "user",
+                "add",
+                "--data",
+                data.to_str().expect("path"),
+                "--username",
+                name,
+                "--role",
+                role,
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(format!("{password}\n").as_bytes());
+        child.wait_with_output().expect("finishes")
+    };
+    assert!(add("floor", "pit_supervisor", "floor-password-1").status.success());
+    assert_eq!(
+        add("floor", "pit_supervisor", "floor-password-1").status.code(),
+        Some(2),
+        "a second user of that name"
+    );
+    assert_eq!(
+        add("x", "croupier", "long-enough-pw").status.code(),
+        Some(2),
+        "an unknown role"
+    );
+    assert_eq!(add("y", "dealer", "short").status.code(), Some(2), "a short password");
+    let mut server = start(&data, free_port());
+    // No admin was added, so the first run makes one; the added user can log in.
+    let line = server.wait_line("croupier: first run");
+    assert!(line.contains("log in as admin"), "{line}");
+    server.login("floor", "floor-password-1");
+    let out = add("z", "dealer", "dealer-password-1");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("in use"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+}

@@ -713,13 +713,34 @@ pub fn router(state: AppState) -> Router {
 /// What `serve` reports once it is listening.
 pub struct Started {
     pub address: SocketAddr,
-    /// The one-time admin password of a first run.
-    pub admin_password: Option<String>,
+    /// The admin made on a first run, and its one-time password.
+    pub admin_password: Option<(String, String)>,
     pub recovered: Vec<EventView>,
+}
+
+/// Takes the data directory for this process alone: one writer per journal.
+/// The lock lasts as long as the returned file is open.
+pub fn lock_data(data: &std::path::Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    let path = data.join("croupier.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.try_lock().map_err(|_| {
+        format!(
+            "{} is in use by another croupier process (a running server?)",
+            data.display()
+        )
+    })?;
+    Ok(file)
 }
 
 /// Opens the data directory, recovers, and serves until the process ends.
 pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
+    let _lock = lock_data(&data)?;
     let storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
@@ -799,52 +820,61 @@ fn writer(mut casino: Casino<SqliteStorage>, queue: std::sync::mpsc::Receiver<Jo
     }
 }
 
-/// On an empty journal: an admin with a one-time password, and two tables to play on.
-fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<String>, String> {
-    if casino.users().next().is_some() {
-        return Ok(None);
-    }
-    let mut secret = [0u8; 12];
-    croupier_rng::CasinoRng::from_os()
-        .and_then(|mut r| r.fill(&mut secret))
-        .map_err(|e| e.to_string())?;
-    let password = hex::encode(secret);
-    let hash = hash_password(&password).map_err(|e| e.to_string())?;
+/// With no admin yet: an admin with a one-time password; with no tables yet:
+/// two tables to play on.
+fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<(String, String)>, String> {
     let system = Actor::system();
     let at = now_ms();
     let run = |casino: &mut Casino<SqliteStorage>, r: Request| {
         casino.execute(at, &system, r).map(|_| ()).map_err(|e| e.to_string())
     };
-    run(
-        casino,
-        Request::CreateUser {
-            username: "admin".into(),
-            role: Role::Admin,
-            password_hash: hash,
-        },
-    )?;
-    for (table, profile, wheel, outcome) in [
-        ("t1", "maryland", "double-zero", OutcomeSource::Rng),
-        ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
-    ] {
-        let profile_text = croupier_profiles::builtin_text(profile)
-            .ok_or("shipped profile missing")?
-            .to_string();
+    let mut admin_password = None;
+    if !casino.users().any(|u| u.role == Role::Admin) {
+        let mut secret = [0u8; 12];
+        croupier_rng::CasinoRng::from_os()
+            .and_then(|mut r| r.fill(&mut secret))
+            .map_err(|e| e.to_string())?;
+        let password = hex::encode(secret);
+        let hash = hash_password(&password).map_err(|e| e.to_string())?;
+        let username = if casino.user("admin").is_some() {
+            "admin2"
+        } else {
+            "admin"
+        };
         run(
             casino,
-            Request::CreateTable {
-                table: table.into(),
-                profile_text,
-                wheel: wheel.into(),
-                in_prison: false,
-                betting_window_ms: 30_000,
-                outcome,
-                shared_colours: false,
-                wheel_address: None,
+            Request::CreateUser {
+                username: username.into(),
+                role: Role::Admin,
+                password_hash: hash,
             },
         )?;
+        admin_password = Some((username.to_string(), password));
     }
-    Ok(Some(password))
+    if casino.tables().next().is_none() {
+        for (table, profile, wheel, outcome) in [
+            ("t1", "maryland", "double-zero", OutcomeSource::Rng),
+            ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
+        ] {
+            let profile_text = croupier_profiles::builtin_text(profile)
+                .ok_or("shipped profile missing")?
+                .to_string();
+            run(
+                casino,
+                Request::CreateTable {
+                    table: table.into(),
+                    profile_text,
+                    wheel: wheel.into(),
+                    in_prison: false,
+                    betting_window_ms: 30_000,
+                    outcome,
+                    shared_colours: false,
+                    wheel_address: None,
+                },
+            )?;
+        }
+    }
+    Ok(admin_password)
 }
 
 #[cfg(test)]
