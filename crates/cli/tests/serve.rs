@@ -174,6 +174,14 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         .expect("admin password")
         .to_string();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
+    // The number display board and its public data.
+    let (status, page) = server.http("GET", "/", None, None);
+    assert_eq!(status, 200);
+    assert!(page.as_str().expect("html").contains("Number display"));
+    let (status, board) = server.http("GET", "/api/public/tables/t1", None, None);
+    assert_eq!(status, 200);
+    assert_eq!(board["display_length"], 16);
+    assert_eq!(board["phase"], "closed");
     let (status, doc) = server.http("GET", "/api/openapi.json", None, None);
     assert_eq!(status, 200);
     assert!(doc["paths"]["/api/requests"]["post"].is_object(), "{doc}");

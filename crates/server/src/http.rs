@@ -673,6 +673,52 @@ async fn forward(
     }
 }
 
+/// The number display board (european-casino glossary NUMBER DISPLAY): public, read only.
+async fn board() -> axum::response::Html<&'static str> {
+    axum::response::Html(include_str!("../web/board.html"))
+}
+
+/// The tables' ids, for a display board (no sign-in: nothing private).
+#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids")))]
+async fn public_tables(State(state): State<AppState>) -> Result<Json<Value>, Failure> {
+    let ids = state
+        .call(|c| c.tables().map(|s| s.id.clone()).collect::<Vec<_>>())
+        .await?;
+    Ok(Json(json!({ "tables": ids })))
+}
+
+/// What a display board shows of a table: its state and last numbers, nothing about players.
+#[utoipa::path(get, path = "/api/public/tables/{table}", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "Phase, round, last numbers, display length"), (status = 404, body = ErrorBody)))]
+async fn public_table(State(state): State<AppState>, Path(table): Path<String>) -> Result<Json<Value>, Failure> {
+    let view = state
+        .call(move |c| {
+            c.table(&table).map(|s| {
+                let phase = s.table.phase();
+                let (code, text) = match phase {
+                    croupier_core::round::Phase::Closed => ("closed", "Table closed"),
+                    croupier_core::round::Phase::Open => ("open", "Waiting for the next round"),
+                    croupier_core::round::Phase::BettingOpen { .. } => ("betting", "Place your bets"),
+                    croupier_core::round::Phase::NoMoreBets => ("closed-betting", "No more bets"),
+                };
+                let wheel = s.table.config().wheel;
+                json!({
+                    "table": s.id,
+                    "profile": s.profile_name,
+                    "wheel": wheel.description(),
+                    "wheel_pockets": wheel.bettable().iter().map(|p| p.label()).collect::<Vec<_>>(),
+                    "round": s.table.round(),
+                    "phase": code,
+                    "phase_text": text,
+                    "display_length": s.table.profile().spec().number_display_length.unwrap_or(16),
+                    "last_pockets": s.table.last_pockets().iter().rev().map(|p| p.label()).collect::<Vec<_>>(),
+                })
+            })
+        })
+        .await?;
+    view.map(Json)
+        .ok_or_else(|| ApiError::new("no_table", "no such table").into())
+}
+
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up", body = String)))]
 async fn healthz() -> &'static str {
     "ok"
@@ -693,6 +739,9 @@ async fn metrics(State(state): State<AppState>) -> String {
 
 pub fn router(state: AppState) -> Router {
     Router::new()
+        .route("/", get(board))
+        .route("/api/public/tables", get(public_tables))
+        .route("/api/public/tables/{table}", get(public_table))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/openapi.json", get(openapi))
