@@ -1,6 +1,7 @@
 //! `croupier bench load`: a table server driven over real sockets.
 //!
-//! Starts a server on a fresh data directory on the loopback interface,
+//! Starts `croupier serve` as its own process on a fresh data directory on
+//! the loopback interface,
 //! seats terminals at tables, and for the given duration has every terminal
 //! place bets over HTTP (each acknowledged only once durable) while a dealer
 //! per table runs rounds on the RNG; every terminal listens to its table's
@@ -208,23 +209,37 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         std::process::id(),
         crate::wire::unique_suffix()
     ));
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let server_data = data.clone();
-    let listen: SocketAddr = "127.0.0.1:0".parse().map_err(io)?;
-    tokio::spawn(async move {
-        let mut started_tx = Some(started_tx);
-        let result = croupier_server::http::serve(server_data, listen, |s| {
-            if let Some(tx) = started_tx.take() {
-                let _ = tx.send((s.address, s.admin_password.as_ref().map(|(_, p)| p.clone())));
-            }
-        })
-        .await;
-        if let Err(e) = result {
-            eprintln!("croupier: bench server: {e}");
+    // The server runs as its own process, as it would in a casino.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(io)?
+        .port();
+    let exe = std::env::current_exe().map_err(io)?;
+    let mut child = tokio::process::Command::new(exe)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data"])
+        .arg(&data)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(io)?;
+    let stdout = child.stdout.take().ok_or_else(|| io("no stdout from the server"))?;
+    let mut lines = BufReader::new(stdout).lines();
+    let mut password = None;
+    let mut address = None;
+    while let Some(line) = lines.next_line().await.map_err(io)? {
+        if let Some(rest) = line.strip_prefix("croupier: serving on http://") {
+            address = rest.split(' ').next().and_then(|a| a.parse::<SocketAddr>().ok());
         }
-    });
-    let (address, password) = started_rx.await.map_err(io)?;
+        if let Some(rest) = line.split("with password ").nth(1) {
+            password = rest.split(' ').next().map(str::to_string);
+            break;
+        }
+    }
+    let address = address.ok_or_else(|| io("the bench server did not say where it listens"))?;
     let password = password.ok_or_else(|| io("the bench server did not start fresh"))?;
+    // Keep reading the server's output so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     eprintln!(
         "croupier: bench server on {address}; setting up {} terminals",
         args.terminals
@@ -411,6 +426,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         .collect();
     fanout.sort_by(f64::total_cmp);
     let bets = accepted.load(Ordering::Relaxed);
+    let _ = child.kill().await;
     let (echo_rate, echo_p99) = echo(args.terminals, args.duration.min(5.0)).await?;
     let _ = std::fs::remove_dir_all(&data);
     Ok(Report {
