@@ -992,8 +992,6 @@ impl<S: Storage> Casino<S> {
                 }
             }
             Effect::Core { table, events } => {
-                let names = self.player_names.clone();
-                let name_of = |p: u64| names.get(&p).cloned().unwrap_or_else(|| format!("#{p}"));
                 // Recall keeps the seated players' chips when betting opens and when the
                 // round settles; only those events pay for the snapshot.
                 let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
@@ -1011,6 +1009,9 @@ impl<S: Storage> Casino<S> {
                         .unwrap_or_default()
                 };
                 let before = if opens { snapshot(self) } else { BTreeMap::new() };
+                // The tables and the player names are separate fields: borrow both, copy neither.
+                let names = &self.player_names;
+                let name_of = |p: u64| names.get(&p).cloned().unwrap_or_else(|| format!("#{p}"));
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
