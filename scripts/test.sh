@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test croupier has. CI runs exactly this (.ci/run).
-# Needs only the Rust toolchain (cargo, rustfmt, clippy); crates come from crates.io.
+# Needs the Rust toolchain (cargo, rustfmt, clippy) and Node.js with npm; crates come from
+# crates.io, Chromium from Debian's packages (installed here when missing), playwright-core from npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,5 +29,22 @@ log=$(mktemp)
 cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
 passed=$(grep -Eo '^test result: [a-z]+\. [0-9]+ passed' "$log" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+
+echo "== browser tests: the web terminals in headless Chromium, driven by playwright-core"
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! command -v npm >/dev/null; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+cargo build --locked --quiet -p croupier --bin croupier
+(cd web-tests && npm ci --no-audit --no-fund --loglevel=error)
+(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs) 2>&1 | tee "$log"
+passed=$((passed + $(grep -Eo '^# pass [0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)))
+failed=$((failed + $(grep -Eo '^# fail [0-9]+' "$log" | grep -Eo '[0-9]+' || echo 0)))
+echo "screenshots: target/web-screenshots/"
 rm -f "$log"
 echo "${passed} passed, ${failed} failed"

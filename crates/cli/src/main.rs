@@ -168,6 +168,10 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
     runtime
         .block_on(croupier_server::http::serve(data, address, |started| {
             println!("croupier: serving on http://{} (data in {shown})", started.address);
+            println!(
+                "croupier: point a browser at http://{0}/ : players /terminal, dealers /dealer, the pit /pit, a big screen /board",
+                started.address
+            );
             if let Some((username, password)) = &started.admin_password {
                 println!("croupier: first run: log in as {username} with password {password} (shown once)");
             }

@@ -175,9 +175,27 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         .to_string();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
     // The number display board and its public data.
-    let (status, page) = server.http("GET", "/", None, None);
+    let (status, page) = server.http("GET", "/board", None, None);
     assert_eq!(status, 200);
     assert!(page.as_str().expect("html").contains("Number display"));
+    for (path, title) in [
+        ("/", "Player terminal"),
+        ("/terminal", "player terminal"),
+        ("/dealer", "dealer console"),
+        ("/pit", "pit console"),
+    ] {
+        let (status, page) = server.http("GET", path, None, None);
+        assert_eq!(status, 200, "{path}");
+        assert!(page.as_str().expect("html").contains(title), "{path}");
+    }
+    let (status, layout) = server.http("GET", "/api/public/tables/t1/layout", None, None);
+    assert_eq!(status, 200);
+    assert_eq!(layout["layout"], "double-zero");
+    assert!(layout["spots"]
+        .as_array()
+        .expect("spots")
+        .iter()
+        .any(|s| s["spot"] == "0-00"));
     let (status, board) = server.http("GET", "/api/public/tables/t1", None, None);
     assert_eq!(status, 200);
     assert_eq!(board["display_length"], 16);
@@ -345,6 +363,27 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t1:p1"].as_i64(), Some(expected["t1:p1"]), "{me}");
     assert_eq!(me["accounts"]["chips:t2:p1"].as_i64(), Some(expected["t2:p1"]));
+    // The operations log is rebuilt from the journal: inspection with who and licence
+    // (Colorado 2212(5), Maryland ch.2 E), opening, and the no spin of the void round.
+    let pit = server.login("pit", "pit-password-1");
+    let (status, log) = server.http("GET", "/api/tables/t1/log", Some(&pit), None);
+    assert_eq!(status, 200, "{log}");
+    let types: Vec<&str> = log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    assert_eq!(types.last(), Some(&"inspection_recorded"), "{log}");
+    assert!(types.contains(&"table_opened") && types.contains(&"no_spin"), "{log}");
+    assert!(log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .all(|e| e["at_ms"].as_u64().is_some()));
+    // Players may not read it.
+    assert_eq!(server.http("GET", "/api/tables/t1/log", Some(&p1), None).0, 403);
+    assert_eq!(server.http("GET", "/api/tables/t1/report", Some(&p1), None).0, 403);
 
     // Three failed logins lock an account.
     for _ in 0..3 {
@@ -493,6 +532,13 @@ fn serve_follows_an_automated_wheel() {
         ["win", "lose"].contains(&bet["result"].as_str().unwrap_or("")),
         "{round}"
     );
+    // The dealer console sees the automated wheel's state.
+    let (status, now) = server.http("GET", "/api/tables/w1/bets", Some(&dealer), None);
+    assert_eq!(status, 200, "{now}");
+    assert_eq!(now["outcome"], "wheel");
+    assert_eq!(now["wheel"]["address"], wheel_address.as_str());
+    assert!(now["wheel"]["games"].as_u64().unwrap_or(0) >= 2, "{now}");
+    assert!(now["wheel"]["last_result"].is_string(), "{now}");
     let _ = emulator.kill();
     let _ = emulator.wait();
     server.child.kill().expect("kill");
@@ -552,6 +598,42 @@ fn user_add_works_offline_and_not_beside_a_running_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+}
+
+#[test]
+fn betting_closes_by_itself_when_the_window_ends() {
+    let data = std::env::temp_dir().join(format!("croupier-deadline-{}", std::process::id()));
+    std::fs::remove_dir_all(&data).ok();
+    let port = free_port();
+    let mut server = start(&data, port);
+    let line = server.wait_line("croupier: first run:");
+    let password = line
+        .split("password ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .expect("admin password")
+        .to_string();
+    let admin = server.login("admin", &password);
+    let profile_text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/maryland.toml")).expect("profile");
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "quick", "profile_text": profile_text, "wheel": "double-zero",
+               "in_prison": false, "betting_window_ms": 400, "outcome": "dealer"}),
+    );
+    server.ask(&admin, json!({"op": "inspect", "table": "quick", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+    server.ask(&admin, json!({"op": "open_table", "table": "quick"}));
+    let mut stream = subscribe(&server.address, "quick");
+    server.ask(&admin, json!({"op": "open_betting", "table": "quick"}));
+    assert_eq!(next_frame(&mut stream)["type"], "betting_opened");
+    // Colorado 2201(7): no more bets is called for the terminals when the window ends.
+    let closed = next_frame(&mut stream);
+    assert_eq!(closed["type"], "no_more_bets", "{closed}");
+    let (_, table) = server.http("GET", "/api/public/tables/quick", None, None);
+    assert_eq!(table["phase"], "closed-betting");
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();

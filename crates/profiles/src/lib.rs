@@ -7,6 +7,7 @@
 //! against the jurisdiction.
 
 pub mod bonus;
+pub mod posted;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -67,6 +67,31 @@ pub struct TableSlot {
     /// Where a wheel table's automated wheel streams its games.
     pub wheel_address: Option<String>,
     pub rounds: VecDeque<RoundRecord>,
+    /// The table's operations log, newest last: inspections and adjustments
+    /// (Colorado 2212(5), Maryland ch.2 E), opening and closing, no spins,
+    /// emergencies, annulments and disputes. Rebuilt from the journal on open.
+    pub log: VecDeque<(u64, EventView)>,
+}
+
+/// How many entries of a table's operations log the server keeps in memory;
+/// the journal keeps them all.
+pub const TABLE_LOG_MAX: usize = 1_000;
+
+/// Whether an event belongs in a table's operations log.
+fn logged(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::InspectionRecorded(_)
+            | Event::AdjustmentRecorded(_)
+            | Event::TableOpened { .. }
+            | Event::TableClosed { .. }
+            | Event::NoSpin { .. }
+            | Event::SpinVoided { .. }
+            | Event::EmergencyDeclared { .. }
+            | Event::EmergencyLifted { .. }
+            | Event::BetsAnnulled { .. }
+            | Event::DisputeDecided { .. }
+    )
 }
 
 /// What a request does once its batch is durable.
@@ -490,6 +515,7 @@ impl<S: Storage> Casino<S> {
                     shared_colours: *shared_colours,
                     wheel_address: wheel_address.clone(),
                     rounds: VecDeque::new(),
+                    log: VecDeque::new(),
                 })));
             }
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
@@ -1016,6 +1042,12 @@ impl<S: Storage> Casino<S> {
                     return;
                 };
                 record_all(slot, at_ms, &events, &name_of, &before);
+                for event in events.iter().filter(|e| logged(e)) {
+                    if slot.log.len() >= TABLE_LOG_MAX {
+                        slot.log.pop_front();
+                    }
+                    slot.log.push_back((at_ms, view(&table, event, &name_of)));
+                }
                 slot.table.apply_all(&events);
                 if settles {
                     let after = snapshot(self);

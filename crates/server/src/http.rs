@@ -27,6 +27,8 @@ use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::casino::Casino;
 use crate::users::{hash_password, password_matches, Role};
 
+mod pages;
+
 /// Events buffered per subscriber before a slow one starts missing them.
 pub const STREAM_BUFFER_EVENTS: usize = 4096;
 /// Jobs queued for the casino before callers wait.
@@ -93,6 +95,29 @@ pub struct AppState {
     sessions: Arc<Mutex<HashMap<String, Actor>>>,
     events: Arc<Channels>,
     metrics: Arc<Metrics>,
+    /// What each wheel table's automated wheel last did, for the dealer console.
+    wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
+}
+
+/// An automated wheel as the server last saw it.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct WheelStatus {
+    pub address: String,
+    pub connected: bool,
+    pub games: u64,
+    pub last_result: Option<String>,
+    pub last_error: Option<String>,
+    pub at_ms: u64,
+}
+
+impl AppState {
+    fn wheel_status(&self, table: &str, update: impl FnOnce(&mut WheelStatus)) {
+        if let Ok(mut map) = self.wheels.lock() {
+            let status = map.entry(table.to_string()).or_default();
+            update(status);
+            status.at_ms = now_ms();
+        }
+    }
 }
 
 impl AppState {
@@ -127,12 +152,46 @@ impl AppState {
         self.metrics.requests.fetch_add(1, Ordering::Relaxed);
         let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
         match &result {
-            Ok(events) => self.publish(events),
+            Ok(events) => {
+                self.publish(events);
+                for e in events {
+                    if let EventView::BettingOpened {
+                        table,
+                        round,
+                        deadline_ms,
+                    } = e
+                    {
+                        self.close_at_deadline(table.clone(), *round, *deadline_ms);
+                    }
+                }
+            }
             Err(_) => {
                 self.metrics.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
         result
+    }
+
+    /// Calls no more bets when the betting window ends, unless someone
+    /// already has: the check and the call are one job on the casino's thread.
+    fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
+        let state = self.clone();
+        self.runtime.spawn(async move {
+            let wait = deadline_ms.saturating_sub(now_ms());
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            let closed = state
+                .call(move |c| {
+                    let betting = c.table(&table).is_some_and(|s| {
+                        s.table.round() == round
+                            && matches!(s.table.phase(), croupier_core::round::Phase::BettingOpen { .. })
+                    });
+                    betting.then(|| c.execute(now_ms(), &Actor::system(), Request::NoMoreBets { table }))
+                })
+                .await;
+            if let Ok(Some(Ok(events))) = closed {
+                state.publish(&events);
+            }
+        });
     }
 
     fn publish(&self, events: &[EventView]) {
@@ -232,7 +291,13 @@ pub struct ErrorBody {
         table_rounds,
         player_rounds,
         round,
-        stream
+        stream,
+        public_tables,
+        public_table,
+        pages::layout,
+        pages::log,
+        pages::bets,
+        pages::report
     ),
     components(schemas(
         Request,
@@ -396,11 +461,16 @@ fn follow_wheel(state: AppState, table: String, address: String) {
     let spawned = std::thread::Builder::new()
         .name(format!("wheel-{name}"))
         .spawn(move || loop {
+            state.wheel_status(&table, |w| address.clone_into(&mut w.address));
             match std::net::TcpStream::connect(&address) {
                 Ok(stream) => {
+                    state.wheel_status(&table, |w| {
+                        w.connected = true;
+                        w.last_error = None;
+                    });
                     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
                     let reader = std::io::BufReader::new(stream);
-                    let _ = croupier_wheel::monitor::follow(reader, None, |game| {
+                    let ended = croupier_wheel::monitor::follow(reader, None, |game| {
                         let st = state.clone();
                         let t = table.clone();
                         st.runtime.clone().block_on(async move {
@@ -416,6 +486,15 @@ fn follow_wheel(state: AppState, table: String, address: String) {
                                 .await
                                 .unwrap_or(0);
                             let report = croupier_wheel::monitor::spin_report(game, min_revolutions);
+                            st.wheel_status(&t, |w| {
+                                w.games += 1;
+                                w.last_result = Some(match &report {
+                                    croupier_core::round::SpinReport::Ball { pocket, .. } => pocket.label().to_string(),
+                                    croupier_core::round::SpinReport::NoSpin(reason) => {
+                                        format!("no spin: {}", reason.name())
+                                    }
+                                });
+                            });
                             let system = Actor::system();
                             // Each step may not apply (no round yet, table closed): that is fine.
                             let _ = st
@@ -440,8 +519,21 @@ fn follow_wheel(state: AppState, table: String, address: String) {
                         });
                         Ok(())
                     });
+                    state.wheel_status(&table, |w| {
+                        w.connected = false;
+                        w.last_error = Some(match ended {
+                            Ok(_) => "the wheel closed the connection".to_string(),
+                            Err(e) => e.to_string(),
+                        });
+                    });
                 }
-                Err(e) => eprintln!("croupier: wheel for {table} at {address}: {e}; retrying"),
+                Err(e) => {
+                    eprintln!("croupier: wheel for {table} at {address}: {e}; retrying");
+                    state.wheel_status(&table, |w| {
+                        w.connected = false;
+                        w.last_error = Some(e.to_string());
+                    });
+                }
             }
             std::thread::sleep(std::time::Duration::from_secs(WHEEL_RETRY_SECONDS));
         });
@@ -673,11 +765,6 @@ async fn forward(
     }
 }
 
-/// The number display board (european-casino glossary NUMBER DISPLAY): public, read only.
-async fn board() -> axum::response::Html<&'static str> {
-    axum::response::Html(include_str!("../web/board.html"))
-}
-
 /// The tables' ids, for a display board (no sign-in: nothing private).
 #[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids")))]
 async fn public_tables(State(state): State<AppState>) -> Result<Json<Value>, Failure> {
@@ -694,11 +781,12 @@ async fn public_table(State(state): State<AppState>, Path(table): Path<String>) 
         .call(move |c| {
             c.table(&table).map(|s| {
                 let phase = s.table.phase();
-                let (code, text) = match phase {
-                    croupier_core::round::Phase::Closed => ("closed", "Table closed"),
-                    croupier_core::round::Phase::Open => ("open", "Waiting for the next round"),
-                    croupier_core::round::Phase::BettingOpen { .. } => ("betting", "Place your bets"),
-                    croupier_core::round::Phase::NoMoreBets => ("closed-betting", "No more bets"),
+                let code = phase_code(phase);
+                let text = match phase {
+                    croupier_core::round::Phase::Closed => "Table closed",
+                    croupier_core::round::Phase::Open => "Waiting for the next round",
+                    croupier_core::round::Phase::BettingOpen { .. } => "Place your bets",
+                    croupier_core::round::Phase::NoMoreBets => "No more bets",
                 };
                 let wheel = s.table.config().wheel;
                 json!({
@@ -708,6 +796,10 @@ async fn public_table(State(state): State<AppState>, Path(table): Path<String>) 
                     "wheel_pockets": wheel.bettable().iter().map(|p| p.label()).collect::<Vec<_>>(),
                     "round": s.table.round(),
                     "phase": code,
+                    "deadline_ms": match phase {
+                        croupier_core::round::Phase::BettingOpen { deadline_ms } => Some(deadline_ms),
+                        _ => None,
+                    },
                     "phase_text": text,
                     "display_length": s.table.profile().spec().number_display_length.unwrap_or(16),
                     "last_pockets": s.table.last_pockets().iter().rev().map(|p| p.label()).collect::<Vec<_>>(),
@@ -717,6 +809,16 @@ async fn public_table(State(state): State<AppState>, Path(table): Path<String>) 
         .await?;
     view.map(Json)
         .ok_or_else(|| ApiError::new("no_table", "no such table").into())
+}
+
+/// A table's phase as the pages and the display board name it.
+fn phase_code(phase: croupier_core::round::Phase) -> &'static str {
+    match phase {
+        croupier_core::round::Phase::Closed => "closed",
+        croupier_core::round::Phase::Open => "open",
+        croupier_core::round::Phase::BettingOpen { .. } => "betting",
+        croupier_core::round::Phase::NoMoreBets => "closed-betting",
+    }
 }
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up", body = String)))]
@@ -739,9 +841,19 @@ async fn metrics(State(state): State<AppState>) -> String {
 
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/", get(board))
+        .route("/", get(pages::index))
+        .route("/board", get(pages::board))
+        .route("/terminal", get(pages::terminal))
+        .route("/dealer", get(pages::dealer))
+        .route("/pit", get(pages::pit))
+        .route("/static/common.css", get(pages::common_css))
+        .route("/static/common.js", get(pages::common_js))
         .route("/api/public/tables", get(public_tables))
         .route("/api/public/tables/{table}", get(public_table))
+        .route("/api/public/tables/{table}/layout", get(pages::layout))
+        .route("/api/tables/{table}/log", get(pages::log))
+        .route("/api/tables/{table}/bets", get(pages::bets))
+        .route("/api/tables/{table}/report", get(pages::report))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/openapi.json", get(openapi))
@@ -806,6 +918,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         sessions: Arc::new(Mutex::new(HashMap::new())),
         events,
         metrics: Arc::new(Metrics::default()),
+        wheels: Arc::new(Mutex::new(HashMap::new())),
     };
     // Wheel tables follow their wheels from the start.
     let wheels = state
@@ -947,6 +1060,19 @@ mod tests {
             "/api/tables/{table}/draw",
             "/api/rounds/{table}/{round}",
             "/api/tables/{table}/stream",
+            "/api/tables",
+            "/api/tables/{table}/rounds",
+            "/api/players/{player}/rounds",
+            "/api/public/tables",
+            "/api/public/tables/{table}",
+            "/api/public/tables/{table}/layout",
+            "/api/tables/{table}/log",
+            "/api/tables/{table}/bets",
+            "/api/tables/{table}/report",
+            "/api/me",
+            "/api/logout",
+            "/healthz",
+            "/metrics",
         ] {
             assert!(doc["paths"].get(path).is_some(), "{path}");
         }

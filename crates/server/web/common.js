@@ -1,0 +1,195 @@
+// What every croupier page shares: the session, calls to the API with their
+// errors shown to the person, the table stream, money and pocket colours.
+"use strict";
+
+const Croupier = (() => {
+  const RED = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
+  const SESSION_KEY = "croupier.session";
+
+  const colourOf = (label) => (/^0+$/.test(label) ? "green" : RED.has(Number(label)) ? "red" : "black");
+
+  // Minor units as the currency's major units with two decimals; integers only.
+  const money = (minor, currency = "") => {
+    const negative = minor < 0;
+    const abs = Math.abs(Math.trunc(minor));
+    const text = `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+    return `${negative ? "−" : ""}${currency ? currency + " " : ""}${text}`;
+  };
+
+  // A major-unit amount typed by a person, as minor units; null if it is not one.
+  const parseMoney = (text) => {
+    const m = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
+    if (!m) return null;
+    return Number(m[1]) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
+  };
+
+  const newId = (prefix) => {
+    const bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return `${prefix}-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  };
+
+  const session = {
+    get() {
+      try {
+        return JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? "null");
+      } catch {
+        return null;
+      }
+    },
+    set(value) {
+      sessionStorage.setItem(SESSION_KEY, JSON.stringify(value));
+    },
+    clear() {
+      sessionStorage.removeItem(SESSION_KEY);
+    },
+  };
+
+  class ApiFailure extends Error {
+    constructor(code, message, status) {
+      super(message);
+      this.code = code;
+      this.status = status;
+    }
+  }
+
+  // Calls the API; a refusal becomes an ApiFailure carrying the server's sentence.
+  async function api(path, body) {
+    const s = session.get();
+    const headers = { "content-type": "application/json" };
+    if (s?.token) headers.authorization = `Bearer ${s.token}`;
+    let response;
+    try {
+      response = await fetch(path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+    } catch (e) {
+      throw new ApiFailure("network", "The server cannot be reached; check the connection and try again.", 0);
+    }
+    const text = await response.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
+    if (!response.ok) {
+      const message = data?.message ?? (text || `The server answered ${response.status}.`);
+      if (response.status === 401 && data?.error === "unauthenticated" && s?.token) session.clear();
+      throw new ApiFailure(data?.error ?? "http", message, response.status);
+    }
+    return data;
+  }
+
+  const request = (body) => api("/api/requests", body);
+
+  // The page's message line: every refusal is shown, never swallowed.
+  function say(text, kind = "error") {
+    const el = document.getElementById("message");
+    if (!el) return;
+    el.textContent = text;
+    el.dataset.kind = kind;
+    el.hidden = !text;
+    if (kind === "error") el.setAttribute("role", "alert");
+    else el.setAttribute("role", "status");
+  }
+
+  // Runs an action and shows its failure; returns its value or undefined.
+  async function attempt(action) {
+    try {
+      return await action();
+    } catch (e) {
+      say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
+      return undefined;
+    }
+  }
+
+  // Follows a table's events; reconnects after a dropped connection.
+  function follow(table, onEvent, onState) {
+    let socket = null;
+    let stopped = false;
+    const open = () => {
+      const s = session.get();
+      const proto = location.protocol === "https:" ? "wss" : "ws";
+      const query = s?.token ? `?token=${encodeURIComponent(s.token)}` : "";
+      socket = new WebSocket(`${proto}://${location.host}/api/tables/${encodeURIComponent(table)}/stream${query}`);
+      socket.onopen = () => onState?.("live");
+      socket.onmessage = (m) => {
+        try {
+          onEvent(JSON.parse(m.data));
+        } catch (e) {
+          console.error("croupier: bad event", e);
+        }
+      };
+      socket.onclose = () => {
+        onState?.("reconnecting");
+        if (!stopped) setTimeout(open, 1000);
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      socket?.close();
+    };
+  }
+
+  // Wires a sign-in form; calls back with the session once the server accepts it.
+  function loginForm(form, onSignedIn) {
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      const body = { username: String(data.get("username") ?? "").trim(), password: String(data.get("password") ?? "") };
+      const licence = data.get("licence");
+      if (licence) body.licence = String(licence).trim();
+      if (!body.username || !body.password) {
+        say("Enter your username and password.");
+        return;
+      }
+      const answer = await attempt(() => api("/api/login", body));
+      if (answer) {
+        session.set({ token: answer.token, username: answer.username, role: answer.role });
+        say("", "info");
+        onSignedIn(session.get());
+      }
+    });
+  }
+
+  // Starts a page with the session kept from before, if the server still knows it.
+  async function resume(onSignedIn) {
+    const s = session.get();
+    if (!s?.token) return;
+    try {
+      const me = await api("/api/me");
+      onSignedIn({ ...s, username: me.username, role: me.role });
+    } catch (e) {
+      session.clear();
+      say("Your session is over; sign in again.", "info");
+    }
+  }
+
+  async function signOut() {
+    await attempt(() => api("/api/logout", {}));
+    session.clear();
+    location.reload();
+  }
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k.startsWith("data-")) node.setAttribute(k, v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) node.append(c);
+    return node;
+  }
+
+  // Chip colours as named by the profiles, for the screen.
+  const CHIP_COLOURS = { yellow: "#ffe066", "navy blue": "#3b5bdb", green: "#6fd08c", orange: "#ffa94d", white: "#f2f2f2", brown: "#c08457", pink: "#f783ac", lilac: "#c8a2c8", red: "#e35d6a", blue: "#6ea8ff", purple: "#b197fc", grey: "#adb5bd", black: "#868e96" };
+  const chipColour = (name) => CHIP_COLOURS[String(name ?? "").toLowerCase()] ?? "#f2f2f2";
+
+  const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
+
+  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, follow, loginForm, resume, signOut, el, when, chipColour, ApiFailure };
+})();

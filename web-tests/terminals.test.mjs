@@ -1,0 +1,325 @@
+// The web terminals in a real browser against a real `croupier serve`:
+// Debian's Chromium, driven by playwright-core. Rounds are played by
+// clicking; the screenshots are kept in target/web-screenshots.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "..");
+const BIN = process.env.CROUPIER_BIN ?? path.join(ROOT, "target/debug/croupier");
+const SHOTS = process.env.SCREENSHOT_DIR ?? path.join(ROOT, "target/web-screenshots");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const WAIT_MS = 15_000;
+
+let server, base, data, browser, adminToken;
+const pageErrors = [];
+
+function startServer() {
+  data = mkdtempSync(path.join(tmpdir(), "croupier-web-"));
+  const child = spawn(BIN, ["serve", "--data", data, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let address = null, password = null, buffer = "";
+    const timer = setTimeout(() => reject(new Error("croupier serve did not start in 30 s")), 30_000);
+    child.on("exit", (code) => reject(new Error(`croupier serve exited with ${code}`)));
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk.toString();
+      address ??= /serving on (http:\/\/[^\s]+)/.exec(buffer)?.[1];
+      password ??= /with password (\S+)/.exec(buffer)?.[1];
+      if (address && password) {
+        clearTimeout(timer);
+        resolve({ child, address, password });
+      }
+    });
+  });
+}
+
+async function call(token, path, body) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(base + path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+  const json = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
+}
+const login = async (username, password) => (await call(null, "/api/login", { username, password })).token;
+const ask = (token, body) => call(token, "/api/requests", body);
+
+async function newPage(name, viewport = { width: 1400, height: 1000 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error" && !/WebSocket|Failed to load resource/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`); });
+  return page;
+}
+
+async function signIn(page, pathname, username, password, licence) {
+  await page.goto(base + pathname);
+  await page.fill('#login-form [name="username"]', username);
+  await page.fill('#login-form [name="password"]', password);
+  if (licence) await page.fill('#login-form [name="licence"]', licence);
+  await page.click('#login-form button[type="submit"]');
+  await page.locator("#login-panel").waitFor({ state: "hidden", timeout: WAIT_MS });
+}
+
+async function textOf(locator, pattern, what) {
+  const deadline = Date.now() + WAIT_MS;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = (await locator.textContent().catch(() => "")) ?? "";
+    if (pattern.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`${what}: expected ${pattern}, saw ${JSON.stringify(last)}`);
+}
+
+const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const started = await startServer();
+  server = started.child;
+  base = started.address;
+  adminToken = await login("admin", started.password);
+  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
+    await ask(adminToken, { op: "create_user", username, role, password_hash: `${username}-secret-1` });
+  }
+  const cashier = await login("cash1", "cash1-secret-1");
+  for (const p of ["alice", "bob"]) await ask(cashier, { op: "cash_in", id: `cash-${p}`, player: p, amount: 100_000 });
+  // A triple-zero table as well as the first run's double-zero RNG table (t1) and
+  // single-zero dealer table (t2).
+  const maryland = await (await fetch(base + "/api/public/tables/t1/layout")).json();
+  assert.equal(maryland.layout, "double-zero");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill("SIGTERM");
+  if (data) rmSync(data, { recursive: true, force: true });
+});
+
+test("the pages are reachable and the board shows a table", async () => {
+  const page = await newPage("board");
+  await page.goto(base + "/");
+  for (const link of ["/terminal", "/dealer", "/pit", "/board"]) assert.equal(await page.locator(`a[href="${link}"]`).count(), 1, link);
+  await page.goto(base + "/board");
+  await textOf(page.locator("#table-name"), /t1/, "board table");
+  await shot(page, "01-board");
+});
+
+test("a full round by clicking: inspection, buy-in, bets, no more bets, result, balance", async () => {
+  const pit = await newPage("pit");
+  const dealer = await newPage("dealer");
+  const alice = await newPage("alice");
+
+  // The dealer cannot open a table that has not been inspected.
+  await signIn(dealer, "/dealer?table=t2", "dealer1", "dealer1-secret-1", "D-1001");
+  await textOf(dealer.locator("#facts"), /Not yet inspected/, "inspection state");
+  await dealer.click("#open-table");
+  await textOf(dealer.locator("#message"), /inspect/i, "opening refused before the inspection");
+  assert.equal(await dealer.locator("#message").getAttribute("data-kind"), "error");
+
+  // The pit logs the inspection with who and licence (Colorado 2212(5), Maryland ch.2 E).
+  await signIn(pit, "/pit?table=t2", "pit1", "pit1-secret-1", "P-2002");
+  // An adjustment first; the inspection must follow it (Maryland ch.2 C-D).
+  await pit.fill('#adjust-form [name="description"]', "ball track cleaned");
+  await pit.click('#adjust-form button[type="submit"]');
+  await textOf(pit.locator("#log"), /Adjustment.*ball track cleaned.*pit1.*P-2002/s, "adjustment log row");
+  for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
+  await pit.click('#inspect-form button[type="submit"]');
+  await textOf(pit.locator("#log"), /Inspection.*pit1.*P-2002/s, "inspection log row");
+
+  await dealer.click("#open-table");
+  await textOf(dealer.locator("#message"), /table is open/, "table opened");
+  await dealer.click("#open-betting");
+  await textOf(dealer.locator("#phase"), /Betting open/, "betting open");
+
+  // The player: sign in, buy in for colour chips, see the countdown.
+  await signIn(alice, "/terminal?table=t2", "alice", "alice-secret-1");
+  await alice.locator('#felt[data-layout="single-zero"]').waitFor({ timeout: WAIT_MS });
+  await alice.fill('#buy-in-form [name="amount"]', "200.00");
+  await alice.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await alice.click('#buy-in-form button[type="submit"]');
+  await textOf(alice.locator("#colour-name"), /\w+/, "colour chips");
+  await textOf(alice.locator("#chips-balance"), /200\.00/, "chips after buy-in");
+  await textOf(alice.locator("#phase"), /place your bets/i, "betting phase");
+  await textOf(alice.locator("#countdown"), /^\d+s$/, "countdown");
+
+  // Straight, split, corner, street, six line and outside bets, by clicking their spots.
+  for (const spot of ["17", "17-18", "17-20", "16-17-19-20", "16-17-18", "13-14-15-16-17-18", "red", "dozen2", "column2", "0-1"]) {
+    await alice.locator(`#felt [data-spot="${spot}"]`).click();
+    await textOf(alice.locator("#message"), new RegExp(`on ${spot.replace(/[-]/g, "\\-")}\\.`), `bet on ${spot}`);
+  }
+  // By keyboard: focus a spot and press Enter.
+  await alice.locator('#felt [data-spot="black"]').focus();
+  await alice.keyboard.press("Enter");
+  await textOf(alice.locator("#message"), /on black\./, "keyboard bet");
+  // Undo takes the last one back.
+  await alice.click("#undo");
+  await textOf(alice.locator("#message"), /taken back/, "undo");
+  assert.equal(await alice.locator("#my-bets tr").count(), 10);
+  // european-casino offers no racetrack.
+  assert.equal(await alice.locator("#track-panel").isHidden(), true);
+  // An unknown spot typed in gets the server's reason.
+  await alice.fill("#notation", "17-35");
+  await alice.click('#notation-form button[type="submit"]');
+  await textOf(alice.locator("#message"), /17-35|not a/i, "refused spot");
+  assert.equal(await alice.locator("#message").getAttribute("data-kind"), "error");
+  await textOf(alice.locator("#chips-balance"), /190\.00/, "chips after 10.00 of bets");
+  await shot(alice, "02-terminal-bets");
+
+  // No more bets: announced visibly and audibly; a late click is refused.
+  await dealer.click("#no-more-bets");
+  await alice.locator("#announce").waitFor({ state: "visible", timeout: WAIT_MS });
+  assert.equal(await alice.locator("#announce").getAttribute("data-audible"), "chime");
+  assert.equal(await alice.locator("#announce").getAttribute("role"), "alert");
+  await shot(alice, "03-terminal-no-more-bets");
+  await alice.locator('#felt [data-spot="22"]').click();
+  await textOf(alice.locator("#message"), /past posting/i, "past posting refused");
+  assert.equal(await alice.locator("#my-bets tr").count(), 10);
+
+  // The dealer keys 17; the terminal puts the dolly on 17 and shows the amounts.
+  await dealer.locator('#pockets [data-pocket="17"]').click();
+  await dealer.click('#result-form button[type="submit"]');
+  await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
+  await textOf(alice.locator("#result-text"), /Won 97\.00.*Lost 2\.00/s, "amounts won and lost");
+  // 1.00 on each; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the corner (8),
+  // the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose (european-casino "Types of bets").
+  const expected = 19_000 + 3_600 + 1_800 + 1_800 + 900 + 1_200 + 600 + 300 + 300;
+  const token = await login("alice", "alice-secret-1");
+  assert.equal(await chipsOf(token, "t2", "alice"), expected);
+  await textOf(alice.locator("#chips-balance"), new RegExp(`${(expected / 100).toFixed(2).replace(".", "\\.")}`), "new balance");
+  await textOf(alice.locator("#history"), /17/, "history row");
+  await shot(alice, "04-terminal-result");
+
+  // Repeat last bets, then clear them.
+  await dealer.click("#open-betting");
+  await textOf(alice.locator("#phase"), /place your bets/i, "next round");
+  await alice.click("#repeat");
+  await textOf(alice.locator("#message"), /placed again/, "repeat");
+  assert.equal(await alice.locator("#my-bets tr").count(), 10);
+  await alice.click("#clear");
+  await textOf(alice.locator("#message"), /All your bets/, "clear");
+  assert.equal(await alice.locator("#my-bets tr").count(), 0);
+  assert.equal(await chipsOf(token, "t2", "alice"), expected);
+  await dealer.click("#no-more-bets");
+  await dealer.selectOption("#no-spin-reason", "ball_left_wheel");
+  await dealer.click('#no-spin-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /No spin called/, "no spin");
+  await textOf(alice.locator("#message"), /No spin: ball left wheel/, "no spin on the terminal");
+  await shot(dealer, "05-dealer-console");
+  for (const p of [pit, dealer, alice]) await p.context().close();
+});
+
+test("an RNG round on a double-zero table, annulment and a dispute from the pit", async () => {
+  const pit = await newPage("pit");
+  const dealer = await newPage("dealer");
+  const bob = await newPage("bob");
+  await signIn(pit, "/pit?table=t1", "pit1", "pit1-secret-1", "P-2002");
+  for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
+  await pit.click('#inspect-form button[type="submit"]');
+  await textOf(pit.locator("#log"), /Inspection/, "inspection of t1");
+  await signIn(dealer, "/dealer?table=t1", "dealer1", "dealer1-secret-1", "D-1001");
+  await dealer.click("#open-table");
+  await textOf(dealer.locator("#message"), /table is open/, "t1 open");
+  await dealer.click("#open-betting");
+
+  await signIn(bob, "/terminal?table=t1", "bob", "bob-secret-1");
+  await bob.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
+  for (const spot of ["0", "00", "0-00", "00-2-3", "0-00-2", "0-00-1-2-3"]) {
+    assert.equal(await bob.locator(`#felt [data-spot="${spot}"]`).count(), 1, `double-zero spot ${spot}`);
+  }
+  await bob.fill('#buy-in-form [name="amount"]', "100.00");
+  await bob.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await bob.click('#buy-in-form button[type="submit"]');
+  await textOf(bob.locator("#chips-balance"), /100\.00/, "bob's chips");
+  await bob.locator('#chips [data-chip="5"]').click();
+  for (const spot of ["0-00", "black", "00-2-3"]) {
+    await bob.locator(`#felt [data-spot="${spot}"]`).click();
+    await textOf(bob.locator("#message"), new RegExp(`on ${spot}\\.`), `bet on ${spot}`);
+  }
+  // The racetrack: five neighbours in the wheel's order, one chip each (Maryland ch.3 F(1)).
+  await bob.locator('#chips [data-chip="1"]').click();
+  await bob.locator('#track [data-spot="neighbours:17"]').click();
+  await textOf(bob.locator("#message"), /5\.00 on neighbours:17\./, "neighbours bet");
+  // A complete bet on 17: one chip on each number of every inside bet containing it.
+  const units = Number(await bob.locator('#complete-grid [data-spot="complete:17"]').getAttribute("data-units"));
+  assert.equal(units, 40);
+  // The pit annuls one bet (european-casino 3.7); it comes back to the player.
+  await pit.reload();
+  await textOf(pit.locator("#bets"), /00-2-3/, "bets in the pit");
+  await pit.locator('#bets input[aria-label="bet 00-2-3 by bob"]').check();
+  await pit.fill('#annul-form [name="reason"]', "pooled with another player");
+  await pit.click('#annul-form button[type="submit"]');
+  await textOf(bob.locator("#message"), /annulled/, "annulment on the terminal");
+  await textOf(bob.locator("#chips-balance"), /85\.00/, "annulled stake returned");
+
+  await dealer.click("#no-more-bets");
+  await bob.locator("#announce").waitFor({ state: "visible", timeout: WAIT_MS });
+  await dealer.click("#draw");
+  await textOf(dealer.locator("#message"), /RNG drew|No spin/, "RNG draw");
+  await textOf(bob.locator("#result-text"), /Won|Lost|no bets|No spin/, "RNG result on the terminal");
+  const token = await login("bob", "bob-secret-1");
+  const chips = await chipsOf(token, "t1", "bob");
+  await textOf(bob.locator("#chips-balance"), new RegExp((chips / 100).toFixed(2).replace(".", "\\.")), "balance after the RNG round");
+  await shot(bob, "06-terminal-double-zero");
+
+  // A dispute decided with a correction paid to the player.
+  await pit.fill('#dispute-form [name="reason"]', "chip knocked off 17 by the dealer");
+  await pit.click("#add-correction");
+  await pit.fill('#corrections [name="player"]', "bob");
+  await pit.fill('#corrections [name="amount"]', "+2.50");
+  await pit.click('#dispute-form button[type="submit"]');
+  await textOf(pit.locator("#log"), /Dispute.*bob 2\.50.*pit1/s, "dispute in the log");
+  assert.equal(await chipsOf(token, "t1", "bob"), chips + 250);
+  await textOf(pit.locator("#players"), /bob/, "players and colours");
+  await textOf(pit.locator("#rounds"), /\d/, "report rounds");
+  // A bad correction is refused with a visible message.
+  await pit.click("#add-correction");
+  await pit.locator('#corrections [name="player"]').last().fill("nobody");
+  await pit.locator('#corrections [name="amount"]').last().fill("1.00");
+  await pit.click('#dispute-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /nobody|no player|unknown/i, "unknown player refused");
+  await shot(pit, "07-pit-console");
+  for (const p of [pit, dealer, bob]) await p.context().close();
+});
+
+test("a triple-zero layout, and the terminal at phone width", async () => {
+  await ask(adminToken, {
+    op: "create_table", table: "t3", profile_text: await profileText("maryland"), wheel: "triple-zero",
+    in_prison: false, betting_window_ms: 60_000, outcome: "dealer",
+  });
+  const page = await newPage("phone", { width: 390, height: 844 });
+  await signIn(page, "/terminal?table=t3", "alice", "alice-secret-1");
+  await page.locator('#felt[data-layout="triple-zero"][data-orientation="vertical"]').waitFor({ timeout: WAIT_MS });
+  for (const spot of ["000", "0", "00", "0-00", "green", "36", "35-36", "column3"]) {
+    assert.equal(await page.locator(`#felt [data-spot="${spot}"]`).count(), 1, `triple-zero spot ${spot}`);
+  }
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 400, `no sideways scrolling at phone width (scroll width ${width})`);
+  // Not seated: a bet is refused with a message, never silently.
+  await page.locator('#felt [data-spot="000"]').click();
+  await textOf(page.locator("#message"), /Buy in/, "bet before buying in");
+  await shot(page, "08-terminal-phone-triple-zero");
+  await page.context().close();
+});
+
+test("no page raised an error", () => {
+  assert.deepEqual(pageErrors, []);
+});
+
+async function profileText(name) {
+  const { readFile } = await import("node:fs/promises");
+  return readFile(path.join(ROOT, "profiles", `${name}.toml`), "utf8");
+}
