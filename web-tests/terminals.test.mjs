@@ -201,6 +201,9 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   assert.equal(await chipsOf(token, "t2", "alice"), expected);
   await textOf(alice.locator("#chips-balance"), new RegExp(`${(expected / 100).toFixed(2).replace(".", "\\.")}`), "new balance");
   await textOf(alice.locator("#history"), /17/, "history row");
+  await alice.click('#history button[aria-label="recall round 1"]');
+  // Chips are recorded when betting opens: alice bought in after that.
+  await textOf(alice.locator("#recall"), /ball rested in 17.*17-18.*win.*Chips before EUR 0\.00, after EUR 295\.00/s, "recall of the round");
   await shot(alice, "04-terminal-result");
 
   // Repeat last bets, then clear them.
