@@ -286,6 +286,11 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await pit.click('#dispute-form button[type="submit"]');
   await textOf(pit.locator("#log"), /Dispute.*bob 2\.50.*pit1/s, "dispute in the log");
   assert.equal(await chipsOf(token, "t1", "bob"), chips + 250);
+  // A tip goes from the player's chips to the dealers' tip box.
+  await bob.fill('#tip-form [name="amount"]', "1.00");
+  await bob.click('#tip-form button[type="submit"]');
+  await textOf(bob.locator("#message"), /Thank you: USD 1\.00/, "tip");
+  assert.equal(await chipsOf(token, "t1", "bob"), chips + 250 - 100);
   await textOf(pit.locator("#players"), /bob/, "players and colours");
   await textOf(pit.locator("#rounds"), /\d/, "report rounds");
   // A bad correction is refused with a visible message.
@@ -315,6 +320,45 @@ test("a triple-zero layout, and the terminal at phone width", async () => {
   await page.locator('#felt [data-spot="000"]').click();
   await textOf(page.locator("#message"), /Buy in/, "bet before buying in");
   await shot(page, "08-terminal-phone-triple-zero");
+  await page.context().close();
+});
+
+test("In Prison chosen at the terminal: half back or held for the next spin (Colorado 2204(2))", async () => {
+  await ask(adminToken, {
+    op: "create_table", table: "t4", profile_text: await profileText("colorado-2014"), wheel: "single-zero",
+    in_prison: true, betting_window_ms: 60_000, outcome: "dealer",
+  });
+  const pitToken = await login("pit1", "pit1-secret-1");
+  const dealerToken = await login("dealer1", "dealer1-secret-1");
+  await ask(pitToken, { op: "inspect", table: "t4", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+  await ask(dealerToken, { op: "open_table", table: "t4" });
+  await ask(dealerToken, { op: "open_betting", table: "t4" });
+  const page = await newPage("prison");
+  await signIn(page, "/terminal?table=t4", "alice", "alice-secret-1");
+  await page.locator("#prison-choice").waitFor({ state: "visible", timeout: WAIT_MS });
+  await page.fill('#buy-in-form [name="amount"]', "50.00");
+  await page.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await page.click('#buy-in-form button[type="submit"]');
+  await textOf(page.locator("#chips-balance"), /50\.00/, "chips at t4");
+  await page.locator('#chips [data-chip="10"]').click();
+  await page.selectOption("#zero-choice", "half");
+  await page.locator('#felt [data-spot="red"]').click();
+  await textOf(page.locator("#message"), /10\.00 on red\./, "red with half back");
+  await page.selectOption("#zero-choice", "prison");
+  await page.locator('#felt [data-spot="black"]').click();
+  await textOf(page.locator("#message"), /10\.00 on black\./, "black left in prison");
+  await ask(dealerToken, { op: "no_more_bets", table: "t4" });
+  await ask(dealerToken, { op: "spin", table: "t4", spin: { pocket: "0", direction: "opposite", revolutions: 6 } });
+  await page.locator('#dolly[data-pocket="0"]').waitFor({ timeout: WAIT_MS });
+  // Half of red's 10.00 comes back; black's 10.00 stays on the layout in prison.
+  const token = await login("alice", "alice-secret-1");
+  assert.equal(await chipsOf(token, "t4", "alice"), 5_000 - 2_000 + 500);
+  await textOf(page.locator("#chips-balance"), /35\.00/, "balance after the zero");
+  await textOf(page.locator('#history tr[data-round="1"]'), /−5\.00 \(10\.00 held\)/, "history counts the held bet as neither won nor lost");
+  // The next round opens with the imprisoned bet still on the layout.
+  await ask(dealerToken, { op: "open_betting", table: "t4" });
+  await textOf(page.locator("#my-bets"), /black.*10\.00/, "the bet in prison rides into the next round");
+  await shot(page, "09-terminal-in-prison");
   await page.context().close();
 });
 
