@@ -41,6 +41,16 @@ fn start(data: &std::path::Path, port: u16) -> Server {
 }
 
 impl Server {
+    /// The one-time admin password a first run prints.
+    fn admin_password(&self) -> String {
+        let line = self.wait_line("croupier: first run");
+        line.split("password ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .expect("admin password")
+            .to_string()
+    }
+
     fn wait_line(&self, prefix: &str) -> String {
         loop {
             let line = self
@@ -166,13 +176,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let _ = std::fs::remove_dir_all(&data);
     let port = free_port();
     let mut server = start(&data, port);
-    let line = server.wait_line("croupier: first run");
-    let password = line
-        .split("password ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .expect("admin password")
-        .to_string();
+    let password = server.admin_password();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
     // The number display board and its public data.
     let (status, page) = server.http("GET", "/board", None, None);
@@ -450,13 +454,7 @@ fn serve_follows_an_automated_wheel() {
     let data = std::env::temp_dir().join(format!("croupier-serve-wheel-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let mut server = start(&data, free_port());
-    let line = server.wait_line("croupier: first run");
-    let password = line
-        .split("password ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .expect("admin password")
-        .to_string();
+    let password = server.admin_password();
     let admin = server.login("admin", &password);
     for (name, role) in [
         ("cashier", "cashier"),
@@ -609,13 +607,7 @@ fn betting_closes_by_itself_when_the_window_ends() {
     std::fs::remove_dir_all(&data).ok();
     let port = free_port();
     let mut server = start(&data, port);
-    let line = server.wait_line("croupier: first run:");
-    let password = line
-        .split("password ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .expect("admin password")
-        .to_string();
+    let password = server.admin_password();
     let admin = server.login("admin", &password);
     let profile_text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/maryland.toml")).expect("profile");

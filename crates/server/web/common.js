@@ -189,7 +189,53 @@ const Croupier = (() => {
   const CHIP_COLOURS = { yellow: "#ffe066", "navy blue": "#3b5bdb", green: "#6fd08c", orange: "#ffa94d", white: "#f2f2f2", brown: "#c08457", pink: "#f783ac", lilac: "#c8a2c8", red: "#e35d6a", blue: "#6ea8ff", purple: "#b197fc", grey: "#adb5bd", black: "#868e96" };
   const chipColour = (name) => CHIP_COLOURS[String(name ?? "").toLowerCase()] ?? "#f2f2f2";
 
+  // The frame every signed-in page shares: the header with the table picker and the
+  // round's state, the message line, and the sign-in form. `onTable(id, session)` runs
+  // for the table picked (from ?table= or the first one) and on every change.
+  function mount({ title, licence = false, roles, countdown = false, content, onTable }) {
+    const main = document.querySelector("main");
+    const header = el("header", { class: "bar" },
+      el("h1", { text: `croupier · ${title}` }),
+      el("span", { id: "who", class: "note" }),
+      el("label", { class: "inline", id: "table-label", hidden: true }, "Table ", el("select", { id: "table-select", "aria-label": "Table" })),
+      el("span", { id: "phase", class: "pill", role: "status", "aria-live": "polite", text: "signed out" }),
+      ...(countdown ? [el("span", { id: "countdown", "aria-label": "Seconds to no more bets" })] : []),
+      el("button", { id: "sign-out", hidden: true, text: "Sign out", onclick: signOut }));
+    const form = el("form", { id: "login-form" },
+      el("label", {}, "Username ", el("input", { name: "username", autocomplete: "username", required: true })),
+      el("label", {}, "Password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
+      ...(licence ? [el("label", {}, "Licence number ", el("input", { name: "licence", autocomplete: "off", required: true }))] : []),
+      el("button", { class: "primary", type: "submit", text: "Sign in" }));
+    const login = el("section", { class: "panel login", id: "login-panel" }, el("h2", { text: "Sign in" }), form);
+    document.body.insertBefore(header, main);
+    main.prepend(el("p", { id: "message", hidden: true }), login);
+    const select = document.getElementById("table-select");
+    let current = null;
+    select.addEventListener("change", () => onTable(select.value, current));
+    const start = async (s) => {
+      current = s;
+      if (!roles.includes(s.role)) {
+        say(`This page is for ${roles.map((r) => r.replace("_", " ")).join(", ")}; you are signed in as ${s.role.replace("_", " ")}.`);
+      }
+      login.hidden = true;
+      document.getElementById(content).hidden = false;
+      document.getElementById("sign-out").hidden = false;
+      document.getElementById("table-label").hidden = false;
+      document.getElementById("who").textContent = s.username;
+      const list = await attempt(() => api("/api/public/tables"));
+      if (!list) return;
+      select.replaceChildren(...list.tables.map((id) => el("option", { value: id, text: id })));
+      const wanted = new URLSearchParams(location.search).get("table");
+      const first = list.tables.includes(wanted) ? wanted : list.tables[0];
+      if (!first) { say("There are no tables yet."); return; }
+      select.value = first;
+      onTable(first, s);
+    };
+    loginForm(form, start);
+    resume(start);
+  }
+
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, follow, loginForm, resume, signOut, el, when, chipColour, ApiFailure };
+  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
 })();
