@@ -26,6 +26,8 @@ use crate::{wire, Failure, Format, Invalid};
 pub const TERMINALS_MAX: usize = 5_000;
 pub const TABLES_MAX: usize = 64;
 pub const DURATION_MAX_SECONDS: f64 = 600.0;
+/// The most bets per second a run may offer.
+pub const RATE_MAX: f64 = 1_000_000.0;
 
 #[derive(clap::Args)]
 pub struct LoadArgs {
@@ -39,14 +41,34 @@ pub struct LoadArgs {
     /// How long betting stays open each round, in milliseconds.
     #[arg(long, default_value_t = 1_500)]
     window_ms: u64,
+    /// Bets per second offered by all terminals together, each terminal on a fixed
+    /// schedule (open loop: latency counts from when a bet was due, so a slow server
+    /// cannot hide its queue). Without it every terminal bets again as soon as it has
+    /// its answer (closed loop), which measures the most the server takes.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// How terminals send their bets: over the WebSocket each already holds for
+    /// its table's events, or as HTTP requests.
+    #[arg(long, value_enum, default_value_t = Via::Websocket)]
+    via: Via,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    Websocket,
+    Http,
+}
+
 #[derive(Serialize)]
 struct Report {
+    via: Via,
     tables: usize,
     terminals: usize,
+    /// Offered bets per second (open loop), or none (closed loop).
+    offered_rate: Option<f64>,
     seconds: f64,
     bets_accepted: u64,
     bets_per_second: f64,
@@ -161,6 +183,11 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
         ))
         .into());
     }
+    if let Some(rate) = args.rate {
+        if !(rate > 0.0 && rate <= RATE_MAX) {
+            return Err(Invalid::one(format!("--rate must be more than 0 and at most {RATE_MAX}")).into());
+        }
+    }
     if !(args.duration > 0.0 && args.duration <= DURATION_MAX_SECONDS) {
         return Err(Invalid::one(format!(
             "--duration must be more than 0 and at most {DURATION_MAX_SECONDS}"
@@ -178,6 +205,21 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 "{} terminals at {} tables for {:.1} s, over loopback",
                 report.terminals, report.tables, report.seconds
             )?;
+            writeln!(
+                out,
+                "bets sent {}",
+                match report.via {
+                    Via::Websocket => "over each terminal's WebSocket",
+                    Via::Http => "as HTTP requests",
+                }
+            )?;
+            match report.offered_rate {
+                Some(rate) => writeln!(
+                    out,
+                    "offered: {rate:.0} bets per second on a fixed schedule (open loop)"
+                )?,
+                None => writeln!(out, "offered: each terminal bets again on its answer (closed loop)")?,
+            }
             writeln!(
                 out,
                 "durable bets accepted: {} ({:.0} per second)",
@@ -299,12 +341,20 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     // Every terminal listens to its table; a settlement message's arrival is noted per round.
     let settled_at: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
     let mut listeners = Vec::new();
+    let mut sockets = Vec::new();
     for (i, _, token) in &terminals {
         let table = tables[*i % tables.len()].clone();
-        let (ws, _) =
-            tokio_tungstenite::connect_async(format!("ws://{address}/api/tables/{table}/stream?token={token}"))
-                .await
-                .map_err(io)?;
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(
+            format!("ws://{address}/api/tables/{table}/stream?token={token}"),
+            Some(socket_config()),
+            true,
+        )
+        .await
+        .map_err(io)?;
+        if args.via == Via::Websocket {
+            sockets.push(ws);
+            continue;
+        }
         let settled_at = settled_at.clone();
         listeners.push(tokio::spawn(async move {
             let (_, mut read) = ws.split();
@@ -367,6 +417,10 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         }));
     }
     let mut players = Vec::new();
+    let count = terminals.len();
+    let mut sockets = sockets.into_iter();
+    // Open loop: each terminal's share of the rate, its first bet staggered over one interval.
+    let interval = args.rate.map(|rate| Duration::from_secs_f64(count as f64 / rate));
     for (i, mut conn, token) in terminals {
         let (stop, accepted, latencies, table) = (
             stop.clone(),
@@ -374,20 +428,44 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             latencies.clone(),
             tables[i % tables.len()].clone(),
         );
+        if let Some(ws) = sockets.next() {
+            let terminal = SocketTerminal {
+                i,
+                count,
+                table,
+                interval,
+                stop,
+                accepted,
+                latencies,
+                settled_at: settled_at.clone(),
+            };
+            players.push(tokio::spawn(terminal.run(ws)));
+            continue;
+        }
         players.push(tokio::spawn(async move {
             let spots = ["red", "black", "17", "0-00", "dozen2", "odd", "1-2-3", "25-26-28-29"];
             let mut n = 0u64;
             let mut mine = Vec::new();
+            let mut due = interval.map(|every| Instant::now() + every.mul_f64(i as f64 / count as f64));
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
                 let bet = json!({"op": "place_bet", "table": table, "bet_id": format!("p{i}-{n}"), "spot": spots[(n as usize + i) % spots.len()], "stake": 100});
-                let sent = Instant::now();
-                match conn.call("POST", "/api/requests", Some(&token), Some(&bet)).await {
+                if let Some(at) = due {
+                    tokio::time::sleep_until(at.into()).await;
+                }
+                let sent = due.unwrap_or_else(Instant::now);
+                let answer = conn.call("POST", "/api/requests", Some(&token), Some(&bet)).await;
+                if let (Some(at), Some(every)) = (due.as_mut(), interval) {
+                    *at += every;
+                }
+                match answer {
                     Ok((200, _)) => {
                         accepted.fetch_add(1, Ordering::Relaxed);
                         mine.push(sent.elapsed().as_secs_f64() * 1000.0);
                     }
-                    Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                    // Betting is closed between rounds: a closed-loop terminal waits a little.
+                    Ok(_) if interval.is_none() => tokio::time::sleep(Duration::from_millis(20)).await,
+                    Ok(_) => {}
                     Err(_) => break,
                 }
             }
@@ -430,8 +508,10 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let (echo_rate, echo_p99) = echo(args.terminals, args.duration.min(5.0)).await?;
     let _ = std::fs::remove_dir_all(&data);
     Ok(Report {
+        via: args.via,
         tables: args.tables,
         terminals: args.terminals,
+        offered_rate: args.rate,
         seconds,
         bets_accepted: bets,
         bets_per_second: bets as f64 / seconds,
@@ -445,6 +525,101 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     })
 }
 
+/// Every socket of the run, the echo's included, reads through a small buffer:
+/// tungstenite zeroes its read buffer (128 KiB by default) on every read.
+fn socket_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4 * 1024)
+}
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+type Settlements = Arc<Mutex<Vec<(String, u64, Instant)>>>;
+
+/// A terminal that bets over its table stream: requests go out on the socket
+/// and their replies come back on it, among the table's events.
+struct SocketTerminal {
+    i: usize,
+    count: usize,
+    table: String,
+    interval: Option<Duration>,
+    stop: Arc<AtomicBool>,
+    accepted: Arc<AtomicU64>,
+    latencies: Arc<Mutex<Vec<f64>>>,
+    settled_at: Settlements,
+}
+
+/// How long a terminal waits for its last replies once the run stops.
+const DRAIN_SECONDS: f64 = 5.0;
+
+impl SocketTerminal {
+    async fn run(self, ws: Socket) {
+        use tokio_tungstenite::tungstenite::Message;
+        let spots = ["red", "black", "17", "0-00", "dozen2", "odd", "1-2-3", "25-26-28-29"];
+        let (mut write, mut read) = ws.split();
+        let mut pending: std::collections::HashMap<u64, Instant> = std::collections::HashMap::new();
+        let mut mine = Vec::new();
+        let mut n = 0u64;
+        // When the next bet goes: on the schedule (open loop), or once the last one is answered.
+        let mut next = Some(
+            Instant::now()
+                + self
+                    .interval
+                    .map_or(Duration::ZERO, |every| every.mul_f64(self.i as f64 / self.count as f64)),
+        );
+        let mut stopped_at: Option<Instant> = None;
+        loop {
+            if stopped_at.is_none() && self.stop.load(Ordering::Relaxed) {
+                stopped_at = Some(Instant::now());
+                next = None;
+            }
+            if let Some(at) = stopped_at {
+                if pending.is_empty() || at.elapsed().as_secs_f64() > DRAIN_SECONDS {
+                    break;
+                }
+            }
+            let wake = next.unwrap_or_else(|| Instant::now() + Duration::from_millis(100));
+            tokio::select! {
+                _ = tokio::time::sleep_until(wake.into()) => {
+                    let Some(due) = next else { continue };
+                    n += 1;
+                    let bet = json!({"ref": n.to_string(), "request": {"op": "place_bet", "table": self.table, "bet_id": format!("p{}-{n}", self.i), "spot": spots[(n as usize + self.i) % spots.len()], "stake": 100}});
+                    if write.send(Message::text(bet.to_string())).await.is_err() {
+                        break;
+                    }
+                    pending.insert(n, due);
+                    next = self.interval.map(|every| due + every);
+                }
+                message = read.next() => {
+                    let Some(Ok(message)) = message else { break };
+                    let Ok(text) = message.to_text() else { continue };
+                    if text.starts_with("{\"type\":\"reply\"") {
+                        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                        let reference = v["ref"].as_str().and_then(|r| r.parse::<u64>().ok()).unwrap_or(0);
+                        let Some(due) = pending.remove(&reference) else { continue };
+                        let ok = v.get("error").is_none();
+                        if ok {
+                            self.accepted.fetch_add(1, Ordering::Relaxed);
+                            mine.push(due.elapsed().as_secs_f64() * 1000.0);
+                        }
+                        if self.interval.is_none() && stopped_at.is_none() {
+                            // Betting is closed between rounds: a closed-loop terminal waits a little.
+                            next = Some(Instant::now() + if ok { Duration::ZERO } else { Duration::from_millis(20) });
+                        }
+                    } else if text.contains("\"round_settled\"") {
+                        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                        let round = v["round"].as_u64().unwrap_or(0);
+                        if let Ok(mut s) = self.settled_at.lock() {
+                            s.push((self.table.clone(), round, Instant::now()));
+                        }
+                    }
+                }
+            }
+        }
+        if let Ok(mut l) = self.latencies.lock() {
+            l.extend(mine);
+        }
+    }
+}
+
 /// A bare WebSocket echo on loopback, the same number of clients each
 /// sending one message and awaiting its echo, for the limit to compare with.
 async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
@@ -453,7 +628,8 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
     let server = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             tokio::spawn(async move {
-                if let Ok(ws) = tokio_tungstenite::accept_async(stream).await {
+                let _ = stream.set_nodelay(true);
+                if let Ok(ws) = tokio_tungstenite::accept_async_with_config(stream, Some(socket_config())).await {
                     let (mut write, mut read) = ws.split();
                     while let Some(Ok(m)) = read.next().await {
                         if m.is_text() && write.send(m).await.is_err() {
@@ -467,9 +643,10 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
     for _ in 0..clients {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{address}/"))
-            .await
-            .map_err(io)?;
+        let (ws, _) =
+            tokio_tungstenite::connect_async_with_config(format!("ws://{address}/"), Some(socket_config()), true)
+                .await
+                .map_err(io)?;
         let stop = stop.clone();
         tasks.push(tokio::spawn(async move {
             let (mut write, mut read) = ws.split();

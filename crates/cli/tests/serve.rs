@@ -113,10 +113,15 @@ fn free_port() -> u16 {
 
 /// A WebSocket subscriber on a table's stream: the handshake, then text frames.
 fn subscribe(address: &str, table: &str) -> BufReader<TcpStream> {
+    subscribe_as(address, table, None)
+}
+
+fn subscribe_as(address: &str, table: &str, token: Option<&str>) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
     let request = format!(
-        "GET /api/tables/{table}/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        "GET /api/tables/{table}/stream{query} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     );
     stream.write_all(request.as_bytes()).expect("handshake");
     let mut reader = BufReader::new(stream);
@@ -128,6 +133,32 @@ fn subscribe(address: &str, table: &str) -> BufReader<TcpStream> {
         reader.read_line(&mut line).expect("header");
         if line == "\r\n" {
             return reader;
+        }
+    }
+}
+
+/// Sends a text frame as a client must: masked (RFC 6455 5.3).
+fn send_frame(reader: &mut BufReader<TcpStream>, text: &str) {
+    let mask = [0x11u8, 0x22, 0x33, 0x44];
+    let bytes = text.as_bytes();
+    let mut frame = vec![0x81u8];
+    if bytes.len() < 126 {
+        frame.push(0x80 | bytes.len() as u8);
+    } else {
+        frame.push(0x80 | 126);
+        frame.extend_from_slice(&(bytes.len() as u16).to_be_bytes());
+    }
+    frame.extend_from_slice(&mask);
+    frame.extend(bytes.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    reader.get_mut().write_all(&frame).expect("send frame");
+}
+
+/// The next frame that is a reply to a socket request.
+fn next_reply(reader: &mut BufReader<TcpStream>) -> Value {
+    loop {
+        let frame = next_frame(reader);
+        if frame["type"] == "reply" {
+            return frame;
         }
     }
 }
@@ -626,6 +657,85 @@ fn betting_closes_by_itself_when_the_window_ends() {
     assert_eq!(closed["type"], "no_more_bets", "{closed}");
     let (_, table) = server.http("GET", "/api/public/tables/quick", None, None);
     assert_eq!(table["phase"], "closed-betting");
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+}
+
+#[test]
+fn a_terminal_bets_over_its_table_stream() {
+    let data = std::env::temp_dir().join(format!("croupier-socket-{}", std::process::id()));
+    std::fs::remove_dir_all(&data).ok();
+    let mut server = start(&data, free_port());
+    let password = server.admin_password();
+    let admin = server.login("admin", &password);
+    for (name, role) in [("cashier", "cashier"), ("p1", "player")] {
+        server.ask(
+            &admin,
+            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
+        );
+    }
+    let (cashier, p1) = (
+        server.login("cashier", "cashier-password-1"),
+        server.login("p1", "p1-password-1"),
+    );
+    server.ask(&admin, json!({"op": "inspect", "table": "t2", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+    server.ask(&admin, json!({"op": "open_table", "table": "t2"}));
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c", "player": "p1", "amount": 10_000}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b", "table": "t2", "amount": 5_000, "chip_value": 100}),
+    );
+    server.ask(&admin, json!({"op": "open_betting", "table": "t2"}));
+
+    let mut socket = subscribe_as(&server.address, "t2", Some(&p1));
+    send_frame(
+        &mut socket,
+        &json!({"ref": "a", "request": {"op": "place_bet", "table": "t2", "bet_id": "s1", "spot": "17", "stake": 300}})
+            .to_string(),
+    );
+    let reply = next_reply(&mut socket);
+    assert_eq!(
+        (reply["ref"].as_str(), reply["ok"].as_bool()),
+        (Some("a"), Some(true)),
+        "{reply}"
+    );
+    // Refusals come back with the rule's code and sentence.
+    send_frame(&mut socket, &json!({"ref": "b", "request": {"op": "place_bet", "table": "t2", "bet_id": "s2", "spot": "17-35", "stake": 300}}).to_string());
+    let reply = next_reply(&mut socket);
+    assert_eq!(
+        (reply["ref"].as_str(), reply["ok"].as_bool()),
+        (Some("b"), Some(false)),
+        "{reply}"
+    );
+    assert!(reply["message"].as_str().unwrap_or("").contains("17-35"), "{reply}");
+    // A player still cannot act for someone else, whichever socket it uses.
+    send_frame(
+        &mut socket,
+        &json!({"ref": "c", "request": {"op": "cash_in", "id": "x", "player": "p1", "amount": 1}}).to_string(),
+    );
+    assert_eq!(next_reply(&mut socket)["error"], "forbidden");
+    // Not a request at all.
+    send_frame(&mut socket, "{\"ref\": \"d\", \"request\": {\"op\": \"fly\"}}");
+    let reply = next_reply(&mut socket);
+    assert_eq!(
+        (reply["ref"].as_str(), reply["error"].as_str()),
+        (Some("d"), Some("bad_request")),
+        "{reply}"
+    );
+    // A display board's socket (no session) may only listen.
+    let mut board = subscribe(&server.address, "t2");
+    send_frame(
+        &mut board,
+        &json!({"ref": "e", "request": {"op": "place_bet", "table": "t2", "bet_id": "s3", "spot": "17", "stake": 300}})
+            .to_string(),
+    );
+    assert_eq!(next_reply(&mut board)["error"], "unauthenticated");
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    assert_eq!(me["accounts"]["chips:t2:p1"], 4_700, "{me}");
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();

@@ -164,11 +164,8 @@ impl Storage for SqliteStorage {
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
-        // Inside a group a savepoint keeps this append all-or-nothing; alone,
-        // the savepoint is the transaction and its release is the commit.
-        self.conn.execute_batch("SAVEPOINT journal_append")?;
-        let written = (|| -> Result<(), StorageError> {
-            let mut insert = self.conn.prepare_cached(
+        let insert_all = |conn: &Connection| -> Result<(), StorageError> {
+            let mut insert = conn.prepare_cached(
                 "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for e in entries {
@@ -181,7 +178,16 @@ impl Storage for SqliteStorage {
                 ])?;
             }
             Ok(())
-        })();
+        };
+        // One statement is all-or-nothing by itself (SQLite undoes a failed
+        // statement and nothing else), and most requests write one entry.
+        if entries.len() == 1 {
+            return insert_all(&self.conn);
+        }
+        // Inside a group a savepoint keeps this append all-or-nothing; alone,
+        // the savepoint is the transaction and its release is the commit.
+        self.conn.execute_batch("SAVEPOINT journal_append")?;
+        let written = insert_all(&self.conn);
         match written {
             Ok(()) => {
                 self.conn.execute_batch("RELEASE journal_append")?;

@@ -97,6 +97,23 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// What each wheel table's automated wheel last did, for the dealer console.
     wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
+    /// Password hashes computed at once: each argon2 hash takes about 19 MiB, so a
+    /// storm of logins queues here instead of exhausting memory.
+    hashing: Arc<tokio::sync::Semaphore>,
+}
+
+impl AppState {
+    /// Runs an argon2 computation off the async workers, a few at a time.
+    async fn hash_job<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+        let _permit = self
+            .hashing
+            .acquire()
+            .await
+            .map_err(|_| ApiError::new("unavailable", "the server is stopping"))?;
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|e| ApiError::new("internal", e.to_string()))
+    }
 }
 
 /// An automated wheel as the server last saw it.
@@ -205,12 +222,14 @@ impl AppState {
                 }
                 _ => {}
             }
-            let value = serde_json::to_value(e).unwrap_or(Value::Null);
-            let Some(table) = value.get("table").and_then(Value::as_str) else {
+            let Some((table, player)) = e.audience() else {
                 continue;
             };
-            let text: Arc<str> = Arc::from(value.to_string());
-            for key in publish_keys(table, value.get("player").and_then(Value::as_str)) {
+            let Ok(text) = serde_json::to_string(e) else {
+                continue;
+            };
+            let text: Arc<str> = Arc::from(text);
+            for key in publish_keys(table, player) {
                 self.events.send(&key, &text);
             }
         }
@@ -332,7 +351,8 @@ async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Re
     }
     let password = body.password.clone();
     let hash = user.password_hash.clone();
-    let good = tokio::task::spawn_blocking(move || password_matches(&password, &hash))
+    let good = state
+        .hash_job(move || password_matches(&password, &hash))
         .await
         .unwrap_or(false);
     let record = if good {
@@ -412,6 +432,14 @@ async fn requests(
     Json(request): Json<Request>,
 ) -> Result<Json<Value>, Failure> {
     let actor = authenticated(&state, &headers)?;
+    let events = submit(&state, actor, request).await?;
+    Ok(Json(json!({"events": events})))
+}
+
+/// Every write, whichever socket it came by: a password is hashed here (the
+/// journal keeps only the hash), requests only the server itself makes are
+/// refused, and a new wheel table starts following its wheel.
+async fn submit(state: &AppState, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
     // A password arrives as such and is hashed here; the journal keeps only the hash.
     let request = match request {
         Request::CreateUser {
@@ -419,9 +447,9 @@ async fn requests(
             role,
             password_hash,
         } => {
-            let hash = tokio::task::spawn_blocking(move || hash_password(&password_hash))
-                .await
-                .map_err(|e| ApiError::new("internal", e.to_string()))?
+            let hash = state
+                .hash_job(move || hash_password(&password_hash))
+                .await?
                 .map_err(|e| ApiError::new("bad_password", e.to_string()))?;
             Request::CreateUser {
                 username,
@@ -430,7 +458,7 @@ async fn requests(
             }
         }
         Request::LoginFailed { .. } | Request::LoginSucceeded { .. } | Request::VoidRound { .. } => {
-            return Err(ApiError::forbidden("send this request", actor.role).into())
+            return Err(ApiError::forbidden("send this request", actor.role))
         }
         other => other,
     };
@@ -446,7 +474,7 @@ async fn requests(
     if let Some((table, address)) = wheel {
         follow_wheel(state.clone(), table, address);
     }
-    Ok(Json(json!({"events": events})))
+    Ok(events)
 }
 
 /// Seconds between attempts to reach an automated wheel.
@@ -704,6 +732,7 @@ async fn stream(
     Query(q): Query<StreamQuery>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, Failure> {
+    let token = q.token.clone();
     let viewer = match q.token {
         None => None,
         Some(token) => Some(
@@ -718,7 +747,62 @@ async fn stream(
     let mut keys = subscribe_keys(&table, viewer.as_ref()).into_iter();
     let first = state.events.subscribe(keys.next().unwrap_or_default());
     let second = keys.next().map(|key| state.events.subscribe(key));
-    Ok(ws.on_upgrade(move |socket| forward(socket, first, second)))
+    Ok(ws
+        .max_message_size(BODY_MAX_BYTES)
+        // Each read zeroes this much of the buffer first: terminals send small frames.
+        .read_buffer_size(SOCKET_READ_BUFFER_BYTES)
+        .on_upgrade(move |socket| forward(state, token, socket, first, second)))
+}
+
+/// A table stream's read buffer. tungstenite's default (128 KiB) is zeroed on
+/// every read, which cost a fifth of the server's time under load.
+pub const SOCKET_READ_BUFFER_BYTES: usize = 4 * 1024;
+
+/// Requests a socket may have in flight before it is told to wait.
+pub const SOCKET_REQUESTS_IN_FLIGHT_MAX: usize = 256;
+
+/// A request sent over a table stream: `ref` is the client's, echoed in the reply.
+#[derive(Deserialize)]
+struct SocketRequest {
+    #[serde(rename = "ref")]
+    reference: String,
+    request: Request,
+}
+
+/// The answer to a socket request, once durable (or refused): `ok`, or the
+/// refusal's code and sentence. The events it caused go out on the streams,
+/// this socket's included, as every other request's do.
+fn socket_reply(reference: &str, result: Result<Vec<EventView>, ApiError>) -> String {
+    /// `type` comes first, so a client can tell a reply from an event by its first bytes.
+    #[derive(serde::Serialize)]
+    struct Reply<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        #[serde(rename = "ref")]
+        reference: &'a str,
+        ok: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'static str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    }
+    let reply = match result {
+        Ok(_) => Reply {
+            kind: "reply",
+            reference,
+            ok: true,
+            error: None,
+            message: None,
+        },
+        Err(e) => Reply {
+            kind: "reply",
+            reference,
+            ok: false,
+            error: Some(e.code),
+            message: Some(e.message),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_default()
 }
 
 /// The channels an event about `player` (None: a public event) at `table` goes to.
@@ -740,29 +824,103 @@ fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
 }
 
 async fn forward(
+    state: AppState,
+    token: Option<String>,
     mut socket: WebSocket,
     mut first: broadcast::Receiver<Arc<str>>,
     mut second: Option<broadcast::Receiver<Arc<str>>>,
 ) {
+    // A terminal may also send requests on its socket: each runs as its own task
+    // and its reply comes back through this queue, between the table's events.
+    let (replies, mut replied) = tokio::sync::mpsc::channel::<String>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(SOCKET_REQUESTS_IN_FLIGHT_MAX));
     loop {
-        let received = match second.as_mut() {
-            Some(own) => tokio::select! {
-                r = first.recv() => r,
-                r = own.recv() => r,
-            },
-            None => first.recv().await,
-        };
-        let text: Arc<str> = match received {
-            Ok(text) => text,
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                Arc::from(json!({"type": "missed", "events": missed}).to_string())
+        let own = async {
+            match second.as_mut() {
+                Some(own) => own.recv().await,
+                None => std::future::pending().await,
             }
-            Err(broadcast::error::RecvError::Closed) => break,
         };
-        if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+        let outgoing: String = tokio::select! {
+            r = first.recv() => match r {
+                Ok(text) => text.as_ref().to_string(),
+                Err(broadcast::error::RecvError::Lagged(missed)) => json!({"type": "missed", "events": missed}).to_string(),
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            r = own => match r {
+                Ok(text) => text.as_ref().to_string(),
+                Err(broadcast::error::RecvError::Lagged(missed)) => json!({"type": "missed", "events": missed}).to_string(),
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            Some(reply) = replied.recv() => reply,
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    let Some(reply) = take_request(&state, token.as_deref(), &text, &replies, &in_flight) else {
+                        continue;
+                    };
+                    reply
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => continue,
+            },
+        };
+        if socket.send(Message::Text(outgoing.into())).await.is_err() {
             break;
         }
     }
+}
+
+/// Starts a request that came over a socket; returns a reply to send at once
+/// when it cannot start (not signed in, not a request, too many in flight).
+fn take_request(
+    state: &AppState,
+    token: Option<&str>,
+    text: &str,
+    replies: &tokio::sync::mpsc::Sender<String>,
+    in_flight: &Arc<tokio::sync::Semaphore>,
+) -> Option<String> {
+    let parsed: Result<SocketRequest, _> = serde_json::from_str(text);
+    // Only a request that does not parse needs a second look for its ref.
+    let reference = match &parsed {
+        Ok(r) => r.reference.clone(),
+        Err(_) => serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| v.get("ref").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default(),
+    };
+    // The session is looked up for every request: signing out stops the socket's requests too.
+    let actor = token.and_then(|t| state.sessions.lock().ok().and_then(|s| s.get(t).cloned()));
+    let Some(actor) = actor else {
+        let e = ApiError::new(
+            "unauthenticated",
+            "open the stream with ?token= of a current session to send requests",
+        );
+        return Some(socket_reply(&reference, Err(e)));
+    };
+    let request = match parsed {
+        Ok(r) => r,
+        Err(e) => {
+            let e = ApiError::new(
+                "bad_request",
+                format!("expected {{\"ref\": ..., \"request\": {{\"op\": ...}}}}: {e}"),
+            );
+            return Some(socket_reply(&reference, Err(e)));
+        }
+    };
+    let Ok(permit) = in_flight.clone().try_acquire_owned() else {
+        let e = ApiError::new(
+            "busy",
+            format!("at most {SOCKET_REQUESTS_IN_FLIGHT_MAX} requests in flight per socket; wait for replies"),
+        );
+        return Some(socket_reply(&request.reference, Err(e)));
+    };
+    let (state, replies) = (state.clone(), replies.clone());
+    tokio::spawn(async move {
+        let result = submit(&state, actor, request.request).await;
+        let _ = replies.send(socket_reply(&request.reference, result)).await;
+        drop(permit);
+    });
+    None
 }
 
 /// The tables' ids, for a display board (no sign-in: nothing private).
@@ -919,6 +1077,9 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         events,
         metrics: Arc::new(Metrics::default()),
         wheels: Arc::new(Mutex::new(HashMap::new())),
+        hashing: Arc::new(tokio::sync::Semaphore::new(
+            std::thread::available_parallelism().map_or(2, |n| n.get()),
+        )),
     };
     // Wheel tables follow their wheels from the start.
     let wheels = state
@@ -940,6 +1101,14 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         address,
         admin_password,
         recovered,
+    });
+    // Small messages (a bet, its reply, a settlement) go out at once, not after
+    // Nagle's algorithm waits on the peer's delayed acknowledgement (about 40 ms).
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            eprintln!("croupier: cannot set TCP_NODELAY: {e}");
+        }
     });
     axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
 }
