@@ -83,6 +83,10 @@ pub struct SqliteStorage {
     grouped: bool,
 }
 
+/// With checkpoints in the background, the writer checkpoints only past this
+/// many WAL pages (about 200 MiB): a safety net, not the normal path.
+pub const WAL_FALLBACK_CHECKPOINT_PAGES: i64 = 50_000;
+
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "croupier.db";
 
@@ -105,6 +109,30 @@ impl SqliteStorage {
              );",
         )?;
         Ok(SqliteStorage { conn, grouped: false })
+    }
+
+    /// Moves WAL checkpoints off this connection: a thread with a connection
+    /// of its own copies the log into the database every `every` with a PASSIVE
+    /// checkpoint, which never waits for the writer nor makes it wait. This
+    /// connection then checkpoints only if the log grows past
+    /// `WAL_FALLBACK_CHECKPOINT_PAGES` (should the thread ever stop).
+    pub fn checkpoint_in_background(&self, dir: &Path, every: std::time::Duration) -> Result<(), StorageError> {
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", WAL_FALLBACK_CHECKPOINT_PAGES)?;
+        let checkpointer = Connection::open(dir.join(DATABASE_FILE))?;
+        std::thread::Builder::new()
+            .name("checkpoint".into())
+            .spawn(move || loop {
+                std::thread::sleep(every);
+                if let Err(e) = checkpointer.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                    eprintln!("croupier: background checkpoint failed: {e}");
+                }
+            })
+            .map_err(|e| StorageError::Unreadable {
+                seq: 0,
+                why: format!("cannot start the checkpoint thread: {e}"),
+            })?;
+        Ok(())
     }
 
     /// Opens an existing database without writing to it (for `croupier verify`).

@@ -43,6 +43,9 @@ pub const RECALL_MAX: usize = 100;
 type Job = Box<dyn FnOnce(&mut Casino<SqliteStorage>) -> Reply + Send>;
 type Reply = Box<dyn FnOnce(bool) + Send>;
 
+/// How often the WAL is copied into the database, beside the writer.
+pub const CHECKPOINT_EVERY_MS: u64 = 250;
+
 /// Jobs run together before one durable commit.
 pub const GROUP_JOBS_MAX: usize = 1024;
 
@@ -1061,6 +1064,10 @@ pub fn lock_data(data: &std::path::Path) -> Result<std::fs::File, String> {
 pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
     let _lock = lock_data(&data)?;
     let storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    // The writer commits; copying the log into the database happens beside it.
+    storage
+        .checkpoint_in_background(&data, std::time::Duration::from_millis(CHECKPOINT_EVERY_MS))
+        .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
     let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
