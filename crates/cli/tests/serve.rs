@@ -41,6 +41,24 @@ fn start(data: &std::path::Path, port: u16) -> Server {
 }
 
 impl Server {
+    /// The pit logs a passing inspection and the dealer opens the table.
+    fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
+        self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+        self.ask(dealer, json!({"op": "open_table", "table": table}));
+    }
+
+    /// The cashier cashes in `cash` for `player`, who buys in for `chips` at `table` (chips of 1.00).
+    fn seat(&self, cashier: &str, (player, token): (&str, &str), table: &str, cash: u64, chips: u64) {
+        self.ask(
+            cashier,
+            json!({"op": "cash_in", "id": format!("cash-{player}-{table}"), "player": player, "amount": cash}),
+        );
+        self.ask(
+            token,
+            json!({"op": "buy_in", "id": format!("buy-{player}-{table}"), "table": table, "amount": chips, "chip_value": 100}),
+        );
+    }
+
     /// The one-time admin password a first run prints.
     fn admin_password(&self) -> String {
         let line = self.wait_line("croupier: first run");
@@ -281,8 +299,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert_eq!(server.http("GET", "/api/tables", None, None).0, 401);
 
     for table in ["t1", "t2"] {
-        server.ask(&pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-        server.ask(&dealer, json!({"op": "open_table", "table": table}));
+        server.inspect_and_open(&pit, &dealer, table);
     }
     for p in ["p1", "p2"] {
         server.ask(
@@ -509,16 +526,8 @@ fn serve_follows_an_automated_wheel() {
         server.login("cashier", "cashier-password-1"),
         server.login("p1", "p1-password-1"),
     );
-    server.ask(&pit, json!({"op": "inspect", "table": "w1", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-    server.ask(&dealer, json!({"op": "open_table", "table": "w1"}));
-    server.ask(
-        &cashier,
-        json!({"op": "cash_in", "id": "c", "player": "p1", "amount": 10_000}),
-    );
-    server.ask(
-        &p1,
-        json!({"op": "buy_in", "id": "b", "table": "w1", "amount": 5_000, "chip_value": 100}),
-    );
+    server.inspect_and_open(&pit, &dealer, "w1");
+    server.seat(&cashier, ("p1", &p1), "w1", 10_000, 5_000);
     // The wheel's next finished game opens betting; bet then, and the wheel's following game settles it.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let mut placed = false;
@@ -647,8 +656,7 @@ fn betting_closes_by_itself_when_the_window_ends() {
         json!({"op": "create_table", "table": "quick", "profile_text": profile_text, "wheel": "double-zero",
                "in_prison": false, "betting_window_ms": 400, "outcome": "dealer"}),
     );
-    server.ask(&admin, json!({"op": "inspect", "table": "quick", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-    server.ask(&admin, json!({"op": "open_table", "table": "quick"}));
+    server.inspect_and_open(&admin, &admin, "quick");
     let mut stream = subscribe(&server.address, "quick");
     server.ask(&admin, json!({"op": "open_betting", "table": "quick"}));
     assert_eq!(next_frame(&mut stream)["type"], "betting_opened");
@@ -679,16 +687,8 @@ fn a_terminal_bets_over_its_table_stream() {
         server.login("cashier", "cashier-password-1"),
         server.login("p1", "p1-password-1"),
     );
-    server.ask(&admin, json!({"op": "inspect", "table": "t2", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-    server.ask(&admin, json!({"op": "open_table", "table": "t2"}));
-    server.ask(
-        &cashier,
-        json!({"op": "cash_in", "id": "c", "player": "p1", "amount": 10_000}),
-    );
-    server.ask(
-        &p1,
-        json!({"op": "buy_in", "id": "b", "table": "t2", "amount": 5_000, "chip_value": 100}),
-    );
+    server.inspect_and_open(&admin, &admin, "t2");
+    server.seat(&cashier, ("p1", &p1), "t2", 10_000, 5_000);
     server.ask(&admin, json!({"op": "open_betting", "table": "t2"}));
 
     let mut socket = subscribe_as(&server.address, "t2", Some(&p1));

@@ -102,6 +102,16 @@ const Croupier = (() => {
     }
   }
 
+  // A staff action on a table: posts the request, says `done` and calls `then` once it is durable.
+  async function act(table, body, done, then) {
+    const ok = await attempt(() => request({ table, ...body }));
+    if (ok) {
+      say(done, "info");
+      then?.();
+    }
+    return ok;
+  }
+
   // Follows a table's events; reconnects after a dropped connection.
   function follow(table, onEvent, onState) {
     let socket = null;
@@ -237,5 +247,5 @@ const Croupier = (() => {
 
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
+  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, act, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
 })();
