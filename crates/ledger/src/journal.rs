@@ -7,12 +7,45 @@ use sha2::{Digest, Sha256};
 
 use crate::{Account, Transfer};
 
-/// What an entry records: a transfer, or an event of some stream (a table's round events).
+/// An event of some stream (the casino's requests and what they caused).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamEvent {
+    pub stream: String,
+    pub body: String,
+}
+
+/// What an entry records. The ledger writes one `Commit` per batch: its
+/// transfers and events in one entry, under one hash. `Transfer` and `Event`
+/// (one per entry) are what journals before that hold; they still read and verify.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     Transfer(Transfer),
-    Event { stream: String, body: String },
+    Event(StreamEvent),
+    Commit {
+        transfers: Vec<Transfer>,
+        events: Vec<StreamEvent>,
+    },
+}
+
+impl Record {
+    /// The transfers this entry made, in order.
+    pub fn transfers(&self) -> &[Transfer] {
+        match self {
+            Record::Transfer(t) => std::slice::from_ref(t),
+            Record::Event(_) => &[],
+            Record::Commit { transfers, .. } => transfers,
+        }
+    }
+
+    /// The events this entry recorded, in order.
+    pub fn events(&self) -> &[StreamEvent] {
+        match self {
+            Record::Transfer(_) => &[],
+            Record::Event(e) => std::slice::from_ref(e),
+            Record::Commit { events, .. } => events,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,15 +60,14 @@ pub struct Entry {
     pub hash: [u8; 32],
 }
 
-/// The bytes an entry's hash covers, other than the previous hash.
-pub fn canonical(seq: u64, at_ms: u64, text: &str) -> String {
-    format!("{seq}\n{at_ms}\n{text}")
-}
-
-pub fn hash_of(prev_hash: &[u8; 32], canonical: &str) -> [u8; 32] {
+/// An entry's hash: SHA-256 over the previous entry's hash, then
+/// `"{seq}\n{at_ms}\n"`, then the stored text, fed in pieces so that a
+/// round's settlement (hundreds of kilobytes) is never copied to be hashed.
+pub fn entry_hash(prev_hash: &[u8; 32], seq: u64, at_ms: u64, text: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(prev_hash);
-    h.update(canonical.as_bytes());
+    h.update(format!("{seq}\n{at_ms}\n").as_bytes());
+    h.update(text.as_bytes());
     h.finalize().into()
 }
 
@@ -44,7 +76,7 @@ impl Entry {
         // serde_json writes fields in declaration order, and a Record of
         // strings and integers always serialises.
         let text = serde_json::to_string(&record).unwrap_or_default();
-        let hash = hash_of(&prev_hash, &canonical(seq, at_ms, &text));
+        let hash = entry_hash(&prev_hash, seq, at_ms, &text);
         Entry {
             seq,
             at_ms,
@@ -86,27 +118,28 @@ pub fn verify(entries: &[Entry]) -> VerifyReport {
             report.first_problem = problem("its previous-hash does not match the entry before it".into());
             break;
         }
-        if hash_of(&prev, &canonical(e.seq, e.at_ms, &e.text)) != e.hash {
+        if entry_hash(&prev, e.seq, e.at_ms, &e.text) != e.hash {
             report.first_problem = problem("its contents do not match its hash: history was changed".into());
             break;
         }
-        match &e.record {
-            Record::Transfer(t) => {
-                if !ids.insert(t.id.clone()) {
-                    report.first_problem = problem(format!("transfer id {} appears twice", t.id));
-                    break;
-                }
-                let from = report.balances.entry(t.from.clone()).or_insert(0);
-                *from -= i128::from(t.amount);
-                if *from < 0 && !t.from.may_go_negative() {
-                    report.first_problem = problem(format!("{} went negative", t.from));
-                    break;
-                }
-                *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount);
-                report.transfers += 1;
+        for t in e.record.transfers() {
+            if !ids.insert(t.id.clone()) {
+                report.first_problem = problem(format!("transfer id {} appears twice", t.id));
+                break;
             }
-            Record::Event { .. } => report.events += 1,
+            let from = report.balances.entry(t.from.clone()).or_insert(0);
+            *from -= i128::from(t.amount);
+            if *from < 0 && !t.from.may_go_negative() {
+                report.first_problem = problem(format!("{} went negative", t.from));
+                break;
+            }
+            *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount);
+            report.transfers += 1;
         }
+        if report.first_problem.is_some() {
+            break;
+        }
+        report.events += e.record.events().len() as u64;
         report.entries += 1;
         prev = e.hash;
         expected_seq += 1;

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use journal::{verify, Entry, Record, VerifyReport};
+pub use journal::{verify, Entry, Record, StreamEvent, VerifyReport};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 
 /// The longest transfer id and account name, in bytes.
@@ -177,10 +177,8 @@ impl<S: Storage> Ledger<S> {
             return Err(LedgerError::Corrupt { seq, why });
         }
         let mut transfers = HashMap::new();
-        for e in &entries {
-            if let Record::Transfer(t) = &e.record {
-                transfers.insert(t.id.clone(), t.clone());
-            }
+        for t in entries.iter().flat_map(|e| e.record.transfers()) {
+            transfers.insert(t.id.clone(), t.clone());
         }
         Ok(Ledger {
             storage,
@@ -284,26 +282,28 @@ impl<S: Storage> Ledger<S> {
             }
             applied.push(a);
         }
-        let mut entries = Vec::new();
-        let mut head = self.head;
-        let mut seq = self.next_seq;
-        let records = transfers
-            .iter()
-            .zip(&applied)
-            .filter(|(_, a)| **a == Applied::Created)
-            .map(|(t, _)| Record::Transfer(t.clone()))
-            .chain(events.iter().map(|(stream, body)| Record::Event {
-                stream: stream.clone(),
-                body: body.clone(),
-            }));
-        for record in records {
+        // The whole batch is one entry: one row to write and one hash to chain.
+        let record = Record::Commit {
+            transfers: transfers
+                .iter()
+                .zip(&applied)
+                .filter(|(_, a)| **a == Applied::Created)
+                .map(|(t, _)| t.clone())
+                .collect(),
+            events: events
+                .iter()
+                .map(|(stream, body)| StreamEvent {
+                    stream: stream.clone(),
+                    body: body.clone(),
+                })
+                .collect(),
+        };
+        let (mut head, mut seq) = (self.head, self.next_seq);
+        if !record.transfers().is_empty() || !record.events().is_empty() {
             let entry = Entry::new(seq, at_ms, record, head);
             head = entry.hash;
             seq += 1;
-            entries.push(entry);
-        }
-        if !entries.is_empty() {
-            self.storage.append(&entries)?;
+            self.storage.append(std::slice::from_ref(&entry))?;
         }
         // Durable: now the state may change.
         for (account, balance) in pending {

@@ -154,21 +154,23 @@ fn sqlite_survives_reopening_and_detects_tampering() {
     drop(reopened);
     drop(storage);
 
-    // Change one byte of history: a space inside the stored record.
+    // The batch is one entry; change one byte of it: a space inside the stored record.
+    assert_eq!(verify(&entries).entries, 1);
+    assert_eq!(verify(&entries).transfers, 2);
     let raw = SqliteStorage::open(&dir).expect("db");
     raw.connection()
         .execute(
-            "UPDATE journal SET record = replace(record, '\"amount\":2000', '\"amount\": 2000') WHERE seq = 2",
+            "UPDATE journal SET record = replace(record, '\"amount\":2000', '\"amount\": 2000') WHERE seq = 1",
             [],
         )
         .expect("tamper");
     drop(raw);
     let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
     let report = verify(&entries);
-    assert_eq!(report.first_problem.as_ref().map(|p| p.0), Some(2), "{report:?}");
+    assert_eq!(report.first_problem.as_ref().map(|p| p.0), Some(1), "{report:?}");
     assert!(matches!(
         Ledger::open(SqliteStorage::open(&dir).expect("db")),
-        Err(LedgerError::Corrupt { seq: 2, .. })
+        Err(LedgerError::Corrupt { seq: 1, .. })
     ));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -235,4 +237,44 @@ fn a_group_is_durable_only_when_it_ends() {
     let ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("reopen");
     assert_eq!(ledger.balance(&account("wallet:dora")), 300);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_journal_of_one_entry_per_transfer_still_opens() {
+    // Journals written before batches became one entry hold a transfer or an event per entry.
+    use croupier_ledger::{Entry, Record, StreamEvent};
+    let records = [
+        Record::Transfer(t("c1", "outside", "wallet:dan", 900)),
+        Record::Transfer(t("b1", "wallet:dan", "chips:t1:dan", 400)),
+        Record::Event(StreamEvent {
+            stream: "table:t1".into(),
+            body: "{}".into(),
+        }),
+    ];
+    let mut entries: Vec<Entry> = Vec::new();
+    for (i, record) in records.into_iter().enumerate() {
+        let prev = entries.last().map(|e| e.hash).unwrap_or([0; 32]);
+        entries.push(Entry::new(i as u64 + 1, 1, record, prev));
+    }
+    assert!(
+        entries[2].text.starts_with(r#"{"type":"event","stream":"#),
+        "{}",
+        entries[2].text
+    );
+    let report = verify(&entries);
+    assert_eq!((report.first_problem, report.transfers, report.events), (None, 2, 1));
+    let mut ledger = Ledger::open(MemoryStorage::with_entries(entries)).expect("open");
+    assert_eq!(ledger.balance(&account("chips:t1:dan")), 400);
+    assert_eq!(
+        ledger
+            .commit(2, &[t("b1", "wallet:dan", "chips:t1:dan", 400)], &[])
+            .expect("resend"),
+        [Applied::AlreadyExisted]
+    );
+    // New batches are one entry each, after the old ones.
+    ledger
+        .commit(3, &[t("b2", "wallet:dan", "chips:t1:dan", 100)], &[])
+        .expect("commit");
+    assert_eq!(ledger.storage().entries.len(), 4);
+    assert_eq!(verify(&ledger.storage().entries).first_problem, None);
 }

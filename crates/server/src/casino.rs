@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use croupier_core::round::{Adjustment, Command, Event, Inspection, Person, Phase, Table, TableConfig};
 use croupier_core::{Outcome, Wheel, ZeroChoice};
-use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Record, Storage, Transfer};
+use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Storage, Transfer};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
@@ -177,10 +177,10 @@ pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage
         player_names: BTreeMap::new(),
         tables: BTreeMap::new(),
     };
-    for entry in entries {
-        let Record::Event { stream, body } = &entry.record else {
-            continue;
-        };
+    for (entry, croupier_ledger::StreamEvent { stream, body }) in entries
+        .iter()
+        .flat_map(|e| e.record.events().iter().map(move |ev| (e, ev)))
+    {
         if stream != STREAM {
             continue;
         }
