@@ -72,6 +72,10 @@ struct Report {
     seconds: f64,
     bets_accepted: u64,
     bets_per_second: f64,
+    /// Bets refused because betting was closed (between rounds) when they arrived.
+    bets_refused_betting_closed: u64,
+    /// Bets refused for any other reason (none are expected).
+    bets_refused_other: u64,
     ack_p50_ms: f64,
     ack_p99_ms: f64,
     rounds: u64,
@@ -227,6 +231,11 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
             )?;
             writeln!(
                 out,
+                "refused: {} while betting was closed between rounds, {} for other reasons",
+                report.bets_refused_betting_closed, report.bets_refused_other
+            )?;
+            writeln!(
+                out,
                 "acknowledgement latency: p50 {:.2} ms, p99 {:.2} ms",
                 report.ack_p50_ms, report.ack_p99_ms
             )?;
@@ -375,6 +384,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     eprintln!("croupier: measuring for {:.1} s", args.duration);
     let stop = Arc::new(AtomicBool::new(false));
     let accepted = Arc::new(AtomicU64::new(0));
+    let refused = Arc::new(Refused::default());
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(Vec::new()));
     let results: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
     let start = Instant::now();
@@ -422,9 +432,10 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     // Open loop: each terminal's share of the rate, its first bet staggered over one interval.
     let interval = args.rate.map(|rate| Duration::from_secs_f64(count as f64 / rate));
     for (i, mut conn, token) in terminals {
-        let (stop, accepted, latencies, table) = (
+        let (stop, accepted, refused, latencies, table) = (
             stop.clone(),
             accepted.clone(),
+            refused.clone(),
             latencies.clone(),
             tables[i % tables.len()].clone(),
         );
@@ -436,6 +447,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                 interval,
                 stop,
                 accepted,
+                refused,
                 latencies,
                 settled_at: settled_at.clone(),
             };
@@ -463,9 +475,13 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                         accepted.fetch_add(1, Ordering::Relaxed);
                         mine.push(sent.elapsed().as_secs_f64() * 1000.0);
                     }
-                    // Betting is closed between rounds: a closed-loop terminal waits a little.
-                    Ok(_) if interval.is_none() => tokio::time::sleep(Duration::from_millis(20)).await,
-                    Ok(_) => {}
+                    Ok((_, body)) => {
+                        refused.count(body["error"].as_str());
+                        // Betting is closed between rounds: a closed-loop terminal waits a little.
+                        if interval.is_none() {
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                    }
                     Err(_) => break,
                 }
             }
@@ -504,6 +520,10 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         .collect();
     fanout.sort_by(f64::total_cmp);
     let bets = accepted.load(Ordering::Relaxed);
+    let (refused_closed, refused_other) = (
+        refused.betting_closed.load(Ordering::Relaxed),
+        refused.other.load(Ordering::Relaxed),
+    );
     let _ = child.kill().await;
     let (echo_rate, echo_p99) = echo(args.terminals, args.duration.min(5.0)).await?;
     let _ = std::fs::remove_dir_all(&data);
@@ -515,6 +535,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         seconds,
         bets_accepted: bets,
         bets_per_second: bets as f64 / seconds,
+        bets_refused_betting_closed: refused_closed,
+        bets_refused_other: refused_other,
         ack_p50_ms: percentile(&ack, 0.5),
         ack_p99_ms: percentile(&ack, 0.99),
         rounds: fanout.len() as u64,
@@ -523,6 +545,25 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         echo_messages_per_second: echo_rate,
         echo_p99_ms: echo_p99,
     })
+}
+
+/// Refused bets by reason.
+#[derive(Default)]
+struct Refused {
+    betting_closed: AtomicU64,
+    other: AtomicU64,
+}
+
+impl Refused {
+    fn count(&self, code: Option<&str>) {
+        // After no more bets a bet is past posting; between a result and the next
+        // round's opening there is no betting to join.
+        let counter = match code {
+            Some("past_posting" | "not_now") => &self.betting_closed,
+            _ => &self.other,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// Every socket of the run, the echo's included, reads through a small buffer:
@@ -543,6 +584,7 @@ struct SocketTerminal {
     interval: Option<Duration>,
     stop: Arc<AtomicBool>,
     accepted: Arc<AtomicU64>,
+    refused: Arc<Refused>,
     latencies: Arc<Mutex<Vec<f64>>>,
     settled_at: Settlements,
 }
@@ -599,6 +641,8 @@ impl SocketTerminal {
                         if ok {
                             self.accepted.fetch_add(1, Ordering::Relaxed);
                             mine.push(due.elapsed().as_secs_f64() * 1000.0);
+                        } else {
+                            self.refused.count(v["error"].as_str());
                         }
                         if self.interval.is_none() && stopped_at.is_none() {
                             // Betting is closed between rounds: a closed-loop terminal waits a little.
