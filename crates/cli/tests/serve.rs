@@ -403,6 +403,9 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         ),
     );
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "t1"}));
+    // A signed-out session stays out after the restart; the others carry on.
+    let gone = server.login("p2", "p2-password-1");
+    assert_eq!(server.http("POST", "/api/logout", Some(&gone), None).0, 200);
     server.child.kill().expect("kill -9");
     server.child.wait().expect("dead");
 
@@ -411,13 +414,12 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert!(line.contains("no_spin") || line.contains("bet_returned"), "{line}");
     // The bet cut off by the kill came back whole.
     *expected.get_mut("t1:p1").expect("p1") += 700;
-    let p1 = server.login("p1", "p1-password-1");
+    assert_eq!(server.http("GET", "/api/me", Some(&gone), None).0, 401);
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t1:p1"].as_i64(), Some(expected["t1:p1"]), "{me}");
     assert_eq!(me["accounts"]["chips:t2:p1"].as_i64(), Some(expected["t2:p1"]));
     // The operations log is rebuilt from the journal: inspection with who and licence
     // (Colorado 2212(5), Maryland ch.2 E), opening, and the no spin of the void round.
-    let pit = server.login("pit", "pit-password-1");
     let (status, log) = server.http("GET", "/api/tables/t1/log", Some(&pit), None);
     assert_eq!(status, 200, "{log}");
     let types: Vec<&str> = log["log"]
@@ -458,6 +460,8 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         Some(&json!({"username": "p2", "password": "p2-password-1"})),
     );
     assert_eq!((status, body["error"].as_str()), (401, Some("locked")));
+    // The locked account's sessions ended with it.
+    assert_eq!(server.http("GET", "/api/me", Some(&p2), None).0, 401);
     let (_, metrics) = server.http("GET", "/metrics", None, None);
     assert!(metrics
         .as_str()

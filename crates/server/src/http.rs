@@ -25,6 +25,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::casino::Casino;
+use crate::sessions::Sessions;
 use crate::users::{hash_password, password_matches, Role};
 
 mod pages;
@@ -98,7 +99,7 @@ impl Channels {
 pub struct AppState {
     runtime: tokio::runtime::Handle,
     jobs: std::sync::mpsc::SyncSender<Job>,
-    sessions: Arc<Mutex<HashMap<String, Actor>>>,
+    sessions: Arc<Sessions>,
     events: Arc<Channels>,
     metrics: Arc<Metrics>,
     /// What each wheel table's automated wheel last did, for the dealer console.
@@ -276,9 +277,7 @@ fn authenticated(state: &AppState, headers: &HeaderMap) -> Result<Actor, Failure
         .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "log in first")))?;
     state
         .sessions
-        .lock()
-        .ok()
-        .and_then(|s| s.get(token).cloned())
+        .get(token)
         .ok_or_else(|| ApiError::new("unauthenticated", "the session is unknown or over; log in again").into())
 }
 
@@ -376,6 +375,11 @@ async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Re
         state.execute(Actor::system(), record).await?;
     }
     if !good {
+        // A locked account's sessions end with it.
+        let name = user.username.clone();
+        if state.call(move |c| c.user(&name).is_some_and(|u| u.locked)).await? {
+            state.sessions.retain(|a| a.username != user.username)?;
+        }
         return Err(ApiError::new("unauthenticated", "wrong username or password").into());
     }
     let mut token = [0u8; 32];
@@ -388,9 +392,7 @@ async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Re
         role: user.role,
         licence: body.licence,
     };
-    if let Ok(mut sessions) = state.sessions.lock() {
-        sessions.insert(token.clone(), actor);
-    }
+    state.sessions.start(&token, actor, now_ms())?;
     Ok(Json(
         json!({"token": token, "username": user.username, "role": user.role}),
     ))
@@ -404,9 +406,7 @@ async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Jso
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
     {
-        if let Ok(mut s) = state.sessions.lock() {
-            s.remove(token);
-        }
+        state.sessions.end(token)?;
     }
     Ok(Json(json!({"ok": true})))
 }
@@ -744,9 +744,7 @@ async fn stream(
         Some(token) => Some(
             state
                 .sessions
-                .lock()
-                .ok()
-                .and_then(|s| s.get(&token).cloned())
+                .get(&token)
                 .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "the session is unknown or over")))?,
         ),
     };
@@ -927,7 +925,7 @@ fn take_request(
             .unwrap_or_default(),
     };
     // The session is looked up for every request: signing out stops the socket's requests too.
-    let actor = token.and_then(|t| state.sessions.lock().ok().and_then(|s| s.get(t).cloned()));
+    let actor = token.and_then(|t| state.sessions.get(t));
     let Some(actor) = actor else {
         let e = ApiError::new(
             "unauthenticated",
@@ -1105,6 +1103,12 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
+    // Sessions from before a restart carry on, unless their account is gone,
+    // locked, or holds another role now.
+    let sessions = Sessions::open(&data)?;
+    sessions
+        .retain(|a| casino.user(&a.username).is_some_and(|u| !u.locked && u.role == a.role))
+        .map_err(|e| e.to_string())?;
     let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
     let reopen_from = data.clone();
     std::thread::Builder::new()
@@ -1115,7 +1119,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     let state = AppState {
         runtime: tokio::runtime::Handle::current(),
         jobs,
-        sessions: Arc::new(Mutex::new(HashMap::new())),
+        sessions: Arc::new(sessions),
         events,
         metrics: Arc::new(Metrics::default()),
         wheels: Arc::new(Mutex::new(HashMap::new())),

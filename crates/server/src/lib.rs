@@ -11,4 +11,5 @@
 pub mod api;
 pub mod casino;
 pub mod http;
+pub mod sessions;
 pub mod users;
