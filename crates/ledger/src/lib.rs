@@ -7,7 +7,7 @@
 //! money that enters from outside is owed to the `outside` account, and the
 //! house's result is a signed account of its own.
 //!
-//! Every transfer and every table event is an entry of one append-only
+//! Every batch of transfers and events is one entry of an append-only
 //! [`journal`], each entry hashed with the one before it, so that changing
 //! a byte of history breaks the chain at that entry. The journal is kept by a
 //! [`Storage`]: SQLite in production ([`SqliteStorage`], WAL, synchronous
