@@ -172,7 +172,13 @@ impl<S: Storage> Ledger<S> {
     /// Opens a ledger, reading and checking the whole journal.
     pub fn open(mut storage: S) -> Result<Ledger<S>, LedgerError> {
         let entries = storage.load()?;
-        let report = verify(&entries);
+        Ledger::open_loaded(storage, &entries)
+    }
+
+    /// Opens a ledger on `entries`, which the caller has just loaded from
+    /// `storage` (each entry is checked again here).
+    pub fn open_loaded(storage: S, entries: &[Entry]) -> Result<Ledger<S>, LedgerError> {
+        let report = verify(entries);
         if let Some((seq, why)) = report.first_problem {
             return Err(LedgerError::Corrupt { seq, why });
         }

@@ -227,7 +227,7 @@ impl<S: Storage> Casino<S> {
     /// round interrupted before its result (`now_ms` is the time of that).
     pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         let entries = storage.load().map_err(LedgerError::from)?;
-        let ledger = Ledger::open(storage)?;
+        let ledger = Ledger::open_loaded(storage, &entries)?;
         let shadow = replay(&entries)?;
         let mut casino = Casino {
             ledger,

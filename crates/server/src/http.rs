@@ -25,6 +25,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::casino::Casino;
+use crate::committer::{Committer, Pipeline, Reply};
 use crate::sessions::Sessions;
 use crate::users::{hash_password, password_matches, Role};
 
@@ -41,8 +42,7 @@ pub const RECALL_MAX: usize = 100;
 
 /// Work for the casino's thread; it returns the answer to send once the
 /// group it ran in is durable (true) or lost (false).
-type Job = Box<dyn FnOnce(&mut Casino<SqliteStorage>) -> Reply + Send>;
-type Reply = Box<dyn FnOnce(bool) + Send>;
+type Job = Box<dyn FnOnce(&mut Casino<Pipeline>) -> Reply + Send>;
 
 /// How often the WAL is copied into the database, beside the writer. Each
 /// checkpoint ends with a flush of the database file that the writer's next
@@ -148,7 +148,7 @@ impl AppState {
     /// Runs `f` on the casino's thread and waits for its answer.
     async fn call<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Casino<SqliteStorage>) -> T + Send + 'static,
+        f: impl FnOnce(&mut Casino<Pipeline>) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |casino| {
@@ -1101,7 +1101,9 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     storage
         .checkpoint_in_background(&data, std::time::Duration::from_millis(CHECKPOINT_EVERY_MS))
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
-    let (mut casino, recovered) = Casino::open(storage, now_ms()).map_err(|e| e.to_string())?;
+    let (pipeline, committer) =
+        Committer::start(storage).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let (mut casino, recovered) = Casino::open(pipeline, now_ms()).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
     // Sessions from before a restart carry on, unless their account is gone,
     // locked, or holds another role now.
@@ -1110,10 +1112,9 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .retain(|a| casino.user(&a.username).is_some_and(|u| !u.locked && u.role == a.role))
         .map_err(|e| e.to_string())?;
     let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
-    let reopen_from = data.clone();
     std::thread::Builder::new()
         .name("casino".into())
-        .spawn(move || writer(casino, queue, reopen_from))
+        .spawn(move || writer(casino, queue, committer))
         .map_err(|e| e.to_string())?;
     let events = Arc::new(Channels::default());
     let state = AppState {
@@ -1160,11 +1161,27 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
 }
 
 /// The casino's single writer: takes whatever jobs are waiting, runs them
-/// inside one storage group, makes the group durable with one commit, and
-/// only then answers them. If the commit fails, every job of the group is
-/// answered with an error and the casino is reloaded from what is durable.
-fn writer(mut casino: Casino<SqliteStorage>, queue: std::sync::mpsc::Receiver<Job>, data: PathBuf) {
+/// as one storage group and hands the group to the committer, which answers
+/// them once the group is durable; meanwhile the writer runs the next group.
+/// If a group could not be written, the committer answers it and every group
+/// after it with an error, and the writer reloads the casino from what is durable.
+fn writer(mut casino: Casino<Pipeline>, queue: std::sync::mpsc::Receiver<Job>, committer: Committer) {
     while let Ok(first) = queue.recv() {
+        if committer.failed() {
+            // What ran in memory may not be on disk: start again from the disk.
+            match committer
+                .reload()
+                .map_err(|e| e.to_string())
+                .and_then(|pipeline| Casino::open(pipeline, now_ms()).map_err(|e| e.to_string()))
+            {
+                Ok((reloaded, _)) => casino = reloaded,
+                Err(e) => {
+                    // Dropping the jobs unanswered tells their callers the casino has stopped.
+                    eprintln!("croupier: storage failed and the journal cannot be reopened: {e}; stopping");
+                    return;
+                }
+            }
+        }
         let mut group = vec![first];
         while group.len() < GROUP_JOBS_MAX {
             match queue.try_recv() {
@@ -1172,37 +1189,23 @@ fn writer(mut casino: Casino<SqliteStorage>, queue: std::sync::mpsc::Receiver<Jo
                 Err(_) => break,
             }
         }
-        let grouped = casino.begin_group().is_ok();
+        let _ = casino.begin_group();
         let replies: Vec<Reply> = group.into_iter().map(|job| job(&mut casino)).collect();
-        let durable = grouped && casino.end_group().is_ok();
-        if !durable {
-            // What ran in memory may not be on disk: start again from the disk.
-            match SqliteStorage::open(&data)
-                .map_err(|e| e.to_string())
-                .and_then(|s| Casino::open(s, now_ms()).map_err(|e| e.to_string()))
-            {
-                Ok((reloaded, _)) => casino = reloaded,
-                Err(e) => {
-                    eprintln!("croupier: storage failed and the journal cannot be reopened: {e}; stopping");
-                    for reply in replies {
-                        reply(false);
-                    }
-                    return;
-                }
-            }
-        }
-        for reply in replies {
-            reply(durable);
+        committer.attach(replies);
+        if casino.end_group().is_err() {
+            // The committer has stopped: its answers went out as failures.
+            eprintln!("croupier: the storage committer has stopped; stopping");
+            return;
         }
     }
 }
 
 /// With no admin yet: an admin with a one-time password; with no tables yet:
 /// two tables to play on.
-fn first_run(casino: &mut Casino<SqliteStorage>) -> Result<Option<(String, String)>, String> {
+fn first_run(casino: &mut Casino<Pipeline>) -> Result<Option<(String, String)>, String> {
     let system = Actor::system();
     let at = now_ms();
-    let run = |casino: &mut Casino<SqliteStorage>, r: Request| {
+    let run = |casino: &mut Casino<Pipeline>, r: Request| {
         casino.execute(at, &system, r).map(|_| ()).map_err(|e| e.to_string())
     };
     let mut admin_password = None;

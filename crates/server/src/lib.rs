@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod casino;
+pub mod committer;
 pub mod http;
 pub mod sessions;
 pub mod users;

@@ -1,0 +1,289 @@
+//! The storage committer. The casino's writer executes a group of requests
+//! in memory and hands the group's journal entries, with the answers waiting
+//! on them, to a thread of its own that writes them and flushes them to disk;
+//! the writer goes on with the next group meanwhile. A group's answers are
+//! given only once it is durable, in the order the groups were executed, and
+//! a group with no entries (reads) waits for the ones before it just the same.
+//! If a write fails, that group and every group after it are answered with a
+//! failure until the writer has reloaded the casino from what is durable.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+use croupier_ledger::{Entry, Storage, StorageError};
+
+/// Called once its group is durable (true) or lost (false).
+pub type Reply = Box<dyn FnOnce(bool) + Send>;
+
+/// Groups handed over and not yet durable before the writer waits.
+pub const COMMITTER_QUEUE_GROUPS: usize = 64;
+/// Groups the committer makes durable with one flush when several are waiting.
+pub const GROUPS_PER_FLUSH_MAX: usize = 64;
+
+enum Message {
+    Group {
+        entries: Vec<Entry>,
+        replies: Vec<Reply>,
+        done: Option<mpsc::Sender<bool>>,
+    },
+    /// Once every group before it is answered: everything durable, and the
+    /// committer takes groups again.
+    Reload(mpsc::Sender<Result<Vec<Entry>, StorageError>>),
+}
+
+fn stopped() -> StorageError {
+    StorageError::Unreadable {
+        seq: 0,
+        why: "the storage committer has stopped".into(),
+    }
+}
+
+/// The casino's storage under the server: appends inside a group are kept
+/// until `end_group`, which hands them to the committer with the answers
+/// attached by [`Committer::attach`]. Outside a group (opening, a first run)
+/// an append returns only once durable, as [`Storage`] asks.
+pub struct Pipeline {
+    sender: mpsc::SyncSender<Message>,
+    loaded: Option<Vec<Entry>>,
+    buffer: Vec<Entry>,
+    grouped: bool,
+    outbox: Arc<Mutex<Vec<Reply>>>,
+}
+
+impl Storage for Pipeline {
+    /// The entries that were durable when this pipeline was made; handed over once.
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+        self.loaded.take().ok_or_else(|| StorageError::Unreadable {
+            seq: 0,
+            why: "a pipeline's journal is loaded only once".into(),
+        })
+    }
+
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+        if self.grouped {
+            self.buffer.extend_from_slice(entries);
+            return Ok(());
+        }
+        let (done, durable) = mpsc::channel();
+        self.sender
+            .send(Message::Group {
+                entries: entries.to_vec(),
+                replies: Vec::new(),
+                done: Some(done),
+            })
+            .map_err(|_| stopped())?;
+        match durable.recv() {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(StorageError::Unreadable {
+                seq: 0,
+                why: "the entries could not be made durable".into(),
+            }),
+            Err(_) => Err(stopped()),
+        }
+    }
+
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        self.grouped = true;
+        Ok(())
+    }
+
+    /// Hands the group over; its answers learn when it is durable.
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        self.grouped = false;
+        let entries = std::mem::take(&mut self.buffer);
+        let replies = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|p| p.into_inner()));
+        if entries.is_empty() && replies.is_empty() {
+            return Ok(());
+        }
+        let message = Message::Group {
+            entries,
+            replies,
+            done: None,
+        };
+        if let Err(mpsc::SendError(Message::Group { replies, .. })) = self.sender.send(message) {
+            for reply in replies {
+                reply(false);
+            }
+            return Err(stopped());
+        }
+        Ok(())
+    }
+}
+
+/// The writer's handle on the committer.
+pub struct Committer {
+    sender: mpsc::SyncSender<Message>,
+    outbox: Arc<Mutex<Vec<Reply>>>,
+    failed: Arc<AtomicBool>,
+}
+
+impl Committer {
+    /// Starts the committer thread on `storage`; the pipeline holds what it had.
+    pub fn start<S: Storage + Send + 'static>(mut storage: S) -> Result<(Pipeline, Committer), StorageError> {
+        let loaded = storage.load()?;
+        let (sender, receiver) = mpsc::sync_channel(COMMITTER_QUEUE_GROUPS);
+        let failed = Arc::new(AtomicBool::new(false));
+        let flag = failed.clone();
+        std::thread::Builder::new()
+            .name("commit".into())
+            .spawn(move || commit_loop(storage, receiver, flag))
+            .map_err(|e| StorageError::Unreadable {
+                seq: 0,
+                why: format!("cannot start the storage committer: {e}"),
+            })?;
+        let committer = Committer {
+            sender,
+            outbox: Arc::new(Mutex::new(Vec::new())),
+            failed,
+        };
+        let pipeline = committer.pipeline(loaded);
+        Ok((pipeline, committer))
+    }
+
+    fn pipeline(&self, loaded: Vec<Entry>) -> Pipeline {
+        Pipeline {
+            sender: self.sender.clone(),
+            loaded: Some(loaded),
+            buffer: Vec::new(),
+            grouped: false,
+            outbox: self.outbox.clone(),
+        }
+    }
+
+    /// These answers go with the group the next `end_group` hands over.
+    pub fn attach(&self, replies: Vec<Reply>) {
+        self.outbox.lock().unwrap_or_else(|p| p.into_inner()).extend(replies);
+    }
+
+    /// Whether a group failed to be written since the last reload.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// Waits until every group handed over is answered, then gives a pipeline
+    /// holding what is durable, to reopen the casino on.
+    pub fn reload(&self) -> Result<Pipeline, StorageError> {
+        let (tx, rx) = mpsc::channel();
+        self.sender.send(Message::Reload(tx)).map_err(|_| stopped())?;
+        let entries = rx.recv().map_err(|_| stopped())??;
+        Ok(self.pipeline(entries))
+    }
+}
+
+/// A group handed over: its entries, its answers, and who waits outside a group.
+type Group = (Vec<Entry>, Vec<Reply>, Option<mpsc::Sender<bool>>);
+
+fn commit_loop<S: Storage>(mut storage: S, receiver: mpsc::Receiver<Message>, failed: Arc<AtomicBool>) {
+    while let Ok(first) = receiver.recv() {
+        let mut groups: Vec<Group> = Vec::new();
+        let mut reload = None;
+        let mut next = Some(first);
+        while let Some(message) = next.take() {
+            match message {
+                Message::Group { entries, replies, done } => groups.push((entries, replies, done)),
+                Message::Reload(tx) => {
+                    reload = Some(tx);
+                    break;
+                }
+            }
+            if groups.len() < GROUPS_PER_FLUSH_MAX {
+                next = receiver.try_recv().ok();
+            }
+        }
+        if !groups.is_empty() {
+            // After a failure nothing is written until the writer has reloaded:
+            // those groups were executed on a state the disk does not hold.
+            let durable = !failed.load(Ordering::SeqCst) && write(&mut storage, &groups).is_ok();
+            if !durable {
+                failed.store(true, Ordering::SeqCst);
+            }
+            for (_, replies, done) in groups {
+                for reply in replies {
+                    reply(durable);
+                }
+                if let Some(done) = done {
+                    let _ = done.send(durable);
+                }
+            }
+        }
+        if let Some(tx) = reload {
+            let entries = storage.load();
+            if entries.is_ok() {
+                failed.store(false, Ordering::SeqCst);
+            }
+            let _ = tx.send(entries);
+        }
+    }
+}
+
+/// Writes the groups' entries and makes them durable together. If an append
+/// fails, what was appended before it is still committed (each entry is a
+/// whole request) and the whole lot is reported as failed: a request reported
+/// failed may have landed, never the other way round.
+fn write<S: Storage>(storage: &mut S, groups: &[Group]) -> Result<(), StorageError> {
+    storage.begin_group()?;
+    let mut appended = Ok(());
+    for (entries, ..) in groups {
+        if !entries.is_empty() {
+            appended = storage.append(entries);
+            if appended.is_err() {
+                break;
+            }
+        }
+    }
+    let flushed = storage.end_group();
+    appended.and(flushed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_ledger::{MemoryStorage, Record, StreamEvent};
+
+    fn entry(seq: u64) -> Entry {
+        let record = Record::Event(StreamEvent {
+            stream: "test".into(),
+            body: seq.to_string(),
+        });
+        Entry::new(seq, seq, record, [0; 32])
+    }
+
+    /// Hands one group of `entries` over and waits for its answer.
+    fn group(pipeline: &mut Pipeline, committer: &Committer, entries: &[u64]) -> bool {
+        let (tx, rx) = mpsc::channel();
+        pipeline.begin_group().expect("begin");
+        for &seq in entries {
+            pipeline.append(&[entry(seq)]).expect("buffered");
+        }
+        committer.attach(vec![Box::new(move |durable| {
+            let _ = tx.send(durable);
+        })]);
+        pipeline.end_group().expect("handed over");
+        rx.recv().expect("answered")
+    }
+
+    #[test]
+    fn groups_are_answered_once_durable_and_a_failure_holds_until_reloaded() {
+        // The third append fails.
+        let (mut pipeline, committer) = Committer::start(MemoryStorage::failing_every(3)).expect("start");
+        assert!(pipeline.load().expect("loaded").is_empty());
+        assert!(pipeline.load().is_err(), "handed over once");
+        assert!(group(&mut pipeline, &committer, &[1]));
+        assert!(group(&mut pipeline, &committer, &[2]));
+        assert!(!group(&mut pipeline, &committer, &[3]), "the write failed");
+        assert!(committer.failed());
+        // A group executed after the failure is not written, though the storage would take it.
+        assert!(!group(&mut pipeline, &committer, &[3]));
+        // A group of reads waits its turn and fails with the rest.
+        assert!(!group(&mut pipeline, &committer, &[]));
+        let mut reloaded = committer.reload().expect("reload");
+        assert!(!committer.failed());
+        let durable: Vec<u64> = reloaded.load().expect("entries").iter().map(|e| e.seq).collect();
+        assert_eq!(durable, [1, 2]);
+        assert!(group(&mut reloaded, &committer, &[3]));
+        // Outside a group an append returns once durable.
+        reloaded.append(&[entry(4)]).expect("durable");
+        let mut again = committer.reload().expect("reload");
+        assert_eq!(again.load().expect("entries").len(), 4);
+    }
+}
