@@ -267,7 +267,9 @@ impl<S: Storage> Casino<S> {
         &self.ledger
     }
 
-    /// Requests executed between these two are durable together at `end_group`.
+    /// Requests executed between these two are durable together at `end_group`
+    /// (under the server's [`crate::committer::Pipeline`], `end_group` hands them
+    /// to the committer, which answers them once they are durable).
     pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
         self.ledger.begin_group()
     }
