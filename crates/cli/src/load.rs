@@ -79,8 +79,12 @@ struct Report {
     ack_p50_ms: f64,
     ack_p99_ms: f64,
     rounds: u64,
+    /// From the first terminal seeing a round's result to the last seeing its settlement end.
     settlement_fanout_p50_ms: f64,
     settlement_fanout_max_ms: f64,
+    /// From the dealer asking for the result to the last terminal's settlement message.
+    settlement_whole_p50_ms: f64,
+    settlement_whole_max_ms: f64,
     echo_messages_per_second: f64,
     echo_p99_ms: f64,
 }
@@ -246,6 +250,11 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
             )?;
             writeln!(
                 out,
+                "the dealer asking for the result to the last settlement message: p50 {:.2} ms, max {:.2} ms",
+                report.settlement_whole_p50_ms, report.settlement_whole_max_ms
+            )?;
+            writeln!(
+                out,
                 "bare WebSocket echo, same machine, {} clients: {:.0} messages per second, p99 {:.2} ms",
                 report.terminals, report.echo_messages_per_second, report.echo_p99_ms
             )?;
@@ -347,8 +356,9 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         expect_ok(conn, token, json!({"op": "buy_in", "id": format!("b{i}"), "table": tables[*i % tables.len()], "amount": 100_000_000u64, "chip_value": 100})).await?;
     }
 
-    // Every terminal listens to its table; a settlement message's arrival is noted per round.
-    let settled_at: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
+    // Every terminal listens to its table; when each round's result and its
+    // settlement reach it is noted.
+    let settled_at: Settlements = Arc::new(Mutex::new(Vec::new()));
     let mut listeners = Vec::new();
     let mut sockets = Vec::new();
     for (i, _, token) in &terminals {
@@ -369,13 +379,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             let (_, mut read) = ws.split();
             while let Some(Ok(message)) = read.next().await {
                 if let Ok(text) = message.to_text() {
-                    if text.contains("\"round_settled\"") {
-                        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-                        let round = v["round"].as_u64().unwrap_or(0);
-                        if let Ok(mut s) = settled_at.lock() {
-                            s.push((table.clone(), round, Instant::now()));
-                        }
-                    }
+                    note_round(text, &table, &settled_at);
                 }
             }
         }));
@@ -386,7 +390,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let accepted = Arc::new(AtomicU64::new(0));
     let refused = Arc::new(Refused::default());
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(Vec::new()));
-    let results: Arc<Mutex<Vec<(String, u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
+    let results: Arc<Mutex<Vec<Asked>>> = Arc::new(Mutex::new(Vec::new()));
     let start = Instant::now();
     let mut dealers = Vec::new();
     for t in tables.clone() {
@@ -415,12 +419,13 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                         Some(&json!({"op": "no_more_bets", "table": t})),
                     )
                     .await;
+                let asked = Instant::now();
                 if let Ok((200, _)) = conn
                     .call("POST", &format!("/api/tables/{t}/draw"), Some(&token), None)
                     .await
                 {
                     if let Ok(mut r) = results.lock() {
-                        r.push((t.clone(), round, Instant::now()));
+                        r.push((t.clone(), round, asked));
                     }
                 }
             }
@@ -508,17 +513,32 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     ack.sort_by(f64::total_cmp);
     let results = results.lock().map(|r| r.clone()).unwrap_or_default();
     let settled = settled_at.lock().map(|s| s.clone()).unwrap_or_default();
-    let mut fanout: Vec<f64> = results
-        .iter()
-        .filter_map(|(t, round, at)| {
-            settled
-                .iter()
-                .filter(|(tt, rr, _)| tt == t && rr == round)
-                .map(|(_, _, when)| when.saturating_duration_since(*at).as_secs_f64() * 1000.0)
-                .reduce(f64::max)
-        })
-        .collect();
-    fanout.sort_by(f64::total_cmp);
+    // The last terminal's settlement of each round, timed from `since`: the first
+    // terminal to see the result (the result is out, durable, with its settlement),
+    // or the dealer asking for it (queue, draw, settlement, commit and fan-out).
+    let last_settlement = |since: &dyn Fn(&Asked) -> Option<Instant>| -> Vec<f64> {
+        let mut times: Vec<f64> = results
+            .iter()
+            .filter_map(|r| {
+                let from = since(r)?;
+                settled
+                    .iter()
+                    .filter(|(t, round, _, result)| *t == r.0 && *round == r.1 && !result)
+                    .map(|(_, _, when, _)| when.saturating_duration_since(from).as_secs_f64() * 1000.0)
+                    .reduce(f64::max)
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times
+    };
+    let fanout = last_settlement(&|r| {
+        settled
+            .iter()
+            .filter(|(t, round, _, result)| *t == r.0 && *round == r.1 && *result)
+            .map(|(_, _, when, _)| *when)
+            .min()
+    });
+    let whole = last_settlement(&|r| Some(r.2));
     let bets = accepted.load(Ordering::Relaxed);
     let (refused_closed, refused_other) = (
         refused.betting_closed.load(Ordering::Relaxed),
@@ -542,6 +562,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         rounds: fanout.len() as u64,
         settlement_fanout_p50_ms: percentile(&fanout, 0.5),
         settlement_fanout_max_ms: fanout.last().copied().unwrap_or(0.0),
+        settlement_whole_p50_ms: percentile(&whole, 0.5),
+        settlement_whole_max_ms: whole.last().copied().unwrap_or(0.0),
         echo_messages_per_second: echo_rate,
         echo_p99_ms: echo_p99,
     })
@@ -573,7 +595,24 @@ fn socket_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig 
 }
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
-type Settlements = Arc<Mutex<Vec<(String, u64, Instant)>>>;
+/// A round's table, number, and when the dealer asked for its result.
+type Asked = (String, u64, Instant);
+
+/// When a round's result (true) or its end of settlement (false) reached a terminal.
+type Settlements = Arc<Mutex<Vec<(String, u64, Instant, bool)>>>;
+
+/// Notes the arrival of a round's result or of its end of settlement.
+fn note_round(text: &str, table: &str, seen: &Settlements) {
+    let result = text.starts_with("{\"type\":\"result\"");
+    if !result && !text.contains("\"round_settled\"") {
+        return;
+    }
+    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let round = v["round"].as_u64().unwrap_or(0);
+    if let Ok(mut s) = seen.lock() {
+        s.push((table.to_string(), round, Instant::now(), result));
+    }
+}
 
 /// A terminal that bets over its table stream: requests go out on the socket
 /// and their replies come back on it, among the table's events.
@@ -648,12 +687,8 @@ impl SocketTerminal {
                             // Betting is closed between rounds: a closed-loop terminal waits a little.
                             next = Some(Instant::now() + if ok { Duration::ZERO } else { Duration::from_millis(20) });
                         }
-                    } else if text.contains("\"round_settled\"") {
-                        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-                        let round = v["round"].as_u64().unwrap_or(0);
-                        if let Ok(mut s) = self.settled_at.lock() {
-                            s.push((self.table.clone(), round, Instant::now()));
-                        }
+                    } else {
+                        note_round(text, &self.table, &self.settled_at);
                     }
                 }
             }

@@ -878,6 +878,14 @@ fn bench_load_runs_over_real_sockets() {
     assert!(report["bets_accepted"].as_u64().expect("bets") > 0, "{report}");
     assert!(report["rounds"].as_u64().expect("rounds") > 0, "{report}");
     assert!(report["echo_messages_per_second"].as_f64().expect("echo") > 0.0);
+    // Every refusal is betting closed between rounds; timing a round from the dealer asking
+    // for its result can only take longer than from the dealer's answer.
+    assert_eq!(report["bets_refused_other"].as_u64(), Some(0), "{report}");
+    let (whole, fanout) = (
+        report["settlement_whole_max_ms"].as_f64().expect("whole"),
+        report["settlement_fanout_max_ms"].as_f64().expect("fan-out"),
+    );
+    assert!(whole >= fanout, "{report}");
     let bad = croupier(&["bench", "load", "--terminals", "0"], "");
     assert_eq!(bad.status.code(), Some(2));
 }

@@ -173,8 +173,23 @@ impl AppState {
 
     /// Executes a request for an actor and streams its events to the tables' subscribers.
     async fn execute(&self, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        self.execute_built(actor, move |_| Ok(request)).await
+    }
+
+    /// Like `execute`, for a request built from the casino's state in the same
+    /// job (an RNG spin is drawn and settled without other requests between).
+    async fn execute_built(
+        &self,
+        actor: Actor,
+        build: impl FnOnce(&Casino<Pipeline>) -> Result<Request, ApiError> + Send + 'static,
+    ) -> Result<Vec<EventView>, ApiError> {
         self.metrics.requests.fetch_add(1, Ordering::Relaxed);
-        let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
+        let result = self
+            .call(move |c| {
+                let request = build(c)?;
+                c.execute(now_ms(), &actor, request)
+            })
+            .await?;
         match &result {
             Ok(events) => {
                 self.publish(events);
@@ -587,12 +602,12 @@ async fn draw(
     if !matches!(actor.role, Role::Dealer | Role::PitSupervisor | Role::Admin) {
         return Err(ApiError::forbidden("spin", actor.role).into());
     }
-    let t = table.clone();
-    let spin = state
-        .call(move |c| -> Result<SpinView, ApiError> {
+    // The draw and its settlement are one job: nothing runs between them.
+    let events = state
+        .execute_built(actor, move |c| {
             let slot = c
-                .table(&t)
-                .ok_or_else(|| ApiError::new("no_table", format!("no table {t:?}")))?;
+                .table(&table)
+                .ok_or_else(|| ApiError::new("no_table", format!("no table {table:?}")))?;
             if slot.outcome != OutcomeSource::Rng {
                 return Err(ApiError::new(
                     "not_rng",
@@ -600,12 +615,12 @@ async fn draw(
                 ));
             }
             let mut rng = croupier_rng::CasinoRng::from_os().map_err(|e| ApiError::new("internal", e.to_string()))?;
-            croupier_rng::rng_spin(&mut rng, &slot.table)
+            let spin = croupier_rng::rng_spin(&mut rng, &slot.table)
                 .map(SpinView::from_report)
-                .map_err(|e| ApiError::new("not_now", e.to_string()))
+                .map_err(|e| ApiError::new("not_now", e.to_string()))?;
+            Ok(Request::Spin { table, spin })
         })
-        .await??;
-    let events = state.execute(actor, Request::Spin { table, spin }).await?;
+        .await?;
     Ok(Json(json!({"events": events})))
 }
 
