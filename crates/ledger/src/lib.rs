@@ -305,20 +305,22 @@ impl<S: Storage> Ledger<S> {
                 .collect(),
         };
         let (mut head, mut seq) = (self.head, self.next_seq);
+        let mut created = Vec::new();
         if !record.transfers().is_empty() || !record.events().is_empty() {
             let entry = Entry::new(seq, at_ms, record, head);
             head = entry.hash;
             seq += 1;
             self.storage.append(std::slice::from_ref(&entry))?;
+            if let Record::Commit { transfers, .. } = entry.record {
+                created = transfers;
+            }
         }
         // Durable: now the state may change.
         for (account, balance) in pending {
             self.balances.insert(account, balance);
         }
-        for (t, a) in transfers.iter().zip(&applied) {
-            if *a == Applied::Created {
-                self.transfers.insert(t.id.clone(), t.clone());
-            }
+        for t in created {
+            self.transfers.insert(t.id.clone(), t);
         }
         self.head = head;
         self.next_seq = seq;

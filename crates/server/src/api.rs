@@ -20,6 +20,16 @@ pub struct Actor {
 }
 
 impl Actor {
+    /// Someone with a role and no licence, for tests.
+    #[cfg(test)]
+    pub(crate) fn named(name: &str, role: Role) -> Actor {
+        Actor {
+            username: name.into(),
+            role,
+            licence: String::new(),
+        }
+    }
+
     /// The server itself (recovery after a restart).
     pub fn system() -> Actor {
         Actor {

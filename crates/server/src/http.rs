@@ -846,14 +846,17 @@ fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
 /// waiting (a reply and its event, a round's settlements) goes out together.
 pub const SOCKET_BATCH_MAX: usize = 64;
 
+/// What a socket that fell behind its table's stream is told instead of the events it lost.
+fn missed_notice(missed: u64) -> String {
+    json!({"type": "missed", "events": missed}).to_string()
+}
+
 /// A broadcast message that is already waiting, if any; a lag becomes a
 /// `missed` notice. A closed channel is left for the next `select!` to see.
 fn waiting(rx: &mut broadcast::Receiver<Arc<str>>) -> Option<String> {
     match rx.try_recv() {
         Ok(text) => Some(text.as_ref().to_string()),
-        Err(broadcast::error::TryRecvError::Lagged(missed)) => {
-            Some(json!({"type": "missed", "events": missed}).to_string())
-        }
+        Err(broadcast::error::TryRecvError::Lagged(missed)) => Some(missed_notice(missed)),
         Err(_) => None,
     }
 }
@@ -880,12 +883,12 @@ async fn forward(
         let outgoing: String = tokio::select! {
             r = first.recv() => match r {
                 Ok(text) => text.as_ref().to_string(),
-                Err(broadcast::error::RecvError::Lagged(missed)) => json!({"type": "missed", "events": missed}).to_string(),
+                Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             r = own => match r {
                 Ok(text) => text.as_ref().to_string(),
-                Err(broadcast::error::RecvError::Lagged(missed)) => json!({"type": "missed", "events": missed}).to_string(),
+                Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             Some(reply) = replied.recv() => reply,
@@ -1277,11 +1280,7 @@ mod tests {
     use super::*;
 
     fn who(name: &str, role: Role) -> Actor {
-        Actor {
-            username: name.into(),
-            role,
-            licence: String::new(),
-        }
+        Actor::named(name, role)
     }
 
     #[test]

@@ -103,12 +103,15 @@ impl Sessions {
 
     /// Ends the session of `token`.
     pub fn end(&self, token: &str) -> Result<(), ApiError> {
-        let key = digest(token);
+        self.forget(&digest(token))
+    }
+
+    fn forget(&self, key: &Digest32) -> Result<(), ApiError> {
         self.write(
             "DELETE FROM sessions WHERE token_sha256 = ?1",
             params![hex::encode(key)],
         )?;
-        self.live().remove(&key);
+        self.live().remove(key);
         Ok(())
     }
 
@@ -122,11 +125,7 @@ impl Sessions {
             .map(|(key, _)| *key)
             .collect();
         for key in &ended {
-            self.write(
-                "DELETE FROM sessions WHERE token_sha256 = ?1",
-                params![hex::encode(key)],
-            )?;
-            self.live().remove(key);
+            self.forget(key)?;
         }
         Ok(ended.len())
     }
@@ -138,11 +137,7 @@ mod tests {
     use crate::users::Role;
 
     fn who(name: &str, role: Role) -> Actor {
-        Actor {
-            username: name.into(),
-            role,
-            licence: String::new(),
-        }
+        Actor::named(name, role)
     }
 
     #[test]
