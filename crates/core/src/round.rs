@@ -427,6 +427,9 @@ pub struct Table {
     bets: Vec<RoundBet>,
     /// Position of each bet in `bets`, by id.
     index: std::collections::HashMap<String, usize>,
+    /// Ids of bets cancelled this round: each names its stake's movement in
+    /// the ledger, so it is not used again until the next round.
+    withdrawn: std::collections::HashSet<String>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,
 }
@@ -464,6 +467,7 @@ impl Table {
             round: 0,
             bets: Vec::new(),
             index: std::collections::HashMap::new(),
+            withdrawn: std::collections::HashSet::new(),
             last_ms: 0,
             last_pockets: Vec::new(),
         })
@@ -629,7 +633,7 @@ impl Table {
                 if bet_id.is_empty() || bet_id.len() > BET_ID_MAX_BYTES {
                     return Err(CommandError::BadBetId);
                 }
-                if self.index.contains_key(&bet_id) {
+                if self.index.contains_key(&bet_id) || self.withdrawn.contains(&bet_id) {
                     return Err(CommandError::DuplicateBet(bet_id));
                 }
                 if self.bets.len() >= ROUND_BETS_MAX {
@@ -936,6 +940,7 @@ impl Table {
             } => {
                 self.last_ms = *at_ms;
                 self.round = *round;
+                self.withdrawn.clear();
                 self.phase = Phase::BettingOpen {
                     deadline_ms: *deadline_ms,
                 };
@@ -948,6 +953,7 @@ impl Table {
             E::BetCancelled { at_ms, bet_id, .. } => {
                 self.last_ms = *at_ms;
                 self.remove_bets(&[bet_id.as_str()]);
+                self.withdrawn.insert(bet_id.clone());
             }
             E::NoMoreBets { at_ms, .. } => {
                 self.last_ms = *at_ms;

@@ -158,6 +158,23 @@ pub enum LedgerError {
     Corrupt { seq: u64, why: String },
 }
 
+/// The checks on a transfer that need no balance: its id, memo, amount and accounts.
+pub fn check_shape(t: &Transfer) -> Result<(), Refusal> {
+    if t.id.is_empty() || t.id.len() > ID_MAX_BYTES {
+        return Err(Refusal::BadId);
+    }
+    if t.memo.len() > MEMO_MAX_BYTES {
+        return Err(Refusal::MemoTooLong);
+    }
+    if t.amount == 0 || t.amount > AMOUNT_MAX_MINOR {
+        return Err(Refusal::BadAmount);
+    }
+    if t.from == t.to {
+        return Err(Refusal::SameAccount(t.from.clone()));
+    }
+    Ok(())
+}
+
 /// The ledger: balances and transfers rebuilt from the journal, and new
 /// entries appended to it.
 pub struct Ledger<S: Storage> {
@@ -225,18 +242,7 @@ impl<S: Storage> Ledger<S> {
     }
 
     fn check(&self, t: &Transfer, pending: &HashMap<Account, i128>) -> Result<Applied, Refusal> {
-        if t.id.is_empty() || t.id.len() > ID_MAX_BYTES {
-            return Err(Refusal::BadId);
-        }
-        if t.memo.len() > MEMO_MAX_BYTES {
-            return Err(Refusal::MemoTooLong);
-        }
-        if t.amount == 0 || t.amount > AMOUNT_MAX_MINOR {
-            return Err(Refusal::BadAmount);
-        }
-        if t.from == t.to {
-            return Err(Refusal::SameAccount(t.from.clone()));
-        }
+        check_shape(t)?;
         if let Some(existing) = self.transfers.get(&t.id) {
             return if existing == t {
                 Ok(Applied::AlreadyExisted)

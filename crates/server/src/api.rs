@@ -223,6 +223,39 @@ pub enum Request {
     },
 }
 
+impl Request {
+    /// The table a request is for; `None` for the casino's own (users,
+    /// logins, cash, new tables).
+    pub fn table(&self) -> Option<&str> {
+        use Request as R;
+        match self {
+            R::CreateUser { .. }
+            | R::LoginFailed { .. }
+            | R::LoginSucceeded { .. }
+            | R::CreateTable { .. }
+            | R::CashIn { .. }
+            | R::CashOut { .. } => None,
+            R::Inspect { table, .. }
+            | R::Adjust { table, .. }
+            | R::OpenTable { table }
+            | R::CloseTable { table }
+            | R::OpenBetting { table }
+            | R::NoMoreBets { table }
+            | R::Spin { table, .. }
+            | R::BuyIn { table, .. }
+            | R::LeaveTable { table, .. }
+            | R::Tip { table, .. }
+            | R::PlaceBet { table, .. }
+            | R::CancelBet { table, .. }
+            | R::DeclareEmergency { table, .. }
+            | R::LiftEmergency { table }
+            | R::Dispute { table, .. }
+            | R::AnnulBets { table, .. }
+            | R::VoidRound { table, .. } => Some(table),
+        }
+    }
+}
+
 /// What happened, as everyone outside the core sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]

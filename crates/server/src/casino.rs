@@ -1,10 +1,11 @@
 //! The casino: tables, players, money and the journal, one request at a time.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use croupier_core::round::{Adjustment, Command, Event, Inspection, Person, Phase, Table, TableConfig};
 use croupier_core::{Outcome, Wheel, ZeroChoice};
-use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Storage, Transfer};
+use croupier_ledger::{Account, Applied, Ledger, LedgerError, MemoryStorage, Refusal, Storage, Transfer};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
@@ -71,6 +72,11 @@ pub struct TableSlot {
     /// (Colorado 2212(5), Maryland ch.2 E), opening and closing, no spins,
     /// emergencies, annulments and disputes. Rebuilt from the journal on open.
     pub log: VecDeque<(u64, EventView)>,
+    /// The balances of the table's own accounts (see [`TableSlot::balance`]):
+    /// the table plans with them; the ledger holds them too, and checks again.
+    books: HashMap<Account, i128>,
+    /// Entries written for this table: they number its fills and dispute corrections.
+    entries: u64,
 }
 
 /// How many entries of a table's operations log the server keeps in memory;
@@ -104,11 +110,9 @@ enum Effect {
     },
     AddTable(Box<TableSlot>),
     Core {
-        table: String,
         events: Vec<Event>,
     },
     Seat {
-        table: String,
         player: String,
         colour: Option<(String, u64)>,
     },
@@ -120,208 +124,62 @@ struct Plan {
     effects: Vec<Effect>,
 }
 
-pub struct Casino<S: Storage> {
-    ledger: Ledger<S>,
+impl Plan {
+    fn new() -> Plan {
+        Plan {
+            transfers: Vec::new(),
+            views: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.transfers.is_empty() && self.views.is_empty() && self.effects.is_empty()
+    }
+}
+
+/// A journal body as it is written, borrowing what it shows.
+#[derive(Serialize)]
+struct JournalText<'a> {
+    at_ms: u64,
+    actor: &'a Actor,
+    request: &'a Request,
+    events: &'a [EventView],
+}
+
+fn journal_text(at_ms: u64, actor: &Actor, request: &Request, events: &[EventView]) -> Result<String, ApiError> {
+    serde_json::to_string(&JournalText {
+        at_ms,
+        actor,
+        request,
+        events,
+    })
+    .map_err(|e| err("internal", e.to_string()))
+}
+
+/// The people the casino knows. The cage changes it; every table reads it
+/// (a player's number and name), so the server shares it behind a lock.
+#[derive(Default)]
+pub struct Directory {
     users: BTreeMap<String, User>,
     player_names: BTreeMap<u64, String>,
-    tables: BTreeMap<String, TableSlot>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error("{0}")]
-    Ledger(#[from] LedgerError),
-    #[error("journal entry {seq}: {why}")]
-    Replay { seq: u64, why: String },
+pub type SharedDirectory = Arc<RwLock<Directory>>;
+
+/// A reading of the directory. A writer that panicked left it whole (each
+/// change is one insert), so a poisoned lock is read all the same.
+pub fn read(directory: &SharedDirectory) -> RwLockReadGuard<'_, Directory> {
+    directory.read().unwrap_or_else(|p| p.into_inner())
 }
 
-fn err(code: &'static str, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
-
-fn account(name: String) -> Result<Account, ApiError> {
-    Account::parse(&name).map_err(|e| err("bad_account", e))
-}
-
-fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
-    Transfer {
-        id,
-        from,
-        to,
-        amount,
-        memo: memo.to_string(),
-    }
-}
-
-fn command_error(e: croupier_core::round::CommandError) -> ApiError {
-    use croupier_core::round::CommandError as C;
-    let code = match &e {
-        C::PastPosting => "past_posting",
-        C::Bet(_) => "bet_refused",
-        C::NotInspected | C::InspectionFailed(_) => "not_inspected",
-        C::Emergency => "emergency",
-        C::NotDisputeAuthority { .. } => "forbidden",
-        _ => "not_now",
-    };
-    err(code, e.to_string())
-}
-
-/// Rebuilds a casino from a journal by executing every journaled request
-/// again against a ledger in memory: each request must be accepted, give
-/// the same events, and together they must write the same journal back, byte
-/// for byte — every transfer, every settlement. `croupier verify` uses it.
-pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage>, OpenError> {
-    let mut shadow = Casino {
-        ledger: Ledger::open(MemoryStorage::default())?,
-        users: BTreeMap::new(),
-        player_names: BTreeMap::new(),
-        tables: BTreeMap::new(),
-    };
-    for (entry, croupier_ledger::StreamEvent { stream, body }) in entries
-        .iter()
-        .flat_map(|e| e.record.events().iter().map(move |ev| (e, ev)))
-    {
-        if stream != STREAM {
-            continue;
-        }
-        let body: JournalBody = serde_json::from_str(body).map_err(|e| OpenError::Replay {
-            seq: entry.seq,
-            why: format!("unreadable request: {e}"),
-        })?;
-        let regenerated = shadow
-            .execute(body.at_ms, &body.actor, body.request.clone())
-            .map_err(|e| OpenError::Replay {
-                seq: entry.seq,
-                why: format!("the request is refused on replay: {e}"),
-            })?;
-        if regenerated != body.events {
-            return Err(OpenError::Replay {
-                seq: entry.seq,
-                why: "the request gives different events on replay".into(),
-            });
-        }
-    }
-    let regenerated = &shadow.ledger.storage().entries;
-    if let Some((_, stored)) = regenerated.iter().zip(entries).find(|(a, b)| a != b) {
-        return Err(OpenError::Replay {
-            seq: stored.seq,
-            why: "replaying the requests does not give this entry back: a settlement or transfer differs".into(),
-        });
-    }
-    if regenerated.len() != entries.len() {
-        return Err(OpenError::Replay {
-            seq: regenerated.len().min(entries.len()) as u64 + 1,
-            why: format!(
-                "replaying gives {} entries where the journal has {}",
-                regenerated.len(),
-                entries.len()
-            ),
-        });
-    }
-    Ok(shadow)
-}
-
-impl<S: Storage> Casino<S> {
-    /// Opens a casino on its storage: replays the journal, checks that every
-    /// request gives the same events and transfers again, and voids any
-    /// round interrupted before its result (`now_ms` is the time of that).
-    pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
-        let entries = storage.load().map_err(LedgerError::from)?;
-        let ledger = Ledger::open_loaded(storage, &entries)?;
-        let shadow = replay(&entries)?;
-        let mut casino = Casino {
-            ledger,
-            users: shadow.users,
-            player_names: shadow.player_names,
-            tables: shadow.tables,
-        };
-        // A round without a recorded result is void and its bets go back
-        // (a recorded result was committed with its settlement, all at once).
-        let mut recovered = Vec::new();
-        let interrupted: Vec<String> = casino
-            .tables
-            .values()
-            .filter(|s| matches!(s.table.phase(), Phase::BettingOpen { .. } | Phase::NoMoreBets))
-            .map(|s| s.id.clone())
-            .collect();
-        for table in interrupted {
-            let views = casino
-                .execute(
-                    now_ms,
-                    &Actor::system(),
-                    Request::VoidRound {
-                        table,
-                        reason: "the server stopped before the result; the round is void".into(),
-                    },
-                )
-                .map_err(|e| OpenError::Replay {
-                    seq: 0,
-                    why: format!("voiding an interrupted round: {e}"),
-                })?;
-            recovered.extend(views);
-        }
-        Ok((casino, recovered))
-    }
-
-    pub fn ledger(&self) -> &Ledger<S> {
-        &self.ledger
-    }
-
-    /// Requests executed between these two are durable together at `end_group`
-    /// (under the server's [`crate::committer::Pipeline`], `end_group` hands them
-    /// to the committer, which answers them once they are durable).
-    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
-        self.ledger.begin_group()
-    }
-
-    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
-        self.ledger.end_group()
-    }
-
+impl Directory {
     pub fn user(&self, username: &str) -> Option<&User> {
         self.users.get(username)
     }
 
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values()
-    }
-
-    pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {
-        self.tables.values()
-    }
-
-    pub fn table(&self, id: &str) -> Option<&TableSlot> {
-        self.tables.get(id)
-    }
-
-    pub fn balance(&self, account: &str) -> i128 {
-        Account::parse(account).map(|a| self.ledger.balance(&a)).unwrap_or(0)
-    }
-
-    /// The last `n` rounds of a table, newest first.
-    pub fn recall_table(&self, table: &str, n: usize) -> Vec<&RoundRecord> {
-        self.tables
-            .get(table)
-            .map(|s| s.rounds.iter().rev().take(n).collect())
-            .unwrap_or_default()
-    }
-
-    /// The last `n` rounds a player bet in, newest first, over every table.
-    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
-        let mut rounds: Vec<&RoundRecord> = self
-            .tables
-            .values()
-            .flat_map(|s| s.rounds.iter())
-            .filter(|r| r.bets.iter().any(|b| b.player == player))
-            .collect();
-        rounds.sort_by_key(|r| std::cmp::Reverse(r.opened_at_ms));
-        rounds.truncate(n);
-        rounds
-    }
-
-    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
-        let (table, _) = id.rsplit_once('/')?;
-        self.tables.get(table)?.rounds.iter().find(|r| r.id == id)
     }
 
     fn name_of(&self, player: u64) -> String {
@@ -331,88 +189,153 @@ impl<S: Storage> Casino<S> {
             .unwrap_or_else(|| format!("#{player}"))
     }
 
-    fn slot(&self, table: &str) -> Result<&TableSlot, ApiError> {
-        self.tables
-            .get(table)
-            .ok_or_else(|| err("no_table", format!("no table {table:?}")))
-    }
-
     fn player(&self, username: &str) -> Result<&User, ApiError> {
         match self.users.get(username) {
             Some(u) if u.role == Role::Player => Ok(u),
             _ => Err(err("no_player", format!("no player {username:?}"))),
         }
     }
+}
 
-    /// Executes a request: checks it, makes its money and journal entry
-    /// durable in one batch, and only then changes the state.
+/// The cage: the ledger with its journal, the people, and the list of tables.
+/// Requests that belong to no table (users, logins, cash, new tables) run
+/// here. A table's requests run at the table, its single writer; only their
+/// journal entries come here, and the order they arrive in is the journal's.
+pub struct Cage<S: Storage> {
+    ledger: Ledger<S>,
+    directory: SharedDirectory,
+    tables: BTreeSet<String>,
+    /// Tables created and not yet taken by whoever runs them.
+    opened: Vec<TableSlot>,
+}
+
+/// The most a table's request may refer to before the ledger must say
+/// whether it can be done: money out of a wallet, or a transfer id the
+/// client chose (which the ledger may already hold).
+fn needs_verdict(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::BuyIn { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
+    )
+}
+
+/// What a table's request comes to before its entry is written: the table's
+/// writer builds it, the cage commits it.
+struct Prepared {
+    transfers: Vec<Transfer>,
+    text: String,
+    views: Vec<EventView>,
+    effects: Vec<Effect>,
+    needs_verdict: bool,
+}
+
+/// How a table's entry is written: the transfers, the journal text, and
+/// whether the table waits for the ledger's verdict (the transfers' fates),
+/// or has checked everything itself and goes on.
+pub trait Commit {
+    fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: Vec<Transfer>,
+        text: String,
+        verdict: bool,
+    ) -> Result<Vec<Applied>, ApiError>;
+}
+
+impl<S: Storage> Commit for Cage<S> {
+    fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: Vec<Transfer>,
+        text: String,
+        verdict: bool,
+    ) -> Result<Vec<Applied>, ApiError> {
+        if verdict {
+            self.write(at_ms, &transfers, text)
+        } else {
+            self.write_checked(at_ms, &transfers, text)
+        }
+    }
+}
+
+impl<S: Storage> Cage<S> {
+    pub fn ledger(&self) -> &Ledger<S> {
+        &self.ledger
+    }
+
+    pub fn directory(&self) -> &SharedDirectory {
+        &self.directory
+    }
+
+    pub fn user(&self, username: &str) -> Option<User> {
+        read(&self.directory).user(username).cloned()
+    }
+
+    /// See [`Casino::begin_group`].
+    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.end_group()
+    }
+
+    /// The tables created since the last call, for whoever runs them.
+    pub fn take_opened(&mut self) -> Vec<TableSlot> {
+        std::mem::take(&mut self.opened)
+    }
+
+    /// Executes a request that belongs to no table.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
-        let plan = self.plan(at_ms, actor, &request)?;
-        if plan.transfers.is_empty() && plan.views.is_empty() && plan.effects.is_empty() {
+        let plan = self.plan(&read(&self.directory), at_ms, actor, &request)?;
+        if plan.is_empty() {
             return Ok(Vec::new());
         }
-        let body = JournalBody {
-            at_ms,
-            actor: actor.clone(),
-            request,
-            events: plan.views.clone(),
-        };
-        let text = serde_json::to_string(&body).map_err(|e| err("internal", e.to_string()))?;
-        self.ledger
-            .commit(at_ms, &plan.transfers, &[(STREAM.to_string(), text)])
-            .map_err(|e| match e {
-                LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
-                other => err("storage", format!("nothing was changed: {other}")),
-            })?;
+        let text = journal_text(at_ms, actor, &request, &plan.views)?;
+        self.write(at_ms, &plan.transfers, text)?;
         for effect in plan.effects {
-            self.apply(at_ms, effect);
+            self.apply(effect);
         }
         Ok(plan.views)
     }
 
-    fn require(&self, actor: &Actor, allowed: &[Role], what: &str) -> Result<(), ApiError> {
-        if allowed.contains(&actor.role) {
-            Ok(())
-        } else {
-            Err(ApiError::forbidden(what, actor.role))
-        }
+    /// Writes one request's transfers and journal text as one entry, all or nothing.
+    fn write(&mut self, at_ms: u64, transfers: &[Transfer], text: String) -> Result<Vec<Applied>, ApiError> {
+        self.ledger
+            .commit(at_ms, transfers, &[(STREAM.to_string(), text)])
+            .map_err(|e| match e {
+                LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
+                other => err("storage", format!("nothing was changed: {other}")),
+            })
     }
 
-    fn person(actor: &Actor, role_text: &str) -> Person {
-        Person {
-            name: actor.username.clone(),
-            role: role_text.to_string(),
-            licence: if actor.licence.is_empty() {
-                "-".to_string()
-            } else {
-                actor.licence.clone()
-            },
+    /// Writes a table's entry that the table has checked itself and counts as
+    /// done: refused, with nothing written, unless every transfer is new.
+    fn write_checked(&mut self, at_ms: u64, transfers: &[Transfer], text: String) -> Result<Vec<Applied>, ApiError> {
+        if let Some(t) = transfers.iter().find(|t| self.ledger.transfer(&t.id).is_some()) {
+            return Err(err("refused", format!("transfer id {} was used before", t.id)));
         }
+        self.write(at_ms, transfers, text)
     }
 
-    fn plan(&self, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+    fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
         use Request as R;
-        let staff = [Role::Dealer, Role::PitSupervisor, Role::Admin];
-        let pit = [Role::PitSupervisor, Role::Admin];
-        let mut plan = Plan {
-            transfers: Vec::new(),
-            views: Vec::new(),
-            effects: Vec::new(),
-        };
+        let _ = at_ms;
+        let mut plan = Plan::new();
         match request {
             R::CreateUser {
                 username,
                 role,
                 password_hash,
             } => {
-                self.require(actor, &[Role::Admin], "create users")?;
+                require(actor, &[Role::Admin], "create users")?;
                 if !valid_username(username) {
                     return Err(err("bad_username", "a username is 1 to 32 of a-z, 0-9, '-', '_', '.'"));
                 }
-                if self.users.contains_key(username) || username == "system" {
+                if dir.users.contains_key(username) || username == "system" {
                     return Err(err("exists", format!("user {username:?} exists")));
                 }
-                if self.users.len() >= USERS_MAX {
+                if dir.users.len() >= USERS_MAX {
                     return Err(err("full", "no more users"));
                 }
                 plan.views.push(EventView::UserCreated {
@@ -425,12 +348,12 @@ impl<S: Storage> Casino<S> {
                     password_hash: password_hash.clone(),
                     failures: 0,
                     locked: false,
-                    player_id: self.users.len() as u64,
+                    player_id: dir.users.len() as u64,
                 }));
             }
             R::LoginFailed { username } | R::LoginSucceeded { username } => {
-                self.require(actor, &[Role::Admin], "record logins")?;
-                let user = self.users.get(username).ok_or_else(|| err("no_user", "no such user"))?;
+                require(actor, &[Role::Admin], "record logins")?;
+                let user = dir.users.get(username).ok_or_else(|| err("no_user", "no such user"))?;
                 let failed = matches!(request, R::LoginFailed { .. });
                 let failures = if failed { user.failures + 1 } else { 0 };
                 let locked = user.locked || failures >= LOGIN_FAILURES_MAX;
@@ -461,7 +384,7 @@ impl<S: Storage> Casino<S> {
                 shared_colours,
                 wheel_address,
             } => {
-                self.require(actor, &[Role::Admin], "create tables")?;
+                require(actor, &[Role::Admin], "create tables")?;
                 match (outcome, wheel_address) {
                     (OutcomeSource::Wheel, None) => {
                         return Err(err(
@@ -483,7 +406,7 @@ impl<S: Storage> Casino<S> {
                         "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.'",
                     ));
                 }
-                if self.tables.contains_key(table) {
+                if self.tables.contains(table) {
                     return Err(err("exists", format!("table {table:?} exists")));
                 }
                 if self.tables.len() >= TABLES_MAX {
@@ -518,11 +441,13 @@ impl<S: Storage> Casino<S> {
                     wheel_address: wheel_address.clone(),
                     rounds: VecDeque::new(),
                     log: VecDeque::new(),
+                    books: HashMap::new(),
+                    entries: 0,
                 })));
             }
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
-                self.require(actor, &[Role::Cashier], "handle cash")?;
-                self.player(player)?;
+                require(actor, &[Role::Cashier], "handle cash")?;
+                dir.player(player)?;
                 let wallet = account(format!("wallet:{player}"))?;
                 let outside = account("outside".into())?;
                 let cash_in = matches!(request, R::CashIn { .. });
@@ -545,14 +470,250 @@ impl<S: Storage> Casino<S> {
                     }
                 });
             }
+            _ => return Err(err("internal", "a table's request reached the cage")),
+        }
+        Ok(plan)
+    }
+
+    fn apply(&mut self, effect: Effect) {
+        match effect {
+            Effect::AddUser(user) => {
+                let mut dir = self.directory.write().unwrap_or_else(|p| p.into_inner());
+                if user.role == Role::Player {
+                    dir.player_names.insert(user.player_id, user.username.clone());
+                }
+                dir.users.insert(user.username.clone(), user);
+            }
+            Effect::Login {
+                username,
+                failures,
+                locked,
+            } => {
+                let mut dir = self.directory.write().unwrap_or_else(|p| p.into_inner());
+                if let Some(u) = dir.users.get_mut(&username) {
+                    u.failures = failures;
+                    u.locked = locked;
+                }
+            }
+            Effect::AddTable(slot) => {
+                self.tables.insert(slot.id.clone());
+                self.opened.push(*slot);
+            }
+            Effect::Core { .. } | Effect::Seat { .. } => {
+                debug_assert!(false, "a table's effect reached the cage");
+            }
+        }
+    }
+}
+
+/// The longest bet id a table takes: its movements are named
+/// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
+/// must fit the ledger's ids.
+pub fn bet_id_max_bytes(table: &str) -> usize {
+    let round_digits = u64::MAX.to_string().len();
+    croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
+}
+
+fn require(actor: &Actor, allowed: &[Role], what: &str) -> Result<(), ApiError> {
+    if allowed.contains(&actor.role) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(what, actor.role))
+    }
+}
+
+fn person(actor: &Actor, role_text: &str) -> Person {
+    Person {
+        name: actor.username.clone(),
+        role: role_text.to_string(),
+        licence: if actor.licence.is_empty() {
+            "-".to_string()
+        } else {
+            actor.licence.clone()
+        },
+    }
+}
+
+impl TableSlot {
+    /// Whether an account is this table's own: its players' chips, its
+    /// layout, float, drop box, tip box and coupons.
+    fn local(&self, account: &Account) -> bool {
+        let name = account.name();
+        !name.starts_with("wallet:") && name.split(':').nth(1) == Some(self.id.as_str())
+    }
+
+    fn balance_of(&self, account: &Account) -> i128 {
+        self.books.get(account).copied().unwrap_or(0)
+    }
+
+    /// The balance of one of this table's accounts (0 for any other).
+    pub fn balance(&self, account: &str) -> i128 {
+        Account::parse(account).map(|a| self.balance_of(&a)).unwrap_or(0)
+    }
+
+    /// The last `n` rounds, newest first.
+    pub fn recall(&self, n: usize) -> Vec<&RoundRecord> {
+        self.rounds.iter().rev().take(n).collect()
+    }
+
+    /// The last `n` rounds `player` bet in at this table, newest first.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        self.rounds
+            .iter()
+            .rev()
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .take(n)
+            .collect()
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        self.rounds.iter().find(|r| r.id == id)
+    }
+
+    /// Executes a request at this table, its single writer: plans it from the
+    /// table's own state, has `cage` write its entry, and applies it. A
+    /// request the table has checked in full is applied without waiting for
+    /// the cage; one whose money the ledger alone can judge waits for its verdict.
+    pub fn execute(
+        &mut self,
+        directory: &SharedDirectory,
+        at_ms: u64,
+        actor: &Actor,
+        request: Request,
+        cage: &mut impl Commit,
+    ) -> Result<Vec<EventView>, ApiError> {
+        // The directory is not held while the cage is asked: the cage may be
+        // waiting to add a user.
+        let prepared = self.prepare(&read(directory), at_ms, actor, request)?;
+        let Some(Prepared {
+            transfers,
+            text,
+            views,
+            effects,
+            needs_verdict,
+        }) = prepared
+        else {
+            return Ok(Vec::new());
+        };
+        if needs_verdict {
+            let kept = transfers.clone();
+            let applied = cage.commit(at_ms, transfers, text, true)?;
+            let made = kept
+                .iter()
+                .zip(&applied)
+                .filter(|(_, a)| **a == Applied::Created)
+                .map(|(t, _)| t);
+            let deltas = self.deltas(made);
+            self.book(deltas);
+        } else {
+            let deltas = self.deltas(transfers.iter());
+            cage.commit(at_ms, transfers, text, false)?;
+            self.book(deltas);
+        }
+        self.entries += 1;
+        let dir = read(directory);
+        for effect in effects {
+            self.apply(&dir, at_ms, effect);
+        }
+        Ok(views)
+    }
+
+    fn prepare(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        request: Request,
+    ) -> Result<Option<Prepared>, ApiError> {
+        let plan = self.plan(dir, at_ms, actor, &request)?;
+        if plan.is_empty() {
+            return Ok(None);
+        }
+        let needs_verdict = needs_verdict(&request);
+        if !needs_verdict {
+            self.precheck(&plan.transfers)?;
+        }
+        let text = journal_text(at_ms, actor, &request, &plan.views)?;
+        Ok(Some(Prepared {
+            transfers: plan.transfers,
+            text,
+            views: plan.views,
+            effects: plan.effects,
+            needs_verdict,
+        }))
+    }
+
+    /// Checks transfers as the ledger will, on the table's own accounts: a
+    /// transfer checked here the ledger accepts, so the table need not wait.
+    fn precheck(&self, transfers: &[Transfer]) -> Result<(), ApiError> {
+        let mut pending: HashMap<&Account, i128> = HashMap::new();
+        let mut seen = HashSet::new();
+        for t in transfers {
+            croupier_ledger::check_shape(t).map_err(|r| err("refused", format!("transfer {}: {r}", t.id)))?;
+            if !seen.insert(t.id.as_str()) {
+                return Err(err("refused", Refusal::DuplicateInBatch(t.id.clone()).to_string()));
+            }
+            let from_local = self.local(&t.from);
+            if !from_local && !t.from.may_go_negative() {
+                return Err(err(
+                    "internal",
+                    format!("transfer {} draws on {}, which only the cage can judge", t.id, t.from),
+                ));
+            }
+            let amount = i128::from(t.amount);
+            if from_local {
+                let balance = pending.entry(&t.from).or_insert_with(|| self.balance_of(&t.from));
+                if *balance < amount {
+                    let refusal = Refusal::InsufficientFunds {
+                        account: t.from.clone(),
+                        balance: *balance,
+                        amount: t.amount,
+                    };
+                    return Err(err("refused", refusal.to_string()));
+                }
+                *balance -= amount;
+            }
+            if self.local(&t.to) {
+                *pending.entry(&t.to).or_insert_with(|| self.balance_of(&t.to)) += amount;
+            }
+        }
+        Ok(())
+    }
+
+    /// What transfers do to the table's own accounts, summed per account.
+    fn deltas<'a>(&self, transfers: impl Iterator<Item = &'a Transfer>) -> HashMap<Account, i128> {
+        let mut deltas: HashMap<Account, i128> = HashMap::new();
+        for t in transfers {
+            if self.local(&t.from) {
+                *deltas.entry(t.from.clone()).or_default() -= i128::from(t.amount);
+            }
+            if self.local(&t.to) {
+                *deltas.entry(t.to.clone()).or_default() += i128::from(t.amount);
+            }
+        }
+        deltas
+    }
+
+    fn book(&mut self, deltas: HashMap<Account, i128>) {
+        for (account, delta) in deltas {
+            *self.books.entry(account).or_default() += delta;
+        }
+    }
+
+    fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+        use Request as R;
+        let staff = [Role::Dealer, Role::PitSupervisor, Role::Admin];
+        let pit = [Role::PitSupervisor, Role::Admin];
+        let mut plan = Plan::new();
+        match request {
             R::BuyIn {
                 id,
                 table,
                 amount,
                 chip_value,
             } => {
-                self.require(actor, &[Role::Player], "buy in")?;
-                let slot = self.slot(table)?;
+                require(actor, &[Role::Player], "buy in")?;
+                let slot = self;
                 let player = &actor.username;
                 if *chip_value == 0 || *amount == 0 || amount % chip_value != 0 {
                     return Err(err(
@@ -597,24 +758,23 @@ impl<S: Storage> Casino<S> {
                     chip_value: *chip_value,
                 });
                 plan.effects.push(Effect::Seat {
-                    table: table.clone(),
                     player: player.clone(),
                     colour: Some((colour, *chip_value)),
                 });
             }
             R::LeaveTable { id, table } => {
-                self.require(actor, &[Role::Player], "cash in colour chips")?;
-                let slot = self.slot(table)?;
+                require(actor, &[Role::Player], "cash in colour chips")?;
+                let slot = self;
                 let player = &actor.username;
                 let Some((colour, _)) = slot.colours.get(player) else {
                     return Err(err("not_seated", "you have no colour chips at this table"));
                 };
-                let player_id = self.player(player)?.player_id;
+                let player_id = dir.player(player)?.player_id;
                 if slot.table.bets().iter().any(|b| b.player == player_id) {
                     return Err(err("bets_on_layout", "your bets are still on the layout"));
                 }
                 let chips = account(format!("chips:{table}:{player}"))?;
-                let amount = self.ledger.balance(&chips) as u64;
+                let amount = self.balance_of(&chips) as u64;
                 if amount > 0 {
                     plan.transfers.push(transfer(
                         format!("leave/{id}"),
@@ -631,14 +791,12 @@ impl<S: Storage> Casino<S> {
                     colour: colour.clone(),
                 });
                 plan.effects.push(Effect::Seat {
-                    table: table.clone(),
                     player: player.clone(),
                     colour: None,
                 });
             }
             R::Tip { id, table, amount } => {
-                self.require(actor, &[Role::Player], "tip")?;
-                self.slot(table)?;
+                require(actor, &[Role::Player], "tip")?;
                 plan.transfers.push(transfer(
                     format!("tip/{id}"),
                     account(format!("chips:{table}:{}", actor.username))?,
@@ -653,21 +811,29 @@ impl<S: Storage> Casino<S> {
                 });
             }
             R::PlaceBet {
-                table,
+                table: _,
                 bet_id,
                 spot,
                 stake,
                 zero_choice,
                 coupon,
             } => {
-                self.require(actor, &[Role::Player], "bet")?;
-                let slot = self.slot(table)?;
-                let me = self.player(&actor.username)?;
+                require(actor, &[Role::Player], "bet")?;
+                let slot = self;
+                let me = dir.player(&actor.username)?;
                 let Some((_, chip_value)) = slot.colours.get(&actor.username) else {
                     return Err(err("not_seated", "buy colour chips at this table first"));
                 };
                 if stake % chip_value != 0 {
                     return Err(err("bad_stake", format!("a stake is whole chips of {chip_value}")));
+                }
+                // Each of the bet's movements is named after it: the longest name must fit the ledger.
+                let longest = bet_id_max_bytes(&self.id);
+                if bet_id.len() > longest {
+                    return Err(err(
+                        "bad_bet_id",
+                        format!("a bet id at table {} is at most {longest} bytes", self.id),
+                    ));
                 }
                 // A resent bet that was already accepted is acknowledged again, not placed twice.
                 if let Some(b) = slot.table.bet(bet_id).filter(|b| !b.carried) {
@@ -690,14 +856,14 @@ impl<S: Storage> Casino<S> {
                     zero_choice,
                     coupon_minor: coupon.map(i128::from),
                 };
-                self.plan_core(&mut plan, table, command)?;
+                self.plan_core(dir, &mut plan, command)?;
             }
-            R::CancelBet { table, bet_id } => {
-                self.require(actor, &[Role::Player], "cancel bets")?;
-                let me = self.player(&actor.username)?.player_id;
+            R::CancelBet { table: _, bet_id } => {
+                require(actor, &[Role::Player], "cancel bets")?;
+                let me = dir.player(&actor.username)?.player_id;
                 self.plan_core(
+                    dir,
                     &mut plan,
-                    table,
                     Command::CancelBet {
                         at_ms,
                         bet_id: bet_id.clone(),
@@ -706,66 +872,66 @@ impl<S: Storage> Casino<S> {
                 )?;
             }
             R::Inspect {
-                table,
+                table: _,
                 no_magnet_or_contrivance,
                 wheel_level_and_rotating_freely,
                 parts_secure,
                 ball_non_magnetic,
                 layout_and_signage_comply,
             } => {
-                self.require(actor, &pit, "record inspections")?;
+                require(actor, &pit, "record inspections")?;
                 let inspection = Inspection {
                     at_ms,
-                    by: Self::person(actor, actor.role.name()),
+                    by: person(actor, actor.role.name()),
                     no_magnet_or_contrivance: *no_magnet_or_contrivance,
                     wheel_level_and_rotating_freely: *wheel_level_and_rotating_freely,
                     parts_secure: *parts_secure,
                     ball_non_magnetic: *ball_non_magnetic,
                     layout_and_signage_comply: *layout_and_signage_comply,
                 };
-                self.plan_core(&mut plan, table, Command::RecordInspection(inspection))?;
+                self.plan_core(dir, &mut plan, Command::RecordInspection(inspection))?;
             }
             R::Adjust {
-                table,
+                table: _,
                 replacement,
                 description,
             } => {
-                self.require(actor, &pit, "record adjustments")?;
+                require(actor, &pit, "record adjustments")?;
                 let adjustment = Adjustment {
                     at_ms,
-                    by: Self::person(actor, actor.role.name()),
+                    by: person(actor, actor.role.name()),
                     replacement: *replacement,
                     description: description.clone(),
                 };
-                self.plan_core(&mut plan, table, Command::RecordAdjustment(adjustment))?;
+                self.plan_core(dir, &mut plan, Command::RecordAdjustment(adjustment))?;
             }
-            R::OpenTable { table } => {
-                self.require(actor, &staff, "open tables")?;
-                self.plan_core(&mut plan, table, Command::Open { at_ms })?;
+            R::OpenTable { table: _ } => {
+                require(actor, &staff, "open tables")?;
+                self.plan_core(dir, &mut plan, Command::Open { at_ms })?;
             }
-            R::CloseTable { table } => {
-                self.require(actor, &staff, "close tables")?;
-                self.plan_core(&mut plan, table, Command::Close { at_ms })?;
+            R::CloseTable { table: _ } => {
+                require(actor, &staff, "close tables")?;
+                self.plan_core(dir, &mut plan, Command::Close { at_ms })?;
             }
-            R::OpenBetting { table } => {
-                self.require(actor, &staff, "open betting")?;
-                self.plan_core(&mut plan, table, Command::OpenBetting { at_ms })?;
+            R::OpenBetting { table: _ } => {
+                require(actor, &staff, "open betting")?;
+                self.plan_core(dir, &mut plan, Command::OpenBetting { at_ms })?;
             }
-            R::NoMoreBets { table } => {
-                self.require(actor, &staff, "call no more bets")?;
-                self.plan_core(&mut plan, table, Command::NoMoreBets { at_ms })?;
+            R::NoMoreBets { table: _ } => {
+                require(actor, &staff, "call no more bets")?;
+                self.plan_core(dir, &mut plan, Command::NoMoreBets { at_ms })?;
             }
-            R::Spin { table, spin } => {
-                self.require(actor, &staff, "report spins")?;
+            R::Spin { table: _, spin } => {
+                require(actor, &staff, "report spins")?;
                 let report = spin.to_report().map_err(|e| err("bad_spin", e))?;
-                self.plan_core(&mut plan, table, Command::Spin { at_ms, report })?;
+                self.plan_core(dir, &mut plan, Command::Spin { at_ms, report })?;
             }
-            R::DeclareEmergency { table, reason } => {
-                self.require(actor, &pit, "declare emergencies")?;
-                let by = Self::person(actor, actor.role.name());
+            R::DeclareEmergency { table: _, reason } => {
+                require(actor, &pit, "declare emergencies")?;
+                let by = person(actor, actor.role.name());
                 self.plan_core(
+                    dir,
                     &mut plan,
-                    table,
                     Command::DeclareEmergency {
                         at_ms,
                         by,
@@ -773,17 +939,21 @@ impl<S: Storage> Casino<S> {
                     },
                 )?;
             }
-            R::LiftEmergency { table } => {
-                self.require(actor, &pit, "lift emergencies")?;
-                let by = Self::person(actor, actor.role.name());
-                self.plan_core(&mut plan, table, Command::LiftEmergency { at_ms, by })?;
+            R::LiftEmergency { table: _ } => {
+                require(actor, &pit, "lift emergencies")?;
+                let by = person(actor, actor.role.name());
+                self.plan_core(dir, &mut plan, Command::LiftEmergency { at_ms, by })?;
             }
-            R::AnnulBets { table, bet_ids, reason } => {
-                self.require(actor, &pit, "annul bets")?;
-                let by = Self::person(actor, actor.role.name());
+            R::AnnulBets {
+                table: _,
+                bet_ids,
+                reason,
+            } => {
+                require(actor, &pit, "annul bets")?;
+                let by = person(actor, actor.role.name());
                 self.plan_core(
+                    dir,
                     &mut plan,
-                    table,
                     Command::AnnulBets {
                         at_ms,
                         by,
@@ -793,11 +963,11 @@ impl<S: Storage> Casino<S> {
                 )?;
             }
             R::Dispute {
-                table,
+                table: _,
                 reason,
                 corrections,
             } => {
-                let authority = self.slot(table)?.table.profile().spec().dispute_authority.clone();
+                let authority = self.table.profile().spec().dispute_authority.clone();
                 // Colorado 2206(5): the pit supervisor, not the dealer.
                 let role_text = if actor.role.matches_authority(&authority) {
                     authority.as_str()
@@ -806,12 +976,12 @@ impl<S: Storage> Casino<S> {
                 };
                 let mut core_corrections = Vec::new();
                 for c in corrections {
-                    core_corrections.push((self.player(&c.player)?.player_id, i128::from(c.amount)));
+                    core_corrections.push((dir.player(&c.player)?.player_id, i128::from(c.amount)));
                 }
-                let by = Self::person(actor, role_text);
+                let by = person(actor, role_text);
                 self.plan_core(
+                    dir,
                     &mut plan,
-                    table,
                     Command::DecideDispute {
                         at_ms,
                         by,
@@ -820,31 +990,33 @@ impl<S: Storage> Casino<S> {
                     },
                 )?;
             }
-            R::VoidRound { table, reason } => {
-                self.require(actor, &[Role::Admin], "void rounds")?;
+            R::VoidRound { table: _, reason } => {
+                require(actor, &[Role::Admin], "void rounds")?;
                 self.plan_core(
+                    dir,
                     &mut plan,
-                    table,
                     Command::VoidRound {
                         at_ms,
                         reason: reason.clone(),
                     },
                 )?;
             }
+            _ => return Err(err("internal", "the cage's request reached a table")),
         }
         Ok(plan)
     }
 
     /// A core command's events, and the transfers that move their money.
-    fn plan_core(&self, plan: &mut Plan, table: &str, command: Command) -> Result<(), ApiError> {
-        let slot = self.slot(table)?;
+    fn plan_core(&self, dir: &Directory, plan: &mut Plan, command: Command) -> Result<(), ApiError> {
+        let (slot, table) = (self, self.id.as_str());
         let events = slot.table.decide(command).map_err(command_error)?;
-        let chips = |player: u64| account(format!("chips:{table}:{}", self.name_of(player)));
+        let chips = |player: u64| account(format!("chips:{table}:{}", dir.name_of(player)));
         let layout = account(format!("layout:{table}"))?;
         let float = account(format!("float:{table}"))?;
         let house = account("house".into())?;
         let round = slot.table.round();
-        let seq = self.ledger.next_seq();
+        // Fills and corrections are numbered by the table's own entries.
+        let seq = self.entries;
         let mut collect = Vec::new();
         let mut pay = Vec::new();
         let mut float_in: u64 = 0;
@@ -854,7 +1026,7 @@ impl<S: Storage> Casino<S> {
                 Event::BetAccepted { bet, .. } => {
                     let from = chips(bet.player)?;
                     let stake = bet.bet.stake().get();
-                    let held = self.ledger.balance(&from);
+                    let held = self.balance_of(&from);
                     if held < i128::from(stake) {
                         return Err(err(
                             "insufficient_chips",
@@ -960,7 +1132,7 @@ impl<S: Storage> Casino<S> {
         }
         // Losing bets are collected first, then winners paid (Colorado 2205(4)); the
         // float is filled from the house when it cannot cover the payouts.
-        let available = self.ledger.balance(&float) + i128::from(float_in);
+        let available = self.balance_of(&float) + i128::from(float_in);
         plan.transfers.extend(collect);
         if i128::from(float_out) > available {
             let shortfall = (i128::from(float_out) - available) as u64;
@@ -977,89 +1149,299 @@ impl<S: Storage> Casino<S> {
             });
         }
         plan.transfers.extend(pay);
-        let name_of = |p: u64| self.name_of(p);
+        let name_of = |p: u64| dir.name_of(p);
         plan.views.extend(events.iter().map(|e| view(table, e, &name_of)));
-        plan.effects.push(Effect::Core {
-            table: table.to_string(),
-            events,
-        });
+        plan.effects.push(Effect::Core { events });
         Ok(())
     }
 
-    fn apply(&mut self, at_ms: u64, effect: Effect) {
+    fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
         match effect {
-            Effect::AddUser(user) => {
-                if user.role == Role::Player {
-                    self.player_names.insert(user.player_id, user.username.clone());
+            Effect::Seat { player, colour } => match colour {
+                Some(c) => {
+                    self.colours.insert(player, c);
                 }
-                self.users.insert(user.username.clone(), user);
-            }
-            Effect::Login {
-                username,
-                failures,
-                locked,
-            } => {
-                if let Some(u) = self.users.get_mut(&username) {
-                    u.failures = failures;
-                    u.locked = locked;
+                None => {
+                    self.colours.remove(&player);
                 }
-            }
-            Effect::AddTable(slot) => {
-                self.tables.insert(slot.id.clone(), *slot);
-            }
-            Effect::Seat { table, player, colour } => {
-                if let Some(slot) = self.tables.get_mut(&table) {
-                    match colour {
-                        Some(c) => {
-                            slot.colours.insert(player, c);
-                        }
-                        None => {
-                            slot.colours.remove(&player);
-                        }
-                    }
-                }
-            }
-            Effect::Core { table, events } => {
+            },
+            Effect::Core { events } => {
                 // Recall keeps the seated players' chips when betting opens and when the
                 // round settles; only those events pay for the snapshot.
                 let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
                 let settles = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
-                let snapshot = |casino: &Casino<S>| -> BTreeMap<String, i128> {
-                    casino
-                        .tables
-                        .get(&table)
-                        .map(|s| {
-                            s.colours
-                                .keys()
-                                .map(|p| (p.clone(), casino.balance(&format!("chips:{table}:{p}"))))
-                                .collect()
-                        })
-                        .unwrap_or_default()
+                let snapshot = |slot: &TableSlot| -> BTreeMap<String, i128> {
+                    slot.colours
+                        .keys()
+                        .map(|p| (p.clone(), slot.balance(&format!("chips:{}:{p}", slot.id))))
+                        .collect()
                 };
                 let before = if opens { snapshot(self) } else { BTreeMap::new() };
-                // The tables and the player names are separate fields: borrow both, copy neither.
-                let names = &self.player_names;
-                let name_of = |p: u64| names.get(&p).cloned().unwrap_or_else(|| format!("#{p}"));
-                let Some(slot) = self.tables.get_mut(&table) else {
-                    return;
-                };
-                record_all(slot, at_ms, &events, &name_of, &before);
+                let name_of = |p: u64| dir.name_of(p);
+                record_all(self, at_ms, &events, &name_of, &before);
                 for event in events.iter().filter(|e| logged(e)) {
-                    if slot.log.len() >= TABLE_LOG_MAX {
-                        slot.log.pop_front();
+                    if self.log.len() >= TABLE_LOG_MAX {
+                        self.log.pop_front();
                     }
-                    slot.log.push_back((at_ms, view(&table, event, &name_of)));
+                    self.log.push_back((at_ms, view(&self.id, event, &name_of)));
                 }
-                slot.table.apply_all(&events);
+                self.table.apply_all(&events);
                 if settles {
                     let after = snapshot(self);
-                    if let Some(last) = self.tables.get_mut(&table).and_then(|s| s.rounds.back_mut()) {
+                    if let Some(last) = self.rounds.back_mut() {
                         last.chips_after = after;
                     }
                 }
             }
+            Effect::AddUser(_) | Effect::Login { .. } | Effect::AddTable(_) => {
+                debug_assert!(false, "the cage's effect reached a table");
+            }
         }
     }
+}
+
+/// A casino in one piece: the cage and every table, run by one thread.
+/// Replay, recovery and the tests use it; the server splits it ([`Casino::into_parts`])
+/// and gives each table a writer of its own.
+pub struct Casino<S: Storage> {
+    cage: Cage<S>,
+    tables: BTreeMap<String, TableSlot>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{0}")]
+    Ledger(#[from] LedgerError),
+    #[error("journal entry {seq}: {why}")]
+    Replay { seq: u64, why: String },
+}
+
+fn err(code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
+fn account(name: String) -> Result<Account, ApiError> {
+    Account::parse(&name).map_err(|e| err("bad_account", e))
+}
+
+fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
+    Transfer {
+        id,
+        from,
+        to,
+        amount,
+        memo: memo.to_string(),
+    }
+}
+
+fn command_error(e: croupier_core::round::CommandError) -> ApiError {
+    use croupier_core::round::CommandError as C;
+    let code = match &e {
+        C::PastPosting => "past_posting",
+        C::Bet(_) => "bet_refused",
+        C::NotInspected | C::InspectionFailed(_) => "not_inspected",
+        C::Emergency => "emergency",
+        C::NotDisputeAuthority { .. } => "forbidden",
+        C::DuplicateBet(_) => "duplicate_bet",
+        C::BadBetId => "bad_bet_id",
+        _ => "not_now",
+    };
+    err(code, e.to_string())
+}
+
+/// Rebuilds a casino from a journal by executing every journaled request
+/// again against a ledger in memory: each request must be accepted, give
+/// the same events, and together they must write the same journal back, byte
+/// for byte — every transfer, every settlement. `croupier verify` uses it.
+pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage>, OpenError> {
+    let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
+    for (entry, croupier_ledger::StreamEvent { stream, body }) in entries
+        .iter()
+        .flat_map(|e| e.record.events().iter().map(move |ev| (e, ev)))
+    {
+        if stream != STREAM {
+            continue;
+        }
+        let body: JournalBody = serde_json::from_str(body).map_err(|e| OpenError::Replay {
+            seq: entry.seq,
+            why: format!("unreadable request: {e}"),
+        })?;
+        let regenerated = shadow
+            .execute(body.at_ms, &body.actor, body.request.clone())
+            .map_err(|e| OpenError::Replay {
+                seq: entry.seq,
+                why: format!("the request is refused on replay: {e}"),
+            })?;
+        if regenerated != body.events {
+            return Err(OpenError::Replay {
+                seq: entry.seq,
+                why: "the request gives different events on replay".into(),
+            });
+        }
+    }
+    let regenerated = &shadow.cage.ledger.storage().entries;
+    if let Some((_, stored)) = regenerated.iter().zip(entries).find(|(a, b)| a != b) {
+        return Err(OpenError::Replay {
+            seq: stored.seq,
+            why: "replaying the requests does not give this entry back: a settlement or transfer differs".into(),
+        });
+    }
+    if regenerated.len() != entries.len() {
+        return Err(OpenError::Replay {
+            seq: regenerated.len().min(entries.len()) as u64 + 1,
+            why: format!(
+                "replaying gives {} entries where the journal has {}",
+                regenerated.len(),
+                entries.len()
+            ),
+        });
+    }
+    Ok(shadow)
+}
+
+impl<S: Storage> Casino<S> {
+    fn new(ledger: Ledger<S>) -> Casino<S> {
+        Casino {
+            cage: Cage {
+                ledger,
+                directory: SharedDirectory::default(),
+                tables: BTreeSet::new(),
+                opened: Vec::new(),
+            },
+            tables: BTreeMap::new(),
+        }
+    }
+
+    /// Opens a casino on its storage: replays the journal, checks that every
+    /// request gives the same events and transfers again, and voids any
+    /// round interrupted before its result (`now_ms` is the time of that).
+    pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        let entries = storage.load().map_err(LedgerError::from)?;
+        let ledger = Ledger::open_loaded(storage, &entries)?;
+        let shadow = replay(&entries)?;
+        let mut casino = Casino {
+            cage: Cage {
+                ledger,
+                directory: shadow.cage.directory,
+                tables: shadow.cage.tables,
+                opened: Vec::new(),
+            },
+            tables: shadow.tables,
+        };
+        // A round without a recorded result is void and its bets go back
+        // (a recorded result was committed with its settlement, all at once).
+        let mut recovered = Vec::new();
+        let interrupted: Vec<String> = casino
+            .tables
+            .values()
+            .filter(|s| matches!(s.table.phase(), Phase::BettingOpen { .. } | Phase::NoMoreBets))
+            .map(|s| s.id.clone())
+            .collect();
+        for table in interrupted {
+            let views = casino
+                .execute(
+                    now_ms,
+                    &Actor::system(),
+                    Request::VoidRound {
+                        table,
+                        reason: "the server stopped before the result; the round is void".into(),
+                    },
+                )
+                .map_err(|e| OpenError::Replay {
+                    seq: 0,
+                    why: format!("voiding an interrupted round: {e}"),
+                })?;
+            recovered.extend(views);
+        }
+        Ok((casino, recovered))
+    }
+
+    /// The cage and the tables, for a server that runs each table on a writer of its own.
+    pub fn into_parts(self) -> (Cage<S>, Vec<TableSlot>) {
+        (self.cage, self.tables.into_values().collect())
+    }
+
+    pub fn ledger(&self) -> &Ledger<S> {
+        &self.cage.ledger
+    }
+
+    /// Requests executed between these two are durable together at `end_group`
+    /// (under the server's [`crate::committer::Pipeline`], `end_group` hands them
+    /// to the committer, which answers them once they are durable).
+    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.cage.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.cage.end_group()
+    }
+
+    pub fn user(&self, username: &str) -> Option<User> {
+        self.cage.user(username)
+    }
+
+    pub fn users(&self) -> Vec<User> {
+        read(&self.cage.directory).users().cloned().collect()
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {
+        self.tables.values()
+    }
+
+    pub fn table(&self, id: &str) -> Option<&TableSlot> {
+        self.tables.get(id)
+    }
+
+    pub fn balance(&self, account: &str) -> i128 {
+        Account::parse(account)
+            .map(|a| self.cage.ledger.balance(&a))
+            .unwrap_or(0)
+    }
+
+    /// The last `n` rounds of a table, newest first.
+    pub fn recall_table(&self, table: &str, n: usize) -> Vec<&RoundRecord> {
+        self.tables.get(table).map(|s| s.recall(n)).unwrap_or_default()
+    }
+
+    /// The last `n` rounds a player bet in, newest first, over every table.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        newest(self.tables.values().map(|s| s.recall_player(player, n)), n)
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        let (table, _) = id.rsplit_once('/')?;
+        self.tables.get(table)?.round(id)
+    }
+
+    /// Executes a request: checks it, makes its money and journal entry
+    /// durable in one batch, and only then changes the state.
+    pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        match request.table().map(str::to_string) {
+            Some(table) => {
+                let slot = self
+                    .tables
+                    .get_mut(&table)
+                    .ok_or_else(|| err("no_table", format!("no table {table:?}")))?;
+                let directory = self.cage.directory.clone();
+                slot.execute(&directory, at_ms, actor, request, &mut self.cage)
+            }
+            None => {
+                let views = self.cage.execute(at_ms, actor, request)?;
+                for slot in self.cage.take_opened() {
+                    self.tables.insert(slot.id.clone(), slot);
+                }
+                Ok(views)
+            }
+        }
+    }
+}
+
+/// The newest `n` rounds of several lists, each newest first.
+pub fn newest<'a>(lists: impl Iterator<Item = Vec<&'a RoundRecord>>, n: usize) -> Vec<&'a RoundRecord> {
+    let mut rounds: Vec<&RoundRecord> = lists.flatten().collect();
+    rounds.sort_by_key(|r| std::cmp::Reverse(r.opened_at_ms));
+    rounds.truncate(n);
+    rounds
 }
 
 /// Keeps the recall record of the current round up to date, finding bets

@@ -1,9 +1,11 @@
 //! The HTTP edge: `croupier serve`.
 //!
-//! The casino lives on one writer thread (an actor): every request, read or
-//! write, is a job sent to it, so tables never see two writers. Handlers
-//! authenticate the caller, send the job, and map its result to a response
-//! with a stable error code (the one error-to-response mapping).
+//! Each table lives on a writer thread of its own (an actor), and the cage
+//! (users, cash, the ledger) on another ([`crate::writers`]): every request,
+//! read or write, is a job sent to the writer it belongs to, so no table ever
+//! sees two writers. Handlers authenticate the caller, send the job, and map
+//! its result to a response with a stable error code (the one
+//! error-to-response mapping).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -24,34 +26,26 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
-use crate::casino::Casino;
+use crate::casino::{Cage, Casino, TableSlot};
 use crate::committer::{Committer, Pipeline, Reply};
 use crate::sessions::Sessions;
 use crate::users::{hash_password, password_matches, Role};
+use crate::writers::{TableWriter, Tables, ToCage};
 
 mod pages;
 
 /// Events buffered per subscriber before a slow one starts missing them.
 pub const STREAM_BUFFER_EVENTS: usize = 4096;
-/// Jobs queued for the casino before callers wait.
-pub const QUEUE_JOBS_MAX: usize = 65_536;
 /// The largest request body, in bytes.
 pub const BODY_MAX_BYTES: usize = 64 * 1024;
 /// Rounds returned by recall at most.
 pub const RECALL_MAX: usize = 100;
-
-/// Work for the casino's thread; it returns the answer to send once the
-/// group it ran in is durable (true) or lost (false).
-type Job = Box<dyn FnOnce(&mut Casino<Pipeline>) -> Reply + Send>;
 
 /// How often the WAL is copied into the database, beside the writer. Each
 /// checkpoint ends with a flush of the database file that the writer's next
 /// flush of the WAL waits behind; every 250 ms made those waits the slowest
 /// acknowledgements under load, so checkpoints are rarer and larger.
 pub const CHECKPOINT_EVERY_MS: u64 = 2000;
-
-/// Jobs run together before one durable commit.
-pub const GROUP_JOBS_MAX: usize = 1024;
 
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -98,7 +92,8 @@ impl Channels {
 #[derive(Clone)]
 pub struct AppState {
     runtime: tokio::runtime::Handle,
-    jobs: std::sync::mpsc::SyncSender<Job>,
+    cage: std::sync::mpsc::SyncSender<ToCage>,
+    tables: Tables,
     sessions: Arc<Sessions>,
     events: Arc<Channels>,
     metrics: Arc<Metrics>,
@@ -144,53 +139,99 @@ impl AppState {
     }
 }
 
+/// A job for a writer of `W`, and where its answer arrives once durable.
+type Answering<W, T> = (
+    Box<dyn FnOnce(&mut W) -> Reply + Send>,
+    oneshot::Receiver<Result<T, ApiError>>,
+);
+
+fn answering<W, T: Send + 'static>(f: impl FnOnce(&mut W) -> T + Send + 'static) -> Answering<W, T> {
+    let (tx, rx) = oneshot::channel();
+    let job = Box::new(move |writer: &mut W| -> Reply {
+        let answer = f(writer);
+        Box::new(move |durable: bool| {
+            let _ = tx.send(if durable {
+                Ok(answer)
+            } else {
+                Err(ApiError::new(
+                    "storage",
+                    "the write could not be made durable; nothing was changed",
+                ))
+            });
+        })
+    });
+    (job, rx)
+}
+
+async fn answer<T>(rx: oneshot::Receiver<Result<T, ApiError>>) -> Result<T, ApiError> {
+    rx.await
+        .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?
+}
+
 impl AppState {
-    /// Runs `f` on the casino's thread and waits for its answer.
+    /// Runs `f` on the cage's thread and waits for its answer.
     async fn call<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Casino<Pipeline>) -> T + Send + 'static,
+        f: impl FnOnce(&mut Cage<Pipeline>) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
-        let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |casino| {
-            let answer = f(casino);
-            Box::new(move |durable: bool| {
-                let _ = tx.send(if durable {
-                    Ok(answer)
-                } else {
-                    Err(ApiError::new(
-                        "storage",
-                        "the write could not be made durable; nothing was changed",
-                    ))
-                });
-            })
-        });
-        self.jobs
-            .send(job)
+        let (job, rx) = answering(f);
+        self.cage
+            .send(ToCage::Job(job))
             .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?;
-        rx.await
-            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?
+        answer(rx).await
+    }
+
+    /// Runs `f` on a table's thread and waits for its answer.
+    async fn at_table<T: Send + 'static>(
+        &self,
+        table: &str,
+        f: impl FnOnce(&mut TableWriter) -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let jobs = self
+            .tables
+            .jobs(table)
+            .ok_or_else(|| ApiError::new("no_table", format!("no table {table:?}")))?;
+        let (job, rx) = answering(f);
+        jobs.send(job)
+            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?;
+        answer(rx).await
     }
 
     /// Executes a request for an actor and streams its events to the tables' subscribers.
     async fn execute(&self, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
-        self.execute_built(actor, move |_| Ok(request)).await
+        match request.table().map(str::to_string) {
+            Some(table) => self.execute_built(actor, table, move |_| Ok(request)).await,
+            None => {
+                self.metrics.requests.fetch_add(1, Ordering::Relaxed);
+                let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
+                self.executed(&result);
+                result
+            }
+        }
     }
 
-    /// Like `execute`, for a request built from the casino's state in the same
+    /// Executes at a table a request built from the table's state in the same
     /// job (an RNG spin is drawn and settled without other requests between).
     async fn execute_built(
         &self,
         actor: Actor,
-        build: impl FnOnce(&Casino<Pipeline>) -> Result<Request, ApiError> + Send + 'static,
+        table: String,
+        build: impl FnOnce(&TableSlot) -> Result<Request, ApiError> + Send + 'static,
     ) -> Result<Vec<EventView>, ApiError> {
         self.metrics.requests.fetch_add(1, Ordering::Relaxed);
         let result = self
-            .call(move |c| {
-                let request = build(c)?;
-                c.execute(now_ms(), &actor, request)
+            .at_table(&table, move |w| {
+                let request = build(w.slot())?;
+                w.execute(now_ms(), &actor, request)
             })
             .await?;
-        match &result {
+        self.executed(&result);
+        result
+    }
+
+    /// Streams an executed request's events, and closes betting at each new deadline.
+    fn executed(&self, result: &Result<Vec<EventView>, ApiError>) {
+        match result {
             Ok(events) => {
                 self.publish(events);
                 for e in events {
@@ -208,23 +249,22 @@ impl AppState {
                 self.metrics.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
-        result
     }
 
     /// Calls no more bets when the betting window ends, unless someone
-    /// already has: the check and the call are one job on the casino's thread.
+    /// already has: the check and the call are one job on the table's thread.
     fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
         let state = self.clone();
         self.runtime.spawn(async move {
             let wait = deadline_ms.saturating_sub(now_ms());
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            let at = table.clone();
             let closed = state
-                .call(move |c| {
-                    let betting = c.table(&table).is_some_and(|s| {
-                        s.table.round() == round
-                            && matches!(s.table.phase(), croupier_core::round::Phase::BettingOpen { .. })
-                    });
-                    betting.then(|| c.execute(now_ms(), &Actor::system(), Request::NoMoreBets { table }))
+                .at_table(&at, move |w| {
+                    let s = w.slot();
+                    let betting = s.table.round() == round
+                        && matches!(s.table.phase(), croupier_core::round::Phase::BettingOpen { .. });
+                    betting.then(|| w.execute(now_ms(), &Actor::system(), Request::NoMoreBets { table }))
                 })
                 .await;
             if let Ok(Some(Ok(events))) = closed {
@@ -358,7 +398,7 @@ async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 #[utoipa::path(post, path = "/api/login", request_body = LoginBody, responses((status = 200, description = "A bearer token for the session"), (status = 401, description = "Wrong username or password, or the account is locked", body = ErrorBody)))]
 async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Result<Json<Value>, Failure> {
     let username = body.username.clone();
-    let user = state.call(move |c| c.user(&username).cloned()).await?;
+    let user = state.call(move |c| c.user(&username)).await?;
     let Some(user) = user else {
         return Err(ApiError::new("unauthenticated", "wrong username or password").into());
     };
@@ -524,14 +564,7 @@ fn follow_wheel(state: AppState, table: String, address: String) {
                         let t = table.clone();
                         st.runtime.clone().block_on(async move {
                             let min_revolutions = st
-                                .call({
-                                    let t = t.clone();
-                                    move |c| {
-                                        c.table(&t)
-                                            .map(|s| s.table.profile().spec().min_ball_revolutions)
-                                            .unwrap_or(0)
-                                    }
-                                })
+                                .at_table(&t, |w| w.slot().table.profile().spec().min_ball_revolutions)
                                 .await
                                 .unwrap_or(0);
                             let report = croupier_wheel::monitor::spin_report(game, min_revolutions);
@@ -604,10 +637,7 @@ async fn draw(
     }
     // The draw and its settlement are one job: nothing runs between them.
     let events = state
-        .execute_built(actor, move |c| {
-            let slot = c
-                .table(&table)
-                .ok_or_else(|| ApiError::new("no_table", format!("no table {table:?}")))?;
+        .execute_built(actor, table.clone(), move |slot| {
             if slot.outcome != OutcomeSource::Rng {
                 return Err(ApiError::new(
                     "not_rng",
@@ -627,11 +657,12 @@ async fn draw(
 #[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours")))]
 async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
     authenticated(&state, &headers)?;
-    let list = state
-        .call(|c| {
-            c.tables()
-                .map(|s| {
-                    json!({
+    let mut list = Vec::new();
+    for id in state.tables.ids() {
+        let listed = state
+            .at_table(&id, |w| {
+                let s = w.slot();
+                json!({
                         "table": s.id,
                         "profile": s.profile_name,
                         "wheel": s.table.config().wheel.name(),
@@ -640,11 +671,14 @@ async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Jso
                         "round": s.table.round(),
                         "last_pockets": s.table.last_pockets().iter().rev().take(16).map(|p| p.label()).collect::<Vec<_>>(),
                         "colours": s.colours.iter().map(|(p, (c, v))| json!({"player": p, "colour": c, "chip_value": v})).collect::<Vec<_>>(),
-                    })
                 })
-                .collect::<Vec<_>>()
-        })
-        .await?;
+            })
+            .await;
+        // A table created meanwhile and lost to a failed write is left out.
+        if let Ok(table) = listed {
+            list.push(table);
+        }
+    }
     Ok(Json(json!({ "tables": list })))
 }
 
@@ -663,8 +697,9 @@ async fn table_rounds(
     let actor = authenticated(&state, &headers)?;
     let n = q.last.unwrap_or(10).min(RECALL_MAX);
     let rounds = state
-        .call(move |c| {
-            c.recall_table(&table, n)
+        .at_table(&table.clone(), move |w| {
+            w.slot()
+                .recall(n)
                 .into_iter()
                 .map(|r| {
                     let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
@@ -703,18 +738,28 @@ async fn player_rounds(
         return Err(ApiError::forbidden("see another player's rounds", actor.role).into());
     }
     let n = q.last.unwrap_or(10).min(RECALL_MAX);
-    let rounds = state
-        .call(move |c| {
-            c.recall_player(&player, n)
-                .into_iter()
-                .map(|r| {
-                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-                    redact(&mut v, &player);
-                    v
-                })
-                .collect::<Vec<_>>()
-        })
-        .await?;
+    // Each table gives its newest `n` of the player's rounds; the newest `n` of those are shown.
+    let mut rounds: Vec<(u64, Value)> = Vec::new();
+    for id in state.tables.ids() {
+        let who = player.clone();
+        let found = state
+            .at_table(&id, move |w| {
+                w.slot()
+                    .recall_player(&who, n)
+                    .into_iter()
+                    .map(|r| {
+                        let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                        redact(&mut v, &who);
+                        (r.opened_at_ms, v)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await;
+        rounds.extend(found.unwrap_or_default());
+    }
+    rounds.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    rounds.truncate(n);
+    let rounds: Vec<Value> = rounds.into_iter().map(|(_, v)| v).collect();
     Ok(Json(json!({ "rounds": rounds })))
 }
 
@@ -725,12 +770,17 @@ async fn round(
     Path((table, round)): Path<(String, u64)>,
 ) -> Result<Json<Value>, Failure> {
     let actor = authenticated(&state, &headers)?;
-    let found = state
-        .call(move |c| {
-            c.round(&format!("{table}/{round}"))
+    let found = match state
+        .at_table(&table.clone(), move |w| {
+            w.slot()
+                .round(&format!("{table}/{round}"))
                 .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
         })
-        .await?;
+        .await
+    {
+        Err(e) if e.code == "no_table" => None,
+        other => other?,
+    };
     let mut v = found.ok_or_else(|| Failure::from(ApiError::new("no_round", "no such round")))?;
     if actor.role == Role::Player {
         redact(&mut v, &actor.username);
@@ -980,9 +1030,7 @@ fn take_request(
 /// The tables' ids, for a display board (no sign-in: nothing private).
 #[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids")))]
 async fn public_tables(State(state): State<AppState>) -> Result<Json<Value>, Failure> {
-    let ids = state
-        .call(|c| c.tables().map(|s| s.id.clone()).collect::<Vec<_>>())
-        .await?;
+    let ids = state.tables.ids();
     Ok(Json(json!({ "tables": ids })))
 }
 
@@ -990,8 +1038,9 @@ async fn public_tables(State(state): State<AppState>) -> Result<Json<Value>, Fai
 #[utoipa::path(get, path = "/api/public/tables/{table}", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "Phase, round, last numbers, display length"), (status = 404, body = ErrorBody)))]
 async fn public_table(State(state): State<AppState>, Path(table): Path<String>) -> Result<Json<Value>, Failure> {
     let view = state
-        .call(move |c| {
-            c.table(&table).map(|s| {
+        .at_table(&table, |w| {
+            let s = w.slot();
+            {
                 let phase = s.table.phase();
                 let code = phase_code(phase);
                 let text = match phase {
@@ -1016,11 +1065,10 @@ async fn public_table(State(state): State<AppState>, Path(table): Path<String>) 
                     "display_length": s.table.profile().spec().number_display_length.unwrap_or(16),
                     "last_pockets": s.table.last_pockets().iter().rev().map(|p| p.label()).collect::<Vec<_>>(),
                 })
-            })
+            }
         })
         .await?;
-    view.map(Json)
-        .ok_or_else(|| ApiError::new("no_table", "no such table").into())
+    Ok(Json(view))
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -1129,15 +1177,17 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     sessions
         .retain(|a| casino.user(&a.username).is_some_and(|u| !u.locked && u.role == a.role))
         .map_err(|e| e.to_string())?;
-    let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE_JOBS_MAX);
-    std::thread::Builder::new()
-        .name("casino".into())
-        .spawn(move || writer(casino, queue, committer))
-        .map_err(|e| e.to_string())?;
+    // Wheel tables follow their wheels from the start.
+    let wheels: Vec<(String, String)> = casino
+        .tables()
+        .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
+        .collect();
+    let (cage, tables) = crate::writers::start(casino, committer)?;
     let events = Arc::new(Channels::default());
     let state = AppState {
         runtime: tokio::runtime::Handle::current(),
-        jobs,
+        cage,
+        tables,
         sessions: Arc::new(sessions),
         events,
         metrics: Arc::new(Metrics::default()),
@@ -1146,15 +1196,6 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
     };
-    // Wheel tables follow their wheels from the start.
-    let wheels = state
-        .call(|c| {
-            c.tables()
-                .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
-                .collect::<Vec<_>>()
-        })
-        .await
-        .map_err(|e| e.to_string())?;
     for (table, address) in wheels {
         follow_wheel(state.clone(), table, address);
     }
@@ -1178,46 +1219,6 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
 }
 
-/// The casino's single writer: takes whatever jobs are waiting, runs them
-/// as one storage group and hands the group to the committer, which answers
-/// them once the group is durable; meanwhile the writer runs the next group.
-/// If a group could not be written, the committer answers it and every group
-/// after it with an error, and the writer reloads the casino from what is durable.
-fn writer(mut casino: Casino<Pipeline>, queue: std::sync::mpsc::Receiver<Job>, committer: Committer) {
-    while let Ok(first) = queue.recv() {
-        if committer.failed() {
-            // What ran in memory may not be on disk: start again from the disk.
-            match committer
-                .reload()
-                .map_err(|e| e.to_string())
-                .and_then(|pipeline| Casino::open(pipeline, now_ms()).map_err(|e| e.to_string()))
-            {
-                Ok((reloaded, _)) => casino = reloaded,
-                Err(e) => {
-                    // Dropping the jobs unanswered tells their callers the casino has stopped.
-                    eprintln!("croupier: storage failed and the journal cannot be reopened: {e}; stopping");
-                    return;
-                }
-            }
-        }
-        let mut group = vec![first];
-        while group.len() < GROUP_JOBS_MAX {
-            match queue.try_recv() {
-                Ok(job) => group.push(job),
-                Err(_) => break,
-            }
-        }
-        let _ = casino.begin_group();
-        let replies: Vec<Reply> = group.into_iter().map(|job| job(&mut casino)).collect();
-        committer.attach(replies);
-        if casino.end_group().is_err() {
-            // The committer has stopped: its answers went out as failures.
-            eprintln!("croupier: the storage committer has stopped; stopping");
-            return;
-        }
-    }
-}
-
 /// With no admin yet: an admin with a one-time password; with no tables yet:
 /// two tables to play on.
 fn first_run(casino: &mut Casino<Pipeline>) -> Result<Option<(String, String)>, String> {
@@ -1227,7 +1228,7 @@ fn first_run(casino: &mut Casino<Pipeline>) -> Result<Option<(String, String)>, 
         casino.execute(at, &system, r).map(|_| ()).map_err(|e| e.to_string())
     };
     let mut admin_password = None;
-    if !casino.users().any(|u| u.role == Role::Admin) {
+    if !casino.users().iter().any(|u| u.role == Role::Admin) {
         let mut secret = [0u8; 12];
         croupier_rng::CasinoRng::from_os()
             .and_then(|mut r| r.fill(&mut secret))

@@ -14,3 +14,4 @@ pub mod committer;
 pub mod http;
 pub mod sessions;
 pub mod users;
+pub mod writers;

@@ -679,3 +679,70 @@ fn simulation_of_many_tables_against_a_reference_model() {
         }
     }
 }
+
+/// A cancelled bet's id names the movement of its stake; placing a bet under
+/// that id again in the round would find the movement made and take no
+/// chips. It is refused, and the chips stay right.
+#[test]
+fn a_cancelled_bets_id_is_not_used_again_in_the_round() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&alice, bet("t1", "a1", "red", 1_000));
+    w.ok(
+        &alice,
+        Request::CancelBet {
+            table: "t1".into(),
+            bet_id: "a1".into(),
+        },
+    );
+    assert_eq!(w.chips("alice"), 5_000);
+    let again = w.run(&alice, bet("t1", "a1", "red", 1_000)).expect_err("reused id");
+    assert_eq!(again.code, "duplicate_bet");
+    assert_eq!(w.chips("alice"), 5_000);
+    w.ok(&alice, bet("t1", "a2", "red", 1_000));
+    assert_eq!(w.chips("alice"), 4_000);
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("2"),
+        },
+    );
+    assert_eq!(w.chips("alice"), 4_000);
+    // The next round takes the id again.
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&alice, bet("t1", "a1", "red", 1_000));
+    assert_eq!(w.chips("alice"), 3_000);
+}
+
+/// A bet whose id would make its settlement's ledger names too long is
+/// refused when placed, not left on the layout unable to settle.
+#[test]
+fn a_bet_id_too_long_to_settle_is_refused_when_placed() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    let longest = croupier_server::casino::bet_id_max_bytes("t1");
+    let refused = w
+        .run(&alice, bet("t1", &"x".repeat(longest + 1), "red", 1_000))
+        .expect_err("too long");
+    assert_eq!(refused.code, "bad_bet_id");
+    w.ok(&alice, bet("t1", &"x".repeat(longest), "red", 1_000));
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("1"),
+        },
+    );
+    assert_eq!(w.chips("alice"), 6_000);
+}

@@ -59,8 +59,8 @@ pub async fn common_js() -> ([(&'static str, &'static str); 1], &'static str) {
 #[utoipa::path(get, path = "/api/public/tables/{table}/layout", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The wheel, its order, every spot the table accepts with the pockets it covers, payouts, limits and the posted house rules"), (status = 404, body = crate::http::ErrorBody)))]
 pub async fn layout(State(state): State<AppState>, Path(table): Path<String>) -> Result<Json<Value>, Failure> {
     let view = state
-        .call(move |c| {
-            c.table(&table).map(|s| {
+        .at_table(&table.clone(), move |w| {
+            Some(w.slot()).map(|s| {
                 let config = s.table.config();
                 let wheel = config.wheel;
                 let profile = s.table.profile();
@@ -148,8 +148,8 @@ pub async fn log(
     let actor = authenticated(&state, &headers)?;
     staff(actor.role, "read a table's log")?;
     let entries = state
-        .call(move |c| {
-            c.table(&table).map(|s| {
+        .at_table(&table.clone(), move |w| {
+            Some(w.slot()).map(|s| {
                 s.log
                     .iter()
                     .rev()
@@ -178,8 +178,8 @@ pub async fn bets(
     let actor = authenticated(&state, &headers)?;
     let wheel = state.wheels.lock().ok().and_then(|w| w.get(&table).cloned());
     let view = state
-        .call(move |c| {
-            c.table(&table).map(|s| {
+        .at_table(&table.clone(), move |w| {
+            Some(w.slot()).map(|s| {
                 let current = s.rounds.back().filter(|r| !r.settled && r.round == s.table.round());
                 let bets: Vec<Value> = current
                     .map(|r| {
@@ -208,11 +208,11 @@ pub async fn report(
     let actor = authenticated(&state, &headers)?;
     staff(actor.role, "read a table's report")?;
     let view = state
-        .call(move |c| {
-            let slot = c.table(&table)?;
+        .at_table(&table.clone(), move |w| {
+            let slot = w.slot();
             let accounts: serde_json::Map<String, Value> = ["float", "drop", "tips", "coupons", "layout"]
                 .iter()
-                .map(|a| (a.to_string(), json!(c.balance(&format!("{a}:{table}")) as i64)))
+                .map(|a| (a.to_string(), json!(slot.balance(&format!("{a}:{table}")) as i64)))
                 .collect();
             let rounds: Vec<Value> = slot
                 .rounds
@@ -231,7 +231,7 @@ pub async fn report(
                 "table": slot.id,
                 "profile": slot.profile_name,
                 "accounts": accounts,
-                "players": slot.colours.iter().map(|(p, (colour, value))| json!({"player": p, "colour": colour, "chip_value": value, "chips": c.balance(&format!("chips:{table}:{p}")) as i64})).collect::<Vec<_>>(),
+                "players": slot.colours.iter().map(|(p, (colour, value))| json!({"player": p, "colour": colour, "chip_value": value, "chips": slot.balance(&format!("chips:{table}:{p}")) as i64})).collect::<Vec<_>>(),
                 "rounds": rounds,
                 "totals": {"staked": staked, "house": house},
             }))
