@@ -427,8 +427,8 @@ pub struct Table {
     bets: Vec<RoundBet>,
     /// Position of each bet in `bets`, by id.
     index: std::collections::HashMap<String, usize>,
-    /// Ids of bets cancelled this round: each names its stake's movement in
-    /// the ledger, so it is not used again until the next round.
+    /// Ids of bets cancelled or returned this round: each names its stake's
+    /// movement in the ledger, so it is not used again until the next round.
     withdrawn: std::collections::HashSet<String>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,
@@ -973,8 +973,13 @@ impl Table {
                     b.spins.push(*pocket);
                 }
             }
-            E::BetSettled { bet_id, .. } | E::BetReturned { bet_id, .. } => {
+            E::BetSettled { bet_id, .. } => {
                 self.remove_bets(&[bet_id.as_str()]);
+            }
+            E::BetReturned { bet_id, .. } => {
+                // An annulled bet's id is spent for the round, like a cancelled one's.
+                self.remove_bets(&[bet_id.as_str()]);
+                self.withdrawn.insert(bet_id.clone());
             }
             E::BetImprisoned { bet_id, .. } => {
                 if let Some(&i) = self.index.get(bet_id) {
@@ -1022,7 +1027,11 @@ impl Table {
         let mut resolved: Vec<&str> = Vec::new();
         for event in events {
             match event {
-                Event::BetSettled { bet_id, .. } | Event::BetReturned { bet_id, .. } => resolved.push(bet_id),
+                Event::BetSettled { bet_id, .. } => resolved.push(bet_id),
+                Event::BetReturned { bet_id, .. } => {
+                    self.withdrawn.insert(bet_id.clone());
+                    resolved.push(bet_id);
+                }
                 other => {
                     if !resolved.is_empty() && matches!(other, Event::BetAccepted { .. } | Event::BetCancelled { .. }) {
                         self.remove_bets(&resolved);

@@ -17,6 +17,9 @@ pub const RECALL_ROUNDS_MAX: usize = 1000;
 pub const TABLES_MAX: usize = 256;
 /// The most users a casino knows.
 pub const USERS_MAX: usize = 1_000_000;
+/// Words that begin ledger ids of their own (`tip/ID`, `fill/T/N`...): a
+/// table's ids begin with the table's id, so no table takes one of these.
+pub const RESERVED_TABLE_IDS: [&str; 6] = ["buyin", "leave", "tip", "cashin", "cashout", "fill"];
 /// The journal stream casino requests are written to.
 pub const STREAM: &str = "casino";
 
@@ -404,6 +407,12 @@ impl<S: Storage> Cage<S> {
                     return Err(err(
                         "bad_table",
                         "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.'",
+                    ));
+                }
+                if RESERVED_TABLE_IDS.contains(&table.as_str()) {
+                    return Err(err(
+                        "bad_table",
+                        format!("{table:?} names a kind of transfer in the ledger; choose another table id"),
                     ));
                 }
                 if self.tables.contains(table) {

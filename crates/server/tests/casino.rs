@@ -703,6 +703,19 @@ fn a_cancelled_bets_id_is_not_used_again_in_the_round() {
     let again = w.run(&alice, bet("t1", "a1", "red", 1_000)).expect_err("reused id");
     assert_eq!(again.code, "duplicate_bet");
     assert_eq!(w.chips("alice"), 5_000);
+    // european-casino 3.7: a bet the pit annuls goes back, and its id is spent too.
+    w.ok(&alice, bet("t1", "a3", "black", 1_000));
+    w.ok(
+        &actor("pit", Role::PitSupervisor),
+        Request::AnnulBets {
+            table: "t1".into(),
+            bet_ids: vec!["a3".into()],
+            reason: "pooling to beat the table maximum".into(),
+        },
+    );
+    assert_eq!(w.chips("alice"), 5_000);
+    let again = w.run(&alice, bet("t1", "a3", "black", 1_000)).expect_err("reused id");
+    assert_eq!(again.code, "duplicate_bet");
     w.ok(&alice, bet("t1", "a2", "red", 1_000));
     assert_eq!(w.chips("alice"), 4_000);
     w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
@@ -745,4 +758,29 @@ fn a_bet_id_too_long_to_settle_is_refused_when_placed() {
         },
     );
     assert_eq!(w.chips("alice"), 6_000);
+}
+
+/// A table's ledger ids begin with its id; the words that begin the other
+/// ledger ids (a tip, a buy-in, a fill...) are not table ids.
+#[test]
+fn a_table_may_not_take_a_word_the_ledger_uses() {
+    let mut w = setup(MemoryStorage::default());
+    for word in croupier_server::casino::RESERVED_TABLE_IDS {
+        let refused = w
+            .run(
+                &admin(),
+                Request::CreateTable {
+                    table: word.into(),
+                    profile_text: include_str!("../../../profiles/maryland.toml").into(),
+                    wheel: "double-zero".into(),
+                    in_prison: false,
+                    betting_window_ms: 60_000,
+                    outcome: OutcomeSource::Dealer,
+                    shared_colours: false,
+                    wheel_address: None,
+                },
+            )
+            .expect_err(word);
+        assert_eq!(refused.code, "bad_table", "{word}");
+    }
 }
