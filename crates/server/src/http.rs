@@ -197,6 +197,23 @@ impl AppState {
         answer(rx).await
     }
 
+    /// Runs `f` on every table's thread at once and gathers the answers; a
+    /// table created meanwhile and lost to a failed write is left out.
+    async fn every_table<T: Send + 'static>(
+        &self,
+        f: impl Fn(&mut TableWriter) -> T + Clone + Send + 'static,
+    ) -> Vec<T> {
+        let asked = self.tables.ids().into_iter().map(|id| {
+            let f = f.clone();
+            async move { self.at_table(&id, f).await }
+        });
+        futures_util::future::join_all(asked)
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect()
+    }
+
     /// Executes a request for an actor and streams its events to the tables' subscribers.
     async fn execute(&self, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         match request.table().map(str::to_string) {
@@ -657,11 +674,9 @@ async fn draw(
 #[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours")))]
 async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, Failure> {
     authenticated(&state, &headers)?;
-    let mut list = Vec::new();
-    for id in state.tables.ids() {
-        let listed = state
-            .at_table(&id, |w| {
-                let s = w.slot();
+    let list = state
+        .every_table(|w| {
+            let s = w.slot();
                 json!({
                         "table": s.id,
                         "profile": s.profile_name,
@@ -671,14 +686,9 @@ async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Result<Jso
                         "round": s.table.round(),
                         "last_pockets": s.table.last_pockets().iter().rev().take(16).map(|p| p.label()).collect::<Vec<_>>(),
                         "colours": s.colours.iter().map(|(p, (c, v))| json!({"player": p, "colour": c, "chip_value": v})).collect::<Vec<_>>(),
-                })
             })
-            .await;
-        // A table created meanwhile and lost to a failed write is left out.
-        if let Ok(table) = listed {
-            list.push(table);
-        }
-    }
+        })
+        .await;
     Ok(Json(json!({ "tables": list })))
 }
 
@@ -739,24 +749,22 @@ async fn player_rounds(
     }
     let n = q.last.unwrap_or(10).min(RECALL_MAX);
     // Each table gives its newest `n` of the player's rounds; the newest `n` of those are shown.
-    let mut rounds: Vec<(u64, Value)> = Vec::new();
-    for id in state.tables.ids() {
-        let who = player.clone();
-        let found = state
-            .at_table(&id, move |w| {
-                w.slot()
-                    .recall_player(&who, n)
-                    .into_iter()
-                    .map(|r| {
-                        let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-                        redact(&mut v, &who);
-                        (r.opened_at_ms, v)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .await;
-        rounds.extend(found.unwrap_or_default());
-    }
+    let mut rounds: Vec<(u64, Value)> = state
+        .every_table(move |w| {
+            w.slot()
+                .recall_player(&player, n)
+                .into_iter()
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    redact(&mut v, &player);
+                    (r.opened_at_ms, v)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
     rounds.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
     rounds.truncate(n);
     let rounds: Vec<Value> = rounds.into_iter().map(|(_, v)| v).collect();
