@@ -290,7 +290,7 @@ impl<S: Storage> Cage<S> {
 
     /// Executes a request that belongs to no table.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
-        let plan = self.plan(&read(&self.directory), at_ms, actor, &request)?;
+        let plan = self.plan(&read(&self.directory), actor, &request)?;
         if plan.is_empty() {
             return Ok(Vec::new());
         }
@@ -321,9 +321,8 @@ impl<S: Storage> Cage<S> {
         self.write(at_ms, transfers, text)
     }
 
-    fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+    fn plan(&self, dir: &Directory, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
         use Request as R;
-        let _ = at_ms;
         let mut plan = Plan::new();
         match request {
             R::CreateUser {
@@ -1446,7 +1445,7 @@ impl<S: Storage> Casino<S> {
 }
 
 /// The newest `n` rounds of several lists, each newest first.
-pub fn newest<'a>(lists: impl Iterator<Item = Vec<&'a RoundRecord>>, n: usize) -> Vec<&'a RoundRecord> {
+fn newest<'a>(lists: impl Iterator<Item = Vec<&'a RoundRecord>>, n: usize) -> Vec<&'a RoundRecord> {
     let mut rounds: Vec<&RoundRecord> = lists.flatten().collect();
     rounds.sort_by_key(|r| std::cmp::Reverse(r.opened_at_ms));
     rounds.truncate(n);
