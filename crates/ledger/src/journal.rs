@@ -71,11 +71,36 @@ pub fn entry_hash(prev_hash: &[u8; 32], seq: u64, at_ms: u64, text: &str) -> [u8
     h.finalize().into()
 }
 
-impl Entry {
-    pub fn new(seq: u64, at_ms: u64, record: Record, prev_hash: [u8; 32]) -> Entry {
+/// A record with the text it is stored as, made together so that they
+/// always agree. A writer can serialise its record before its place in the
+/// chain is known, away from the thread that chains the entries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    record: Record,
+    text: String,
+}
+
+impl Recorded {
+    pub fn new(record: Record) -> Recorded {
         // serde_json writes fields in declaration order, and a Record of
         // strings and integers always serialises.
         let text = serde_json::to_string(&record).unwrap_or_default();
+        Recorded { record, text }
+    }
+
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+}
+
+impl Entry {
+    pub fn new(seq: u64, at_ms: u64, record: Record, prev_hash: [u8; 32]) -> Entry {
+        Entry::chained(seq, at_ms, Recorded::new(record), prev_hash)
+    }
+
+    /// The entry numbered `seq` after the one whose hash is `prev_hash`.
+    pub fn chained(seq: u64, at_ms: u64, recorded: Recorded, prev_hash: [u8; 32]) -> Entry {
+        let Recorded { record, text } = recorded;
         let hash = entry_hash(&prev_hash, seq, at_ms, &text);
         Entry {
             seq,

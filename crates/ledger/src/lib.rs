@@ -16,11 +16,11 @@
 pub mod journal;
 pub mod storage;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-pub use journal::{verify, Entry, Record, StreamEvent, VerifyReport};
+pub use journal::{verify, Entry, Record, Recorded, StreamEvent, VerifyReport};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 
 /// The longest transfer id and account name, in bytes.
@@ -136,6 +136,8 @@ pub enum Refusal {
     IdConflict(String),
     #[error("transfer id {0} appears twice in one batch")]
     DuplicateInBatch(String),
+    #[error("transfer id {0} was used before")]
+    Used(String),
 }
 
 /// What became of a transfer that was not refused.
@@ -175,12 +177,53 @@ pub fn check_shape(t: &Transfer) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// 128 bits of a SHA-256: two different ids (or transfers) share one by
+/// chance with odds far below any hardware fault's.
+fn digest(parts: &[&[u8]]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in parts {
+        // Each part's length first, so that no two lists of parts hash alike.
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    let full: [u8; 32] = h.finalize().into();
+    let mut short = [0u8; 16];
+    short.copy_from_slice(&full[..16]);
+    short
+}
+
+fn id_digest(id: &str) -> [u8; 16] {
+    digest(&[id.as_bytes()])
+}
+
+fn content_digest(t: &Transfer) -> [u8; 16] {
+    digest(&[
+        t.id.as_bytes(),
+        t.from.name().as_bytes(),
+        t.to.name().as_bytes(),
+        &t.amount.to_le_bytes(),
+        t.memo.as_bytes(),
+    ])
+}
+
+fn digests(transfers: &[Transfer]) -> Vec<([u8; 16], [u8; 16])> {
+    transfers
+        .iter()
+        .map(|t| (id_digest(&t.id), content_digest(t)))
+        .collect()
+}
+
 /// The ledger: balances and transfers rebuilt from the journal, and new
 /// entries appended to it.
 pub struct Ledger<S: Storage> {
     storage: S,
     balances: HashMap<Account, i128>,
-    transfers: HashMap<String, Transfer>,
+    /// Every transfer ever made, as the digest of its id and the digest of
+    /// its whole content: enough to tell a resend from a conflict in 32
+    /// bytes a transfer. A B-tree grows a node at a time, never stopping the
+    /// writer to move everything as a hash table does when it grows.
+    transfers: BTreeMap<[u8; 16], [u8; 16]>,
     head: [u8; 32],
     next_seq: u64,
 }
@@ -199,10 +242,11 @@ impl<S: Storage> Ledger<S> {
         if let Some((seq, why)) = report.first_problem {
             return Err(LedgerError::Corrupt { seq, why });
         }
-        let mut transfers = HashMap::new();
-        for t in entries.iter().flat_map(|e| e.record.transfers()) {
-            transfers.insert(t.id.clone(), t.clone());
-        }
+        let transfers = entries
+            .iter()
+            .flat_map(|e| e.record.transfers())
+            .map(|t| (id_digest(&t.id), content_digest(t)))
+            .collect();
         Ok(Ledger {
             storage,
             balances: report.balances,
@@ -220,8 +264,9 @@ impl<S: Storage> Ledger<S> {
         &self.balances
     }
 
-    pub fn transfer(&self, id: &str) -> Option<&Transfer> {
-        self.transfers.get(id)
+    /// Whether a transfer with this id was ever made.
+    pub fn has_transfer(&self, id: &str) -> bool {
+        self.transfers.contains_key(&id_digest(id))
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -243,8 +288,8 @@ impl<S: Storage> Ledger<S> {
 
     fn check(&self, t: &Transfer, pending: &HashMap<Account, i128>) -> Result<Applied, Refusal> {
         check_shape(t)?;
-        if let Some(existing) = self.transfers.get(&t.id) {
-            return if existing == t {
+        if let Some(existing) = self.transfers.get(&id_digest(&t.id)) {
+            return if *existing == content_digest(t) {
                 Ok(Applied::AlreadyExisted)
             } else {
                 Err(Refusal::IdConflict(t.id.clone()))
@@ -316,21 +361,68 @@ impl<S: Storage> Ledger<S> {
             let entry = Entry::new(seq, at_ms, record, head);
             head = entry.hash;
             seq += 1;
-            self.storage.append(std::slice::from_ref(&entry))?;
-            if let Record::Commit { transfers, .. } = entry.record {
-                created = transfers;
-            }
+            created = digests(entry.record.transfers());
+            self.storage.append_owned(vec![entry])?;
         }
         // Durable: now the state may change.
         for (account, balance) in pending {
             self.balances.insert(account, balance);
         }
-        for t in created {
-            self.transfers.insert(t.id.clone(), t);
-        }
+        self.transfers.extend(created);
         self.head = head;
         self.next_seq = seq;
         debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
         Ok(applied)
+    }
+
+    /// Appends a batch its writer has checked and serialised already (see
+    /// [`Recorded`]): all of it or, if any transfer's id was used before or
+    /// any transfer breaks its accounts' rules, nothing. Returns once durable.
+    pub fn commit_new(&mut self, at_ms: u64, recorded: Recorded) -> Result<(), LedgerError> {
+        let transfers = recorded.record().transfers();
+        if transfers.len() > BATCH_MAX || recorded.record().events().len() > BATCH_MAX {
+            return Err(LedgerError::BatchTooLarge);
+        }
+        let mut pending: HashMap<&Account, i128> = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        for (index, t) in transfers.iter().enumerate() {
+            let refused = |refusal| LedgerError::Refused {
+                index,
+                id: t.id.clone(),
+                refusal,
+            };
+            check_shape(t).map_err(refused)?;
+            if !seen.insert(t.id.as_str()) {
+                return Err(refused(Refusal::DuplicateInBatch(t.id.clone())));
+            }
+            if self.has_transfer(&t.id) {
+                return Err(refused(Refusal::Used(t.id.clone())));
+            }
+            let from = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
+            if !t.from.may_go_negative() && from < i128::from(t.amount) {
+                return Err(refused(Refusal::InsufficientFunds {
+                    account: t.from.clone(),
+                    balance: from,
+                    amount: t.amount,
+                }));
+            }
+            let to = pending.get(&t.to).copied().unwrap_or_else(|| self.balance(&t.to));
+            pending.insert(&t.from, from - i128::from(t.amount));
+            pending.insert(&t.to, to + i128::from(t.amount));
+        }
+        let balances: Vec<(Account, i128)> = pending.into_iter().map(|(a, b)| (a.clone(), b)).collect();
+        let created = digests(transfers);
+        let entry = Entry::chained(self.next_seq, at_ms, recorded, self.head);
+        let head = entry.hash;
+        self.storage.append_owned(vec![entry])?;
+        // Durable: now the state may change.
+        for (account, balance) in balances {
+            self.balances.insert(account, balance);
+        }
+        self.transfers.extend(created);
+        self.head = head;
+        self.next_seq += 1;
+        debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
+        Ok(())
     }
 }

@@ -22,6 +22,12 @@ pub trait Storage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError>;
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError>;
 
+    /// `append`, for a caller that has no more use for the entries: a store
+    /// that keeps them in memory takes them without copying.
+    fn append_owned(&mut self, entries: Vec<Entry>) -> Result<(), StorageError> {
+        self.append(&entries)
+    }
+
     /// Starts a group: appends until `end_group` are atomic one by one but
     /// durable only together, when `end_group` returns Ok. A caller that
     /// gets an error from `end_group` must reload its state from storage.

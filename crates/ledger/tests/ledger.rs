@@ -106,7 +106,7 @@ fn a_batch_is_all_or_nothing() {
     ];
     assert!(ledger.commit(2, &batch, &[]).is_err());
     assert_eq!(ledger.balance(&account("wallet:bob")), 500, "nothing half-applied");
-    assert!(ledger.transfer("buy").is_none());
+    assert!(!ledger.has_transfer("buy"));
     let next = ledger.next_seq();
     assert_eq!(ledger.storage().entries.len() as u64, next - 1);
     // A failing storage leaves the ledger unchanged too.
@@ -116,7 +116,7 @@ fn a_batch_is_all_or_nothing() {
         .expect("first append");
     assert!(flaky.commit(2, &[t("c2", "outside", "wallet:bob", 500)], &[]).is_err());
     assert_eq!(flaky.balance(&account("wallet:bob")), 500);
-    assert!(flaky.transfer("c2").is_none());
+    assert!(!flaky.has_transfer("c2"));
     flaky
         .commit(3, &[t("c2", "outside", "wallet:bob", 500)], &[])
         .expect("retry lands");
@@ -277,4 +277,93 @@ fn a_journal_of_one_entry_per_transfer_still_opens() {
         .expect("commit");
     assert_eq!(ledger.storage().entries.len(), 4);
     assert_eq!(verify(&ledger.storage().entries).first_problem, None);
+}
+
+/// An id is remembered by a digest of it and of its whole transfer: a
+/// resend that differs only in its memo is a conflict, not a resend, also
+/// after the ledger is reopened from its journal.
+#[test]
+fn a_resend_differing_only_in_its_memo_is_refused_before_and_after_reopening() {
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    let cash_in = t("c1", "outside", "wallet:alice", 500);
+    ledger.commit(1, std::slice::from_ref(&cash_in), &[]).expect("commit");
+    let mut other_memo = cash_in.clone();
+    other_memo.memo = "again".into();
+    let refused = |ledger: &mut Ledger<MemoryStorage>| {
+        matches!(
+            ledger.commit(2, std::slice::from_ref(&other_memo), &[]),
+            Err(LedgerError::Refused {
+                refusal: Refusal::IdConflict(_),
+                ..
+            })
+        )
+    };
+    assert!(refused(&mut ledger));
+    let storage = ledger.storage().clone();
+    let mut reopened = Ledger::open(storage).expect("reopen");
+    assert!(reopened.has_transfer("c1"));
+    assert!(!reopened.has_transfer("c2"));
+    assert!(refused(&mut reopened));
+    assert_eq!(
+        reopened.commit(3, &[cash_in], &[]).expect("resend"),
+        [Applied::AlreadyExisted]
+    );
+    assert_eq!(reopened.balance(&account("wallet:alice")), 500);
+}
+
+/// A batch its writer checked and serialised itself: written whole and
+/// chained like any other, or, if one transfer's id was used before, one id
+/// comes twice, or an account would go below zero, refused with nothing written.
+#[test]
+fn a_checked_batch_is_written_whole_or_refused_whole() {
+    use croupier_ledger::{Record, Recorded, StreamEvent};
+    let batch = |transfers: Vec<Transfer>| {
+        Recorded::new(Record::Commit {
+            transfers,
+            events: vec![StreamEvent {
+                stream: "casino".into(),
+                body: "{}".into(),
+            }],
+        })
+    };
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    ledger
+        .commit_new(1, batch(vec![t("c1", "outside", "wallet:alice", 1_000)]))
+        .expect("written");
+    for (why, transfers) in [
+        (
+            "used before",
+            vec![
+                t("b1", "wallet:alice", "chips:t1:alice", 10),
+                t("c1", "outside", "wallet:alice", 1_000),
+            ],
+        ),
+        (
+            "twice in the batch",
+            vec![
+                t("b1", "wallet:alice", "chips:t1:alice", 10),
+                t("b1", "wallet:alice", "chips:t1:alice", 10),
+            ],
+        ),
+        (
+            "below zero",
+            vec![
+                t("b1", "wallet:alice", "chips:t1:alice", 600),
+                t("b2", "wallet:alice", "chips:t1:alice", 600),
+            ],
+        ),
+    ] {
+        assert!(ledger.commit_new(2, batch(transfers)).is_err(), "{why}");
+        assert_eq!(ledger.balance(&account("wallet:alice")), 1_000, "{why}");
+        assert!(!ledger.has_transfer("b1"), "{why}");
+        assert_eq!(ledger.next_seq(), 2, "{why}: nothing written");
+    }
+    ledger
+        .commit_new(2, batch(vec![t("b1", "wallet:alice", "chips:t1:alice", 600)]))
+        .expect("written");
+    assert_eq!(ledger.balance(&account("chips:t1:alice")), 600);
+    let entries = ledger.storage().clone().load().expect("entries");
+    let report = verify(&entries);
+    assert_eq!(report.first_problem, None);
+    assert_eq!(report.balances, *ledger.balances());
 }

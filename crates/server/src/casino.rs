@@ -5,7 +5,9 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use croupier_core::round::{Adjustment, Command, Event, Inspection, Person, Phase, Table, TableConfig};
 use croupier_core::{Outcome, Wheel, ZeroChoice};
-use croupier_ledger::{Account, Applied, Ledger, LedgerError, MemoryStorage, Refusal, Storage, Transfer};
+use croupier_ledger::{
+    Account, Applied, Ledger, LedgerError, MemoryStorage, Record, Recorded, Refusal, Storage, StreamEvent, Transfer,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
@@ -235,6 +237,18 @@ struct Prepared {
 /// How a table's entry is written: the transfers, the journal text, and
 /// whether the table waits for the ledger's verdict (the transfers' fates),
 /// or has checked everything itself and goes on.
+/// A table's entry that needs no verdict: its transfers and its request's
+/// text, serialised where the table runs (see [`Cage::write_checked`]).
+pub fn checked_entry(transfers: Vec<Transfer>, text: String) -> Recorded {
+    Recorded::new(Record::Commit {
+        transfers,
+        events: vec![StreamEvent {
+            stream: STREAM.to_string(),
+            body: text,
+        }],
+    })
+}
+
 pub trait Commit {
     fn commit(
         &mut self,
@@ -256,7 +270,9 @@ impl<S: Storage> Commit for Cage<S> {
         if verdict {
             self.write(at_ms, &transfers, text)
         } else {
-            self.write_checked(at_ms, &transfers, text)
+            let created = vec![Applied::Created; transfers.len()];
+            self.write_checked(at_ms, checked_entry(transfers, text))?;
+            Ok(created)
         }
     }
 }
@@ -314,11 +330,11 @@ impl<S: Storage> Cage<S> {
 
     /// Writes a table's entry that the table has checked itself and counts as
     /// done: refused, with nothing written, unless every transfer is new.
-    fn write_checked(&mut self, at_ms: u64, transfers: &[Transfer], text: String) -> Result<Vec<Applied>, ApiError> {
-        if let Some(t) = transfers.iter().find(|t| self.ledger.transfer(&t.id).is_some()) {
-            return Err(err("refused", format!("transfer id {} was used before", t.id)));
-        }
-        self.write(at_ms, transfers, text)
+    pub fn write_checked(&mut self, at_ms: u64, entry: Recorded) -> Result<(), ApiError> {
+        self.ledger.commit_new(at_ms, entry).map_err(|e| match e {
+            LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
+            other => err("storage", format!("nothing was changed: {other}")),
+        })
     }
 
     fn plan(&self, dir: &Directory, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {

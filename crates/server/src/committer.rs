@@ -82,6 +82,14 @@ impl Storage for Pipeline {
         }
     }
 
+    fn append_owned(&mut self, entries: Vec<Entry>) -> Result<(), StorageError> {
+        if self.grouped {
+            self.buffer.extend(entries);
+            return Ok(());
+        }
+        self.append(&entries)
+    }
+
     fn begin_group(&mut self) -> Result<(), StorageError> {
         self.grouped = true;
         Ok(())

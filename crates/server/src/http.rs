@@ -1,7 +1,7 @@
 //! The HTTP edge: `croupier serve`.
 //!
-//! Each table lives on a writer thread of its own (an actor), and the cage
-//! (users, cash, the ledger) on another ([`crate::writers`]): every request,
+//! Each table has a writer task of its own (an actor), and the cage (users,
+//! cash, the ledger) a thread ([`crate::writers`]): every request,
 //! read or write, is a job sent to the writer it belongs to, so no table ever
 //! sees two writers. Handlers authenticate the caller, send the job, and map
 //! its result to a response with a stable error code (the one
@@ -181,7 +181,7 @@ impl AppState {
         answer(rx).await
     }
 
-    /// Runs `f` on a table's thread and waits for its answer.
+    /// Runs `f` at a table (by its writer's task) and waits for its answer.
     async fn at_table<T: Send + 'static>(
         &self,
         table: &str,
@@ -193,11 +193,12 @@ impl AppState {
             .ok_or_else(|| ApiError::new("no_table", format!("no table {table:?}")))?;
         let (job, rx) = answering(f);
         jobs.send(job)
+            .await
             .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?;
         answer(rx).await
     }
 
-    /// Runs `f` on every table's thread at once and gathers the answers; a
+    /// Runs `f` at every table at once and gathers the answers; a
     /// table created meanwhile and lost to a failed write is left out.
     async fn every_table<T: Send + 'static>(
         &self,
@@ -269,7 +270,7 @@ impl AppState {
     }
 
     /// Calls no more bets when the betting window ends, unless someone
-    /// already has: the check and the call are one job on the table's thread.
+    /// already has: the check and the call are one job of the table's writer.
     fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
         let state = self.clone();
         self.runtime.spawn(async move {
@@ -1190,7 +1191,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .tables()
         .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
         .collect();
-    let (cage, tables) = crate::writers::start(casino, committer)?;
+    let (cage, tables) = crate::writers::start(casino, committer, tokio::runtime::Handle::current())?;
     let events = Arc::new(Channels::default());
     let state = AppState {
         runtime: tokio::runtime::Handle::current(),

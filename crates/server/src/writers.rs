@@ -1,7 +1,10 @@
-//! The server's writers. Each table is an actor: one thread owns it, runs
-//! its requests one at a time, and is the only writer of its state. The cage
-//! (users, cash, new tables, the ledger and its journal) is an actor of its
-//! own. A table checks and executes a request by itself and sends the cage
+//! The server's writers. Each table is an actor: one task owns it, runs
+//! its requests one at a time, and is the only writer of its state. A table's
+//! task runs on the server's runtime beside the sockets, so handing it a bet
+//! costs no thread switch; a request that may take long (a spin and its
+//! settlement) or waits on the cage steps off the runtime's worker while it
+//! runs, so the sockets go on. The cage (users, cash, new tables, the ledger
+//! and its journal) is an actor on a thread of its own. A table checks and executes a request by itself and sends the cage
 //! only its journal entry; the cage writes the entries of every table into
 //! the one hash chain, in the order they arrive, and hands each group to the
 //! storage committer. Every answer, a table's read included, goes to the
@@ -19,10 +22,10 @@
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex, RwLock};
 
-use croupier_ledger::{Applied, Transfer};
+use croupier_ledger::{Applied, Recorded, Transfer};
 
 use crate::api::{Actor, ApiError, EventView, Request};
-use crate::casino::{Cage, Casino, Commit, SharedDirectory, TableSlot};
+use crate::casino::{checked_entry, Cage, Casino, Commit, SharedDirectory, TableSlot};
 use crate::committer::{Committer, Pipeline, Reply};
 
 /// Messages queued for the cage, and for each table, before senders wait.
@@ -32,19 +35,25 @@ pub const GROUP_JOBS_MAX: usize = 4096;
 
 /// Work for the cage's thread; it returns the answer to give once durable.
 pub type CageJob = Box<dyn FnOnce(&mut Cage<Pipeline>) -> Reply + Send>;
-/// Work for a table's thread; likewise.
+/// Work for a table's task; likewise.
 pub type TableJob = Box<dyn FnOnce(&mut TableWriter) -> Reply + Send>;
 
 pub enum ToCage {
     Job(CageJob),
-    /// A table's entry. With `verdict`, the table waits for the transfers'
-    /// fates; without, it has applied the request already.
+    /// A table's entry for a request it has applied already, serialised by
+    /// the table.
+    Checked {
+        epoch: u64,
+        at_ms: u64,
+        entry: Recorded,
+    },
+    /// A table's entry whose transfers' fates the table waits for.
     Commit {
         epoch: u64,
         at_ms: u64,
         transfers: Vec<Transfer>,
         text: String,
-        verdict: Option<mpsc::Sender<Result<Vec<Applied>, ApiError>>>,
+        verdict: mpsc::Sender<Result<Vec<Applied>, ApiError>>,
     },
     /// A table job's answer, given once everything before it is durable.
     Answer {
@@ -91,14 +100,10 @@ impl Commit for CageLink<'_> {
     ) -> Result<Vec<Applied>, ApiError> {
         let epoch = self.epoch;
         if !verdict {
-            let message = ToCage::Commit {
-                epoch,
-                at_ms,
-                transfers,
-                text,
-                verdict: None,
-            };
-            self.cage.send(message).map_err(|_| stopped())?;
+            let entry = checked_entry(transfers, text);
+            self.cage
+                .send(ToCage::Checked { epoch, at_ms, entry })
+                .map_err(|_| stopped())?;
             return Ok(Vec::new());
         }
         let (tx, rx) = mpsc::channel();
@@ -107,11 +112,30 @@ impl Commit for CageLink<'_> {
             at_ms,
             transfers,
             text,
-            verdict: Some(tx),
+            verdict: tx,
         };
         self.cage.send(message).map_err(|_| stopped())?;
-        rx.recv().map_err(|_| stopped())?
+        off_worker(|| rx.recv()).map_err(|_| stopped())?
     }
+}
+
+/// Runs `f`, which may block or take long, without holding up the other
+/// tasks of the runtime's worker it is called on (they move to another
+/// thread meanwhile). Outside a multi-thread runtime it just runs `f`.
+fn off_worker<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+/// A request whose work grows with the round (settling or returning every
+/// bet) or that waits on the cage's verdict.
+fn long(request: &Request) -> bool {
+    !matches!(
+        request,
+        Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::OpenBetting { .. } | Request::NoMoreBets { .. }
+    )
 }
 
 impl TableWriter {
@@ -125,24 +149,32 @@ impl TableWriter {
             cage: &self.cage,
             epoch: self.epoch,
         };
-        self.slot.execute(&self.directory, at_ms, actor, request, &mut cage)
+        let (slot, directory) = (&mut self.slot, &self.directory);
+        if long(&request) {
+            off_worker(|| slot.execute(directory, at_ms, actor, request, &mut cage))
+        } else {
+            slot.execute(directory, at_ms, actor, request, &mut cage)
+        }
     }
 }
 
 #[derive(Clone)]
 struct TableHandle {
-    jobs: mpsc::SyncSender<TableJob>,
+    jobs: tokio::sync::mpsc::Sender<TableJob>,
     replacement: Replacement,
 }
 
-/// The tables' writers, by table id.
-#[derive(Clone, Default)]
-pub struct Tables(Arc<RwLock<BTreeMap<String, TableHandle>>>);
+/// The tables' writers, by table id, and the runtime their tasks run on.
+#[derive(Clone)]
+pub struct Tables {
+    map: Arc<RwLock<BTreeMap<String, TableHandle>>>,
+    runtime: tokio::runtime::Handle,
+}
 
 impl Tables {
     /// The queue of a table's writer.
-    pub fn jobs(&self, table: &str) -> Option<mpsc::SyncSender<TableJob>> {
-        self.0
+    pub fn jobs(&self, table: &str) -> Option<tokio::sync::mpsc::Sender<TableJob>> {
+        self.map
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .get(table)
@@ -150,7 +182,7 @@ impl Tables {
     }
 
     pub fn ids(&self) -> Vec<String> {
-        self.0
+        self.map
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .keys()
@@ -161,7 +193,7 @@ impl Tables {
     /// Starts a table's writer.
     fn spawn(&self, slot: TableSlot, epoch: u64, directory: SharedDirectory, cage: mpsc::SyncSender<ToCage>) {
         let id = slot.id.clone();
-        let (jobs, queue) = mpsc::sync_channel::<TableJob>(QUEUE_JOBS_MAX);
+        let (jobs, queue) = tokio::sync::mpsc::channel::<TableJob>(QUEUE_JOBS_MAX);
         let replacement = Replacement::default();
         let writer = TableWriter {
             slot,
@@ -170,17 +202,9 @@ impl Tables {
             cage,
             replacement: replacement.clone(),
         };
-        let spawned = std::thread::Builder::new()
-            .name(format!("table-{id}"))
-            .spawn(move || table_loop(writer, queue));
-        match spawned {
-            Ok(_) => {
-                let handle = TableHandle { jobs, replacement };
-                self.0.write().unwrap_or_else(|p| p.into_inner()).insert(id, handle);
-            }
-            // Without its writer the table answers nothing: its callers hear that the casino stopped.
-            Err(e) => eprintln!("croupier: cannot start the writer of table {id}: {e}"),
-        }
+        self.runtime.spawn(table_loop(writer, queue));
+        let handle = TableHandle { jobs, replacement };
+        self.map.write().unwrap_or_else(|p| p.into_inner()).insert(id, handle);
     }
 
     /// After a reload: each table takes its durable state before its next job;
@@ -194,7 +218,7 @@ impl Tables {
     ) {
         let mut fresh = Vec::new();
         {
-            let mut map = self.0.write().unwrap_or_else(|p| p.into_inner());
+            let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
             let ids: std::collections::BTreeSet<String> = slots.iter().map(|s| s.id.clone()).collect();
             map.retain(|id, _| ids.contains(id));
             for slot in slots {
@@ -212,8 +236,8 @@ impl Tables {
     }
 }
 
-fn table_loop(mut writer: TableWriter, queue: mpsc::Receiver<TableJob>) {
-    while let Ok(job) = queue.recv() {
+async fn table_loop(mut writer: TableWriter, mut queue: tokio::sync::mpsc::Receiver<TableJob>) {
+    while let Some(job) = queue.recv().await {
         let replaced = writer.replacement.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((slot, epoch)) = replaced {
             writer.slot = slot;
@@ -224,18 +248,32 @@ fn table_loop(mut writer: TableWriter, queue: mpsc::Receiver<TableJob>) {
             epoch: writer.epoch,
             reply,
         };
-        if let Err(mpsc::SendError(ToCage::Answer { reply, .. })) = writer.cage.send(answer) {
+        // A full queue (the cage far behind) holds the table up, off the worker.
+        let undelivered = match writer.cage.try_send(answer) {
+            Ok(()) => None,
+            Err(mpsc::TrySendError::Full(answer)) => off_worker(|| writer.cage.send(answer).err().map(|e| e.0)),
+            Err(mpsc::TrySendError::Disconnected(answer)) => Some(answer),
+        };
+        if let Some(ToCage::Answer { reply, .. }) = undelivered {
             reply(false);
             return;
         }
     }
 }
 
-/// Starts the writers: the cage's thread and one thread per table.
-pub fn start(casino: Casino<Pipeline>, committer: Committer) -> Result<(mpsc::SyncSender<ToCage>, Tables), String> {
+/// Starts the writers: the cage's thread, and a task per table on `runtime`
+/// (a multi-thread runtime, so that a long request can step off its worker).
+pub fn start(
+    casino: Casino<Pipeline>,
+    committer: Committer,
+    runtime: tokio::runtime::Handle,
+) -> Result<(mpsc::SyncSender<ToCage>, Tables), String> {
     let (cage, slots) = casino.into_parts();
     let (sender, queue) = mpsc::sync_channel::<ToCage>(QUEUE_JOBS_MAX);
-    let tables = Tables::default();
+    let tables = Tables {
+        map: Arc::default(),
+        runtime,
+    };
     for slot in slots {
         tables.spawn(slot, 0, cage.directory().clone(), sender.clone());
     }
@@ -299,9 +337,7 @@ fn cage_loop(
                     }
                 }
                 ToCage::Commit { epoch: e, verdict, .. } if e != epoch => {
-                    if let Some(verdict) = verdict {
-                        let _ = verdict.send(Err(stale()));
-                    }
+                    let _ = verdict.send(Err(stale()));
                 }
                 ToCage::Commit {
                     at_ms,
@@ -310,19 +346,15 @@ fn cage_loop(
                     verdict,
                     ..
                 } => {
-                    let waits = verdict.is_some();
-                    let answer = cage.commit(at_ms, transfers, text, waits);
-                    match (verdict, answer) {
-                        (Some(verdict), answer) => {
-                            let _ = verdict.send(answer);
-                        }
-                        (None, Ok(_)) => {}
-                        (None, Err(e)) => {
-                            // The table counted on this entry: its state is not the ledger's.
-                            eprintln!("croupier: the ledger refused a table's entry ({e}); reloading from the journal");
-                            epoch += 1;
-                            reload = true;
-                        }
+                    let _ = verdict.send(cage.commit(at_ms, transfers, text, true));
+                }
+                ToCage::Checked { epoch: e, .. } if e != epoch => {}
+                ToCage::Checked { at_ms, entry, .. } => {
+                    if let Err(e) = cage.write_checked(at_ms, entry) {
+                        // The table counted on this entry: its state is not the ledger's.
+                        eprintln!("croupier: the ledger refused a table's entry ({e}); reloading from the journal");
+                        epoch += 1;
+                        reload = true;
                     }
                 }
                 ToCage::Answer { epoch: e, reply } => {

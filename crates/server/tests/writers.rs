@@ -1,4 +1,4 @@
-//! The server's writers: each table on a thread of its own, one journal.
+//! The server's writers: each table a writer of its own, one journal.
 
 use std::sync::mpsc;
 
@@ -33,7 +33,7 @@ fn ask<W, T: Send + 'static>(f: impl FnOnce(&mut W) -> T + Send + 'static) -> As
 
 fn at_table(tables: &Tables, table: &str, actor: Actor, request: Request) -> Option<Result<Vec<EventView>, ApiError>> {
     let (job, rx) = ask(move |w: &mut TableWriter| w.execute(1_000, &actor, request));
-    tables.jobs(table).expect("table").send(job).expect("send");
+    tables.jobs(table).expect("table").blocking_send(job).expect("send");
     rx.recv().expect("answered")
 }
 
@@ -44,6 +44,14 @@ fn at_cage<T: Send + 'static>(
     let (job, rx) = ask(f);
     cage.send(ToCage::Job(job)).expect("send");
     rx.recv().expect("answered")
+}
+
+/// The runtime the tables' writers run on, as in the server.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("runtime")
 }
 
 fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]) {
@@ -119,7 +127,8 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
     let (mut casino, _) = Casino::open(pipeline, 1_000).expect("open");
     let players: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
     setup(&mut casino, &TABLES, &players);
-    let (cage, tables) = writers::start(casino, committer).expect("writers");
+    let runtime = runtime();
+    let (cage, tables) = writers::start(casino, committer, runtime.handle().clone()).expect("writers");
     let dealer = actor("dealer", Role::Dealer);
     std::thread::scope(|scope| {
         for t in TABLES {
@@ -178,7 +187,7 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
     let balances = at_cage(&cage, |c| c.ledger().balances().clone()).expect("durable");
     for t in TABLES {
         let (job, rx) = ask(move |w: &mut TableWriter| players_chips(w, &["p0", "p1", "p2", "p3"], t));
-        tables.jobs(t).expect("table").send(job).expect("send");
+        tables.jobs(t).expect("table").blocking_send(job).expect("send");
         for (account, chips) in rx.recv().expect("answered").expect("durable") {
             let account = croupier_ledger::Account::parse(&account).expect("account");
             assert_eq!(balances.get(&account).copied().unwrap_or(0), chips, "{account}");
@@ -217,7 +226,8 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
     let (mut casino, _) = Casino::open(pipeline, 1_000).expect("open");
     let players = vec!["p0".to_string()];
     setup(&mut casino, &TABLES[..2], &players);
-    let (cage, tables) = writers::start(casino, committer).expect("writers");
+    let runtime = runtime();
+    let (cage, tables) = writers::start(casino, committer, runtime.handle().clone()).expect("writers");
     let dealer = actor("dealer", Role::Dealer);
     let p0 = actor("p0", Role::Player);
     let mut lost = 0;
@@ -265,7 +275,7 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
         let accounts = [format!("chips:{t}:p0"), format!("layout:{t}")];
         let seen = accounts.clone();
         let (job, rx) = ask(move |w: &mut TableWriter| seen.map(|a| w.slot().balance(&a)));
-        tables.jobs(t).expect("table").send(job).expect("send");
+        tables.jobs(t).expect("table").blocking_send(job).expect("send");
         let at_table = rx.recv().expect("answered").expect("durable");
         let in_ledger = at_cage(&cage, move |c| {
             accounts.map(|a| {
