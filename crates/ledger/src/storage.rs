@@ -1,6 +1,8 @@
 //! Where the journal lives.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, OpenFlags};
 
@@ -87,11 +89,20 @@ impl Storage for MemoryStorage {
 pub struct SqliteStorage {
     conn: Connection,
     grouped: bool,
+    /// With checkpoints in the background: how many the thread has done,
+    /// and how many of them this connection has caught up after.
+    checkpoints: Option<(Arc<AtomicU64>, u64)>,
 }
 
 /// With checkpoints in the background, the writer checkpoints only past this
 /// many WAL pages (about 200 MiB): a safety net, not the normal path.
 pub const WAL_FALLBACK_CHECKPOINT_PAGES: i64 = 50_000;
+
+/// A background checkpoint passes over the log again while the writer added
+/// at least this many pages during its last pass, at most
+/// `CHECKPOINT_PASSES_MAX` times.
+pub const CHECKPOINT_CLOSE_PAGES: i64 = 64;
+pub const CHECKPOINT_PASSES_MAX: u32 = 4;
 
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "croupier.db";
@@ -114,24 +125,52 @@ impl SqliteStorage {
                  hash TEXT NOT NULL
              );",
         )?;
-        Ok(SqliteStorage { conn, grouped: false })
+        Ok(SqliteStorage {
+            conn,
+            grouped: false,
+            checkpoints: None,
+        })
     }
 
     /// Moves WAL checkpoints off this connection: a thread with a connection
     /// of its own copies the log into the database every `every` with a PASSIVE
-    /// checkpoint, which never waits for the writer nor makes it wait. This
-    /// connection then checkpoints only if the log grows past
+    /// checkpoint, which never waits for the writer nor makes it wait. After
+    /// each, this connection copies the few pages written meanwhile at its
+    /// next commit, so the log is then copied whole and starts again from its
+    /// beginning: it stays the size of one interval's writes and is
+    /// overwritten in place, which flushes faster than a file that grows. This
+    /// connection checkpoints by itself only if the log grows past
     /// `WAL_FALLBACK_CHECKPOINT_PAGES` (should the thread ever stop).
-    pub fn checkpoint_in_background(&self, dir: &Path, every: std::time::Duration) -> Result<(), StorageError> {
+    pub fn checkpoint_in_background(&mut self, dir: &Path, every: std::time::Duration) -> Result<(), StorageError> {
         self.conn
             .pragma_update(None, "wal_autocheckpoint", WAL_FALLBACK_CHECKPOINT_PAGES)?;
         let checkpointer = Connection::open(dir.join(DATABASE_FILE))?;
+        let done = Arc::new(AtomicU64::new(0));
+        self.checkpoints = Some((done.clone(), 0));
         std::thread::Builder::new()
             .name("checkpoint".into())
             .spawn(move || loop {
                 std::thread::sleep(every);
-                if let Err(e) = checkpointer.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-                    eprintln!("croupier: background checkpoint failed: {e}");
+                // Each pass copies what the writer wrote during the one before;
+                // a few leave the writer only a handful of pages to copy.
+                let mut log_before = 0i64;
+                let mut passes = 0;
+                let caught_up = loop {
+                    let pass = checkpointer.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get::<_, i64>(1));
+                    passes += 1;
+                    match pass {
+                        Ok(log) if log - log_before < CHECKPOINT_CLOSE_PAGES || passes == CHECKPOINT_PASSES_MAX => {
+                            break true
+                        }
+                        Ok(log) => log_before = log,
+                        Err(e) => {
+                            eprintln!("croupier: background checkpoint failed: {e}");
+                            break false;
+                        }
+                    }
+                };
+                if caught_up {
+                    done.fetch_add(1, Ordering::Release);
                 }
             })
             .map_err(|e| StorageError::Unreadable {
@@ -144,7 +183,11 @@ impl SqliteStorage {
     /// Opens an existing database without writing to it (for `croupier verify`).
     pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
         let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        Ok(SqliteStorage { conn, grouped: false })
+        Ok(SqliteStorage {
+            conn,
+            grouped: false,
+            checkpoints: None,
+        })
     }
 
     pub fn connection(&self) -> &Connection {
@@ -251,6 +294,16 @@ impl Storage for SqliteStorage {
         if let Err(e) = self.conn.execute_batch("COMMIT") {
             let _ = self.conn.execute_batch("ROLLBACK");
             return Err(e.into());
+        }
+        if let Some((done, caught_up)) = &mut self.checkpoints {
+            let now = done.load(Ordering::Acquire);
+            if now != *caught_up {
+                *caught_up = now;
+                // The group is durable already: a checkpoint that fails loses nothing.
+                if let Err(e) = self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                    eprintln!("croupier: checkpoint after the background one failed: {e}");
+                }
+            }
         }
         Ok(())
     }

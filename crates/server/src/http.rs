@@ -1171,7 +1171,7 @@ pub fn lock_data(data: &std::path::Path) -> Result<std::fs::File, String> {
 /// Opens the data directory, recovers, and serves until the process ends.
 pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
     let _lock = lock_data(&data)?;
-    let storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let mut storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     // The writer commits; copying the log into the database happens beside it.
     storage
         .checkpoint_in_background(&data, std::time::Duration::from_millis(CHECKPOINT_EVERY_MS))
