@@ -207,11 +207,12 @@ fn content_digest(t: &Transfer) -> [u8; 16] {
     ])
 }
 
-fn digests(transfers: &[Transfer]) -> Vec<([u8; 16], [u8; 16])> {
-    transfers
-        .iter()
-        .map(|t| (id_digest(&t.id), content_digest(t)))
-        .collect()
+/// A batch that passed `Ledger::check_batch`: each transfer's fate, the
+/// digests of those it creates, and the balances it leaves.
+struct Checked {
+    applied: Vec<Applied>,
+    created: Vec<([u8; 16], [u8; 16])>,
+    balances: Vec<(Account, i128)>,
 }
 
 /// The ledger: balances and transfers rebuilt from the journal, and new
@@ -286,103 +287,15 @@ impl<S: Storage> Ledger<S> {
         self.storage.end_group()
     }
 
-    fn check(&self, t: &Transfer, pending: &HashMap<Account, i128>) -> Result<Applied, Refusal> {
-        check_shape(t)?;
-        if let Some(existing) = self.transfers.get(&id_digest(&t.id)) {
-            return if *existing == content_digest(t) {
-                Ok(Applied::AlreadyExisted)
-            } else {
-                Err(Refusal::IdConflict(t.id.clone()))
-            };
-        }
-        let balance = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
-        if !t.from.may_go_negative() && balance < i128::from(t.amount) {
-            return Err(Refusal::InsufficientFunds {
-                account: t.from.clone(),
-                balance,
-                amount: t.amount,
-            });
-        }
-        Ok(Applied::Created)
-    }
-
-    /// Applies a batch of transfers and events all together or not at all:
-    /// if any transfer is refused, nothing is written and nothing moves.
-    /// Returns once the batch is durable.
-    pub fn commit(
-        &mut self,
-        at_ms: u64,
-        transfers: &[Transfer],
-        events: &[(String, String)],
-    ) -> Result<Vec<Applied>, LedgerError> {
-        if transfers.len() > BATCH_MAX || events.len() > BATCH_MAX {
+    /// Checks a batch against the ledger and within itself: each transfer new
+    /// (`Created`), the resend of one made before (`AlreadyExisted`, or,
+    /// without `resends`, refused as used), or refused; nothing changes.
+    fn check_batch(&self, transfers: &[Transfer], resends: bool) -> Result<Checked, LedgerError> {
+        if transfers.len() > BATCH_MAX {
             return Err(LedgerError::BatchTooLarge);
         }
-        let mut pending: HashMap<Account, i128> = HashMap::new();
         let mut applied = Vec::with_capacity(transfers.len());
-        let mut seen = std::collections::HashSet::new();
-        for (index, t) in transfers.iter().enumerate() {
-            let refused = |refusal| LedgerError::Refused {
-                index,
-                id: t.id.clone(),
-                refusal,
-            };
-            if !seen.insert(t.id.as_str()) {
-                return Err(refused(Refusal::DuplicateInBatch(t.id.clone())));
-            }
-            let a = self.check(t, &pending).map_err(refused)?;
-            if a == Applied::Created {
-                let from = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
-                let to = pending.get(&t.to).copied().unwrap_or_else(|| self.balance(&t.to));
-                pending.insert(t.from.clone(), from - i128::from(t.amount));
-                pending.insert(t.to.clone(), to + i128::from(t.amount));
-            }
-            applied.push(a);
-        }
-        // The whole batch is one entry: one row to write and one hash to chain.
-        let record = Record::Commit {
-            transfers: transfers
-                .iter()
-                .zip(&applied)
-                .filter(|(_, a)| **a == Applied::Created)
-                .map(|(t, _)| t.clone())
-                .collect(),
-            events: events
-                .iter()
-                .map(|(stream, body)| StreamEvent {
-                    stream: stream.clone(),
-                    body: body.clone(),
-                })
-                .collect(),
-        };
-        let (mut head, mut seq) = (self.head, self.next_seq);
-        let mut created = Vec::new();
-        if !record.transfers().is_empty() || !record.events().is_empty() {
-            let entry = Entry::new(seq, at_ms, record, head);
-            head = entry.hash;
-            seq += 1;
-            created = digests(entry.record.transfers());
-            self.storage.append_owned(vec![entry])?;
-        }
-        // Durable: now the state may change.
-        for (account, balance) in pending {
-            self.balances.insert(account, balance);
-        }
-        self.transfers.extend(created);
-        self.head = head;
-        self.next_seq = seq;
-        debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
-        Ok(applied)
-    }
-
-    /// Appends a batch its writer has checked and serialised already (see
-    /// [`Recorded`]): all of it or, if any transfer's id was used before or
-    /// any transfer breaks its accounts' rules, nothing. Returns once durable.
-    pub fn commit_new(&mut self, at_ms: u64, recorded: Recorded) -> Result<(), LedgerError> {
-        let transfers = recorded.record().transfers();
-        if transfers.len() > BATCH_MAX || recorded.record().events().len() > BATCH_MAX {
-            return Err(LedgerError::BatchTooLarge);
-        }
+        let mut created = Vec::with_capacity(transfers.len());
         let mut pending: HashMap<&Account, i128> = HashMap::new();
         let mut seen = std::collections::HashSet::new();
         for (index, t) in transfers.iter().enumerate() {
@@ -391,12 +304,20 @@ impl<S: Storage> Ledger<S> {
                 id: t.id.clone(),
                 refusal,
             };
-            check_shape(t).map_err(refused)?;
             if !seen.insert(t.id.as_str()) {
                 return Err(refused(Refusal::DuplicateInBatch(t.id.clone())));
             }
-            if self.has_transfer(&t.id) {
-                return Err(refused(Refusal::Used(t.id.clone())));
+            check_shape(t).map_err(refused)?;
+            let id = id_digest(&t.id);
+            if let Some(existing) = self.transfers.get(&id) {
+                if !resends {
+                    return Err(refused(Refusal::Used(t.id.clone())));
+                }
+                if *existing != content_digest(t) {
+                    return Err(refused(Refusal::IdConflict(t.id.clone())));
+                }
+                applied.push(Applied::AlreadyExisted);
+                continue;
             }
             let from = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
             if !t.from.may_go_negative() && from < i128::from(t.amount) {
@@ -409,20 +330,75 @@ impl<S: Storage> Ledger<S> {
             let to = pending.get(&t.to).copied().unwrap_or_else(|| self.balance(&t.to));
             pending.insert(&t.from, from - i128::from(t.amount));
             pending.insert(&t.to, to + i128::from(t.amount));
+            applied.push(Applied::Created);
+            created.push((id, content_digest(t)));
         }
-        let balances: Vec<(Account, i128)> = pending.into_iter().map(|(a, b)| (a.clone(), b)).collect();
-        let created = digests(transfers);
-        let entry = Entry::chained(self.next_seq, at_ms, recorded, self.head);
-        let head = entry.hash;
-        self.storage.append_owned(vec![entry])?;
+        Ok(Checked {
+            applied,
+            created,
+            balances: pending.into_iter().map(|(a, b)| (a.clone(), b)).collect(),
+        })
+    }
+
+    /// Appends `entry` (if any) and, once it is durable, makes the checked
+    /// batch's balances and transfers the ledger's.
+    fn write_checked(&mut self, checked: Checked, entry: Option<Entry>) -> Result<Vec<Applied>, LedgerError> {
+        if let Some(entry) = entry {
+            let head = entry.hash;
+            self.storage.append_owned(vec![entry])?;
+            self.head = head;
+            self.next_seq += 1;
+        }
         // Durable: now the state may change.
-        for (account, balance) in balances {
-            self.balances.insert(account, balance);
-        }
-        self.transfers.extend(created);
-        self.head = head;
-        self.next_seq += 1;
+        self.balances.extend(checked.balances);
+        self.transfers.extend(checked.created);
         debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
-        Ok(())
+        Ok(checked.applied)
+    }
+
+    /// Applies a batch of transfers and events all together or not at all:
+    /// if any transfer is refused, nothing is written and nothing moves.
+    /// Returns once the batch is durable.
+    pub fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: &[Transfer],
+        events: &[(String, String)],
+    ) -> Result<Vec<Applied>, LedgerError> {
+        if events.len() > BATCH_MAX {
+            return Err(LedgerError::BatchTooLarge);
+        }
+        let checked = self.check_batch(transfers, true)?;
+        // The whole batch is one entry: one row to write and one hash to chain.
+        let record = Record::Commit {
+            transfers: transfers
+                .iter()
+                .zip(&checked.applied)
+                .filter(|(_, a)| **a == Applied::Created)
+                .map(|(t, _)| t.clone())
+                .collect(),
+            events: events
+                .iter()
+                .map(|(stream, body)| StreamEvent {
+                    stream: stream.clone(),
+                    body: body.clone(),
+                })
+                .collect(),
+        };
+        let written = !record.transfers().is_empty() || !record.events().is_empty();
+        let entry = written.then(|| Entry::new(self.next_seq, at_ms, record, self.head));
+        self.write_checked(checked, entry)
+    }
+
+    /// Appends a batch its writer has checked and serialised already (see
+    /// [`Recorded`]): all of it or, if any transfer's id was used before or
+    /// any transfer breaks its accounts' rules, nothing. Returns once durable.
+    pub fn commit_new(&mut self, at_ms: u64, recorded: Recorded) -> Result<(), LedgerError> {
+        if recorded.record().events().len() > BATCH_MAX {
+            return Err(LedgerError::BatchTooLarge);
+        }
+        let checked = self.check_batch(recorded.record().transfers(), false)?;
+        let entry = Entry::chained(self.next_seq, at_ms, recorded, self.head);
+        self.write_checked(checked, Some(entry)).map(|_| ())
     }
 }

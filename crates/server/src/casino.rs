@@ -234,9 +234,6 @@ struct Prepared {
     needs_verdict: bool,
 }
 
-/// How a table's entry is written: the transfers, the journal text, and
-/// whether the table waits for the ledger's verdict (the transfers' fates),
-/// or has checked everything itself and goes on.
 /// A table's entry that needs no verdict: its transfers and its request's
 /// text, serialised where the table runs (see [`Cage::write_checked`]).
 pub fn checked_entry(transfers: Vec<Transfer>, text: String) -> Recorded {
@@ -249,6 +246,17 @@ pub fn checked_entry(transfers: Vec<Transfer>, text: String) -> Recorded {
     })
 }
 
+/// A write the ledger did not take, as an answer: its refusal, or a storage failure.
+fn ledger_error(e: LedgerError) -> ApiError {
+    match e {
+        LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
+        other => err("storage", format!("nothing was changed: {other}")),
+    }
+}
+
+/// How a table's entry is written: the transfers, the journal text, and
+/// whether the table waits for the ledger's verdict (the transfers' fates),
+/// or has checked everything itself and goes on.
 pub trait Commit {
     fn commit(
         &mut self,
@@ -322,19 +330,13 @@ impl<S: Storage> Cage<S> {
     fn write(&mut self, at_ms: u64, transfers: &[Transfer], text: String) -> Result<Vec<Applied>, ApiError> {
         self.ledger
             .commit(at_ms, transfers, &[(STREAM.to_string(), text)])
-            .map_err(|e| match e {
-                LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
-                other => err("storage", format!("nothing was changed: {other}")),
-            })
+            .map_err(ledger_error)
     }
 
     /// Writes a table's entry that the table has checked itself and counts as
     /// done: refused, with nothing written, unless every transfer is new.
     pub fn write_checked(&mut self, at_ms: u64, entry: Recorded) -> Result<(), ApiError> {
-        self.ledger.commit_new(at_ms, entry).map_err(|e| match e {
-            LedgerError::Refused { refusal, .. } => err("refused", refusal.to_string()),
-            other => err("storage", format!("nothing was changed: {other}")),
-        })
+        self.ledger.commit_new(at_ms, entry).map_err(ledger_error)
     }
 
     fn plan(&self, dir: &Directory, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {

@@ -4,10 +4,10 @@
 //! costs no thread switch; a request that may take long (a spin and its
 //! settlement) or waits on the cage steps off the runtime's worker while it
 //! runs, so the sockets go on. The cage (users, cash, new tables, the ledger
-//! and its journal) is an actor on a thread of its own. A table checks and executes a request by itself and sends the cage
-//! only its journal entry; the cage writes the entries of every table into
-//! the one hash chain, in the order they arrive, and hands each group to the
-//! storage committer. Every answer, a table's read included, goes to the
+//! and its journal) is an actor on a thread of its own. A table checks and
+//! executes a request by itself and sends the cage only its journal entry;
+//! the cage writes the entries of every table into the one hash chain, in the
+//! order they arrive, and hands each group to the storage committer. Every answer, a table's read included, goes to the
 //! cage after the table's entries and is given once what came before it is
 //! durable.
 //!
