@@ -1,7 +1,7 @@
 //! The casino: tables, players, money and the journal, one request at a time.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::sync::{Arc, RwLock};
 
 use croupier_core::round::{Adjustment, Command, Event, Inspection, Person, Phase, Table, TableConfig};
 use croupier_core::{Outcome, Wheel, ZeroChoice};
@@ -163,19 +163,30 @@ fn journal_text(at_ms: u64, actor: &Actor, request: &Request, events: &[EventVie
 }
 
 /// The people the casino knows. The cage changes it; every table reads it
-/// (a player's number and name), so the server shares it behind a lock.
-#[derive(Default)]
+/// (a player's number and name), so the server shares it.
+#[derive(Clone, Default)]
 pub struct Directory {
     users: BTreeMap<String, User>,
     player_names: BTreeMap<u64, String>,
 }
 
-pub type SharedDirectory = Arc<RwLock<Directory>>;
+/// The directory as the cage last left it. A reader takes the current
+/// version and holds no lock while it reads, so a table settling a round at
+/// low priority never holds up the cage's next change (a login), nor, behind
+/// that change, every other table.
+pub type SharedDirectory = Arc<RwLock<Arc<Directory>>>;
 
-/// A reading of the directory. A writer that panicked left it whole (each
+/// The directory as it is now. A writer that panicked left it whole (each
 /// change is one insert), so a poisoned lock is read all the same.
-pub fn read(directory: &SharedDirectory) -> RwLockReadGuard<'_, Directory> {
-    directory.read().unwrap_or_else(|p| p.into_inner())
+pub fn read(directory: &SharedDirectory) -> Arc<Directory> {
+    directory.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Changes the directory: in place when no one is reading the current
+/// version, on a copy of it otherwise (those readers keep theirs).
+fn change(directory: &SharedDirectory, f: impl FnOnce(&mut Directory)) {
+    let mut current = directory.write().unwrap_or_else(|p| p.into_inner());
+    f(Arc::make_mut(&mut current));
 }
 
 impl Directory {
@@ -503,24 +514,22 @@ impl<S: Storage> Cage<S> {
 
     fn apply(&mut self, effect: Effect) {
         match effect {
-            Effect::AddUser(user) => {
-                let mut dir = self.directory.write().unwrap_or_else(|p| p.into_inner());
+            Effect::AddUser(user) => change(&self.directory, |dir| {
                 if user.role == Role::Player {
                     dir.player_names.insert(user.player_id, user.username.clone());
                 }
                 dir.users.insert(user.username.clone(), user);
-            }
+            }),
             Effect::Login {
                 username,
                 failures,
                 locked,
-            } => {
-                let mut dir = self.directory.write().unwrap_or_else(|p| p.into_inner());
+            } => change(&self.directory, |dir| {
                 if let Some(u) = dir.users.get_mut(&username) {
                     u.failures = failures;
                     u.locked = locked;
                 }
-            }
+            }),
             Effect::AddTable(slot) => {
                 self.tables.insert(slot.id.clone());
                 self.opened.push(*slot);
@@ -1557,5 +1566,32 @@ fn record_all(
             Event::RoundSettled { .. } => r.settled = true,
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table settling a round at low priority reads the directory all the
+    /// while; the cage's next change (a login, a new player) must not wait for it.
+    #[test]
+    fn a_change_to_the_directory_waits_for_no_reader() {
+        let shared = SharedDirectory::default();
+        let held = read(&shared);
+        let (done, changed) = std::sync::mpsc::channel();
+        let writer = shared.clone();
+        std::thread::spawn(move || {
+            change(&writer, |d| {
+                d.player_names.insert(7, "p7".into());
+            });
+            let _ = done.send(());
+        });
+        assert!(
+            changed.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+            "the change waited for a reader"
+        );
+        assert_eq!(held.name_of(7), "#7", "a reader keeps the version it took");
+        assert_eq!(read(&shared).name_of(7), "p7");
     }
 }
