@@ -51,7 +51,6 @@ pub struct LoadArgs {
     /// its table's events, or as HTTP requests.
     #[arg(long, value_enum, default_value_t = Via::Websocket)]
     via: Via,
-
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }

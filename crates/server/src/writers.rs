@@ -4,8 +4,9 @@
 //! costs no thread switch; a request that may take long (a spin and its
 //! settlement) or waits on the cage steps off the runtime's worker while it
 //! runs, so the sockets go on, and work that grows with the round runs at low
-//! priority ([`at_low_priority`]), so the bets at other tables come first. The cage (users, cash, new tables, the ledger
-//! and its journal) is an actor on a thread of its own. A table checks and
+//! priority ([`at_low_priority`]), so the bets at other tables come first.
+//! The cage (users, cash, new tables, the ledger and its journal) is an actor
+//! on a thread of its own. A table checks and
 //! executes a request by itself and sends the cage only its journal entry;
 //! the cage writes the entries of every table into the one hash chain, in the
 //! order they arrive, and hands each group to the storage committer. Every answer, a table's read included, goes to the
@@ -144,9 +145,9 @@ fn grows_with_round(request: &Request) -> bool {
 
 /// Runs `f` on a thread of its own at the lowest priority the system gives
 /// an ordinary thread, and waits for it. A round settling (about 8 ms of work
-/// for 3,000 bets on an idle core, and several tables may settle at once) then yields the
-/// cores to the bets placed meanwhile at every other table, whose answers
-/// wait behind whatever runs. The round's result goes out once it is settled,
+/// for 3,000 bets on an idle core, and several tables may settle at once)
+/// then yields the cores to the bets placed meanwhile at every other table,
+/// whose answers wait behind whatever runs. The round's result goes out once it is settled,
 /// so its own time is unchanged while a core is free. If no thread can be
 /// started, `f` runs here.
 pub fn at_low_priority<T: Send>(f: impl FnOnce() -> T + Send) -> T {
