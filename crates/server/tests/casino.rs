@@ -57,19 +57,7 @@ fn setup<S: Storage>(storage: S) -> World<S> {
             },
         );
     }
-    w.ok(
-        &admin(),
-        Request::CreateTable {
-            table: "t1".into(),
-            profile_text: include_str!("../../../profiles/maryland.toml").into(),
-            wheel: "double-zero".into(),
-            in_prison: false,
-            betting_window_ms: 60_000,
-            outcome: OutcomeSource::Dealer,
-            shared_colours: false,
-            wheel_address: None,
-        },
-    );
+    w.ok(&admin(), maryland_dealer_table("t1"));
     w
 }
 
@@ -134,6 +122,19 @@ fn spin(pocket: &str) -> SpinView {
     }
 }
 
+/// A Maryland double-zero table whose dealer enters each result.
+fn maryland_dealer_table(id: &str) -> Request {
+    Request::CreateTable {
+        table: id.into(),
+        profile_text: include_str!("../../../profiles/maryland.toml").into(),
+        wheel: "double-zero".into(),
+        in_prison: false,
+        betting_window_ms: 60_000,
+        outcome: OutcomeSource::Dealer,
+        shared_colours: false,
+        wheel_address: None,
+    }
+}
 #[test]
 fn a_round_moves_the_money() {
     let mut w = setup(MemoryStorage::default());
@@ -766,21 +767,7 @@ fn a_bet_id_too_long_to_settle_is_refused_when_placed() {
 fn a_table_may_not_take_a_word_the_ledger_uses() {
     let mut w = setup(MemoryStorage::default());
     for word in croupier_server::casino::RESERVED_TABLE_IDS {
-        let refused = w
-            .run(
-                &admin(),
-                Request::CreateTable {
-                    table: word.into(),
-                    profile_text: include_str!("../../../profiles/maryland.toml").into(),
-                    wheel: "double-zero".into(),
-                    in_prison: false,
-                    betting_window_ms: 60_000,
-                    outcome: OutcomeSource::Dealer,
-                    shared_colours: false,
-                    wheel_address: None,
-                },
-            )
-            .expect_err(word);
+        let refused = w.run(&admin(), maryland_dealer_table(word)).expect_err(word);
         assert_eq!(refused.code, "bad_table", "{word}");
     }
 }
