@@ -6,7 +6,8 @@
 //! place bets over HTTP (each acknowledged only once durable) while a dealer
 //! per table runs rounds on the RNG; every terminal listens to its table's
 //! WebSocket stream. Then it runs a bare WebSocket echo on the same machine
-//! for the limit to compare with.
+//! and a bare write-and-flush loop on the same disk, for the limits to
+//! compare with, beside the server's own journal writes during the run.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -87,6 +88,38 @@ struct Report {
     settlement_whole_max_ms: f64,
     echo_messages_per_second: f64,
     echo_p99_ms: f64,
+    /// The server's journal writes during the run, from its `/metrics`.
+    journal: JournalFlushes,
+    /// A bare write-and-flush loop on the same disk after the run.
+    bare_flush: BareFlushes,
+}
+
+/// An acknowledgement later than this misses the server's target for its p99.
+pub const ACK_TARGET_MS: f64 = 50.0;
+
+/// The server's journal writes (entries written and flushed) during the run,
+/// from the histogram its `/metrics` keeps: each figure is a bucket's bound.
+#[derive(Serialize, Default, Debug, PartialEq)]
+struct JournalFlushes {
+    flushes: u64,
+    p50_ms_at_most: f64,
+    p99_ms_at_most: f64,
+    slowest_ms_over: f64,
+    /// Time that lay `ACK_TARGET_MS` or more before the end of a write: a bet
+    /// arriving then waited at least that long for the write after it. A lower
+    /// bound, each write counted at its bucket's lower bound.
+    stalled_ms_at_least: f64,
+}
+
+/// A bare loop writing 16 KiB and flushing it, on the data directory's disk.
+#[derive(Serialize, Default, Debug, PartialEq)]
+struct BareFlushes {
+    seconds: f64,
+    flushes_per_second: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    /// As `JournalFlushes::stalled_ms_at_least`, exactly.
+    stalled_ms: f64,
 }
 
 /// A keep-alive HTTP/1.1 connection with just enough of the protocol for JSON calls.
@@ -110,6 +143,18 @@ impl Conn {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> std::io::Result<(u16, Value)> {
+        let (status, bytes) = self.fetch(method, path, token, body).await?;
+        Ok((status, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
+    }
+
+    /// A call whose answer is kept as bytes.
+    async fn fetch(
+        &mut self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> std::io::Result<(u16, Vec<u8>)> {
         let body = body.map(Value::to_string).unwrap_or_default();
         let auth = token
             .map(|t| format!("Authorization: Bearer {t}\r\n"))
@@ -137,7 +182,7 @@ impl Conn {
         }
         let mut buf = vec![0u8; length];
         self.reader.read_exact(&mut buf).await?;
-        Ok((status, serde_json::from_slice(&buf).unwrap_or(Value::Null)))
+        Ok((status, buf))
     }
 }
 
@@ -257,6 +302,28 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 out,
                 "bare WebSocket echo, same machine, {} clients: {:.0} messages per second, p99 {:.2} ms",
                 report.terminals, report.echo_messages_per_second, report.echo_p99_ms
+            )?;
+            let j = &report.journal;
+            writeln!(
+                out,
+                "journal writes, same run: {}, p50 at most {} ms, p99 at most {} ms, slowest over {} ms",
+                j.flushes, j.p50_ms_at_most, j.p99_ms_at_most, j.slowest_ms_over
+            )?;
+            writeln!(
+                out,
+                "at least {:.0} ms of the run ({:.1}%) lay {ACK_TARGET_MS} ms or more before the end of a journal write: a bet arriving then waited at least {ACK_TARGET_MS} ms",
+                j.stalled_ms_at_least,
+                100.0 * j.stalled_ms_at_least / (report.seconds * 1000.0)
+            )?;
+            let b = &report.bare_flush;
+            writeln!(
+                out,
+                "bare write-and-flush loop, same disk, after the run: {:.0} flushes per second, p99 {:.2} ms, slowest {:.0} ms, {:.1}% of {:.0} s lay {ACK_TARGET_MS} ms or more before the end of a flush",
+                b.flushes_per_second,
+                b.p99_ms,
+                b.max_ms,
+                100.0 * b.stalled_ms / (b.seconds * 1000.0),
+                b.seconds
             )?;
         }
     }
@@ -385,6 +452,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         }));
     }
 
+    let flushed_before = journal_histogram(address).await?;
     eprintln!("croupier: measuring for {:.1} s", args.duration);
     let stop = Arc::new(AtomicBool::new(false));
     let accepted = Arc::new(AtomicU64::new(0));
@@ -498,6 +566,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
     stop.store(true, Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
+    let journal = journal_flushes(&flushed_before, &journal_histogram(address).await?);
     for p in players {
         let _ = p.await;
     }
@@ -546,6 +615,12 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     );
     let _ = child.kill().await;
     let (echo_rate, echo_p99) = echo(args.terminals, args.duration.min(5.0)).await?;
+    let probe_dir = data.clone();
+    let probe_seconds = args.duration.min(10.0);
+    let bare_flush = tokio::task::spawn_blocking(move || bare_flushes(&probe_dir, probe_seconds))
+        .await
+        .map_err(io)?
+        .map_err(io)?;
     let _ = std::fs::remove_dir_all(&data);
     Ok(Report {
         via: args.via,
@@ -566,6 +641,113 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         settlement_whole_max_ms: whole.last().copied().unwrap_or(0.0),
         echo_messages_per_second: echo_rate,
         echo_p99_ms: echo_p99,
+        journal,
+        bare_flush,
+    })
+}
+
+/// The server's journal-write histogram: each bucket's upper bound in
+/// seconds with its cumulative count, `+Inf` last.
+async fn journal_histogram(address: SocketAddr) -> Result<Vec<(f64, u64)>, Failure> {
+    let mut conn = Conn::open(address).await.map_err(io)?;
+    let (status, body) = conn.fetch("GET", "/metrics", None, None).await.map_err(io)?;
+    let text = String::from_utf8_lossy(&body);
+    let buckets = parse_histogram(&text, "croupier_journal_flush_seconds");
+    if status != 200 || buckets.last().is_none_or(|(bound, _)| *bound != f64::INFINITY) {
+        return Err(io(format!(
+            "the bench server's /metrics ({status}) has no croupier_journal_flush_seconds histogram"
+        )));
+    }
+    Ok(buckets)
+}
+
+/// The buckets of histogram `name` in a Prometheus text exposition.
+fn parse_histogram(text: &str, name: &str) -> Vec<(f64, u64)> {
+    let prefix = format!("{name}_bucket{{le=\"");
+    text.lines()
+        .filter_map(|line| {
+            let (bound, count) = line.strip_prefix(prefix.as_str())?.split_once("\"} ")?;
+            let bound = if bound == "+Inf" {
+                f64::INFINITY
+            } else {
+                bound.parse().ok()?
+            };
+            Some((bound, count.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The writes between two readings of the histogram.
+fn journal_flushes(before: &[(f64, u64)], after: &[(f64, u64)]) -> JournalFlushes {
+    // Each bucket's own count during the run, with its bounds in milliseconds.
+    let mut buckets = Vec::new();
+    let (mut lower, mut below) = (0.0, 0u64);
+    for (i, &(bound, after_count)) in after.iter().enumerate() {
+        let cumulative = after_count.saturating_sub(before.get(i).map_or(0, |&(_, c)| c));
+        buckets.push((lower, bound * 1000.0, cumulative.saturating_sub(below)));
+        (lower, below) = (bound * 1000.0, cumulative);
+    }
+    let flushes: u64 = buckets.iter().map(|&(_, _, n)| n).sum();
+    let at_most = |q: f64| {
+        let wanted = (flushes as f64 * q).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        buckets
+            .iter()
+            .find(|&&(_, _, n)| {
+                seen += n;
+                seen >= wanted
+            })
+            .map_or(0.0, |&(_, upper, _)| upper)
+    };
+    JournalFlushes {
+        flushes,
+        p50_ms_at_most: if flushes == 0 { 0.0 } else { at_most(0.5) },
+        p99_ms_at_most: if flushes == 0 { 0.0 } else { at_most(0.99) },
+        slowest_ms_over: buckets.iter().rev().find(|b| b.2 > 0).map_or(0.0, |b| b.0),
+        stalled_ms_at_least: buckets
+            .iter()
+            .map(|&(lower, _, n)| n as f64 * (lower - ACK_TARGET_MS).max(0.0))
+            .sum(),
+    }
+}
+
+/// Writes 16 KiB blocks in turn over a 4 MiB file in `dir`, flushing each to
+/// disk, for `seconds`: what the disk alone gives a journal.
+fn bare_flushes(dir: &std::path::Path, seconds: f64) -> std::io::Result<BareFlushes> {
+    use std::os::unix::fs::FileExt;
+    const BLOCK: usize = 16 * 1024;
+    const FILE: u64 = 4 * 1024 * 1024;
+    let path = dir.join("bare-flush.probe");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&path)?;
+    file.set_len(FILE)?;
+    file.sync_all()?;
+    let block = vec![0x5au8; BLOCK];
+    let mut took = Vec::new();
+    let start = Instant::now();
+    let mut offset = 0u64;
+    while start.elapsed().as_secs_f64() < seconds {
+        file.write_all_at(&block, offset)?;
+        offset = (offset + BLOCK as u64) % FILE;
+        let began = Instant::now();
+        file.sync_data()?;
+        took.push(began.elapsed().as_secs_f64() * 1000.0);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    drop(file);
+    std::fs::remove_file(&path)?;
+    let stalled_ms = took.iter().map(|ms| (ms - ACK_TARGET_MS).max(0.0)).sum();
+    took.sort_by(f64::total_cmp);
+    Ok(BareFlushes {
+        seconds: elapsed,
+        flushes_per_second: took.len() as f64 / elapsed,
+        p99_ms: percentile(&took, 0.99),
+        max_ms: took.last().copied().unwrap_or(0.0),
+        stalled_ms,
     })
 }
 
@@ -775,4 +957,63 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
     server.abort();
     all.sort_by(f64::total_cmp);
     Ok((all.len() as f64 / elapsed, percentile(&all, 0.99)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BEFORE: &str = "croupier_bets_accepted_total 7
+croupier_journal_flush_seconds_bucket{le=\"0.001\"} 10
+croupier_journal_flush_seconds_bucket{le=\"0.05\"} 12
+croupier_journal_flush_seconds_bucket{le=\"0.1\"} 12
+croupier_journal_flush_seconds_bucket{le=\"0.3\"} 13
+croupier_journal_flush_seconds_bucket{le=\"+Inf\"} 13
+croupier_journal_flush_seconds_sum 0.3
+croupier_journal_flush_seconds_count 13
+";
+
+    #[test]
+    fn a_histogram_is_read_from_its_buckets_only() {
+        assert_eq!(
+            parse_histogram(BEFORE, "croupier_journal_flush_seconds"),
+            [(0.001, 10), (0.05, 12), (0.1, 12), (0.3, 13), (f64::INFINITY, 13)]
+        );
+        assert!(parse_histogram(BEFORE, "croupier_other_seconds").is_empty());
+    }
+
+    #[test]
+    fn the_runs_writes_are_the_difference_of_two_readings() {
+        let before = parse_histogram(BEFORE, "croupier_journal_flush_seconds");
+        // During the run: 100 writes up to 1 ms, 2 between 50 and 100 ms, one between 100 and 300 ms.
+        let after = [(0.001, 110), (0.05, 112), (0.1, 114), (0.3, 116), (f64::INFINITY, 116)];
+        let run = journal_flushes(&before, &after);
+        assert_eq!(
+            run,
+            JournalFlushes {
+                flushes: 103,
+                p50_ms_at_most: 1.0,
+                p99_ms_at_most: 100.0,
+                slowest_ms_over: 100.0,
+                // Each counted at its bucket's lower bound: 2 x (50 - 50) + 1 x (100 - 50).
+                stalled_ms_at_least: 50.0,
+            }
+        );
+        assert_eq!(journal_flushes(&before, &before), JournalFlushes::default());
+    }
+
+    #[test]
+    fn the_bare_loop_times_its_flushes_and_leaves_nothing_behind() {
+        let dir = std::env::temp_dir().join(format!("croupier-bare-flush-{}", wire::unique_suffix()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let probe = bare_flushes(&dir, 0.2).expect("probe");
+        assert!(probe.seconds >= 0.2 && probe.flushes_per_second > 0.0, "{probe:?}");
+        assert!(probe.p99_ms <= probe.max_ms && probe.stalled_ms >= 0.0, "{probe:?}");
+        assert_eq!(
+            std::fs::read_dir(&dir).expect("dir").count(),
+            0,
+            "the probe file is gone"
+        );
+        std::fs::remove_dir(&dir).expect("empty dir");
+    }
 }

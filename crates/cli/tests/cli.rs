@@ -886,6 +886,18 @@ fn bench_load_runs_over_real_sockets() {
         report["settlement_fanout_max_ms"].as_f64().expect("fan-out"),
     );
     assert!(whole >= fanout, "{report}");
+    // The run's bets were written to the journal, and the bare flush loop ran after it.
+    assert!(
+        report["journal"]["flushes"].as_u64().expect("journal writes") > 0,
+        "{report}"
+    );
+    assert!(report["journal"]["stalled_ms_at_least"].as_f64().expect("stalled") >= 0.0);
+    assert!(
+        report["bare_flush"]["flushes_per_second"]
+            .as_f64()
+            .expect("bare flushes")
+            > 0.0
+    );
     let bad = croupier(&["bench", "load", "--terminals", "0"], "");
     assert_eq!(bad.status.code(), Some(2));
 }

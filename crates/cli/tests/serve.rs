@@ -463,10 +463,19 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     // The locked account's sessions ended with it.
     assert_eq!(server.http("GET", "/api/me", Some(&p2), None).0, 401);
     let (_, metrics) = server.http("GET", "/metrics", None, None);
-    assert!(metrics
-        .as_str()
-        .expect("text")
-        .contains("croupier_logins_failed_total 3"));
+    let metrics = metrics.as_str().expect("text");
+    assert!(metrics.contains("croupier_logins_failed_total 3"));
+    // Every write of the journal so far is in the flush histogram, and its buckets add up.
+    let flushes = |line: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(line))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {line} in {metrics}"))
+    };
+    let written = flushes("croupier_journal_flush_seconds_count");
+    assert!(written > 0, "the users and logins were written");
+    assert_eq!(flushes("croupier_journal_flush_seconds_bucket{le=\"+Inf\"}"), written);
 
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");

@@ -7,8 +7,10 @@
 //! If a write fails, that group and every group after it are answered with a
 //! failure until the writer has reloaded the casino from what is durable.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use croupier_ledger::{Entry, Storage, StorageError};
 
@@ -19,6 +21,53 @@ pub type Reply = Box<dyn FnOnce(bool) + Send>;
 pub const COMMITTER_QUEUE_GROUPS: usize = 64;
 /// Groups the committer makes durable with one flush when several are waiting.
 pub const GROUPS_PER_FLUSH_MAX: usize = 64;
+
+/// The upper bounds, in seconds, of the buckets `FlushTimes` counts in: fine
+/// where a flush holds up acknowledgements (tens to hundreds of milliseconds).
+pub const FLUSH_BUCKETS_SECONDS: [f64; 22] = [
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5,
+    0.75, 1.0, 2.0,
+];
+
+/// How long each of the committer's writes took, its entries written and
+/// flushed to disk: every answer in it waited that long. A histogram in the
+/// Prometheus text format (`croupier_journal_flush_seconds`).
+#[derive(Debug, Default)]
+pub struct FlushTimes {
+    /// Writes per bucket of `FLUSH_BUCKETS_SECONDS`, the last one for longer.
+    counts: [AtomicU64; FLUSH_BUCKETS_SECONDS.len() + 1],
+    sum_ns: AtomicU64,
+}
+
+impl FlushTimes {
+    pub fn record(&self, took: Duration) {
+        let seconds = took.as_secs_f64();
+        let bucket = FLUSH_BUCKETS_SECONDS.partition_point(|&bound| bound < seconds);
+        self.counts[bucket].fetch_add(1, Ordering::Relaxed);
+        let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.sum_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
+    /// The histogram in the Prometheus text format, buckets cumulative.
+    pub fn prometheus(&self) -> String {
+        const NAME: &str = "croupier_journal_flush_seconds";
+        let mut out = format!(
+            "# HELP {NAME} Time to write a group of journal entries and flush it to disk; every answer in the group waited for it.\n# TYPE {NAME} histogram\n"
+        );
+        let mut cumulative = 0u64;
+        for (i, count) in self.counts.iter().enumerate() {
+            cumulative += count.load(Ordering::Relaxed);
+            match FLUSH_BUCKETS_SECONDS.get(i) {
+                Some(bound) => writeln!(out, "{NAME}_bucket{{le=\"{bound}\"}} {cumulative}"),
+                None => writeln!(out, "{NAME}_bucket{{le=\"+Inf\"}} {cumulative}"),
+            }
+            .expect("writing to a String cannot fail");
+        }
+        let sum = self.sum_ns.load(Ordering::Relaxed) as f64 / 1e9;
+        writeln!(out, "{NAME}_sum {sum}\n{NAME}_count {cumulative}").expect("writing to a String cannot fail");
+        out
+    }
+}
 
 enum Message {
     Group {
@@ -123,6 +172,7 @@ pub struct Committer {
     sender: mpsc::SyncSender<Message>,
     outbox: Arc<Mutex<Vec<Reply>>>,
     failed: Arc<AtomicBool>,
+    flushes: Arc<FlushTimes>,
 }
 
 impl Committer {
@@ -132,9 +182,11 @@ impl Committer {
         let (sender, receiver) = mpsc::sync_channel(COMMITTER_QUEUE_GROUPS);
         let failed = Arc::new(AtomicBool::new(false));
         let flag = failed.clone();
+        let flushes = Arc::new(FlushTimes::default());
+        let timed = flushes.clone();
         std::thread::Builder::new()
             .name("commit".into())
-            .spawn(move || commit_loop(storage, receiver, flag))
+            .spawn(move || commit_loop(storage, receiver, flag, &timed))
             .map_err(|e| StorageError::Unreadable {
                 seq: 0,
                 why: format!("cannot start the storage committer: {e}"),
@@ -143,6 +195,7 @@ impl Committer {
             sender,
             outbox: Arc::new(Mutex::new(Vec::new())),
             failed,
+            flushes,
         };
         let pipeline = committer.pipeline(loaded);
         Ok((pipeline, committer))
@@ -163,6 +216,11 @@ impl Committer {
         self.outbox.lock().unwrap_or_else(|p| p.into_inner()).extend(replies);
     }
 
+    /// How long the writes have taken so far.
+    pub fn flush_times(&self) -> Arc<FlushTimes> {
+        self.flushes.clone()
+    }
+
     /// Whether a group failed to be written since the last reload.
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
@@ -181,7 +239,12 @@ impl Committer {
 /// A group handed over: its entries, its answers, and who waits outside a group.
 type Group = (Vec<Entry>, Vec<Reply>, Option<mpsc::Sender<bool>>);
 
-fn commit_loop<S: Storage>(mut storage: S, receiver: mpsc::Receiver<Message>, failed: Arc<AtomicBool>) {
+fn commit_loop<S: Storage>(
+    mut storage: S,
+    receiver: mpsc::Receiver<Message>,
+    failed: Arc<AtomicBool>,
+    flushes: &FlushTimes,
+) {
     while let Ok(first) = receiver.recv() {
         let mut groups: Vec<Group> = Vec::new();
         let mut reload = None;
@@ -201,7 +264,15 @@ fn commit_loop<S: Storage>(mut storage: S, receiver: mpsc::Receiver<Message>, fa
         if !groups.is_empty() {
             // After a failure nothing is written until the writer has reloaded:
             // those groups were executed on a state the disk does not hold.
-            let durable = !failed.load(Ordering::SeqCst) && write(&mut storage, &groups).is_ok();
+            let durable = !failed.load(Ordering::SeqCst) && {
+                let began = Instant::now();
+                let written = write(&mut storage, &groups);
+                // Groups of reads only write nothing and flush nothing.
+                if groups.iter().any(|(entries, ..)| !entries.is_empty()) {
+                    flushes.record(began.elapsed());
+                }
+                written.is_ok()
+            };
             if !durable {
                 failed.store(true, Ordering::SeqCst);
             }
@@ -271,6 +342,32 @@ mod tests {
     }
 
     #[test]
+    fn flush_times_count_each_write_in_its_bucket_cumulatively() {
+        let times = FlushTimes::default();
+        times.record(Duration::from_micros(300));
+        times.record(Duration::from_millis(50));
+        times.record(Duration::from_millis(51));
+        times.record(Duration::from_secs(3));
+        let text = times.prometheus();
+        let count = |le: &str| -> u64 {
+            let prefix = format!("croupier_journal_flush_seconds_bucket{{le=\"{le}\"}} ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no bucket {le} in {text}"))
+        };
+        assert_eq!(count("0.0005"), 1);
+        // A bound is inclusive: 50 ms is in the 0.05 bucket, 51 ms in the next.
+        assert_eq!(count("0.05"), 2);
+        assert_eq!(count("0.06"), 3);
+        assert_eq!(count("2"), 3);
+        assert_eq!(count("+Inf"), 4);
+        assert!(text.contains("croupier_journal_flush_seconds_count 4\n"));
+        assert!(text.contains("croupier_journal_flush_seconds_sum 3.1013\n"), "{text}");
+        assert!(text.contains("# TYPE croupier_journal_flush_seconds histogram\n"));
+    }
+
+    #[test]
     fn groups_are_answered_once_durable_and_a_failure_holds_until_reloaded() {
         // The third append fails.
         let (mut pipeline, committer) = Committer::start(MemoryStorage::failing_every(3)).expect("start");
@@ -293,5 +390,11 @@ mod tests {
         reloaded.append(&[entry(4)]).expect("durable");
         let mut again = committer.reload().expect("reload");
         assert_eq!(again.load().expect("entries").len(), 4);
+        // Timed: the writes of 1, 2, the failed 3, 3 after the reload, and 4. Not timed:
+        // the group skipped while failed, and the group of reads, which wrote nothing.
+        assert!(committer
+            .flush_times()
+            .prometheus()
+            .contains("croupier_journal_flush_seconds_count 5\n"));
     }
 }

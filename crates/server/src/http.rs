@@ -27,7 +27,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::casino::{Cage, Casino, TableSlot};
-use crate::committer::{Committer, Pipeline, Reply};
+use crate::committer::{Committer, FlushTimes, Pipeline, Reply};
 use crate::sessions::Sessions;
 use crate::users::{hash_password, password_matches, Role};
 use crate::writers::{TableWriter, Tables, ToCage};
@@ -97,6 +97,8 @@ pub struct AppState {
     sessions: Arc<Sessions>,
     events: Arc<Channels>,
     metrics: Arc<Metrics>,
+    /// How long the journal's writes take, for `/metrics`.
+    flushes: Arc<FlushTimes>,
     /// What each wheel table's automated wheel last did, for the dealer console.
     wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
     /// Password hashes computed at once: each argon2 hash takes about 19 MiB, so a
@@ -1095,17 +1097,18 @@ async fn healthz() -> &'static str {
     "ok"
 }
 
-#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Counters in the Prometheus text format", body = String)))]
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Counters and the journal's flush times in the Prometheus text format", body = String)))]
 async fn metrics(State(state): State<AppState>) -> String {
     let m = &state.metrics;
-    format!(
+    let counters = format!(
         "# TYPE croupier_requests_total counter\ncroupier_requests_total {}\n# TYPE croupier_requests_refused_total counter\ncroupier_requests_refused_total {}\n# TYPE croupier_bets_accepted_total counter\ncroupier_bets_accepted_total {}\n# TYPE croupier_rounds_settled_total counter\ncroupier_rounds_settled_total {}\n# TYPE croupier_logins_failed_total counter\ncroupier_logins_failed_total {}\n",
         m.requests.load(Ordering::Relaxed),
         m.refused.load(Ordering::Relaxed),
         m.bets_accepted.load(Ordering::Relaxed),
         m.rounds_settled.load(Ordering::Relaxed),
         m.logins_failed.load(Ordering::Relaxed),
-    )
+    );
+    counters + &state.flushes.prometheus()
 }
 
 pub fn router(state: AppState) -> Router {
@@ -1191,6 +1194,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .tables()
         .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
         .collect();
+    let flushes = committer.flush_times();
     let (cage, tables) = crate::writers::start(casino, committer, tokio::runtime::Handle::current())?;
     let events = Arc::new(Channels::default());
     let state = AppState {
@@ -1200,6 +1204,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         sessions: Arc::new(sessions),
         events,
         metrics: Arc::new(Metrics::default()),
+        flushes,
         wheels: Arc::new(Mutex::new(HashMap::new())),
         hashing: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
