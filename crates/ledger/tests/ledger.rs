@@ -175,6 +175,47 @@ fn sqlite_survives_reopening_and_detects_tampering() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_still_works() {
+    let dir = temp_dir("schema");
+    let storage = SqliteStorage::open(&dir).expect("db");
+    let indexes: i64 = storage
+        .connection()
+        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
+        .expect("indexes");
+    assert_eq!(indexes, 0, "seq is the row's key: an append writes no index");
+    // A journal table as made before, its primary key a separate index.
+    storage
+        .connection()
+        .execute_batch(
+            "DROP TABLE journal;
+             CREATE TABLE journal (seq BIGINT PRIMARY KEY, at_ms BIGINT NOT NULL, record TEXT NOT NULL,
+                 prev_hash TEXT NOT NULL, hash TEXT NOT NULL);",
+        )
+        .expect("older table");
+    drop(storage);
+    let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
+    ledger
+        .commit(1, &[t("c1", "outside", "wallet:dora", 700)], &[])
+        .expect("commit");
+    let mut older = SqliteStorage::open(&dir).expect("db");
+    let indexes: i64 = older
+        .connection()
+        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
+        .expect("indexes");
+    assert_eq!(indexes, 1, "opening leaves the older table as it is");
+    assert_eq!(older.load().expect("load").len(), 1);
+    drop(ledger);
+    let mut reopened = Ledger::open(older).expect("reopen");
+    assert_eq!(reopened.balance(&account("wallet:dora")), 700);
+    reopened
+        .commit(2, &[t("c2", "outside", "wallet:dora", 300)], &[])
+        .expect("commit after reopening");
+    let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
+    assert_eq!((entries.len(), verify(&entries).first_problem), (2, None));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
