@@ -315,6 +315,13 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 j.stalled_ms_at_least,
                 100.0 * j.stalled_ms_at_least / (report.seconds * 1000.0)
             )?;
+            if report.ack_p99_ms > ACK_TARGET_MS {
+                writeln!(
+                    out,
+                    "{}",
+                    disk_verdict(j.stalled_ms_at_least / (report.seconds * 1000.0))
+                )?;
+            }
             let b = &report.bare_flush;
             writeln!(
                 out,
@@ -644,6 +651,20 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         journal,
         bare_flush,
     })
+}
+
+/// What the journal's writes say of a p99 over `ACK_TARGET_MS`, given the
+/// share of the run that lay that far before the end of a write.
+fn disk_verdict(stalled_share: f64) -> String {
+    if stalled_share > 0.01 {
+        format!(
+            "the p99 is over {ACK_TARGET_MS} ms, and more than 1% of the run lay that far before the end of a journal write: unless those moments fell while betting was closed, the disk alone kept the p99 over {ACK_TARGET_MS} ms"
+        )
+    } else {
+        format!(
+            "the p99 is over {ACK_TARGET_MS} ms, and at most 1% of the run lay that far before the end of a journal write (as far as the buckets tell): the disk alone does not explain it"
+        )
+    }
 }
 
 /// The server's journal-write histogram: each bucket's upper bound in
@@ -1000,6 +1021,13 @@ croupier_journal_flush_seconds_count 13
             }
         );
         assert_eq!(journal_flushes(&before, &before), JournalFlushes::default());
+    }
+
+    #[test]
+    fn the_disk_is_blamed_for_a_slow_p99_only_past_one_percent_of_the_run() {
+        assert!(disk_verdict(0.021).contains("the disk alone kept the p99 over 50 ms"));
+        assert!(disk_verdict(0.01).contains("the disk alone does not explain it"));
+        assert!(disk_verdict(0.0).contains("the disk alone does not explain it"));
     }
 
     #[test]
