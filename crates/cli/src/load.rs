@@ -309,18 +309,15 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 "journal writes, same run: {}, p50 at most {} ms, p99 at most {} ms, slowest over {} ms",
                 j.flushes, j.p50_ms_at_most, j.p99_ms_at_most, j.slowest_ms_over
             )?;
+            let stalled_share = j.stalled_ms_at_least / (report.seconds * 1000.0);
             writeln!(
                 out,
                 "at least {:.0} ms of the run ({:.1}%) lay {ACK_TARGET_MS} ms or more before the end of a journal write: a bet arriving then waited at least {ACK_TARGET_MS} ms",
                 j.stalled_ms_at_least,
-                100.0 * j.stalled_ms_at_least / (report.seconds * 1000.0)
+                100.0 * stalled_share
             )?;
             if report.ack_p99_ms > ACK_TARGET_MS {
-                writeln!(
-                    out,
-                    "{}",
-                    disk_verdict(j.stalled_ms_at_least / (report.seconds * 1000.0))
-                )?;
+                writeln!(out, "{}", disk_verdict(stalled_share))?;
             }
             let b = &report.bare_flush;
             writeln!(
