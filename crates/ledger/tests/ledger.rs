@@ -175,15 +175,23 @@ fn sqlite_survives_reopening_and_detects_tampering() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// How many indexes the journal table has beside its own key.
+fn journal_indexes(storage: &SqliteStorage) -> i64 {
+    storage
+        .connection()
+        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
+        .expect("indexes")
+}
+
 #[test]
 fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_still_works() {
     let dir = temp_dir("schema");
     let storage = SqliteStorage::open(&dir).expect("db");
-    let indexes: i64 = storage
-        .connection()
-        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
-        .expect("indexes");
-    assert_eq!(indexes, 0, "seq is the row's key: an append writes no index");
+    assert_eq!(
+        journal_indexes(&storage),
+        0,
+        "seq is the row's key: an append writes no index"
+    );
     // A journal table as made before, its primary key a separate index.
     storage
         .connection()
@@ -199,11 +207,7 @@ fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_s
         .commit(1, &[t("c1", "outside", "wallet:dora", 700)], &[])
         .expect("commit");
     let mut older = SqliteStorage::open(&dir).expect("db");
-    let indexes: i64 = older
-        .connection()
-        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
-        .expect("indexes");
-    assert_eq!(indexes, 1, "opening leaves the older table as it is");
+    assert_eq!(journal_indexes(&older), 1, "opening leaves the older table as it is");
     assert_eq!(older.load().expect("load").len(), 1);
     drop(ledger);
     let mut reopened = Ledger::open(older).expect("reopen");
