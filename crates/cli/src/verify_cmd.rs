@@ -1,8 +1,10 @@
-//! `croupier verify --data DIR`: check the journal's chain and recompute every balance.
+//! `croupier verify --data DIR`: check the journal's chain, recompute every
+//! balance, and check the recall archive's rounds against the journal.
 
 use std::io::Write;
 
 use croupier_ledger::{verify, SqliteStorage, Storage};
+use croupier_server::archive::Archive;
 use serde::Serialize;
 
 use crate::wire;
@@ -27,8 +29,74 @@ struct Report {
     ok: bool,
     /// Rounds rebuilt by replaying every request, when the replay succeeded.
     rounds_replayed: Option<u64>,
+    /// The recall archive (`recall.db`), when there is one and the replay succeeded.
+    recall: Option<RecallCheck>,
     problem: Option<String>,
     balances: std::collections::BTreeMap<String, i128>,
+}
+
+/// How a problem of the recall archive begins: the journal itself is sound.
+const RECALL: &str = "recall archive:";
+
+/// The recall archive against the replay: each archived round must be the
+/// round the journal finished, as the replay rebuilds it.
+#[derive(Serialize, Default)]
+struct RecallCheck {
+    /// Archived rounds identical to the replay's.
+    rounds_matching: u64,
+    /// Rounds the journal finished that are not archived yet (the next start archives them).
+    rounds_not_archived: u64,
+}
+
+/// Replays `entries` and checks each finished round against `archive`: the
+/// first difference is the problem; the replay's own failure is returned as is.
+fn replay_and_check_recall(
+    entries: &[croupier_ledger::Entry],
+    archive: Option<&Archive>,
+) -> Result<(u64, Option<RecallCheck>, Option<String>), String> {
+    let Some(archive) = archive else {
+        let casino = croupier_server::casino::replay(entries).map_err(|e| e.to_string())?;
+        return Ok((casino.tables().map(|t| t.table.round()).sum(), None, None));
+    };
+    let mut check = RecallCheck::default();
+    let mut problem: Option<String> = None;
+    let mut finished = std::collections::HashSet::new();
+    let casino = croupier_server::casino::replay_archiving(entries, &mut |replayed| {
+        if problem.is_some() {
+            return;
+        }
+        match archive.round(&replayed.table, replayed.round) {
+            Ok(Some(archived)) if archived == replayed => check.rounds_matching += 1,
+            Ok(Some(_)) => {
+                problem = Some(format!(
+                    "recall archive: round {} differs from the round the journal records",
+                    replayed.id
+                ))
+            }
+            Ok(None) => check.rounds_not_archived += 1,
+            Err(e) => problem = Some(e),
+        }
+        finished.insert((replayed.table, replayed.round));
+    })
+    .map_err(|e| e.to_string())?;
+    if problem.is_none() {
+        archive.each(|archived| {
+            if problem.is_some() {
+                return;
+            }
+            match archived {
+                Ok(r) if !finished.contains(&(r.table.clone(), r.round)) => {
+                    problem = Some(format!(
+                        "recall archive: round {} is archived but the journal has not finished it",
+                        r.id
+                    ))
+                }
+                Ok(_) => {}
+                Err(e) => problem = Some(e),
+            }
+        })?;
+    }
+    Ok((casino.tables().map(|t| t.table.round()).sum(), Some(check), problem))
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -41,10 +109,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut checked = verify(&entries);
     // With the chain intact, replay every request and compare every settlement.
     let mut replayed = None;
+    let mut recall = None;
     if checked.first_problem.is_none() {
-        match croupier_server::casino::replay(&entries) {
-            Ok(casino) => replayed = Some(casino.tables().map(|t| t.table.round()).sum::<u64>()),
-            Err(e) => checked.first_problem = Some((0, e.to_string())),
+        let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
+        match replay_and_check_recall(&entries, archive.as_ref()) {
+            Ok((rounds, check, problem)) => {
+                replayed = Some(rounds);
+                recall = check;
+                checked.first_problem = problem.map(|p| (0, p));
+            }
+            Err(e) => checked.first_problem = Some((0, e)),
         }
     }
     let report = Report {
@@ -55,6 +129,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         total: checked.balances.values().sum(),
         ok: checked.first_problem.is_none(),
         rounds_replayed: replayed,
+        recall,
         problem: checked.first_problem.as_ref().map(|(seq, why)| {
             if *seq == 0 {
                 why.clone()
@@ -81,17 +156,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 writeln!(out, "  {account:<32} {balance:>16}")?;
             }
             writeln!(out, "total: {} (must be 0)", report.total)?;
+            if let Some(r) = &report.recall {
+                writeln!(
+                    out,
+                    "recall archive: {} rounds as the journal records them, {} finished rounds not archived yet",
+                    r.rounds_matching, r.rounds_not_archived
+                )?;
+            }
             match &report.problem {
                 None => writeln!(
                     out,
                     "journal verified: the chain is intact and every balance recomputes"
                 )?,
+                Some(p) if p.starts_with(RECALL) => writeln!(out, "RECALL ARCHIVE DOES NOT MATCH THE JOURNAL: {p}")?,
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
         }
     }
     match report.problem {
         None => Ok(()),
+        Some(p) if p.starts_with(RECALL) => Err(anyhow::anyhow!("the recall archive does not verify: {p}").into()),
         Some(p) => Err(anyhow::anyhow!("the journal does not verify: {p}").into()),
     }
 }

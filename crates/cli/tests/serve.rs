@@ -753,3 +753,137 @@ fn a_terminal_bets_over_its_table_stream() {
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// Game recall finds any round by its id, and a player's last rounds however
+/// long ago they played: each table keeps its newest rounds in memory and the
+/// recall archive every round before. An archive lost while the server was
+/// down is written again from the journal, and `verify` checks it against the
+/// journal: a changed record is found.
+#[test]
+fn recall_reaches_every_round_past_those_a_table_keeps() {
+    let data = std::env::temp_dir().join(format!("croupier-recall-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let port = free_port();
+    let mut server = start(&data, port);
+    let admin = server.login("admin", &server.admin_password());
+    for (name, role) in [
+        ("cashier", "cashier"),
+        ("dealer", "dealer"),
+        ("pit", "pit_supervisor"),
+        ("p1", "player"),
+        ("p2", "player"),
+    ] {
+        server.ask(
+            &admin,
+            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
+        );
+    }
+    let [cashier, dealer, pit, p1, p2] =
+        ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 100_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 100_000);
+    // More rounds than the table keeps; p2 plays only the first three.
+    let rounds = croupier_server::casino::RECALL_ROUNDS_MAX as u64 + 5;
+    for round in 1..=rounds {
+        server.ask(&dealer, json!({"op": "open_betting", "table": "t1"}));
+        server.ask(
+            &p1,
+            json!({"op": "place_bet", "table": "t1", "bet_id": format!("a{round}"), "spot": "red", "stake": 100}),
+        );
+        if round <= 3 {
+            server.ask(
+                &p2,
+                json!({"op": "place_bet", "table": "t1", "bet_id": format!("b{round}"), "spot": "black", "stake": 100}),
+            );
+        }
+        server.ask(&dealer, json!({"op": "no_more_bets", "table": "t1"}));
+        let (status, body) = server.http("POST", "/api/tables/t1/draw", Some(&dealer), None);
+        assert_eq!(status, 200, "{body}");
+    }
+    let ids = |body: &Value| -> Vec<String> {
+        body["rounds"]
+            .as_array()
+            .expect("rounds")
+            .iter()
+            .map(|r| r["id"].as_str().expect("id").to_string())
+            .collect()
+    };
+    let check = |server: &Server| {
+        // The first round left the table's memory long ago.
+        let (status, first) = server.http("GET", "/api/rounds/t1/1", Some(&pit), None);
+        assert_eq!(status, 200, "{first}");
+        assert_eq!(first["bets"].as_array().expect("bets").len(), 2, "{first}");
+        assert_eq!(first["settled"], true);
+        assert!(
+            first["pocket"].is_string() && first["chips_before"]["p2"] == 100_000,
+            "{first}"
+        );
+        // A player sees only their own bets in it.
+        let (_, mine) = server.http("GET", "/api/rounds/t1/1", Some(&p1), None);
+        assert_eq!(mine["bets"].as_array().expect("bets").len(), 1, "{mine}");
+        assert_eq!(mine["bets"][0]["player"], "p1");
+        assert!(mine["chips_before"].get("p2").is_none(), "{mine}");
+        // p2's last rounds, all from the archive, newest first.
+        let (status, body) = server.http("GET", "/api/players/p2/rounds?last=10", Some(&p2), None);
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(ids(&body), ["t1/3", "t1/2", "t1/1"]);
+        // p1's last hundred: the table's memory and the archive together, each round once.
+        let (_, body) = server.http("GET", "/api/players/p1/rounds?last=100", Some(&p1), None);
+        let expected: Vec<String> = (rounds - 99..=rounds).rev().map(|n| format!("t1/{n}")).collect();
+        assert_eq!(ids(&body), expected);
+        assert_eq!(server.http("GET", "/api/rounds/t1/999", Some(&pit), None).0, 404);
+    };
+    check(&server);
+
+    // The archive is lost while the server is down: the next start writes it again.
+    server.child.kill().expect("kill -9");
+    server.child.wait().expect("dead");
+    for file in ["recall.db", "recall.db-wal", "recall.db-shm"] {
+        let _ = std::fs::remove_file(data.join(file));
+    }
+    let mut server = start(&data, port);
+    for _ in 0..400 {
+        if server.http("GET", "/api/players/p2/rounds?last=10", Some(&p2), None).1["rounds"]
+            .as_array()
+            .is_some_and(|r| r.len() == 3)
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    check(&server);
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+
+    let verify = || {
+        Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
+            .output()
+            .expect("verify runs")
+    };
+    let out = verify();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // Every round is final once the next opens: all but the last.
+    assert_eq!(report["recall"]["rounds_matching"], rounds - 1, "{report}");
+    assert_eq!(report["recall"]["rounds_not_archived"], 0);
+
+    // One archived record changed: verify names the round.
+    let db = rusqlite::Connection::open(data.join("recall.db")).expect("archive");
+    let changed = db
+        .execute(
+            "UPDATE recall_rounds SET record = replace(record, '\"stake\":100', '\"stake\":1000') WHERE round = 2",
+            [],
+        )
+        .expect("update");
+    assert_eq!(changed, 1);
+    drop(db);
+    let out = verify();
+    assert!(!out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["ok"], false);
+    let problem = report["problem"].as_str().expect("problem");
+    assert!(problem.contains("recall archive: round t1/2 differs"), "{problem}");
+    std::fs::remove_dir_all(&data).ok();
+}

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
 use crate::users::{valid_username, Role, User, LOGIN_FAILURES_MAX};
 
-/// Rounds kept per table for game recall.
-pub const RECALL_ROUNDS_MAX: usize = 1000;
+/// Rounds kept in memory per table for game recall, the newest; every round
+/// before them is in the recall archive ([`crate::archive`]).
+pub const RECALL_ROUNDS_MAX: usize = 100;
 /// The most tables a casino runs.
 pub const TABLES_MAX: usize = 256;
 /// The most users a casino knows.
@@ -34,7 +35,7 @@ pub struct JournalBody {
     pub events: Vec<EventView>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BetRecord {
     pub bet_id: String,
     pub player: String,
@@ -46,7 +47,7 @@ pub struct BetRecord {
 }
 
 /// A round as game recall shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundRecord {
     pub id: String,
     pub table: String,
@@ -82,6 +83,9 @@ pub struct TableSlot {
     books: HashMap<Account, i128>,
     /// Entries written for this table: they number its fills and dispute corrections.
     entries: u64,
+    /// Rounds whose record is final (the next round has opened), for the
+    /// recall archive; `None` while no one takes them.
+    finished: Option<Vec<RoundRecord>>,
 }
 
 /// How many entries of a table's operations log the server keeps in memory;
@@ -491,6 +495,7 @@ impl<S: Storage> Cage<S> {
                     log: VecDeque::new(),
                     books: HashMap::new(),
                     entries: 0,
+                    finished: None,
                 })));
             }
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
@@ -614,6 +619,16 @@ impl TableSlot {
 
     pub fn round(&self, id: &str) -> Option<&RoundRecord> {
         self.rounds.iter().find(|r| r.id == id)
+    }
+
+    /// From now on, keeps each round whose record becomes final for [`TableSlot::take_finished`].
+    pub fn keep_finished(&mut self) {
+        self.finished.get_or_insert_with(Vec::new);
+    }
+
+    /// The rounds whose records became final since the last call, oldest first.
+    pub fn take_finished(&mut self) -> Vec<RoundRecord> {
+        self.finished.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Executes a request at this table, its single writer: plans it from the
@@ -1252,6 +1267,8 @@ impl TableSlot {
 pub struct Casino<S: Storage> {
     cage: Cage<S>,
     tables: BTreeMap<String, TableSlot>,
+    /// Whether every table keeps its finished rounds ([`TableSlot::keep_finished`]).
+    keep_finished: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -1300,7 +1317,25 @@ fn command_error(e: croupier_core::round::CommandError) -> ApiError {
 /// the same events, and together they must write the same journal back, byte
 /// for byte — every transfer, every settlement. `croupier verify` uses it.
 pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage>, OpenError> {
+    replay_with(entries, None)
+}
+
+/// [`replay`], giving `on_final` every round whose record became final
+/// (the next round at its table opened), in the order they did: the recall
+/// archive is filled and checked with them.
+pub fn replay_archiving(
+    entries: &[croupier_ledger::Entry],
+    on_final: &mut dyn FnMut(RoundRecord),
+) -> Result<Casino<MemoryStorage>, OpenError> {
+    replay_with(entries, Some(on_final))
+}
+
+fn replay_with(
+    entries: &[croupier_ledger::Entry],
+    mut on_final: Option<&mut dyn FnMut(RoundRecord)>,
+) -> Result<Casino<MemoryStorage>, OpenError> {
     let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
+    shadow.keep_finished = on_final.is_some();
     for (entry, croupier_ledger::StreamEvent { stream, body }) in entries
         .iter()
         .flat_map(|e| e.record.events().iter().map(move |ev| (e, ev)))
@@ -1323,6 +1358,12 @@ pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage
                 seq: entry.seq,
                 why: "the request gives different events on replay".into(),
             });
+        }
+        if let (Some(on_final), Some(slot)) = (
+            on_final.as_mut(),
+            body.request.table().and_then(|t| shadow.tables.get_mut(t)),
+        ) {
+            slot.take_finished().into_iter().for_each(on_final);
         }
     }
     let regenerated = &shadow.cage.ledger.storage().entries;
@@ -1355,16 +1396,35 @@ impl<S: Storage> Casino<S> {
                 opened: Vec::new(),
             },
             tables: BTreeMap::new(),
+            keep_finished: false,
         }
     }
 
     /// Opens a casino on its storage: replays the journal, checks that every
     /// request gives the same events and transfers again, and voids any
     /// round interrupted before its result (`now_ms` is the time of that).
-    pub fn open(mut storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+    pub fn open(storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, None)
+    }
+
+    /// [`Casino::open`], giving `on_final` every finished round of the journal
+    /// as [`replay_archiving`] does; the casino's tables keep theirs from then on.
+    pub fn open_archiving(
+        storage: S,
+        now_ms: u64,
+        on_final: &mut dyn FnMut(RoundRecord),
+    ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, Some(on_final))
+    }
+
+    fn open_with(
+        mut storage: S,
+        now_ms: u64,
+        on_final: Option<&mut dyn FnMut(RoundRecord)>,
+    ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         let entries = storage.load().map_err(LedgerError::from)?;
         let ledger = Ledger::open_loaded(storage, &entries)?;
-        let shadow = replay(&entries)?;
+        let shadow = replay_with(&entries, on_final)?;
         let mut casino = Casino {
             cage: Cage {
                 ledger,
@@ -1373,6 +1433,7 @@ impl<S: Storage> Casino<S> {
                 opened: Vec::new(),
             },
             tables: shadow.tables,
+            keep_finished: shadow.keep_finished,
         };
         // A round without a recorded result is void and its bets go back
         // (a recorded result was committed with its settlement, all at once).
@@ -1473,7 +1534,10 @@ impl<S: Storage> Casino<S> {
             }
             None => {
                 let views = self.cage.execute(at_ms, actor, request)?;
-                for slot in self.cage.take_opened() {
+                for mut slot in self.cage.take_opened() {
+                    if self.keep_finished {
+                        slot.keep_finished();
+                    }
                     self.tables.insert(slot.id.clone(), slot);
                 }
                 Ok(views)
@@ -1503,6 +1567,10 @@ fn record_all(
     let mut index: Option<std::collections::HashMap<String, usize>> = None;
     for e in events {
         if let Event::BettingOpened { round, .. } = e {
+            // The round before is over: its record changes no more.
+            if let (Some(finished), Some(last)) = (slot.finished.as_mut(), slot.rounds.back()) {
+                finished.push(last.clone());
+            }
             if slot.rounds.len() >= RECALL_ROUNDS_MAX {
                 slot.rounds.pop_front();
             }

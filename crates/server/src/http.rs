@@ -7,7 +7,7 @@
 //! its result to a response with a stable error code (the one
 //! error-to-response mapping).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
+use crate::archive::{Archive, Archiver};
 use crate::casino::{Cage, Casino, TableSlot};
 use crate::committer::{Committer, FlushTimes, Pipeline, Reply};
 use crate::sessions::Sessions;
@@ -38,8 +39,8 @@ mod pages;
 pub const STREAM_BUFFER_EVENTS: usize = 4096;
 /// The largest request body, in bytes.
 pub const BODY_MAX_BYTES: usize = 64 * 1024;
-/// Rounds returned by recall at most.
-pub const RECALL_MAX: usize = 100;
+/// Rounds returned by recall at most: a table's recall comes whole from the rounds it keeps.
+pub const RECALL_MAX: usize = crate::casino::RECALL_ROUNDS_MAX;
 
 /// How often the WAL is copied into the database, beside the writer. Each
 /// checkpoint ends with a flush of the database file that the writer's next
@@ -104,6 +105,8 @@ pub struct AppState {
     /// Password hashes computed at once: each argon2 hash takes about 19 MiB, so a
     /// storm of logins queues here instead of exhausting memory.
     hashing: Arc<tokio::sync::Semaphore>,
+    /// Every finished round, for recall past the rounds the tables keep.
+    archive: Arc<Archive>,
 }
 
 impl AppState {
@@ -132,6 +135,18 @@ pub struct WheelStatus {
 }
 
 impl AppState {
+    /// Reads the recall archive off the async workers.
+    async fn archived<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Archive) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let archive = self.archive.clone();
+        tokio::task::spawn_blocking(move || read(&archive))
+            .await
+            .map_err(|_| ApiError::new("unavailable", "the casino has stopped"))?
+            .map_err(|e| ApiError::new("storage", e))
+    }
+
     fn wheel_status(&self, table: &str, update: impl FnOnce(&mut WheelStatus)) {
         if let Ok(mut map) = self.wheels.lock() {
             let status = map.entry(table.to_string()).or_default();
@@ -751,16 +766,23 @@ async fn player_rounds(
         return Err(ApiError::forbidden("see another player's rounds", actor.role).into());
     }
     let n = q.last.unwrap_or(10).min(RECALL_MAX);
-    // Each table gives its newest `n` of the player's rounds; the newest `n` of those are shown.
-    let mut rounds: Vec<(u64, Value)> = state
+    // Each table gives its newest `n` of the player's rounds, and the archive its
+    // newest `n` over all tables (played long ago, or kept in memory too); the
+    // newest `n` of those are shown.
+    let asked = player.clone();
+    let archived = state.archived(move |a| a.player(&asked, n)).await?;
+    let shown = player.clone();
+    let mut rounds: Vec<(u64, String, Value)> = state
         .every_table(move |w| {
             w.slot()
-                .recall_player(&player, n)
+                .recall_player(&shown, n)
                 .into_iter()
                 .map(|r| {
-                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-                    redact(&mut v, &player);
-                    (r.opened_at_ms, v)
+                    (
+                        r.opened_at_ms,
+                        r.id.clone(),
+                        serde_json::to_value(r).unwrap_or(Value::Null),
+                    )
                 })
                 .collect::<Vec<_>>()
         })
@@ -768,9 +790,23 @@ async fn player_rounds(
         .into_iter()
         .flatten()
         .collect();
-    rounds.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    let kept: HashSet<String> = rounds.iter().map(|(_, id, _)| id.clone()).collect();
+    rounds.extend(archived.into_iter().filter(|r| !kept.contains(&r.id)).map(|r| {
+        (
+            r.opened_at_ms,
+            r.id.clone(),
+            serde_json::to_value(&r).unwrap_or(Value::Null),
+        )
+    }));
+    rounds.sort_by_key(|(at, _, _)| std::cmp::Reverse(*at));
     rounds.truncate(n);
-    let rounds: Vec<Value> = rounds.into_iter().map(|(_, v)| v).collect();
+    let rounds: Vec<Value> = rounds
+        .into_iter()
+        .map(|(_, _, mut v)| {
+            redact(&mut v, &player);
+            v
+        })
+        .collect();
     Ok(Json(json!({ "rounds": rounds })))
 }
 
@@ -781,16 +817,25 @@ async fn round(
     Path((table, round)): Path<(String, u64)>,
 ) -> Result<Json<Value>, Failure> {
     let actor = authenticated(&state, &headers)?;
+    let id = format!("{table}/{round}");
     let found = match state
         .at_table(&table.clone(), move |w| {
             w.slot()
-                .round(&format!("{table}/{round}"))
+                .round(&id)
                 .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
         })
         .await
     {
         Err(e) if e.code == "no_table" => None,
         other => other?,
+    };
+    // Older than the rounds the table keeps: from the archive.
+    let found = match found {
+        Some(v) => Some(v),
+        None => state
+            .archived(move |a| a.round(&table, round))
+            .await?
+            .map(|r| serde_json::to_value(&r).unwrap_or(Value::Null)),
     };
     let mut v = found.ok_or_else(|| Failure::from(ApiError::new("no_round", "no such round")))?;
     if actor.role == Role::Player {
@@ -1181,7 +1226,11 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let (pipeline, committer) =
         Committer::start(storage).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
-    let (mut casino, recovered) = Casino::open(pipeline, now_ms()).map_err(|e| e.to_string())?;
+    let archive = Arc::new(Archive::open(&data)?);
+    let archiver = Archiver::start(archive.clone())?;
+    // Finished rounds the archive lacks (a power cut, a failed write) are archived again.
+    let (mut casino, recovered) =
+        Casino::open_archiving(pipeline, now_ms(), &mut |r| archiver.offer(r)).map_err(|e| e.to_string())?;
     let admin_password = first_run(&mut casino)?;
     // Sessions from before a restart carry on, unless their account is gone,
     // locked, or holds another role now.
@@ -1195,7 +1244,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
         .collect();
     let flushes = committer.flush_times();
-    let (cage, tables) = crate::writers::start(casino, committer, tokio::runtime::Handle::current())?;
+    let (cage, tables) = crate::writers::start(casino, committer, tokio::runtime::Handle::current(), archiver)?;
     let events = Arc::new(Channels::default());
     let state = AppState {
         runtime: tokio::runtime::Handle::current(),
@@ -1209,6 +1258,7 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
         hashing: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
+        archive,
     };
     for (table, address) in wheels {
         follow_wheel(state.clone(), table, address);

@@ -9,6 +9,7 @@
 //! interrupted before its result.
 
 pub mod api;
+pub mod archive;
 pub mod casino;
 pub mod committer;
 pub mod http;

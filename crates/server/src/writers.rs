@@ -27,6 +27,7 @@ use std::sync::{mpsc, Arc, Mutex, RwLock};
 use croupier_ledger::{Applied, Recorded, Transfer};
 
 use crate::api::{Actor, ApiError, EventView, Request};
+use crate::archive::Archiver;
 use crate::casino::{checked_entry, Cage, Casino, Commit, SharedDirectory, TableSlot};
 use crate::committer::{Committer, Pipeline, Reply};
 
@@ -85,6 +86,7 @@ pub struct TableWriter {
     directory: SharedDirectory,
     cage: mpsc::SyncSender<ToCage>,
     replacement: Replacement,
+    archiver: Archiver,
 }
 
 struct CageLink<'a> {
@@ -219,6 +221,7 @@ struct TableHandle {
 pub struct Tables {
     map: Arc<RwLock<BTreeMap<String, TableHandle>>>,
     runtime: tokio::runtime::Handle,
+    archiver: Archiver,
 }
 
 impl Tables {
@@ -241,7 +244,8 @@ impl Tables {
     }
 
     /// Starts a table's writer.
-    fn spawn(&self, slot: TableSlot, epoch: u64, directory: SharedDirectory, cage: mpsc::SyncSender<ToCage>) {
+    fn spawn(&self, mut slot: TableSlot, epoch: u64, directory: SharedDirectory, cage: mpsc::SyncSender<ToCage>) {
+        slot.keep_finished();
         let id = slot.id.clone();
         let (jobs, queue) = tokio::sync::mpsc::channel::<TableJob>(QUEUE_JOBS_MAX);
         let replacement = Replacement::default();
@@ -251,6 +255,7 @@ impl Tables {
             directory,
             cage,
             replacement: replacement.clone(),
+            archiver: self.archiver.clone(),
         };
         self.runtime.spawn(table_loop(writer, queue));
         let handle = TableHandle { jobs, replacement };
@@ -291,9 +296,23 @@ async fn table_loop(mut writer: TableWriter, mut queue: tokio::sync::mpsc::Recei
         let replaced = writer.replacement.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((slot, epoch)) = replaced {
             writer.slot = slot;
+            writer.slot.keep_finished();
             writer.epoch = epoch;
         }
         let reply = job(&mut writer);
+        // Rounds the job finished go to the archive with its answer: once durable.
+        let finished = writer.slot.take_finished();
+        let reply: Reply = if finished.is_empty() {
+            reply
+        } else {
+            let archiver = writer.archiver.clone();
+            Box::new(move |durable| {
+                if durable {
+                    archiver.send(finished);
+                }
+                reply(durable);
+            })
+        };
         let answer = ToCage::Answer {
             epoch: writer.epoch,
             reply,
@@ -317,12 +336,14 @@ pub fn start(
     casino: Casino<Pipeline>,
     committer: Committer,
     runtime: tokio::runtime::Handle,
+    archiver: Archiver,
 ) -> Result<(mpsc::SyncSender<ToCage>, Tables), String> {
     let (cage, slots) = casino.into_parts();
     let (sender, queue) = mpsc::sync_channel::<ToCage>(QUEUE_JOBS_MAX);
     let tables = Tables {
         map: Arc::default(),
         runtime,
+        archiver,
     };
     for slot in slots {
         tables.spawn(slot, 0, cage.directory().clone(), sender.clone());
@@ -352,11 +373,11 @@ fn cage_loop(
             // What ran in memory may not be on disk: start again from the disk.
             reload = false;
             epoch += 1;
-            match committer
-                .reload()
-                .map_err(|e| e.to_string())
-                .and_then(|pipeline| Casino::open(pipeline, crate::http::now_ms()).map_err(|e| e.to_string()))
-            {
+            match committer.reload().map_err(|e| e.to_string()).and_then(|pipeline| {
+                // Rounds that became durable before the failure, and were not archived yet, are now.
+                Casino::open_archiving(pipeline, crate::http::now_ms(), &mut |r| tables.archiver.offer(r))
+                    .map_err(|e| e.to_string())
+            }) {
                 Ok((casino, _)) => {
                     let (reopened, slots) = casino.into_parts();
                     cage = reopened;

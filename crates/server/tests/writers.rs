@@ -4,7 +4,8 @@ use std::sync::mpsc;
 
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
-use croupier_server::casino::{replay, Cage, Casino};
+use croupier_server::archive::{Archive, Archiver};
+use croupier_server::casino::{replay, Cage, Casino, RoundRecord};
 use croupier_server::committer::{Committer, Pipeline, Reply};
 use croupier_server::users::Role;
 use croupier_server::writers::{self, TableWriter, Tables, ToCage};
@@ -128,7 +129,9 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
     let players: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
     setup(&mut casino, &TABLES, &players);
     let runtime = runtime();
-    let (cage, tables) = writers::start(casino, committer, runtime.handle().clone()).expect("writers");
+    let archiver = Archiver::start(std::sync::Arc::new(Archive::in_memory().expect("archive"))).expect("archiver");
+    let (cage, tables) =
+        writers::start(casino, committer, runtime.handle().clone(), archiver.clone()).expect("writers");
     let dealer = actor("dealer", Role::Dealer);
     std::thread::scope(|scope| {
         for t in TABLES {
@@ -202,8 +205,26 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
     }
     for t in TABLES {
         assert_eq!(replayed.recall_table(t, 100).len(), 5, "{t}");
+        // Each round is archived once the next one opens: the first four, as the journal has them.
+        wait_for(|| archiver.archive().holds(t, 4));
+        assert!(!archiver.archive().holds(t, 5), "{t}: the open round is not final");
+        for round in 1..=4 {
+            let archived = archiver.archive().round(t, round).expect("read").expect("archived");
+            assert_eq!(Some(&archived), replayed.round(&format!("{t}/{round}")), "{t}/{round}");
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Waits (up to 10 s) for `done`: the archive writes on a thread of its own.
+fn wait_for(done: impl Fn() -> bool) {
+    for _ in 0..1_000 {
+        if done() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("not done after 10 s");
 }
 
 fn players_chips(w: &mut TableWriter, players: &[&str], table: &str) -> Vec<(String, i128)> {
@@ -227,7 +248,9 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
     let players = vec!["p0".to_string()];
     setup(&mut casino, &TABLES[..2], &players);
     let runtime = runtime();
-    let (cage, tables) = writers::start(casino, committer, runtime.handle().clone()).expect("writers");
+    let archiver = Archiver::start(std::sync::Arc::new(Archive::in_memory().expect("archive"))).expect("archiver");
+    let (cage, tables) =
+        writers::start(casino, committer, runtime.handle().clone(), archiver.clone()).expect("writers");
     let dealer = actor("dealer", Role::Dealer);
     let p0 = actor("p0", Role::Player);
     let mut lost = 0;
@@ -290,6 +313,33 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
             bought.get(t).copied().unwrap_or(0),
             "{t}"
         );
+        // Only durable rounds reach the archive: each as the table, reloaded from the journal, recalls it.
+        let archived_at = |t: &str| {
+            let mut archived = Vec::new();
+            archiver
+                .archive()
+                .each(|r| archived.push(r.expect("readable")))
+                .expect("read");
+            archived
+                .into_iter()
+                .filter(|r| r.table == t)
+                .collect::<Vec<RoundRecord>>()
+        };
+        // The round the reload voided (at the time of the reload) is over once the next one opens.
+        let (open, dealer) = (Request::OpenBetting { table: t.to_string() }, dealer.clone());
+        let (job, rx) = ask(move |w: &mut TableWriter| w.execute(croupier_server::http::now_ms(), &dealer, open));
+        tables.jobs(t).expect("table").blocking_send(job).expect("send");
+        rx.recv().expect("answered").expect("durable").expect("open");
+        wait_for(|| !archived_at(t).is_empty());
+        let mine = archived_at(t);
+        let ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
+        let (job, rx) =
+            ask(move |w: &mut TableWriter| ids.iter().map(|id| w.slot().round(id).cloned()).collect::<Vec<_>>());
+        tables.jobs(t).expect("table").blocking_send(job).expect("send");
+        let recalled = rx.recv().expect("answered").expect("durable");
+        for (archived, recalled) in mine.iter().zip(recalled) {
+            assert_eq!(Some(archived), recalled.as_ref(), "{}", archived.id);
+        }
     }
 }
 

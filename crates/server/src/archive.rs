@@ -1,0 +1,401 @@
+//! The recall archive: every finished round's record, so that game recall
+//! finds any round by its id and a player's last rounds however long ago
+//! they played, while each table keeps only its newest rounds in memory
+//! ([`RECALL_ROUNDS_MAX`](crate::casino::RECALL_ROUNDS_MAX)).
+//!
+//! The archive is derived: every record in it is rebuilt by replaying the
+//! journal, which opening the casino does anyway. So it lives in a file of
+//! its own (`recall.db`) whose writes never hold up the journal's, and
+//! commits without waiting for the disk; what a power cut takes from it, the
+//! next start writes again. A round is archived only once the entries that
+//! finished it are durable, and the rounds of a table are archived in order:
+//! the archive holds, for each table, every finished round up to its newest.
+//! `croupier verify` checks each archived record against the replay.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{mpsc, Arc, Mutex};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use crate::casino::RoundRecord;
+
+/// The archive's file inside a data directory.
+pub const ARCHIVE_FILE: &str = "recall.db";
+
+/// Finished rounds and their players, in SQL that PostgreSQL runs too.
+pub struct Archive {
+    conn: Mutex<Connection>,
+    /// Each table's newest archived round: rounds up to it are all there.
+    newest: Mutex<HashMap<String, u64>>,
+    /// A write failed: nothing more is archived until the next start, which
+    /// writes the missing rounds again from the journal.
+    failed: std::sync::atomic::AtomicBool,
+}
+
+fn sql(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
+    move |e| format!("recall archive: {what}: {e}")
+}
+
+impl Archive {
+    /// Opens the archive in `dir`, creating it on a first run.
+    pub fn open(dir: &Path) -> Result<Archive, String> {
+        let path = dir.join(ARCHIVE_FILE);
+        let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        Archive::create(conn)
+    }
+
+    /// An archive in memory, for tests.
+    pub fn in_memory() -> Result<Archive, String> {
+        Archive::create(Connection::open_in_memory().map_err(sql("open"))?)
+    }
+
+    /// Opens the archive in `dir` for reading only; `None` if there is none.
+    pub fn open_read_only(dir: &Path) -> Result<Option<Archive>, String> {
+        let path = dir.join(ARCHIVE_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        Archive::with(conn).map(Some)
+    }
+
+    fn create(conn: Connection) -> Result<Archive, String> {
+        // Derived from the journal: a commit need not wait for the disk.
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = NORMAL;
+             CREATE TABLE IF NOT EXISTS recall_rounds (
+                 table_id TEXT NOT NULL,
+                 round BIGINT NOT NULL,
+                 opened_at_ms BIGINT NOT NULL,
+                 record TEXT NOT NULL,
+                 PRIMARY KEY (table_id, round)
+             );
+             CREATE TABLE IF NOT EXISTS recall_players (
+                 player TEXT NOT NULL,
+                 opened_at_ms BIGINT NOT NULL,
+                 table_id TEXT NOT NULL,
+                 round BIGINT NOT NULL,
+                 PRIMARY KEY (player, opened_at_ms, table_id, round)
+             );",
+        )
+        .map_err(sql("create its tables"))?;
+        Archive::with(conn)
+    }
+
+    fn with(conn: Connection) -> Result<Archive, String> {
+        let newest = {
+            let mut statement = conn
+                .prepare("SELECT table_id, MAX(round) FROM recall_rounds GROUP BY table_id")
+                .map_err(sql("read"))?;
+            let rows = statement
+                .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))
+                .map_err(sql("read"))?;
+            rows.map(|r| r.map(|(t, n)| (t, n as u64)))
+                .collect::<Result<HashMap<_, _>, _>>()
+                .map_err(sql("read"))?
+        };
+        Ok(Archive {
+            conn: Mutex::new(conn),
+            newest: Mutex::new(newest),
+            failed: Default::default(),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn newest(&self) -> std::sync::MutexGuard<'_, HashMap<String, u64>> {
+        self.newest.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `round` of `table` is archived already.
+    pub fn holds(&self, table: &str, round: u64) -> bool {
+        self.newest().get(table).is_some_and(|&n| round <= n)
+    }
+
+    /// Archives `rounds` (each table's in order) in one transaction, leaving
+    /// out those it holds already; returns how many it wrote.
+    pub fn save(&self, rounds: &[RoundRecord]) -> Result<usize, String> {
+        if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err("recall archive: stopped after a failed write; the next start fills it in".into());
+        }
+        let fresh: Vec<&RoundRecord> = {
+            let newest = self.newest();
+            rounds
+                .iter()
+                .filter(|r| newest.get(&r.table).is_none_or(|&n| r.round > n))
+                .collect()
+        };
+        if fresh.is_empty() {
+            return Ok(0);
+        }
+        let written = self.write(&fresh);
+        match written {
+            Ok(()) => {
+                let mut newest = self.newest();
+                for r in &fresh {
+                    let n = newest.entry(r.table.clone()).or_insert(r.round);
+                    *n = (*n).max(r.round);
+                }
+                Ok(fresh.len())
+            }
+            Err(e) => {
+                self.failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                Err(e)
+            }
+        }
+    }
+
+    fn write(&self, rounds: &[&RoundRecord]) -> Result<(), String> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(sql("begin"))?;
+        {
+            let mut round_row = tx
+                .prepare_cached(
+                    "INSERT INTO recall_rounds (table_id, round, opened_at_ms, record) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT DO NOTHING",
+                )
+                .map_err(sql("write"))?;
+            let mut player_row = tx
+                .prepare_cached(
+                    "INSERT INTO recall_players (player, opened_at_ms, table_id, round) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT DO NOTHING",
+                )
+                .map_err(sql("write"))?;
+            for r in rounds {
+                let record = serde_json::to_string(r).map_err(|e| format!("recall archive: {e}"))?;
+                round_row
+                    .execute(params![r.table, r.round as i64, r.opened_at_ms as i64, record])
+                    .map_err(sql("write"))?;
+                let players: std::collections::BTreeSet<&str> = r.bets.iter().map(|b| b.player.as_str()).collect();
+                for p in players {
+                    player_row
+                        .execute(params![p, r.opened_at_ms as i64, r.table, r.round as i64])
+                        .map_err(sql("write"))?;
+                }
+            }
+        }
+        tx.commit().map_err(sql("commit"))
+    }
+
+    /// One archived round.
+    pub fn round(&self, table: &str, round: u64) -> Result<Option<RoundRecord>, String> {
+        let text: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT record FROM recall_rounds WHERE table_id = ?1 AND round = ?2",
+                params![table, round as i64],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(sql("read"))?;
+        text.map(|t| parse(table, round, &t)).transpose()
+    }
+
+    /// The newest `n` archived rounds `player` bet in, over every table, newest first.
+    pub fn player(&self, player: &str, n: usize) -> Result<Vec<RoundRecord>, String> {
+        let conn = self.conn();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT r.table_id, r.round, r.record FROM recall_players p
+                 JOIN recall_rounds r ON r.table_id = p.table_id AND r.round = p.round
+                 WHERE p.player = ?1 ORDER BY p.opened_at_ms DESC, p.table_id, p.round DESC LIMIT ?2",
+            )
+            .map_err(sql("read"))?;
+        let rows = statement
+            .query_map(params![player, n as i64], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(sql("read"))?;
+        rows.map(|row| {
+            let (table, round, text) = row.map_err(sql("read"))?;
+            parse(&table, round as u64, &text)
+        })
+        .collect()
+    }
+
+    /// Every archived round, each table's in order, for `verify`.
+    pub fn each(&self, mut f: impl FnMut(Result<RoundRecord, String>)) -> Result<(), String> {
+        let conn = self.conn();
+        let mut statement = conn
+            .prepare("SELECT table_id, round, record FROM recall_rounds ORDER BY table_id, round")
+            .map_err(sql("read"))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(sql("read"))?;
+        for row in rows {
+            f(row
+                .map_err(sql("read"))
+                .and_then(|(table, round, text)| parse(&table, round as u64, &text)));
+        }
+        Ok(())
+    }
+}
+
+fn parse(table: &str, round: u64, text: &str) -> Result<RoundRecord, String> {
+    serde_json::from_str(text).map_err(|e| format!("recall archive: round {table}/{round} is unreadable: {e}"))
+}
+
+/// The thread that archives rounds off the writers' path: a table hands it
+/// each finished round once the round's entries are durable.
+#[derive(Clone)]
+pub struct Archiver {
+    archive: Arc<Archive>,
+    queue: mpsc::Sender<Vec<RoundRecord>>,
+}
+
+impl Archiver {
+    pub fn start(archive: Arc<Archive>) -> Result<Archiver, String> {
+        let (queue, rounds) = mpsc::channel::<Vec<RoundRecord>>();
+        let own = archive.clone();
+        std::thread::Builder::new()
+            .name("archive".into())
+            .spawn(move || {
+                while let Ok(mut batch) = rounds.recv() {
+                    while let Ok(more) = rounds.try_recv() {
+                        batch.extend(more);
+                    }
+                    if let Err(e) = own.save(&batch) {
+                        eprintln!("croupier: {e}");
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the recall archive's thread: {e}"))?;
+        Ok(Archiver { archive, queue })
+    }
+
+    pub fn archive(&self) -> &Arc<Archive> {
+        &self.archive
+    }
+
+    /// Archives `rounds`, durable already, in the background.
+    pub fn send(&self, rounds: Vec<RoundRecord>) {
+        if !rounds.is_empty() {
+            let _ = self.queue.send(rounds);
+        }
+    }
+
+    /// For a casino opening on its journal: archives a finished round unless it is already.
+    pub fn offer(&self, round: RoundRecord) {
+        if !self.archive.holds(&round.table, round.round) {
+            self.send(vec![round]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::casino::BetRecord;
+
+    fn round(table: &str, n: u64, at: u64, players: &[&str]) -> RoundRecord {
+        RoundRecord {
+            id: format!("{table}/{n}"),
+            table: table.into(),
+            round: n,
+            opened_at_ms: at,
+            pocket: Some("17".into()),
+            no_spins: Vec::new(),
+            bets: players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| BetRecord {
+                    bet_id: format!("{p}-{n}-{i}"),
+                    player: (*p).into(),
+                    spot: "red".into(),
+                    kind: "red".into(),
+                    stake: 100,
+                    result: Some("won".into()),
+                    returned: Some(200),
+                })
+                .collect(),
+            settled: true,
+            chips_before: players.iter().map(|p| ((*p).to_string(), 1_000)).collect(),
+            chips_after: players.iter().map(|p| ((*p).to_string(), 1_100)).collect(),
+        }
+    }
+
+    #[test]
+    fn archived_rounds_come_back_whole_by_id_and_by_player_newest_first() {
+        let archive = Archive::in_memory().expect("archive");
+        let rounds = vec![
+            round("t1", 1, 100, &["p1", "p2", "p1"]),
+            round("t2", 1, 150, &["p1"]),
+            round("t1", 2, 200, &["p2"]),
+            round("t1", 3, 300, &["p1"]),
+        ];
+        assert_eq!(archive.save(&rounds), Ok(4));
+        assert_eq!(archive.round("t1", 1).expect("read").as_ref(), Some(&rounds[0]));
+        assert_eq!(archive.round("t1", 9).expect("read"), None);
+        let ids = |v: Vec<RoundRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(ids(archive.player("p1", 10).expect("read")), ["t1/3", "t2/1", "t1/1"]);
+        assert_eq!(ids(archive.player("p1", 2).expect("read")), ["t1/3", "t2/1"]);
+        assert_eq!(ids(archive.player("p2", 10).expect("read")), ["t1/2", "t1/1"]);
+        assert!(archive.player("p9", 10).expect("read").is_empty());
+    }
+
+    #[test]
+    fn a_round_archived_already_is_not_written_again_and_a_reopened_archive_knows_its_newest() {
+        let dir = std::env::temp_dir().join(format!("croupier-archive-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        {
+            let archive = Archive::open(&dir).expect("archive");
+            assert_eq!(
+                archive.save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p1"])]),
+                Ok(2)
+            );
+            assert!(archive.holds("t1", 2) && !archive.holds("t1", 3) && !archive.holds("t2", 1));
+        }
+        let archive = Archive::open(&dir).expect("reopen");
+        assert!(archive.holds("t1", 1) && archive.holds("t1", 2));
+        // A replay offers every round again: only the new one is written.
+        let mut changed = round("t1", 2, 2, &["p2"]);
+        changed.pocket = Some("0".into());
+        assert_eq!(archive.save(&[changed, round("t1", 3, 3, &["p2"])]), Ok(1));
+        assert_eq!(
+            archive.round("t1", 2).expect("read").and_then(|r| r.pocket),
+            Some("17".into())
+        );
+        let mut all = Vec::new();
+        archive.each(|r| all.push(r.expect("readable").id)).expect("each");
+        assert_eq!(all, ["t1/1", "t1/2", "t1/3"]);
+        drop(archive);
+        let read_only = Archive::open_read_only(&dir).expect("open").expect("there");
+        assert_eq!(read_only.player("p2", 5).expect("read").len(), 1);
+        assert!(Archive::open_read_only(&dir.join("none")).expect("no file").is_none());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn after_a_failed_write_nothing_more_is_archived_until_the_next_start() {
+        let dir = std::env::temp_dir().join(format!("croupier-archive-ro-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        Archive::open(&dir)
+            .expect("create")
+            .save(&[round("t1", 1, 1, &["p1"])])
+            .expect("save");
+        // A read-only connection cannot write: the write fails, and so does every one after it.
+        let archive = Archive::open_read_only(&dir).expect("open").expect("there");
+        assert!(archive.save(&[round("t1", 2, 2, &["p1"])]).is_err());
+        assert!(!archive.holds("t1", 2));
+        let later = archive.save(&[round("t1", 3, 3, &["p1"])]).expect_err("stopped");
+        assert!(later.contains("next start"), "{later}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
