@@ -41,6 +41,23 @@ fn start(data: &std::path::Path, port: u16) -> Server {
 }
 
 impl Server {
+    /// The admin adds a cashier, a dealer, a pit supervisor and players p1 and p2, each
+    /// with the password `NAME-password-1`.
+    fn add_staff_and_players(&self, admin: &str) {
+        for (name, role) in [
+            ("cashier", "cashier"),
+            ("dealer", "dealer"),
+            ("pit", "pit_supervisor"),
+            ("p1", "player"),
+            ("p2", "player"),
+        ] {
+            self.ask(
+                admin,
+                json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
+            );
+        }
+    }
+
     /// The pit logs a passing inspection and the dealer opens the table.
     fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
         self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
@@ -258,18 +275,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert!(doc["paths"]["/api/requests"]["post"].is_object(), "{doc}");
 
     let admin = server.login("admin", &password);
-    for (name, role) in [
-        ("cashier", "cashier"),
-        ("dealer", "dealer"),
-        ("pit", "pit_supervisor"),
-        ("p1", "player"),
-        ("p2", "player"),
-    ] {
-        server.ask(
-            &admin,
-            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
-        );
-    }
+    server.add_staff_and_players(&admin);
     let cashier = server.login("cashier", "cashier-password-1");
     let dealer = server.login("dealer", "dealer-password-1");
     let pit = server.login("pit", "pit-password-1");
@@ -766,18 +772,7 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     let port = free_port();
     let mut server = start(&data, port);
     let admin = server.login("admin", &server.admin_password());
-    for (name, role) in [
-        ("cashier", "cashier"),
-        ("dealer", "dealer"),
-        ("pit", "pit_supervisor"),
-        ("p1", "player"),
-        ("p2", "player"),
-    ] {
-        server.ask(
-            &admin,
-            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
-        );
-    }
+    server.add_staff_and_players(&admin);
     let [cashier, dealer, pit, p1, p2] =
         ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
     server.inspect_and_open(&pit, &dealer, "t1");

@@ -329,6 +329,13 @@ mod tests {
         }
     }
 
+    fn empty_dir(test: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("croupier-archive-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        dir
+    }
+
     #[test]
     fn archived_rounds_come_back_whole_by_id_and_by_player_newest_first() {
         let archive = Archive::in_memory().expect("archive");
@@ -350,9 +357,7 @@ mod tests {
 
     #[test]
     fn a_round_archived_already_is_not_written_again_and_a_reopened_archive_knows_its_newest() {
-        let dir = std::env::temp_dir().join(format!("croupier-archive-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = empty_dir("reopen");
         {
             let archive = Archive::open(&dir).expect("archive");
             assert_eq!(
@@ -383,9 +388,7 @@ mod tests {
 
     #[test]
     fn after_a_failed_write_nothing_more_is_archived_until_the_next_start() {
-        let dir = std::env::temp_dir().join(format!("croupier-archive-ro-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = empty_dir("failed");
         Archive::open(&dir)
             .expect("create")
             .save(&[round("t1", 1, 1, &["p1"])])
