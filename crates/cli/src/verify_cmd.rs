@@ -66,7 +66,7 @@ fn replay_and_check_recall(
             return;
         }
         match archive.round(&replayed.table, replayed.round) {
-            Ok(Some(archived)) if archived == replayed => check.rounds_matching += 1,
+            Ok(Some(archived)) if archived == *replayed => check.rounds_matching += 1,
             Ok(Some(_)) => {
                 problem = Some(format!(
                     "recall archive: round {} differs from the round the journal records",
@@ -76,7 +76,7 @@ fn replay_and_check_recall(
             Ok(None) => check.rounds_not_archived += 1,
             Err(e) => problem = Some(e),
         }
-        finished.insert((replayed.table, replayed.round));
+        finished.insert((replayed.table.clone(), replayed.round));
     })
     .map_err(|e| e.to_string())?;
     if problem.is_none() {

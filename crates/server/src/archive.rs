@@ -119,7 +119,7 @@ impl Archive {
 
     /// Archives `rounds` (each table's in order) in one transaction, leaving
     /// out those it holds already; returns how many it wrote.
-    pub fn save(&self, rounds: &[RoundRecord]) -> Result<usize, String> {
+    pub fn save(&self, rounds: &[Arc<RoundRecord>]) -> Result<usize, String> {
         if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
             return Err("recall archive: stopped after a failed write; the next start fills it in".into());
         }
@@ -128,6 +128,7 @@ impl Archive {
             rounds
                 .iter()
                 .filter(|r| newest.get(&r.table).is_none_or(|&n| r.round > n))
+                .map(Arc::as_ref)
                 .collect()
         };
         if fresh.is_empty() {
@@ -255,12 +256,12 @@ fn parse(table: &str, round: u64, text: &str) -> Result<RoundRecord, String> {
 #[derive(Clone)]
 pub struct Archiver {
     archive: Arc<Archive>,
-    queue: mpsc::Sender<Vec<RoundRecord>>,
+    queue: mpsc::Sender<Vec<Arc<RoundRecord>>>,
 }
 
 impl Archiver {
     pub fn start(archive: Arc<Archive>) -> Result<Archiver, String> {
-        let (queue, rounds) = mpsc::channel::<Vec<RoundRecord>>();
+        let (queue, rounds) = mpsc::channel::<Vec<Arc<RoundRecord>>>();
         let own = archive.clone();
         std::thread::Builder::new()
             .name("archive".into())
@@ -283,14 +284,14 @@ impl Archiver {
     }
 
     /// Archives `rounds`, durable already, in the background.
-    pub fn send(&self, rounds: Vec<RoundRecord>) {
+    pub fn send(&self, rounds: Vec<Arc<RoundRecord>>) {
         if !rounds.is_empty() {
             let _ = self.queue.send(rounds);
         }
     }
 
     /// For a casino opening on its journal: archives a finished round unless it is already.
-    pub fn offer(&self, round: RoundRecord) {
+    pub fn offer(&self, round: Arc<RoundRecord>) {
         if !self.archive.holds(&round.table, round.round) {
             self.send(vec![round]);
         }
@@ -302,8 +303,8 @@ mod tests {
     use super::*;
     use crate::casino::BetRecord;
 
-    fn round(table: &str, n: u64, at: u64, players: &[&str]) -> RoundRecord {
-        RoundRecord {
+    fn round(table: &str, n: u64, at: u64, players: &[&str]) -> Arc<RoundRecord> {
+        Arc::new(RoundRecord {
             id: format!("{table}/{n}"),
             table: table.into(),
             round: n,
@@ -326,7 +327,7 @@ mod tests {
             settled: true,
             chips_before: players.iter().map(|p| ((*p).to_string(), 1_000)).collect(),
             chips_after: players.iter().map(|p| ((*p).to_string(), 1_100)).collect(),
-        }
+        })
     }
 
     fn empty_dir(test: &str) -> std::path::PathBuf {
@@ -346,7 +347,7 @@ mod tests {
             round("t1", 3, 300, &["p1"]),
         ];
         assert_eq!(archive.save(&rounds), Ok(4));
-        assert_eq!(archive.round("t1", 1).expect("read").as_ref(), Some(&rounds[0]));
+        assert_eq!(archive.round("t1", 1).expect("read").as_ref(), Some(&*rounds[0]));
         assert_eq!(archive.round("t1", 9).expect("read"), None);
         let ids = |v: Vec<RoundRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
         assert_eq!(ids(archive.player("p1", 10).expect("read")), ["t1/3", "t2/1", "t1/1"]);
@@ -370,7 +371,7 @@ mod tests {
         assert!(archive.holds("t1", 1) && archive.holds("t1", 2));
         // A replay offers every round again: only the new one is written.
         let mut changed = round("t1", 2, 2, &["p2"]);
-        changed.pocket = Some("0".into());
+        Arc::make_mut(&mut changed).pocket = Some("0".into());
         assert_eq!(archive.save(&[changed, round("t1", 3, 3, &["p2"])]), Ok(1));
         assert_eq!(
             archive.round("t1", 2).expect("read").and_then(|r| r.pocket),

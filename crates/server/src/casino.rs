@@ -73,7 +73,8 @@ pub struct TableSlot {
     pub shared_colours: bool,
     /// Where a wheel table's automated wheel streams its games.
     pub wheel_address: Option<String>,
-    pub rounds: VecDeque<RoundRecord>,
+    /// Shared once final, with the archive: a round's record is never copied.
+    pub rounds: VecDeque<Arc<RoundRecord>>,
     /// The table's operations log, newest last: inspections and adjustments
     /// (Colorado 2212(5), Maryland ch.2 E), opening and closing, no spins,
     /// emergencies, annulments and disputes. Rebuilt from the journal on open.
@@ -85,7 +86,7 @@ pub struct TableSlot {
     entries: u64,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
-    finished: Option<Vec<RoundRecord>>,
+    finished: Option<Vec<Arc<RoundRecord>>>,
 }
 
 /// How many entries of a table's operations log the server keeps in memory;
@@ -604,7 +605,7 @@ impl TableSlot {
 
     /// The last `n` rounds, newest first.
     pub fn recall(&self, n: usize) -> Vec<&RoundRecord> {
-        self.rounds.iter().rev().take(n).collect()
+        self.rounds.iter().rev().take(n).map(Arc::as_ref).collect()
     }
 
     /// The last `n` rounds `player` bet in at this table, newest first.
@@ -614,11 +615,12 @@ impl TableSlot {
             .rev()
             .filter(|r| r.bets.iter().any(|b| b.player == player))
             .take(n)
+            .map(Arc::as_ref)
             .collect()
     }
 
     pub fn round(&self, id: &str) -> Option<&RoundRecord> {
-        self.rounds.iter().find(|r| r.id == id)
+        self.rounds.iter().find(|r| r.id == id).map(Arc::as_ref)
     }
 
     /// From now on, keeps each round whose record becomes final for [`TableSlot::take_finished`].
@@ -627,7 +629,7 @@ impl TableSlot {
     }
 
     /// The rounds whose records became final since the last call, oldest first.
-    pub fn take_finished(&mut self) -> Vec<RoundRecord> {
+    pub fn take_finished(&mut self) -> Vec<Arc<RoundRecord>> {
         self.finished.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
@@ -1250,7 +1252,7 @@ impl TableSlot {
                 if settles {
                     let after = snapshot(self);
                     if let Some(last) = self.rounds.back_mut() {
-                        last.chips_after = after;
+                        Arc::make_mut(last).chips_after = after;
                     }
                 }
             }
@@ -1325,14 +1327,14 @@ pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage
 /// archive is filled and checked with them.
 pub fn replay_archiving(
     entries: &[croupier_ledger::Entry],
-    on_final: &mut dyn FnMut(RoundRecord),
+    on_final: &mut dyn FnMut(Arc<RoundRecord>),
 ) -> Result<Casino<MemoryStorage>, OpenError> {
     replay_with(entries, Some(on_final))
 }
 
 fn replay_with(
     entries: &[croupier_ledger::Entry],
-    mut on_final: Option<&mut dyn FnMut(RoundRecord)>,
+    mut on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
 ) -> Result<Casino<MemoryStorage>, OpenError> {
     let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
     shadow.keep_finished = on_final.is_some();
@@ -1412,7 +1414,7 @@ impl<S: Storage> Casino<S> {
     pub fn open_archiving(
         storage: S,
         now_ms: u64,
-        on_final: &mut dyn FnMut(RoundRecord),
+        on_final: &mut dyn FnMut(Arc<RoundRecord>),
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         Casino::open_with(storage, now_ms, Some(on_final))
     }
@@ -1420,7 +1422,7 @@ impl<S: Storage> Casino<S> {
     fn open_with(
         mut storage: S,
         now_ms: u64,
-        on_final: Option<&mut dyn FnMut(RoundRecord)>,
+        on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         let entries = storage.load().map_err(LedgerError::from)?;
         let ledger = Ledger::open_loaded(storage, &entries)?;
@@ -1589,7 +1591,7 @@ fn record_all(
                     returned: None,
                 })
                 .collect();
-            slot.rounds.push_back(RoundRecord {
+            slot.rounds.push_back(Arc::new(RoundRecord {
                 id: format!("{table}/{round}"),
                 table: table.clone(),
                 round: *round,
@@ -1600,11 +1602,14 @@ fn record_all(
                 settled: false,
                 chips_before: before.clone(),
                 chips_after: BTreeMap::new(),
-            });
+            }));
             index = None;
             continue;
         }
-        let Some(r) = slot.rounds.back_mut() else { continue };
+        // The newest round is shared with no one yet: changing it copies nothing.
+        let Some(r) = slot.rounds.back_mut().map(Arc::make_mut) else {
+            continue;
+        };
         let mut update = |bet_id: &str, result: &str, returned: Option<u64>| {
             let positions =
                 index.get_or_insert_with(|| r.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)).collect());
