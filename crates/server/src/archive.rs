@@ -208,19 +208,9 @@ impl Archive {
             )
             .map_err(sql("read"))?;
         let rows = statement
-            .query_map(params![player, n as i64], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
+            .query_map(params![player, n as i64], record_row)
             .map_err(sql("read"))?;
-        rows.map(|row| {
-            let (table, round, text) = row.map_err(sql("read"))?;
-            parse(&table, round as u64, &text)
-        })
-        .collect()
+        rows.map(|row| row.map_err(sql("read")).and_then(parse_row)).collect()
     }
 
     /// Every archived round, each table's in order, for `verify`.
@@ -229,22 +219,21 @@ impl Archive {
         let mut statement = conn
             .prepare("SELECT table_id, round, record FROM recall_rounds ORDER BY table_id, round")
             .map_err(sql("read"))?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(sql("read"))?;
+        let rows = statement.query_map([], record_row).map_err(sql("read"))?;
         for row in rows {
-            f(row
-                .map_err(sql("read"))
-                .and_then(|(table, round, text)| parse(&table, round as u64, &text)));
+            f(row.map_err(sql("read")).and_then(parse_row));
         }
         Ok(())
     }
+}
+
+/// A row of `table_id, round, record`.
+fn record_row(row: &rusqlite::Row) -> rusqlite::Result<(String, i64, String)> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+}
+
+fn parse_row((table, round, text): (String, i64, String)) -> Result<RoundRecord, String> {
+    parse(&table, round as u64, &text)
 }
 
 fn parse(table: &str, round: u64, text: &str) -> Result<RoundRecord, String> {
