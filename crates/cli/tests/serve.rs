@@ -282,6 +282,14 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let p1 = server.login("p1", "p1-password-1");
     let p2 = server.login("p2", "p2-password-1");
 
+    // Only the server itself marks the journal's format, not even an admin.
+    let (status, body) = server.http(
+        "POST",
+        "/api/requests",
+        Some(&admin),
+        Some(&json!({"op": "journal_format", "format": 2})),
+    );
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")));
     // Roles: a player cannot handle cash or open tables, nor see another player's rounds.
     let (status, body) = server.http(
         "POST",

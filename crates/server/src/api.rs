@@ -115,6 +115,12 @@ pub enum Request {
     LoginSucceeded {
         username: String,
     },
+    /// From this entry on, the journal is in `format` (see
+    /// [`crate::casino::JOURNAL_FORMAT`]). Only the server makes it, when it
+    /// opens a journal in an older format.
+    JournalFormat {
+        format: u32,
+    },
     CreateTable {
         table: String,
         /// The profile file's text, so the journal replays whatever happens to files.
@@ -232,6 +238,7 @@ impl Request {
             R::CreateUser { .. }
             | R::LoginFailed { .. }
             | R::LoginSucceeded { .. }
+            | R::JournalFormat { .. }
             | R::CreateTable { .. }
             | R::CashIn { .. }
             | R::CashOut { .. } => None,
@@ -271,6 +278,9 @@ pub enum EventView {
     },
     LoginSucceeded {
         username: String,
+    },
+    JournalFormatSet {
+        format: u32,
     },
     TableCreated {
         table: String,
@@ -457,6 +467,7 @@ impl EventView {
             E::UserCreated { .. }
             | E::LoginFailed { .. }
             | E::LoginSucceeded { .. }
+            | E::JournalFormatSet { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. } => None,
         }

@@ -255,6 +255,8 @@ impl Archiver {
         std::thread::Builder::new()
             .name("archive".into())
             .spawn(move || {
+                // No answer waits on the archive: the bets come first.
+                crate::writers::lower_this_threads_priority();
                 while let Ok(mut batch) = rounds.recv() {
                     while let Ok(more) = rounds.try_recv() {
                         batch.extend(more);

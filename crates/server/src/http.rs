@@ -416,6 +416,7 @@ pub struct ErrorBody {
     components(schemas(
         Request,
         EventView,
+        Events,
         SpinView,
         crate::api::Correction,
         OutcomeSource,
@@ -521,15 +522,23 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Va
 }
 
 /// Every write: the body is a request; the casino checks the caller's role.
-#[utoipa::path(post, path = "/api/requests", request_body = Request, responses((status = 200, description = "Done and durable: the events it caused", body = Vec<EventView>), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/requests", request_body = Request, responses((status = 200, description = "Done and durable: the events it caused", body = Events), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
 async fn requests(
     State(state): State<AppState>,
     headers: HeaderMap,
     Json(request): Json<Request>,
-) -> Result<Json<Value>, Failure> {
+) -> Result<Json<Events>, Failure> {
     let actor = authenticated(&state, &headers)?;
     let events = submit(&state, actor, request).await?;
-    Ok(Json(json!({"events": events})))
+    Ok(Json(Events { events }))
+}
+
+/// A write's answer: the events it caused. They are written straight from
+/// their views: a round's settlement has one per bet, and building a JSON
+/// tree of them first cost more than the round's own settling.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+struct Events {
+    events: Vec<EventView>,
 }
 
 /// Every write, whichever socket it came by: a password is hashed here (the
@@ -553,9 +562,10 @@ async fn submit(state: &AppState, actor: Actor, request: Request) -> Result<Vec<
                 password_hash: hash,
             }
         }
-        Request::LoginFailed { .. } | Request::LoginSucceeded { .. } | Request::VoidRound { .. } => {
-            return Err(ApiError::forbidden("send this request", actor.role))
-        }
+        Request::LoginFailed { .. }
+        | Request::LoginSucceeded { .. }
+        | Request::JournalFormat { .. }
+        | Request::VoidRound { .. } => return Err(ApiError::forbidden("send this request", actor.role)),
         other => other,
     };
     let wheel = match &request {
@@ -660,12 +670,12 @@ fn follow_wheel(state: AppState, table: String, address: String) {
 }
 
 /// The RNG's outcome for a table, drawn only after no more bets.
-#[utoipa::path(post, path = "/api/tables/{table}/draw", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The RNG outcome and its settlement", body = Vec<EventView>), (status = 422, description = "Not after no more bets, or not an RNG table", body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/tables/{table}/draw", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The RNG outcome and its settlement", body = Events), (status = 422, description = "Not after no more bets, or not an RNG table", body = ErrorBody)))]
 async fn draw(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(table): Path<String>,
-) -> Result<Json<Value>, Failure> {
+) -> Result<Json<Events>, Failure> {
     let actor = authenticated(&state, &headers)?;
     if !matches!(actor.role, Role::Dealer | Role::PitSupervisor | Role::Admin) {
         return Err(ApiError::forbidden("spin", actor.role).into());
@@ -686,7 +696,7 @@ async fn draw(
             Ok(Request::Spin { table, spin })
         })
         .await?;
-    Ok(Json(json!({"events": events})))
+    Ok(Json(Events { events }))
 }
 
 #[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours")))]

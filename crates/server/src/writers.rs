@@ -157,16 +157,7 @@ pub fn at_low_priority<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     let run = || f.lock().unwrap_or_else(|p| p.into_inner()).take().map(|f| f());
     let ran = std::thread::scope(|s| {
         let spawned = std::thread::Builder::new().name("settle".into()).spawn_scoped(s, || {
-            use thread_priority::{
-                set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy, ThreadPriority,
-                ThreadSchedulePolicy,
-            };
-            // Lowering one's own priority needs no privilege; if refused, the work runs all the same.
-            let _ = set_thread_priority_and_policy(
-                thread_native_id(),
-                ThreadPriority::Min,
-                ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch),
-            );
+            lower_this_threads_priority();
             run()
         });
         spawned
@@ -177,6 +168,21 @@ pub fn at_low_priority<T: Send>(f: impl FnOnce() -> T + Send) -> T {
         Some(value) => value,
         None => unreachable!("`f` runs on the settle thread or here"),
     }
+}
+
+/// Gives the calling thread the lowest priority of an ordinary thread, for
+/// work that no answer waits on, or that must yield to the bets. Lowering
+/// one's own priority needs no privilege; if refused, the work runs all the same.
+pub fn lower_this_threads_priority() {
+    use thread_priority::{
+        set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy, ThreadPriority,
+        ThreadSchedulePolicy,
+    };
+    let _ = set_thread_priority_and_policy(
+        thread_native_id(),
+        ThreadPriority::Min,
+        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch),
+    );
 }
 
 /// A request that may take long or waits on the cage's verdict.

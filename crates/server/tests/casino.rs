@@ -2,7 +2,7 @@
 
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{Actor, Correction, EventView, OutcomeSource, Request, SpinView};
-use croupier_server::casino::Casino;
+use croupier_server::casino::{replay, Casino, JOURNAL_FORMAT};
 use croupier_server::users::Role;
 
 fn actor(name: &str, role: Role) -> Actor {
@@ -39,7 +39,12 @@ impl<S: Storage> World<S> {
 }
 
 fn setup<S: Storage>(storage: S) -> World<S> {
-    let (casino, _) = Casino::open(storage, 0).expect("open");
+    setup_in_format(storage, JOURNAL_FORMAT)
+}
+
+/// [`setup`] on a casino that writes journal `format`.
+fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
+    let (casino, _) = Casino::open_in_format(storage, 0, format).expect("open");
     let mut w = World { casino, now: 0 };
     for (name, role) in [
         ("cashier", Role::Cashier),
@@ -205,6 +210,137 @@ fn a_round_moves_the_money() {
     );
     assert_eq!(w.casino.balance("wallet:alice"), 5_000 + 21_500);
     assert_eq!(w.chips("alice"), 0);
+}
+
+/// One round at t1, bets `a{n}` (alice, 17, 500), `a{n}x` (alice, red,
+/// 1,000) and `b{n}` (bob, black, 1,000), on 17: the transfers of its settlement.
+fn round_on_17(w: &mut World<MemoryStorage>, n: u32) -> Vec<(String, String, String, u64)> {
+    let dealer = actor("dealer", Role::Dealer);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&actor("alice", Role::Player), bet("t1", &format!("a{n}"), "17", 500));
+    w.ok(
+        &actor("alice", Role::Player),
+        bet("t1", &format!("a{n}x"), "red", 1_000),
+    );
+    w.ok(&actor("bob", Role::Player), bet("t1", &format!("b{n}"), "black", 1_000));
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+        },
+    );
+    let entry = w
+        .casino
+        .ledger()
+        .storage()
+        .entries
+        .last()
+        .expect("the settlement")
+        .clone();
+    entry
+        .record
+        .transfers()
+        .iter()
+        .map(|t| (t.id.clone(), t.from.to_string(), t.to.to_string(), t.amount))
+        .collect()
+}
+
+fn moves(list: &[(&str, &str, &str, u64)]) -> Vec<(String, String, String, u64)> {
+    list.iter()
+        .map(|&(id, from, to, amount)| (id.to_string(), from.to_string(), to.to_string(), amount))
+        .collect()
+}
+
+#[test]
+fn a_round_settles_in_one_transfer_of_losing_stakes_and_one_each_way_per_player() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    // Colorado 2205(4): the losing wagers are collected first, then the winners paid.
+    // alice's red (1,000) loses; her 17 (500) wins 17,500; bob's black (1,000) wins 1,000.
+    assert_eq!(
+        round_on_17(&mut w, 1),
+        moves(&[
+            ("t1/1/lost", "layout:t1", "float:t1", 1_000),
+            ("fill/t1/9", "house", "float:t1", 17_500),
+            ("t1/1/alice/back", "layout:t1", "chips:t1:alice", 500),
+            ("t1/1/alice/won", "float:t1", "chips:t1:alice", 17_500),
+            ("t1/1/bob/back", "layout:t1", "chips:t1:bob", 1_000),
+            ("t1/1/bob/won", "float:t1", "chips:t1:bob", 1_000),
+        ])
+    );
+    assert_eq!(w.chips("alice"), 5_000 - 1_500 + 18_000);
+    assert_eq!(w.chips("bob"), 5_000 + 1_000);
+    // Each bet's settlement is still in the round's events and its recall.
+    let round = w.casino.round("t1/1").expect("recall");
+    assert_eq!(round.bets.len(), 3);
+}
+
+#[test]
+fn a_journal_of_the_older_format_goes_on_in_the_new_one_and_replays_whole() {
+    // A journal as a server writing format 1 left it: each bet's money moved on its own.
+    let mut w = setup_in_format(MemoryStorage::default(), 1);
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    let older = round_on_17(&mut w, 1);
+    assert_eq!(
+        older,
+        moves(&[
+            ("t1/1/a1x/lost", "layout:t1", "float:t1", 1_000),
+            ("fill/t1/9", "house", "float:t1", 17_500),
+            ("t1/1/a1/back", "layout:t1", "chips:t1:alice", 500),
+            ("t1/1/a1/won", "float:t1", "chips:t1:alice", 17_500),
+            ("t1/1/b1/back", "layout:t1", "chips:t1:bob", 1_000),
+            ("t1/1/b1/won", "float:t1", "chips:t1:bob", 1_000),
+        ])
+    );
+    let written = w.casino.ledger().storage().entries.clone();
+    assert!(written.iter().all(|e| !e.text.contains("journal_format")));
+
+    // This server opens it, marks where its own format starts, and settles per player.
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(written.clone()), w.now).expect("reopen");
+    let mut w = World { casino, now: w.now };
+    let entries = w.casino.ledger().storage().entries.clone();
+    assert_eq!(entries.len(), written.len() + 1);
+    assert!(entries[written.len()]
+        .text
+        .contains(r#"{\"op\":\"journal_format\",\"format\":2}"#));
+    assert_eq!(round_on_17(&mut w, 2).len(), 6);
+    assert!(
+        w.casino
+            .ledger()
+            .storage()
+            .entries
+            .last()
+            .expect("entry")
+            .record
+            .transfers()[0]
+            .id
+            == "t1/2/lost"
+    );
+    assert_eq!(w.chips("alice"), 5_000 + 2 * 16_500);
+    assert_eq!(w.chips("bob"), 5_000 + 2 * 1_000);
+
+    // Both formats replay to the same entries, and a second opening marks nothing more.
+    let all = w.casino.ledger().storage().entries.clone();
+    assert!(verify(&all).first_problem.is_none());
+    let again = replay(&all).expect("the journal replays whole");
+    assert_eq!(again.ledger().storage().entries, all);
+    assert_eq!(again.balance("chips:t1:alice"), w.chips("alice"));
+    let (reopened, _) = Casino::open(MemoryStorage::with_entries(all.clone()), w.now).expect("reopen");
+    assert_eq!(reopened.ledger().storage().entries.len(), all.len());
+    // Only a later format known to this server is taken.
+    let (mut older, _) = Casino::open_in_format(MemoryStorage::default(), 0, 1).expect("open");
+    for format in [1, JOURNAL_FORMAT + 1] {
+        let refused = older
+            .execute(1, &Actor::system(), Request::JournalFormat { format })
+            .expect_err("refused");
+        assert_eq!(refused.code, "bad_format", "{format}");
+    }
 }
 
 #[test]
