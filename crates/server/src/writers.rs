@@ -44,11 +44,13 @@ pub type TableJob = Box<dyn FnOnce(&mut TableWriter) -> Reply + Send>;
 pub enum ToCage {
     Job(CageJob),
     /// A table's entry for a request it has applied already, serialised by
-    /// the table.
+    /// the table; with the answer of the job that wrote it when that was the
+    /// job's last entry (one message instead of two for a bet).
     Checked {
         epoch: u64,
         at_ms: u64,
         entry: Recorded,
+        answer: Option<Reply>,
     },
     /// A table's entry whose transfers' fates the table waits for.
     Commit {
@@ -87,11 +89,32 @@ pub struct TableWriter {
     cage: mpsc::SyncSender<ToCage>,
     replacement: Replacement,
     archiver: Archiver,
+    /// The running job's last checked entry, held to go to the cage with the job's answer.
+    held: Option<(u64, Recorded)>,
 }
 
 struct CageLink<'a> {
     cage: &'a mpsc::SyncSender<ToCage>,
     epoch: u64,
+    held: &'a mut Option<(u64, Recorded)>,
+}
+
+impl CageLink<'_> {
+    /// Sends the entry held back, if any, ahead of what comes next.
+    fn release(&mut self) -> Result<(), ApiError> {
+        match self.held.take() {
+            Some((at_ms, entry)) => self
+                .cage
+                .send(ToCage::Checked {
+                    epoch: self.epoch,
+                    at_ms,
+                    entry,
+                    answer: None,
+                })
+                .map_err(|_| stopped()),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Commit for CageLink<'_> {
@@ -103,11 +126,9 @@ impl Commit for CageLink<'_> {
         verdict: bool,
     ) -> Result<Vec<Applied>, ApiError> {
         let epoch = self.epoch;
+        self.release()?;
         if !verdict {
-            let entry = checked_entry(transfers, text);
-            self.cage
-                .send(ToCage::Checked { epoch, at_ms, entry })
-                .map_err(|_| stopped())?;
+            *self.held = Some((at_ms, checked_entry(transfers, text)));
             return Ok(Vec::new());
         }
         let (tx, rx) = mpsc::channel();
@@ -203,6 +224,7 @@ impl TableWriter {
         let mut cage = CageLink {
             cage: &self.cage,
             epoch: self.epoch,
+            held: &mut self.held,
         };
         let (slot, directory) = (&mut self.slot, &self.directory);
         if grows_with_round(&request) {
@@ -262,6 +284,7 @@ impl Tables {
             cage,
             replacement: replacement.clone(),
             archiver: self.archiver.clone(),
+            held: None,
         };
         self.runtime.spawn(table_loop(writer, queue));
         let handle = TableHandle { jobs, replacement };
@@ -319,9 +342,15 @@ async fn table_loop(mut writer: TableWriter, mut queue: tokio::sync::mpsc::Recei
                 reply(durable);
             })
         };
-        let answer = ToCage::Answer {
-            epoch: writer.epoch,
-            reply,
+        let epoch = writer.epoch;
+        let answer = match writer.held.take() {
+            Some((at_ms, entry)) => ToCage::Checked {
+                epoch,
+                at_ms,
+                entry,
+                answer: Some(reply),
+            },
+            None => ToCage::Answer { epoch, reply },
         };
         // A full queue (the cage far behind) holds the table up, off the worker.
         let undelivered = match writer.cage.try_send(answer) {
@@ -329,9 +358,16 @@ async fn table_loop(mut writer: TableWriter, mut queue: tokio::sync::mpsc::Recei
             Err(mpsc::TrySendError::Full(answer)) => off_worker(|| writer.cage.send(answer).err().map(|e| e.0)),
             Err(mpsc::TrySendError::Disconnected(answer)) => Some(answer),
         };
-        if let Some(ToCage::Answer { reply, .. }) = undelivered {
-            reply(false);
-            return;
+        match undelivered {
+            Some(ToCage::Answer { reply, .. })
+            | Some(ToCage::Checked {
+                answer: Some(reply), ..
+            }) => {
+                reply(false);
+                return;
+            }
+            Some(_) => return,
+            None => {}
         }
     }
 }
@@ -425,13 +461,25 @@ fn cage_loop(
                 } => {
                     let _ = verdict.send(cage.commit(at_ms, transfers, text, true));
                 }
-                ToCage::Checked { epoch: e, .. } if e != epoch => {}
-                ToCage::Checked { at_ms, entry, .. } => {
-                    if let Err(e) = cage.write_checked(at_ms, entry) {
-                        // The table counted on this entry: its state is not the ledger's.
-                        eprintln!("croupier: the ledger refused a table's entry ({e}); reloading from the journal");
-                        epoch += 1;
-                        reload = true;
+                ToCage::Checked {
+                    epoch: e,
+                    at_ms,
+                    entry,
+                    answer,
+                } => {
+                    if e == epoch {
+                        if let Err(e) = cage.write_checked(at_ms, entry) {
+                            // The table counted on this entry: its state is not the ledger's.
+                            eprintln!("croupier: the ledger refused a table's entry ({e}); reloading from the journal");
+                            epoch += 1;
+                            reload = true;
+                        }
+                    }
+                    // Answered as an answer on its own would be, after its entry.
+                    match answer {
+                        Some(reply) if e == epoch => replies.push(reply),
+                        Some(reply) => reply(false),
+                        None => {}
                     }
                 }
                 ToCage::Answer { epoch: e, reply } => {
