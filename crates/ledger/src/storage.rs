@@ -201,6 +201,19 @@ impl SqliteStorage {
     }
 }
 
+/// A hash as the journal stores it: lowercase hex, as `hex::encode` writes
+/// it, a byte at a time from a table (`hex::encode` goes character by
+/// character through an iterator, and every entry writes two hashes).
+fn hash_hex(hash: &[u8; 32]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(64);
+    for &b in hash {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
 fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
     let bytes = hex::decode(text).map_err(|e| StorageError::Unreadable {
         seq,
@@ -256,8 +269,8 @@ impl Storage for SqliteStorage {
                     e.seq as i64,
                     e.at_ms as i64,
                     e.text,
-                    hex::encode(e.prev_hash),
-                    hex::encode(e.hash)
+                    hash_hex(&e.prev_hash),
+                    hash_hex(&e.hash)
                 ])?;
             }
             Ok(())
@@ -312,5 +325,23 @@ impl Storage for SqliteStorage {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hash_is_stored_as_hex_encode_writes_it() {
+        let mut hash = [0u8; 32];
+        for round in 0..=255u8 {
+            for (i, b) in hash.iter_mut().enumerate() {
+                *b = round.wrapping_mul(31).wrapping_add((i as u8).wrapping_mul(97));
+            }
+            assert_eq!(super::hash_hex(&hash), hex::encode(hash));
+            assert_eq!(
+                super::hash_from_hex(0, &super::hash_hex(&hash)).expect("reads back"),
+                hash
+            );
+        }
     }
 }

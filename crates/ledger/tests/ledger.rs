@@ -453,3 +453,34 @@ fn the_log_starts_again_under_a_writer_that_never_pauses() {
     assert_eq!(entries.len() as u64, seq);
     assert_eq!(verify(&entries).first_problem, None);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A commit's text is written directly, not by serde_json, for speed; it
+    /// must be serde_json's to the byte, or the journals written before would
+    /// not replay to the same bytes. Strings of any characters, control
+    /// characters, quotes and backslashes included.
+    #[test]
+    fn a_commits_text_is_serde_jsons_to_the_byte(
+        bodies in proptest::collection::vec(any::<String>(), 0..4),
+        stream in any::<String>(),
+        memo in "[ -~]{0,8}",
+        amounts in proptest::collection::vec(1u64..1_000_000, 0..3),
+        quoted in proptest::collection::vec("[\"\\\\a-z{}:,\u{0}-\u{1f}\u{7f}é€😀]{0,40}", 0..3),
+    ) {
+        let transfers: Vec<Transfer> = amounts
+            .iter()
+            .enumerate()
+            .map(|(i, &amount)| Transfer { memo: memo.clone(), ..t(&format!("t/{i}"), "house", "wallet:p1", amount) })
+            .collect();
+        let events = bodies
+            .iter()
+            .chain(&quoted)
+            .map(|body| croupier_ledger::StreamEvent { stream: stream.clone(), body: body.clone() })
+            .collect();
+        let record = croupier_ledger::Record::Commit { transfers, events };
+        let written = croupier_ledger::Entry::new(1, 2, record.clone(), [0; 32]).text;
+        prop_assert_eq!(written, serde_json::to_string(&record).expect("json"));
+    }
+}

@@ -87,6 +87,10 @@ pub struct TableSlot {
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     finished: Option<Vec<Arc<RoundRecord>>>,
+    /// The table's layout and float accounts, named once: every bet moves its
+    /// stake to the layout.
+    layout: Account,
+    float: Account,
 }
 
 /// How many entries of a table's operations log the server keeps in memory;
@@ -537,6 +541,8 @@ impl<S: Storage> Cage<S> {
                     books: HashMap::new(),
                     entries: 0,
                     finished: None,
+                    layout: account(format!("layout:{table}"))?,
+                    float: account(format!("float:{table}"))?,
                 })));
             }
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
@@ -1115,9 +1121,7 @@ impl TableSlot {
         let (slot, table) = (self, self.id.as_str());
         let events = slot.table.decide(command).map_err(command_error)?;
         let chips = |player: u64| account(format!("chips:{table}:{}", dir.name_of(player)));
-        let layout = account(format!("layout:{table}"))?;
-        let float = account(format!("float:{table}"))?;
-        let house = account("house".into())?;
+        let (layout, float) = (&slot.layout, &slot.float);
         let round = slot.table.round();
         // Fills and corrections are numbered by the table's own entries.
         let seq = self.entries;
@@ -1279,13 +1283,13 @@ impl TableSlot {
         }
         // Losing bets are collected first, then winners paid (Colorado 2205(4)); the
         // float is filled from the house when it cannot cover the payouts.
-        let available = self.balance_of(&float) + i128::from(float_in);
+        let available = self.balance_of(float) + i128::from(float_in);
         plan.transfers.extend(collect);
         if i128::from(float_out) > available {
             let shortfall = (i128::from(float_out) - available) as u64;
             plan.transfers.push(transfer(
                 format!("fill/{table}/{seq}"),
-                house,
+                account("house".into())?,
                 float.clone(),
                 shortfall,
                 "fill",
