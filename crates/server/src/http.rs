@@ -1234,8 +1234,11 @@ pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Sta
     storage
         .checkpoint_in_background(&data, std::time::Duration::from_millis(CHECKPOINT_EVERY_MS))
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
-    let (pipeline, committer) =
-        Committer::start(storage).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let (pipeline, committer) = Committer::start_spaced(
+        storage,
+        std::time::Duration::from_micros(crate::committer::COMMIT_SPACING_US),
+    )
+    .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let archive = Arc::new(Archive::open(&data)?);
     let archiver = Archiver::start(archive.clone())?;
     // Finished rounds the archive lacks (a power cut, a failed write) are archived again.
