@@ -236,6 +236,40 @@ fn account(expected: &mut std::collections::BTreeMap<String, i64>, events: &Valu
     }
 }
 
+/// Follows the players' chips through a round's settlement: a spin's answer to
+/// the dealer carries the result and the totals, not a settlement per bet, so
+/// each bet's return is read from the round's recall.
+fn account_round(server: &Server, staff: &str, expected: &mut std::collections::BTreeMap<String, i64>, answer: &Value) {
+    let events = answer["events"].as_array().expect("events");
+    assert!(
+        events.iter().all(|e| e["player"].is_null()),
+        "a spin's answer to the dealer shows no player's events: {answer}"
+    );
+    let settled = events
+        .iter()
+        .find(|e| e["type"] == "round_settled")
+        .expect("the round settled");
+    let (table, round) = (
+        settled["table"].as_str().expect("table"),
+        settled["round"].as_u64().expect("round"),
+    );
+    let (status, recalled) = server.http("GET", &format!("/api/rounds/{table}/{round}"), Some(staff), None);
+    assert_eq!(status, 200, "{recalled}");
+    let mut returned = 0;
+    for bet in recalled["bets"].as_array().expect("bets") {
+        let r = bet["returned"].as_i64().expect("every bet settled");
+        *expected
+            .entry(format!("{table}:{}", bet["player"].as_str().expect("player")))
+            .or_default() += r;
+        returned += r;
+    }
+    assert_eq!(
+        settled["returned"].as_i64(),
+        Some(returned),
+        "the totals agree with the bets"
+    );
+}
+
 #[test]
 fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let data = std::env::temp_dir().join(format!("croupier-serve-{}", std::process::id()));
@@ -372,7 +406,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         assert_eq!((status, body["error"].as_str()), (422, Some("past_posting")));
         let (status, body) = server.http("POST", "/api/tables/t1/draw", Some(&dealer), None);
         assert_eq!(status, 200, "{body}");
-        account(&mut expected, &body);
+        account_round(&server, &dealer, &mut expected, &body);
     }
     // The dealer keys an outcome on the dealer-entry table.
     server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
@@ -384,13 +418,11 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         ),
     );
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
-    account(
-        &mut expected,
-        &server.ask(
-            &dealer,
-            json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 5}}),
-        ),
+    let spun = server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 5}}),
     );
+    account_round(&server, &dealer, &mut expected, &spun);
     assert_eq!(expected["t2:p1"], 5_000 - 500 + 9_000);
 
     // The stream pushed the first round's events to the subscriber.
