@@ -92,6 +92,8 @@ struct Report {
     journal: JournalFlushes,
     /// A bare write-and-flush loop on the same disk after the run.
     bare_flush: BareFlushes,
+    /// Where the machine's processor time went during the run (Linux only).
+    cpu: Option<CpuShares>,
 }
 
 /// An acknowledgement later than this misses the server's target for its p99.
@@ -120,6 +122,106 @@ struct BareFlushes {
     max_ms: f64,
     /// As `JournalFlushes::stalled_ms_at_least`, exactly.
     stalled_ms: f64,
+}
+
+/// Where the machine's processor time went during the run, from Linux's
+/// `/proc`: a virtual machine's host may take some of it (steal), which no
+/// other figure of the run shows and which can slow every one of them.
+#[derive(Serialize, Debug, PartialEq)]
+struct CpuShares {
+    cores: usize,
+    /// Shares of all the cores' time: running anything, idle (waiting for
+    /// the disk included), and taken by the host.
+    busy: f64,
+    idle: f64,
+    steal: f64,
+    /// Cores' worth of time the server and this load generator took.
+    server_cores: f64,
+    generator_cores: f64,
+}
+
+/// One reading of the processor's time, in the kernel's clock ticks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct CpuReading {
+    cores: usize,
+    busy: u64,
+    idle: u64,
+    steal: u64,
+    server: u64,
+    generator: u64,
+}
+
+impl CpuReading {
+    /// Reads `/proc`, or `None` where there is none (not Linux).
+    fn now(server: Option<u32>) -> Option<CpuReading> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let ticks = |pid: String| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|t| process_ticks(&t))
+        };
+        let mut reading = machine_ticks(&stat)?;
+        reading.server = ticks(server?.to_string())?;
+        reading.generator = ticks("self".into())?;
+        Some(reading)
+    }
+
+    /// The shares from `self` to `later`.
+    fn shares(&self, later: &CpuReading) -> Option<CpuShares> {
+        let (busy, idle, steal) = (
+            later.busy.checked_sub(self.busy)?,
+            later.idle.checked_sub(self.idle)?,
+            later.steal.checked_sub(self.steal)?,
+        );
+        let total = (busy + idle + steal) as f64;
+        if total == 0.0 {
+            return None;
+        }
+        let cores = later.cores as f64;
+        Some(CpuShares {
+            cores: later.cores,
+            busy: busy as f64 / total,
+            idle: idle as f64 / total,
+            steal: steal as f64 / total,
+            server_cores: later.server.checked_sub(self.server)? as f64 / total * cores,
+            generator_cores: later.generator.checked_sub(self.generator)? as f64 / total * cores,
+        })
+    }
+}
+
+/// The machine's busy, idle and stolen ticks from `/proc/stat`'s `cpu` line
+/// (user nice system idle iowait irq softirq steal; guest time is already in
+/// user), and its cores from the `cpuN` lines.
+fn machine_ticks(stat: &str) -> Option<CpuReading> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let fields: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let field = |i: usize| fields.get(i).copied().unwrap_or(0);
+    let cores = stat
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count();
+    (fields.len() >= 4 && cores > 0).then(|| CpuReading {
+        cores,
+        busy: field(0) + field(1) + field(2) + field(5) + field(6),
+        idle: field(3) + field(4),
+        steal: field(7),
+        ..CpuReading::default()
+    })
+}
+
+/// A process's user and system ticks from its `/proc/PID/stat` (fields 14
+/// and 15, counted after the name, which may hold spaces and parentheses).
+fn process_ticks(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(user + system)
 }
 
 /// A keep-alive HTTP/1.1 connection with just enough of the protocol for JSON calls.
@@ -329,6 +431,19 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 100.0 * b.stalled_ms / (b.seconds * 1000.0),
                 b.seconds
             )?;
+            match &report.cpu {
+                Some(c) => writeln!(
+                    out,
+                    "the machine's {} cores during the run: {:.0}% busy (the server {:.2} cores, this load generator {:.2}), {:.0}% idle, {:.0}% taken by the virtual machine's host (steal)",
+                    c.cores,
+                    100.0 * c.busy,
+                    c.server_cores,
+                    c.generator_cores,
+                    100.0 * c.idle,
+                    100.0 * c.steal
+                )?,
+                None => writeln!(out, "the machine's processor time during the run: not measured (no /proc)")?,
+            }
         }
     }
     Ok(())
@@ -463,6 +578,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let refused = Arc::new(Refused::default());
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(Vec::new()));
     let results: Arc<Mutex<Vec<Asked>>> = Arc::new(Mutex::new(Vec::new()));
+    let server_pid = child.id();
+    let cpu_before = CpuReading::now(server_pid);
     let start = Instant::now();
     let mut dealers = Vec::new();
     for t in tables.clone() {
@@ -570,6 +687,9 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
     stop.store(true, Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = cpu_before
+        .zip(CpuReading::now(server_pid))
+        .and_then(|(before, after)| before.shares(&after));
     let journal = journal_flushes(&flushed_before, &journal_histogram(address).await?);
     for p in players {
         let _ = p.await;
@@ -647,6 +767,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         echo_p99_ms: echo_p99,
         journal,
         bare_flush,
+        cpu,
     })
 }
 
@@ -1026,6 +1147,53 @@ croupier_journal_flush_seconds_count 13
         assert!(disk_verdict(0.021).contains("the disk alone kept the p99 over 50 ms"));
         assert!(disk_verdict(0.01).contains("the disk alone does not explain it"));
         assert!(disk_verdict(0.0).contains("the disk alone does not explain it"));
+    }
+
+    #[test]
+    fn the_runs_processor_time_is_split_into_busy_idle_and_stolen() {
+        let stat = |user: u64, idle: u64, steal: u64| {
+            format!(
+                "cpu  {user} 5 20 {idle} 10 0 5 {steal} 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu1 1 2 3 4 5 6 7 8 0 0\nintr 1 2\n"
+            )
+        };
+        let mut before = machine_ticks(&stat(100, 300, 50)).expect("a cpu line");
+        assert_eq!(
+            (before.cores, before.busy, before.idle, before.steal),
+            (2, 130, 310, 50)
+        );
+        let mut after = machine_ticks(&stat(250, 320, 80)).expect("a cpu line");
+        // 200 ticks on 2 cores: 150 busy, 20 idle, 30 stolen; the server ran 120, the generator 20.
+        before.server = 1_000;
+        after.server = 1_120;
+        before.generator = 40;
+        after.generator = 60;
+        let shares = before.shares(&after).expect("shares");
+        assert_eq!(
+            shares,
+            CpuShares {
+                cores: 2,
+                busy: 0.75,
+                idle: 0.1,
+                steal: 0.15,
+                server_cores: 1.2,
+                generator_cores: 0.2,
+            }
+        );
+        assert!(after.shares(&before).is_none(), "time does not run backwards");
+        assert!(before.shares(&before).is_none(), "no time, no shares");
+        assert!(machine_ticks("intr 1 2\n").is_none());
+    }
+
+    #[test]
+    fn a_process_time_is_read_after_its_name_whatever_the_name_holds() {
+        let stat = "4242 (tokio (rt) x) S 1 4242 4242 0 -1 4194560 900 0 0 0 1234 56 0 0 20 0 8 0 100 0 0";
+        assert_eq!(process_ticks(stat), Some(1290));
+        assert_eq!(process_ticks("4242 (short) S 1"), None);
+        let mine = std::fs::read_to_string("/proc/self/stat").ok();
+        assert!(
+            mine.is_none_or(|t| process_ticks(&t).is_some()),
+            "this process's own stat reads"
+        );
     }
 
     #[test]
