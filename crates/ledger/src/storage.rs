@@ -202,16 +202,15 @@ impl SqliteStorage {
 }
 
 /// A hash as the journal stores it: lowercase hex, as `hex::encode` writes
-/// it, a byte at a time from a table (`hex::encode` goes character by
+/// it, through `hex::encode_to_slice` (`hex::encode` goes character by
 /// character through an iterator, and every entry writes two hashes).
 fn hash_hex(hash: &[u8; 32]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(64);
-    for &b in hash {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    let mut out = [0u8; 64];
+    // 64 bytes hold 32 bytes' hex exactly; hex digits are ASCII.
+    match hex::encode_to_slice(hash, &mut out) {
+        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+        Err(_) => unreachable!("64 bytes hold a 32-byte hash's hex"),
     }
-    out
 }
 
 fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {

@@ -31,6 +31,33 @@ pub const GROUPS_PER_FLUSH_MAX: usize = 64;
 /// while a bet at a quiet moment is written at once.
 pub const COMMIT_SPACING_US: u64 = 4_000;
 
+/// Keeps the starts of a worker's rounds (a write, a group) at least `every`
+/// apart: under load a round takes everything that came in meanwhile instead
+/// of each message paying for a round of its own; after a quiet spell the
+/// next round starts at once.
+pub struct Spacing {
+    every: Duration,
+    last: Option<Instant>,
+}
+
+impl Spacing {
+    pub fn new(every: Duration) -> Spacing {
+        Spacing { every, last: None }
+    }
+
+    /// Sleeps out what is left of `every` since the last round began.
+    pub fn wait(&self) {
+        if let Some(left) = self.last.and_then(|at| self.every.checked_sub(at.elapsed())) {
+            std::thread::sleep(left);
+        }
+    }
+
+    /// A round begins now.
+    pub fn begin(&mut self) {
+        self.last = Some(Instant::now());
+    }
+}
+
 /// The upper bounds, in seconds, of the buckets `FlushTimes` counts in: fine
 /// where a flush holds up acknowledgements (tens to hundreds of milliseconds).
 pub const FLUSH_BUCKETS_SECONDS: [f64; 22] = [
@@ -264,13 +291,11 @@ fn commit_loop<S: Storage>(
     flushes: &FlushTimes,
     spacing: Duration,
 ) {
-    let mut last_write: Option<Instant> = None;
+    let mut spacing = Spacing::new(spacing);
     while let Ok(first) = receiver.recv() {
         // Under load, writes start at most once per `spacing`: what arrives
         // meanwhile joins the next write instead of paying for one of its own.
-        if let Some(wait) = last_write.and_then(|at| spacing.checked_sub(at.elapsed())) {
-            std::thread::sleep(wait);
-        }
+        spacing.wait();
         let mut groups: Vec<Group> = Vec::new();
         let mut reload = None;
         let mut next = Some(first);
@@ -291,7 +316,7 @@ fn commit_loop<S: Storage>(
             // those groups were executed on a state the disk does not hold.
             let durable = !failed.load(Ordering::SeqCst) && {
                 let began = Instant::now();
-                last_write = Some(began);
+                spacing.begin();
                 let written = write(&mut storage, &groups);
                 // Groups of reads only write nothing and flush nothing.
                 if groups.iter().any(|(entries, ..)| !entries.is_empty()) {

@@ -29,7 +29,7 @@ use croupier_ledger::{Applied, Recorded, Transfer};
 use crate::api::{Actor, ApiError, EventView, Request};
 use crate::archive::Archiver;
 use crate::casino::{checked_entry, Cage, Casino, Commit, SharedDirectory, TableSlot};
-use crate::committer::{Committer, Pipeline, Reply};
+use crate::committer::{Committer, Pipeline, Reply, Spacing};
 
 /// Messages queued for the cage, and for each table, before senders wait.
 pub const QUEUE_JOBS_MAX: usize = 65_536;
@@ -418,17 +418,14 @@ fn cage_loop(
 ) {
     let mut epoch = 0u64;
     let mut reload = false;
-    let spacing = std::time::Duration::from_micros(CAGE_SPACING_US);
-    let mut last_group: Option<std::time::Instant> = None;
+    let mut spacing = Spacing::new(std::time::Duration::from_micros(CAGE_SPACING_US));
     loop {
-        // Under load the cage takes what waits once per `spacing` instead of
+        // Under load the cage takes what waits once per spacing instead of
         // being woken for each message: a table's send then finds it awake
         // or asleep on a timer, and never pays to wake it.
-        if let Some(wait) = last_group.and_then(|at| spacing.checked_sub(at.elapsed())) {
-            std::thread::sleep(wait);
-        }
+        spacing.wait();
         let Ok(first) = queue.recv() else { break };
-        last_group = Some(std::time::Instant::now());
+        spacing.begin();
         if committer.failed() || reload {
             // What ran in memory may not be on disk: start again from the disk.
             reload = false;
