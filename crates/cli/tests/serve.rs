@@ -795,6 +795,14 @@ fn a_terminal_bets_over_its_table_stream() {
     assert_eq!(next_reply(&mut board)["error"], "unauthenticated");
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t2:p1"], 4_700, "{me}");
+    // Signing out ends the socket's requests too, though the socket stays open.
+    assert_eq!(server.http("POST", "/api/logout", Some(&p1), None).0, 200);
+    send_frame(
+        &mut socket,
+        &json!({"ref": "f", "request": {"op": "place_bet", "table": "t2", "bet_id": "s4", "spot": "17", "stake": 300}})
+            .to_string(),
+    );
+    assert_eq!(next_reply(&mut socket)["error"], "unauthenticated");
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();

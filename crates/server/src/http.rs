@@ -29,7 +29,7 @@ use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::archive::{Archive, Archiver};
 use crate::casino::{Cage, Casino, TableSlot};
 use crate::committer::{Committer, FlushTimes, Pipeline, Reply};
-use crate::sessions::Sessions;
+use crate::sessions::{SessionKey, Sessions};
 use crate::users::{hash_password, password_matches, Role};
 use crate::writers::{TableWriter, Tables, ToCage};
 
@@ -1064,6 +1064,8 @@ async fn forward(
     // and its reply comes back through this queue, between the table's events.
     let (replies, mut replied) = tokio::sync::mpsc::channel::<String>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
     let in_flight = Arc::new(tokio::sync::Semaphore::new(SOCKET_REQUESTS_IN_FLIGHT_MAX));
+    // The session is looked up by its key, worked out once for the socket.
+    let session = token.as_deref().map(Sessions::key);
     loop {
         let own = async {
             match second.as_mut() {
@@ -1085,7 +1087,7 @@ async fn forward(
             Some(reply) = replied.recv() => reply,
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    let Some(reply) = take_request(&state, token.as_deref(), &text, &replies, &in_flight) else {
+                    let Some(reply) = take_request(&state, session.as_ref(), &text, &replies, &in_flight) else {
                         continue;
                     };
                     reply
@@ -1119,7 +1121,7 @@ async fn forward(
 /// when it cannot start (not signed in, not a request, too many in flight).
 fn take_request(
     state: &AppState,
-    token: Option<&str>,
+    session: Option<&SessionKey>,
     text: &str,
     replies: &tokio::sync::mpsc::Sender<String>,
     in_flight: &Arc<tokio::sync::Semaphore>,
@@ -1140,7 +1142,7 @@ fn take_request(
             .unwrap_or_default(),
     };
     // The session is looked up for every request: signing out stops the socket's requests too.
-    let actor = token.and_then(|t| state.sessions.get(t));
+    let actor = session.and_then(|key| state.sessions.get_by_key(key));
     let Some(actor) = actor else {
         let e = ApiError::new(
             "unauthenticated",

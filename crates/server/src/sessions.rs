@@ -18,6 +18,10 @@ pub const SESSIONS_FILE: &str = "sessions.db";
 
 type Digest32 = [u8; 32];
 
+/// How a session is found: its token's SHA-256. Whoever holds a token for
+/// long (a table stream's socket) works this out once.
+pub type SessionKey = Digest32;
+
 fn digest(token: &str) -> Digest32 {
     Sha256::digest(token.as_bytes()).into()
 }
@@ -98,7 +102,17 @@ impl Sessions {
 
     /// Who holds `token`, if its session is live.
     pub fn get(&self, token: &str) -> Option<Actor> {
-        self.live().get(&digest(token)).cloned()
+        self.get_by_key(&Sessions::key(token))
+    }
+
+    /// The key by which `token`'s session is found.
+    pub fn key(token: &str) -> SessionKey {
+        digest(token)
+    }
+
+    /// Who holds the session of `key`, if it is live.
+    pub fn get_by_key(&self, key: &SessionKey) -> Option<Actor> {
+        self.live().get(key).cloned()
     }
 
     /// Ends the session of `token`.
