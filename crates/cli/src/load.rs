@@ -94,6 +94,55 @@ struct Report {
     bare_flush: BareFlushes,
     /// Where the machine's processor time went during the run (Linux only).
     cpu: Option<CpuShares>,
+    /// How fast one core of the machine was, just before and just after the run.
+    processor: ProcessorSpeed,
+}
+
+/// A shared machine's speed varies from minute to minute; two runs' figures
+/// mean little side by side without it. The bench times a fixed piece of the
+/// server's kind of work on one thread (`SPEED_PROBE_BETS` bets written as
+/// JSON and read back) before it starts the server and again after the run:
+/// the same work, so a larger figure means a slower machine at that time.
+#[derive(Serialize, Debug, Clone, Copy)]
+struct ProcessorSpeed {
+    before_ms: f64,
+    after_ms: f64,
+}
+
+/// Bets in the speed probe: some 50-100 ms of one core on this project's machine.
+pub const SPEED_PROBE_BETS: usize = 200_000;
+
+/// The probe's bet, shaped like a terminal's.
+#[derive(Serialize, serde::Deserialize)]
+struct ProbeBet<'a> {
+    table: &'a str,
+    bet_id: String,
+    spot: &'a str,
+    stake: u64,
+}
+
+/// Milliseconds one thread takes to write `bets` bets as JSON and read them
+/// back: the fastest of three tries, the machine's speed at best just then.
+fn speed_probe(bets: usize) -> f64 {
+    let spots = ["17", "red", "1-2-4-5", "0-00", "25-36"];
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            let mut staked = 0u64;
+            for i in 0..bets {
+                let bet = ProbeBet {
+                    table: "probe",
+                    bet_id: format!("b{i}"),
+                    spot: spots[i % spots.len()],
+                    stake: i as u64 % 500 + 100,
+                };
+                let text = serde_json::to_string(&bet).unwrap_or_default();
+                staked += serde_json::from_str::<ProbeBet>(&text).map_or(0, |b| b.stake);
+            }
+            std::hint::black_box(staked);
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// An acknowledgement later than this misses the server's target for its p99.
@@ -444,12 +493,21 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 )?,
                 None => writeln!(out, "the machine's processor time during the run: not measured (no /proc)")?,
             }
+            writeln!(
+                out,
+                "the machine's speed: one core wrote and read back {SPEED_PROBE_BETS} bets as JSON in {:.0} ms before the run and {:.0} ms after (the same work: more time, a slower machine)",
+                report.processor.before_ms, report.processor.after_ms
+            )?;
         }
     }
     Ok(())
 }
 
 async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
+    // Before anything else runs: the machine's speed with nothing of the bench on it.
+    let speed_before = tokio::task::spawn_blocking(|| speed_probe(SPEED_PROBE_BETS))
+        .await
+        .map_err(io)?;
     let data = std::env::temp_dir().join(format!(
         "croupier-load-{}-{}",
         std::process::id(),
@@ -745,6 +803,12 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         .await
         .map_err(io)?
         .map_err(io)?;
+    let processor = ProcessorSpeed {
+        before_ms: speed_before,
+        after_ms: tokio::task::spawn_blocking(|| speed_probe(SPEED_PROBE_BETS))
+            .await
+            .map_err(io)?,
+    };
     let _ = std::fs::remove_dir_all(&data);
     Ok(Report {
         via: args.via,
@@ -768,6 +832,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         journal,
         bare_flush,
         cpu,
+        processor,
     })
 }
 
@@ -1102,6 +1167,13 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_speed_probe_times_work_that_is_done() {
+        // Work that the compiler removed would take no time at all.
+        let ms = speed_probe(2_000);
+        assert!(ms.is_finite() && ms > 0.0, "{ms}");
+    }
 
     const BEFORE: &str = "croupier_bets_accepted_total 7
 croupier_journal_flush_seconds_bucket{le=\"0.001\"} 10

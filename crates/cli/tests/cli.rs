@@ -892,6 +892,10 @@ fn bench_load_runs_over_real_sockets() {
         "{report}"
     );
     assert!(report["journal"]["stalled_ms_at_least"].as_f64().expect("stalled") >= 0.0);
+    // The machine's speed was measured before the run and after it.
+    for when in ["before_ms", "after_ms"] {
+        assert!(report["processor"][when].as_f64().expect("speed") > 0.0, "{report}");
+    }
     assert!(
         report["bare_flush"]["flushes_per_second"]
             .as_f64()
