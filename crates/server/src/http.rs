@@ -889,13 +889,14 @@ async fn stream(
     Query(q): Query<StreamQuery>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, Failure> {
-    let token = q.token.clone();
-    let viewer = match q.token {
+    // The session's key is worked out once for the socket: each request over it looks it up again.
+    let session = q.token.as_deref().map(Sessions::key);
+    let viewer = match &session {
         None => None,
-        Some(token) => Some(
+        Some(key) => Some(
             state
                 .sessions
-                .get(&token)
+                .get_by_key(key)
                 .ok_or_else(|| Failure::from(ApiError::new("unauthenticated", "the session is unknown or over")))?,
         ),
     };
@@ -906,7 +907,7 @@ async fn stream(
         .max_message_size(BODY_MAX_BYTES)
         // Each read zeroes this much of the buffer first: terminals send small frames.
         .read_buffer_size(SOCKET_READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| forward(state, token, socket, first, second)))
+        .on_upgrade(move |socket| forward(state, session, socket, first, second)))
 }
 
 /// A table stream's read buffer. tungstenite's default (128 KiB) is zeroed on
@@ -1054,7 +1055,7 @@ fn waiting(rx: &mut broadcast::Receiver<Arc<str>>) -> Option<String> {
 
 async fn forward(
     state: AppState,
-    token: Option<String>,
+    session: Option<SessionKey>,
     mut socket: WebSocket,
     mut first: broadcast::Receiver<Arc<str>>,
     mut second: Option<broadcast::Receiver<Arc<str>>>,
@@ -1064,8 +1065,6 @@ async fn forward(
     // and its reply comes back through this queue, between the table's events.
     let (replies, mut replied) = tokio::sync::mpsc::channel::<String>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
     let in_flight = Arc::new(tokio::sync::Semaphore::new(SOCKET_REQUESTS_IN_FLIGHT_MAX));
-    // The session is looked up by its key, worked out once for the socket.
-    let session = token.as_deref().map(Sessions::key);
     loop {
         let own = async {
             match second.as_mut() {
