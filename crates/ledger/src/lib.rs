@@ -13,10 +13,13 @@
 //! [`Storage`]: SQLite in production ([`SqliteStorage`], WAL, synchronous
 //! commits), memory in tests ([`MemoryStorage`], which can fail on purpose).
 
+mod ids;
 pub mod journal;
 pub mod storage;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use ids::TransferIds;
 
 use serde::{Deserialize, Serialize};
 
@@ -222,9 +225,8 @@ pub struct Ledger<S: Storage> {
     balances: HashMap<Account, i128>,
     /// Every transfer ever made, as the digest of its id and the digest of
     /// its whole content: enough to tell a resend from a conflict in 32
-    /// bytes a transfer. A B-tree grows a node at a time, never stopping the
-    /// writer to move everything as a hash table does when it grows.
-    transfers: BTreeMap<[u8; 16], [u8; 16]>,
+    /// bytes a transfer.
+    transfers: TransferIds,
     head: [u8; 32],
     next_seq: u64,
 }
@@ -267,7 +269,7 @@ impl<S: Storage> Ledger<S> {
 
     /// Whether a transfer with this id was ever made.
     pub fn has_transfer(&self, id: &str) -> bool {
-        self.transfers.contains_key(&id_digest(id))
+        self.transfers.contains(&id_digest(id))
     }
 
     pub fn next_seq(&self) -> u64 {
