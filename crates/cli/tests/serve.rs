@@ -930,3 +930,60 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     assert!(problem.contains("recall archive: round t1/2 differs"), "{problem}");
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// The nice value and scheduling policy of each of a process's threads, by name.
+fn thread_priorities(pid: u32) -> Vec<(String, i64, u64)> {
+    let mut threads = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).expect("tasks") {
+        let Ok(stat) = std::fs::read_to_string(task.expect("task").path().join("stat")) else {
+            continue;
+        };
+        let name = stat[stat.find('(').expect("name") + 1..stat.rfind(')').expect("name")].to_string();
+        let fields: Vec<&str> = stat[stat.rfind(')').expect("name") + 2..].split(' ').collect();
+        // After the name: field 19 of stat (nice) is the 17th, field 41 (policy) the 39th.
+        threads.push((
+            name,
+            fields[16].parse().expect("nice"),
+            fields[38].parse().expect("policy"),
+        ));
+    }
+    threads
+}
+
+/// Copying the journal's log into the database, and archiving finished rounds,
+/// answer no one: their threads run at the lowest priority of an ordinary
+/// thread (`SCHED_BATCH`, nice 19), so the bets come first on the cores.
+#[test]
+fn the_servers_background_threads_yield_to_the_bets() {
+    const SCHED_BATCH: u64 = 3;
+    let data = std::env::temp_dir().join(format!("croupier-priorities-{}", std::process::id()));
+    std::fs::remove_dir_all(&data).ok();
+    let mut server = start(&data, free_port());
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        seen = thread_priorities(server.child.id());
+        let low = |name: &str| {
+            seen.iter()
+                .any(|(n, nice, policy)| n == name && *nice == 19 && *policy == SCHED_BATCH)
+        };
+        if low("checkpoint") && low("archive") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+    let priority = |name: &str| {
+        seen.iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, nice, policy)| (*nice, *policy))
+    };
+    for name in ["checkpoint", "archive"] {
+        assert_eq!(priority(name), Some((19, SCHED_BATCH)), "{name}: {seen:?}");
+    }
+    // The threads that answer run at the ordinary priority.
+    for name in ["cage", "commit"] {
+        assert_eq!(priority(name).map(|(nice, _)| nice), Some(0), "{name}: {seen:?}");
+    }
+}

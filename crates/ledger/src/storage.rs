@@ -147,7 +147,14 @@ impl SqliteStorage {
     /// overwritten in place, which flushes faster than a file that grows. This
     /// connection checkpoints by itself only if the log grows past
     /// `WAL_FALLBACK_CHECKPOINT_PAGES` (should the thread ever stop).
-    pub fn checkpoint_in_background(&mut self, dir: &Path, every: std::time::Duration) -> Result<(), StorageError> {
+    /// The thread first runs `on_start` (a server lowers the thread's priority
+    /// there, so that copying the log waits for the cores the answers need).
+    pub fn checkpoint_in_background(
+        &mut self,
+        dir: &Path,
+        every: std::time::Duration,
+        on_start: fn(),
+    ) -> Result<(), StorageError> {
         self.conn
             .pragma_update(None, "wal_autocheckpoint", WAL_FALLBACK_CHECKPOINT_PAGES)?;
         let checkpointer = Connection::open(dir.join(DATABASE_FILE))?;
@@ -155,28 +162,32 @@ impl SqliteStorage {
         self.checkpoints = Some((done.clone(), 0));
         std::thread::Builder::new()
             .name("checkpoint".into())
-            .spawn(move || loop {
-                std::thread::sleep(every);
-                // Each pass copies what the writer wrote during the one before;
-                // a few leave the writer only a handful of pages to copy.
-                let mut log_before = 0i64;
-                let mut passes = 0;
-                let caught_up = loop {
-                    let pass = checkpointer.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get::<_, i64>(1));
-                    passes += 1;
-                    match pass {
-                        Ok(log) if log - log_before < CHECKPOINT_CLOSE_PAGES || passes == CHECKPOINT_PASSES_MAX => {
-                            break true
+            .spawn(move || {
+                on_start();
+                loop {
+                    std::thread::sleep(every);
+                    // Each pass copies what the writer wrote during the one before;
+                    // a few leave the writer only a handful of pages to copy.
+                    let mut log_before = 0i64;
+                    let mut passes = 0;
+                    let caught_up = loop {
+                        let pass =
+                            checkpointer.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get::<_, i64>(1));
+                        passes += 1;
+                        match pass {
+                            Ok(log) if log - log_before < CHECKPOINT_CLOSE_PAGES || passes == CHECKPOINT_PASSES_MAX => {
+                                break true
+                            }
+                            Ok(log) => log_before = log,
+                            Err(e) => {
+                                eprintln!("croupier: background checkpoint failed: {e}");
+                                break false;
+                            }
                         }
-                        Ok(log) => log_before = log,
-                        Err(e) => {
-                            eprintln!("croupier: background checkpoint failed: {e}");
-                            break false;
-                        }
+                    };
+                    if caught_up {
+                        done.fetch_add(1, Ordering::Release);
                     }
-                };
-                if caught_up {
-                    done.fetch_add(1, Ordering::Release);
                 }
             })
             .map_err(|e| StorageError::Unreadable {

@@ -423,7 +423,7 @@ fn the_log_starts_again_under_a_writer_that_never_pauses() {
     let dir = temp_dir("wal");
     let mut storage = SqliteStorage::open(&dir).expect("db");
     storage
-        .checkpoint_in_background(&dir, std::time::Duration::from_millis(5))
+        .checkpoint_in_background(&dir, std::time::Duration::from_millis(5), || {})
         .expect("checkpoints");
     let body = "x".repeat(4_000);
     let (mut prev, mut seq, mut written) = ([0u8; 32], 0u64, 0usize);

@@ -1312,9 +1312,14 @@ pub fn lock_data(data: &std::path::Path) -> Result<std::fs::File, String> {
 pub async fn serve(data: PathBuf, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
     let _lock = lock_data(&data)?;
     let mut storage = SqliteStorage::open(&data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
-    // The writer commits; copying the log into the database happens beside it.
+    // The writer commits; copying the log into the database happens beside it,
+    // at low priority: it is no answer's work.
     storage
-        .checkpoint_in_background(&data, std::time::Duration::from_millis(CHECKPOINT_EVERY_MS))
+        .checkpoint_in_background(
+            &data,
+            std::time::Duration::from_millis(CHECKPOINT_EVERY_MS),
+            crate::writers::lower_this_threads_priority,
+        )
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let (pipeline, committer) = Committer::start_spaced(
         storage,
