@@ -309,6 +309,8 @@ impl AppState {
     }
 
     fn publish(&self, events: &[EventView]) {
+        // Reused for every event: a round's settlement publishes thousands.
+        let (mut text, mut keys) = (Vec::new(), [String::new(), String::new()]);
         for e in events {
             match e {
                 EventView::BetAccepted { .. } => {
@@ -322,12 +324,17 @@ impl AppState {
             let Some((table, player)) = e.audience() else {
                 continue;
             };
-            let Ok(text) = serde_json::to_string(e) else {
+            text.clear();
+            if serde_json::to_writer(&mut text, e).is_err() {
+                continue;
+            }
+            let Ok(text) = std::str::from_utf8(&text) else {
                 continue;
             };
             let text: Arc<str> = Arc::from(text);
-            for key in publish_keys(table, player) {
-                self.events.send(&key, &text);
+            publish_keys(table, player, &mut keys);
+            for key in &keys {
+                self.events.send(key, &text);
             }
         }
     }
@@ -1016,11 +1023,25 @@ fn socket_reply(reference: &str, result: Result<Vec<EventView>, ApiError>) -> St
     serde_json::to_string(&reply).unwrap_or_default()
 }
 
-/// The channels an event about `player` (None: a public event) at `table` goes to.
-fn publish_keys(table: &str, player: Option<&str>) -> [String; 2] {
+/// The channels an event about `player` (None: a public event) at `table` goes to,
+/// written over `keys`, so that publishing allocates no key.
+fn publish_keys(table: &str, player: Option<&str>, keys: &mut [String; 2]) {
+    let [all, own] = keys;
+    all.clear();
+    all.push_str("all:");
+    all.push_str(table);
+    own.clear();
     match player {
-        Some(p) => [format!("all:{table}"), format!("player:{table}:{p}")],
-        None => [format!("all:{table}"), format!("public:{table}")],
+        Some(p) => {
+            own.push_str("player:");
+            own.push_str(table);
+            own.push(':');
+            own.push_str(p);
+        }
+        None => {
+            own.push_str("public:");
+            own.push_str(table);
+        }
     }
 }
 
@@ -1482,7 +1503,8 @@ mod tests {
 
     /// Whether the routing delivers an event about `player` to `viewer`.
     fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {
-        let published = publish_keys("t", player);
+        let mut published = [String::from("left over"), String::new()];
+        publish_keys("t", player, &mut published);
         subscribe_keys("t", viewer).iter().any(|k| published.contains(k))
     }
 
