@@ -11,6 +11,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 /// How many tables the index is split into.
@@ -23,7 +24,6 @@ pub type Digests = ([u8; 16], [u8; 16]);
 pub struct TransferIds {
     keys: RandomState,
     shards: Vec<HashTable<Digests>>,
-    len: usize,
 }
 
 impl Default for TransferIds {
@@ -31,7 +31,6 @@ impl Default for TransferIds {
         TransferIds {
             keys: RandomState::new(),
             shards: std::iter::repeat_with(HashTable::new).take(SHARDS).collect(),
-            len: 0,
         }
     }
 }
@@ -57,16 +56,15 @@ impl TransferIds {
         self.get(id).is_some()
     }
 
-    /// Records a transfer; an id recorded before takes the new content.
+    /// Records a transfer; an id recorded before takes the new content. One
+    /// probe finds the id's slot or the free one it goes in.
     pub fn insert(&mut self, id: [u8; 16], content: [u8; 16]) {
         let (shard, hash) = self.place(&id);
         let keys = &self.keys;
-        let table = &mut self.shards[shard];
-        match table.find_mut(hash, |(k, _)| *k == id) {
-            Some(entry) => entry.1 = content,
-            None => {
-                table.insert_unique(hash, (id, content), |(k, _)| keys.hash_one(k));
-                self.len += 1;
+        match self.shards[shard].entry(hash, |(k, _)| *k == id, |(k, _)| keys.hash_one(k)) {
+            Entry::Occupied(mut recorded) => recorded.get_mut().1 = content,
+            Entry::Vacant(free) => {
+                free.insert((id, content));
             }
         }
     }
@@ -74,12 +72,12 @@ impl TransferIds {
     /// How many transfers are recorded.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.len
+        self.shards.iter().map(HashTable::len).sum()
     }
 
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 }
 
