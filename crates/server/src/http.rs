@@ -14,12 +14,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use bytes::Bytes;
 use croupier_ledger::SqliteStorage;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -27,7 +28,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
 use crate::archive::{Archive, Archiver};
-use crate::casino::{Cage, Casino, TableSlot};
+use crate::casino::{Cage, Casino, Executed, TableSlot};
 use crate::committer::{Committer, FlushTimes, Pipeline, Reply};
 use crate::sessions::{SessionKey, Sessions};
 use crate::users::{hash_password, password_matches, Role};
@@ -69,11 +70,11 @@ struct Metrics {
 /// `player:T:P` (player P's own bets and chips at T).
 #[derive(Default)]
 pub struct Channels {
-    senders: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
+    senders: Mutex<HashMap<String, broadcast::Sender<Utf8Bytes>>>,
 }
 
 impl Channels {
-    fn subscribe(&self, key: String) -> broadcast::Receiver<Arc<str>> {
+    fn subscribe(&self, key: String) -> broadcast::Receiver<Utf8Bytes> {
         let mut senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         senders
             .entry(key)
@@ -81,7 +82,7 @@ impl Channels {
             .subscribe()
     }
 
-    fn send(&self, key: &str, text: &Arc<str>) {
+    fn send(&self, key: &str, text: &Utf8Bytes) {
         let senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(sender) = senders.get(key) {
             // No one listening is fine: the journal has everything.
@@ -239,7 +240,7 @@ impl AppState {
             None => {
                 self.metrics.requests.fetch_add(1, Ordering::Relaxed);
                 let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
-                self.executed(&result);
+                self.executed(&result, &[]);
                 result
             }
         }
@@ -257,18 +258,24 @@ impl AppState {
         let result = self
             .at_table(&table, move |w| {
                 let request = build(w.slot())?;
-                w.execute(now_ms(), &actor, request)
+                w.execute_rendered(now_ms(), &actor, request)
             })
             .await?;
-        self.executed(&result);
+        let (result, texts) = match result {
+            Ok(Executed { views, texts }) => (Ok(views), texts),
+            Err(e) => (Err(e), Vec::new()),
+        };
+        self.executed(&result, &texts);
         result
     }
 
-    /// Streams an executed request's events, and closes betting at each new deadline.
-    fn executed(&self, result: &Result<Vec<EventView>, ApiError>) {
+    /// Streams an executed request's events, and closes betting at each new
+    /// deadline. `texts` are the events' texts when the table wrote them
+    /// already (see [`Executed`]); without them, each event is serialised here.
+    fn executed(&self, result: &Result<Vec<EventView>, ApiError>, texts: &[Bytes]) {
         match result {
             Ok(events) => {
-                self.publish(events);
+                self.publish(events, texts);
                 for e in events {
                     if let EventView::BettingOpened {
                         table,
@@ -299,19 +306,20 @@ impl AppState {
                     let s = w.slot();
                     let betting = s.table.round() == round
                         && matches!(s.table.phase(), croupier_core::round::Phase::BettingOpen { .. });
-                    betting.then(|| w.execute(now_ms(), &Actor::system(), Request::NoMoreBets { table }))
+                    betting.then(|| w.execute_rendered(now_ms(), &Actor::system(), Request::NoMoreBets { table }))
                 })
                 .await;
-            if let Ok(Some(Ok(events))) = closed {
-                state.publish(&events);
+            if let Ok(Some(Ok(Executed { views, texts }))) = closed {
+                state.publish(&views, &texts);
             }
         });
     }
 
-    fn publish(&self, events: &[EventView]) {
+    fn publish(&self, events: &[EventView], texts: &[Bytes]) {
         // Reused for every event: a round's settlement publishes thousands.
-        let (mut text, mut keys) = (Vec::new(), [String::new(), String::new()]);
-        for e in events {
+        let mut keys = [String::new(), String::new()];
+        let rendered = texts.len() == events.len();
+        for (i, e) in events.iter().enumerate() {
             match e {
                 EventView::BetAccepted { .. } => {
                     self.metrics.bets_accepted.fetch_add(1, Ordering::Relaxed);
@@ -324,14 +332,14 @@ impl AppState {
             let Some((table, player)) = e.audience() else {
                 continue;
             };
-            text.clear();
-            if serde_json::to_writer(&mut text, e).is_err() {
-                continue;
-            }
-            let Ok(text) = std::str::from_utf8(&text) else {
+            let text = if rendered {
+                Utf8Bytes::try_from(texts[i].clone()).ok()
+            } else {
+                serde_json::to_string(e).ok().map(Utf8Bytes::from)
+            };
+            let Some(text) = text else {
                 continue;
             };
-            let text: Arc<str> = Arc::from(text);
             publish_keys(table, player, &mut keys);
             for key in &keys {
                 self.events.send(key, &text);
@@ -1060,15 +1068,15 @@ fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
 pub const SOCKET_BATCH_MAX: usize = 64;
 
 /// What a socket that fell behind its table's stream is told instead of the events it lost.
-fn missed_notice(missed: u64) -> String {
-    json!({"type": "missed", "events": missed}).to_string()
+fn missed_notice(missed: u64) -> Utf8Bytes {
+    Utf8Bytes::from(json!({"type": "missed", "events": missed}).to_string())
 }
 
 /// A broadcast message that is already waiting, if any; a lag becomes a
 /// `missed` notice. A closed channel is left for the next `select!` to see.
-fn waiting(rx: &mut broadcast::Receiver<Arc<str>>) -> Option<String> {
+fn waiting(rx: &mut broadcast::Receiver<Utf8Bytes>) -> Option<Utf8Bytes> {
     match rx.try_recv() {
-        Ok(text) => Some(text.as_ref().to_string()),
+        Ok(text) => Some(text),
         Err(broadcast::error::TryRecvError::Lagged(missed)) => Some(missed_notice(missed)),
         Err(_) => None,
     }
@@ -1078,8 +1086,8 @@ async fn forward(
     state: AppState,
     session: Option<SessionKey>,
     mut socket: WebSocket,
-    mut first: broadcast::Receiver<Arc<str>>,
-    mut second: Option<broadcast::Receiver<Arc<str>>>,
+    mut first: broadcast::Receiver<Utf8Bytes>,
+    mut second: Option<broadcast::Receiver<Utf8Bytes>>,
 ) {
     use futures_util::SinkExt;
     // A terminal may also send requests on its socket: each runs as its own task
@@ -1093,30 +1101,31 @@ async fn forward(
                 None => std::future::pending().await,
             }
         };
-        let outgoing: String = tokio::select! {
+        // An event's text is shared by every socket that sends it, not copied.
+        let outgoing: Utf8Bytes = tokio::select! {
             r = first.recv() => match r {
-                Ok(text) => text.as_ref().to_string(),
+                Ok(text) => text,
                 Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             r = own => match r {
-                Ok(text) => text.as_ref().to_string(),
+                Ok(text) => text,
                 Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
                 Err(broadcast::error::RecvError::Closed) => break,
             },
-            Some(reply) = replied.recv() => reply,
+            Some(reply) = replied.recv() => Utf8Bytes::from(reply),
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
                     let Some(reply) = take_request(&state, session.as_ref(), &text, &replies, &in_flight) else {
                         continue;
                     };
-                    reply
+                    Utf8Bytes::from(reply)
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 Some(Ok(_)) => continue,
             },
         };
-        if socket.feed(Message::Text(outgoing.into())).await.is_err() {
+        if socket.feed(Message::Text(outgoing)).await.is_err() {
             break;
         }
         // Each channel stays in order; a write per message would cost a system call each.
@@ -1124,9 +1133,9 @@ async fn forward(
         while batched < SOCKET_BATCH_MAX {
             let next = waiting(&mut first)
                 .or_else(|| second.as_mut().and_then(waiting))
-                .or_else(|| replied.try_recv().ok());
+                .or_else(|| replied.try_recv().ok().map(Utf8Bytes::from));
             let Some(text) = next else { break };
-            if socket.feed(Message::Text(text.into())).await.is_err() {
+            if socket.feed(Message::Text(text)).await.is_err() {
                 return;
             }
             batched += 1;

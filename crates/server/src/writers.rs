@@ -28,7 +28,7 @@ use croupier_ledger::{Applied, Recorded, Transfer};
 
 use crate::api::{Actor, ApiError, EventView, Request};
 use crate::archive::Archiver;
-use crate::casino::{checked_entry, Cage, Casino, Commit, SharedDirectory, TableSlot};
+use crate::casino::{checked_entry, Cage, Casino, Commit, Executed, SharedDirectory, TableSlot};
 use crate::committer::{Committer, Pipeline, Reply, Spacing};
 
 /// Messages queued for the cage, and for each table, before senders wait.
@@ -229,6 +229,11 @@ impl TableWriter {
 
     /// Executes a request at this table (see [`TableSlot::execute`]).
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        self.execute_rendered(at_ms, actor, request).map(|e| e.views)
+    }
+
+    /// [`TableWriter::execute`], with each event's text for the streams (see [`TableSlot::execute_rendered`]).
+    pub fn execute_rendered(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Executed, ApiError> {
         let mut cage = CageLink {
             cage: &self.cage,
             epoch: self.epoch,
@@ -236,12 +241,14 @@ impl TableWriter {
         };
         let (slot, directory) = (&mut self.slot, &self.directory);
         if grows_with_round(&request) {
-            return off_worker(|| at_low_priority(|| slot.execute(directory, at_ms, actor, request, &mut cage)));
+            return off_worker(|| {
+                at_low_priority(|| slot.execute_rendered(directory, at_ms, actor, request, &mut cage))
+            });
         }
         if long(&request) {
-            off_worker(|| slot.execute(directory, at_ms, actor, request, &mut cage))
+            off_worker(|| slot.execute_rendered(directory, at_ms, actor, request, &mut cage))
         } else {
-            slot.execute(directory, at_ms, actor, request, &mut cage)
+            slot.execute_rendered(directory, at_ms, actor, request, &mut cage)
         }
     }
 }
