@@ -795,6 +795,36 @@ fn a_terminal_bets_over_its_table_stream() {
     assert_eq!(next_reply(&mut board)["error"], "unauthenticated");
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t2:p1"], 4_700, "{me}");
+    // A bet at a table that does not exist is answered at once.
+    send_frame(
+        &mut socket,
+        &json!({"ref": "n", "request": {"op": "place_bet", "table": "nowhere", "bet_id": "s9", "spot": "17", "stake": 300}})
+            .to_string(),
+    );
+    assert_eq!(next_reply(&mut socket)["error"], "no_table");
+    // A bet whose socket closes before its answer stands, and its event
+    // still reaches the table's other streams.
+    let mut pit = subscribe_as(&server.address, "t2", Some(&admin));
+    let mut brief = subscribe_as(&server.address, "t2", Some(&p1));
+    send_frame(
+        &mut brief,
+        &json!({"ref": "g", "request": {"op": "place_bet", "table": "t2", "bet_id": "s5", "spot": "red", "stake": 200}})
+            .to_string(),
+    );
+    drop(brief);
+    loop {
+        let frame = next_frame(&mut pit);
+        if frame["type"] == "bet_accepted" && frame["bet_id"] == "s5" {
+            assert_eq!(
+                (frame["player"].as_str(), frame["stake"].as_u64()),
+                (Some("p1"), Some(200)),
+                "{frame}"
+            );
+            break;
+        }
+    }
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    assert_eq!(me["accounts"]["chips:t2:p1"], 4_500, "{me}");
     // Signing out ends the socket's requests too, though the socket stays open.
     assert_eq!(server.http("POST", "/api/logout", Some(&p1), None).0, 200);
     send_frame(

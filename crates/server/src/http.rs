@@ -82,6 +82,40 @@ impl Channels {
             .subscribe()
     }
 
+    /// Sends each event to the channels that show it: its text from `texts`
+    /// when the table wrote them (see [`Executed`]), else serialised here.
+    fn publish(&self, metrics: &Metrics, events: &[EventView], texts: &[Bytes]) {
+        // Reused for every event: a round's settlement publishes thousands.
+        let mut keys = [String::new(), String::new()];
+        let rendered = texts.len() == events.len();
+        for (i, e) in events.iter().enumerate() {
+            match e {
+                EventView::BetAccepted { .. } => {
+                    metrics.bets_accepted.fetch_add(1, Ordering::Relaxed);
+                }
+                EventView::RoundSettled { .. } => {
+                    metrics.rounds_settled.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+            let Some((table, player)) = e.audience() else {
+                continue;
+            };
+            let text = if rendered {
+                Utf8Bytes::try_from(texts[i].clone()).ok()
+            } else {
+                serde_json::to_string(e).ok().map(Utf8Bytes::from)
+            };
+            let Some(text) = text else {
+                continue;
+            };
+            publish_keys(table, player, &mut keys);
+            for key in &keys {
+                self.send(key, &text);
+            }
+        }
+    }
+
     fn send(&self, key: &str, text: &Utf8Bytes) {
         let senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(sender) = senders.get(key) {
@@ -165,10 +199,22 @@ type Answering<W, T> = (
 
 fn answering<W, T: Send + 'static>(f: impl FnOnce(&mut W) -> T + Send + 'static) -> Answering<W, T> {
     let (tx, rx) = oneshot::channel();
-    let job = Box::new(move |writer: &mut W| -> Reply {
+    let job = delivering(f, move |answer| {
+        let _ = tx.send(answer);
+    });
+    (job, rx)
+}
+
+/// A job for a writer of `W` that hands its answer to `deliver` once durable
+/// (or the failure, if it could not be made durable).
+fn delivering<W, T: Send + 'static>(
+    f: impl FnOnce(&mut W) -> T + Send + 'static,
+    deliver: impl FnOnce(Result<T, ApiError>) + Send + 'static,
+) -> Box<dyn FnOnce(&mut W) -> Reply + Send> {
+    Box::new(move |writer: &mut W| -> Reply {
         let answer = f(writer);
         Box::new(move |durable: bool| {
-            let _ = tx.send(if durable {
+            deliver(if durable {
                 Ok(answer)
             } else {
                 Err(ApiError::new(
@@ -177,8 +223,7 @@ fn answering<W, T: Send + 'static>(f: impl FnOnce(&mut W) -> T + Send + 'static)
                 ))
             });
         })
-    });
-    (job, rx)
+    })
 }
 
 async fn answer<T>(rx: oneshot::Receiver<Result<T, ApiError>>) -> Result<T, ApiError> {
@@ -316,35 +361,7 @@ impl AppState {
     }
 
     fn publish(&self, events: &[EventView], texts: &[Bytes]) {
-        // Reused for every event: a round's settlement publishes thousands.
-        let mut keys = [String::new(), String::new()];
-        let rendered = texts.len() == events.len();
-        for (i, e) in events.iter().enumerate() {
-            match e {
-                EventView::BetAccepted { .. } => {
-                    self.metrics.bets_accepted.fetch_add(1, Ordering::Relaxed);
-                }
-                EventView::RoundSettled { .. } => {
-                    self.metrics.rounds_settled.fetch_add(1, Ordering::Relaxed);
-                }
-                _ => {}
-            }
-            let Some((table, player)) = e.audience() else {
-                continue;
-            };
-            let text = if rendered {
-                Utf8Bytes::try_from(texts[i].clone()).ok()
-            } else {
-                serde_json::to_string(e).ok().map(Utf8Bytes::from)
-            };
-            let Some(text) = text else {
-                continue;
-            };
-            publish_keys(table, player, &mut keys);
-            for key in &keys {
-                self.events.send(key, &text);
-            }
-        }
+        self.events.publish(&self.metrics, events, texts);
     }
 }
 
@@ -1090,9 +1107,10 @@ async fn forward(
     mut second: Option<broadcast::Receiver<Utf8Bytes>>,
 ) {
     use futures_util::SinkExt;
-    // A terminal may also send requests on its socket: each runs as its own task
-    // and its reply comes back through this queue, between the table's events.
-    let (replies, mut replied) = tokio::sync::mpsc::channel::<String>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
+    // A terminal may also send requests on its socket: a bet goes to its
+    // table's writer, any other request runs as its own task, and the outcome
+    // comes back through this queue, between the table's events.
+    let (replies, mut replied) = tokio::sync::mpsc::channel::<Back>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
     let in_flight = Arc::new(tokio::sync::Semaphore::new(SOCKET_REQUESTS_IN_FLIGHT_MAX));
     loop {
         let own = async {
@@ -1113,7 +1131,7 @@ async fn forward(
                 Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
                 Err(broadcast::error::RecvError::Closed) => break,
             },
-            Some(reply) = replied.recv() => Utf8Bytes::from(reply),
+            Some(back) = replied.recv() => state.answered(back),
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
                     let Some(reply) = take_request(&state, session.as_ref(), &text, &replies, &in_flight) else {
@@ -1133,7 +1151,7 @@ async fn forward(
         while batched < SOCKET_BATCH_MAX {
             let next = waiting(&mut first)
                 .or_else(|| second.as_mut().and_then(waiting))
-                .or_else(|| replied.try_recv().ok().map(Utf8Bytes::from));
+                .or_else(|| replied.try_recv().ok().map(|back| state.answered(back)));
             let Some(text) = next else { break };
             if socket.feed(Message::Text(text)).await.is_err() {
                 return;
@@ -1152,7 +1170,7 @@ fn take_request(
     state: &AppState,
     session: Option<&SessionKey>,
     text: &str,
-    replies: &tokio::sync::mpsc::Sender<String>,
+    replies: &tokio::sync::mpsc::Sender<Back>,
     in_flight: &Arc<tokio::sync::Semaphore>,
 ) -> Option<String> {
     // Most of what a terminal sends is a bet: read as one directly, a bet
@@ -1196,13 +1214,115 @@ fn take_request(
         );
         return Some(socket_reply(&request.reference, Err(e)));
     };
+    let request = match request.request {
+        Request::PlaceBet { .. } => return bet_at_table(state, actor, request, replies, permit),
+        _ => request,
+    };
     let (state, replies) = (state.clone(), replies.clone());
     tokio::spawn(async move {
         let result = submit(&state, actor, request.request).await;
-        let _ = replies.send(socket_reply(&request.reference, result)).await;
+        let _ = replies
+            .send(Back::Reply(socket_reply(&request.reference, result)))
+            .await;
         drop(permit);
     });
     None
+}
+
+/// What comes back to a socket for one of its requests.
+enum Back {
+    /// The reply, ready to send.
+    Reply(String),
+    /// A bet that its table has executed, once durable (or lost): its events
+    /// go out on the streams, then its reply. The permit keeps its place
+    /// among the socket's requests in flight until then.
+    Bet {
+        reference: String,
+        result: Result<Executed, ApiError>,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    },
+}
+
+impl AppState {
+    /// The text a socket sends for what came back to it.
+    fn answered(&self, back: Back) -> Utf8Bytes {
+        match back {
+            Back::Reply(text) => Utf8Bytes::from(text),
+            Back::Bet {
+                reference,
+                result,
+                permit,
+            } => {
+                let (result, texts) = match result {
+                    Ok(Executed { views, texts }) => (Ok(views), texts),
+                    Err(e) => (Err(e), Vec::new()),
+                };
+                self.executed(&result, &texts);
+                drop(permit);
+                Utf8Bytes::from(socket_reply(&reference, result))
+            }
+        }
+    }
+}
+
+/// Hands a bet from a socket straight to its table's writer: the writer's
+/// answer, once durable, comes back through the socket's queue. Most of what
+/// terminals send is bets, and a task of its own for each (spawned, woken by
+/// the answer, then waking the socket) cost more than the bet's own checks.
+/// A bet waits here only when the table's queue is full.
+fn bet_at_table(
+    state: &AppState,
+    actor: Actor,
+    request: SocketRequest,
+    replies: &tokio::sync::mpsc::Sender<Back>,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> Option<String> {
+    let SocketRequest { reference, request } = request;
+    let Some(jobs) = request.table().and_then(|table| state.tables.jobs(table)) else {
+        let e = ApiError::new(
+            "no_table",
+            format!("no table {:?}", request.table().unwrap_or_default()),
+        );
+        return Some(socket_reply(&reference, Err(e)));
+    };
+    state.metrics.requests.fetch_add(1, Ordering::Relaxed);
+    let shown = reference.clone();
+    let back = replies.clone();
+    let (channels, metrics) = (state.events.clone(), state.metrics.clone());
+    let job = delivering(
+        move |w: &mut TableWriter| w.execute_rendered(now_ms(), &actor, request),
+        move |answer: Result<Result<Executed, ApiError>, ApiError>| {
+            let bet = Back::Bet {
+                reference,
+                result: answer.and_then(|result| result),
+                permit,
+            };
+            // The queue holds as many as the permits in flight, so only a
+            // socket that has closed refuses: the bet's events go out all the same.
+            if let Err(unsent) = back.try_send(bet) {
+                match unsent.into_inner() {
+                    Back::Bet { result: Ok(e), .. } => channels.publish(&metrics, &e.views, &e.texts),
+                    _ => {
+                        metrics.refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        },
+    );
+    let stopped = || ApiError::new("unavailable", "the casino has stopped");
+    match jobs.try_send(job) {
+        Ok(()) => None,
+        Err(tokio::sync::mpsc::error::TrySendError::Full(job)) => {
+            let replies = replies.clone();
+            tokio::spawn(async move {
+                if jobs.send(job).await.is_err() {
+                    let _ = replies.send(Back::Reply(socket_reply(&shown, Err(stopped())))).await;
+                }
+            });
+            None
+        }
+        Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => Some(socket_reply(&shown, Err(stopped()))),
+    }
 }
 
 /// The tables' ids, for a display board (no sign-in: nothing private).
