@@ -741,21 +741,9 @@ impl TableSlot {
     /// Executes a request at this table, its single writer: plans it from the
     /// table's own state, has `cage` write its entry, and applies it. A
     /// request the table has checked in full is applied without waiting for
-    /// the cage; one whose money the ledger alone can judge waits for its verdict.
+    /// the cage; one whose money the ledger alone can judge waits for its
+    /// verdict. The events come with their texts as the journal holds them, for the streams.
     pub fn execute(
-        &mut self,
-        directory: &SharedDirectory,
-        at_ms: u64,
-        actor: &Actor,
-        request: Request,
-        cage: &mut impl Commit,
-    ) -> Result<Vec<EventView>, ApiError> {
-        self.execute_rendered(directory, at_ms, actor, request, cage)
-            .map(|e| e.views)
-    }
-
-    /// [`TableSlot::execute`], with each event's text as the journal holds it, for the streams.
-    pub fn execute_rendered(
         &mut self,
         directory: &SharedDirectory,
         at_ms: u64,
@@ -1711,6 +1699,7 @@ impl<S: Storage> Casino<S> {
                     .ok_or_else(|| err("no_table", format!("no table {table:?}")))?;
                 let directory = self.cage.directory.clone();
                 slot.execute(&directory, at_ms, actor, request, &mut self.cage)
+                    .map(|e| e.views)
             }
             None => {
                 let views = self.cage.execute(at_ms, actor, request)?;

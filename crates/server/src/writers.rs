@@ -232,7 +232,7 @@ impl TableWriter {
         self.execute_rendered(at_ms, actor, request).map(|e| e.views)
     }
 
-    /// [`TableWriter::execute`], with each event's text for the streams (see [`TableSlot::execute_rendered`]).
+    /// [`TableWriter::execute`], with each event's text for the streams (see [`TableSlot::execute`]).
     pub fn execute_rendered(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Executed, ApiError> {
         let mut cage = CageLink {
             cage: &self.cage,
@@ -241,14 +241,12 @@ impl TableWriter {
         };
         let (slot, directory) = (&mut self.slot, &self.directory);
         if grows_with_round(&request) {
-            return off_worker(|| {
-                at_low_priority(|| slot.execute_rendered(directory, at_ms, actor, request, &mut cage))
-            });
+            return off_worker(|| at_low_priority(|| slot.execute(directory, at_ms, actor, request, &mut cage)));
         }
         if long(&request) {
-            off_worker(|| slot.execute_rendered(directory, at_ms, actor, request, &mut cage))
+            off_worker(|| slot.execute(directory, at_ms, actor, request, &mut cage))
         } else {
-            slot.execute_rendered(directory, at_ms, actor, request, &mut cage)
+            slot.execute(directory, at_ms, actor, request, &mut cage)
         }
     }
 }
