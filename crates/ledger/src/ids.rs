@@ -6,10 +6,12 @@
 //! where a B-tree of millions of ids touched a node on each of several levels,
 //! each a cache miss. A table that fills up moves only its own entries, a
 //! `SHARDS`-th of the whole, so the writer is never stopped to move them all.
-//! The hash is keyed afresh for each process (`RandomState`), so ids chosen
+//! The hash (foldhash) is keyed afresh for each index (`RandomState`), so ids chosen
 //! to collide cannot pile up in one place.
 
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
+
+use foldhash::fast::RandomState;
 
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
@@ -29,7 +31,7 @@ pub struct TransferIds {
 impl Default for TransferIds {
     fn default() -> TransferIds {
         TransferIds {
-            keys: RandomState::new(),
+            keys: RandomState::default(),
             shards: std::iter::repeat_with(HashTable::new).take(SHARDS).collect(),
         }
     }

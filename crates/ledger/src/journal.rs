@@ -1,6 +1,6 @@
 //! The hash-chained journal.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -66,7 +66,12 @@ pub struct Entry {
 pub fn entry_hash(prev_hash: &[u8; 32], seq: u64, at_ms: u64, text: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(prev_hash);
-    h.update(format!("{seq}\n{at_ms}\n").as_bytes());
+    // Decimal as `format!` writes it, without making a string to hold it.
+    let mut digits = itoa::Buffer::new();
+    h.update(digits.format(seq).as_bytes());
+    h.update(b"\n");
+    h.update(digits.format(at_ms).as_bytes());
+    h.update(b"\n");
     h.update(text.as_bytes());
     h.finalize().into()
 }
@@ -225,7 +230,7 @@ pub fn verify(entries: &[Entry]) -> VerifyReport {
     let mut report = VerifyReport::default();
     let mut prev = [0u8; 32];
     let mut expected_seq = 1u64;
-    let mut ids = std::collections::HashSet::new();
+    let mut ids = HashSet::new();
     for e in entries {
         let problem = |why: String| Some((e.seq, why));
         if e.seq != expected_seq {
@@ -269,4 +274,29 @@ pub fn verify(entries: &[Entry]) -> VerifyReport {
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The chain's hash is the one its documentation defines, as every
+        /// stored journal was hashed: SHA-256 over the previous hash, then
+        /// `"{seq}\n{at_ms}\n"` as `format!` writes it, then the text.
+        #[test]
+        fn an_entry_hash_is_sha256_over_the_previous_hash_the_numbers_and_the_text(
+            prev in any::<[u8; 32]>(),
+            seq in prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
+            at_ms in prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
+            text in ".*",
+        ) {
+            let mut whole = prev.to_vec();
+            whole.extend_from_slice(format!("{seq}\n{at_ms}\n").as_bytes());
+            whole.extend_from_slice(text.as_bytes());
+            let expected: [u8; 32] = Sha256::digest(&whole).into();
+            prop_assert_eq!(entry_hash(&prev, seq, at_ms, &text), expected);
+        }
+    }
 }

@@ -17,7 +17,7 @@ mod ids;
 pub mod journal;
 pub mod storage;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use ids::TransferIds;
 
@@ -298,8 +298,8 @@ impl<S: Storage> Ledger<S> {
         }
         let mut applied = Vec::with_capacity(transfers.len());
         let mut created = Vec::with_capacity(transfers.len());
-        let mut pending: HashMap<&Account, i128> = HashMap::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut pending: HashMap<&Account, i128> = HashMap::with_capacity(2 * transfers.len());
+        let mut seen = HashSet::with_capacity(transfers.len());
         for (index, t) in transfers.iter().enumerate() {
             let refused = |refusal| LedgerError::Refused {
                 index,

@@ -214,13 +214,23 @@ impl SqliteStorage {
 
 /// A hash as the journal stores it: lowercase hex, as `hex::encode` writes
 /// it, through `hex::encode_to_slice` (`hex::encode` goes character by
-/// character through an iterator, and every entry writes two hashes).
-fn hash_hex(hash: &[u8; 32]) -> String {
-    let mut out = [0u8; 64];
-    // 64 bytes hold 32 bytes' hex exactly; hex digits are ASCII.
-    match hex::encode_to_slice(hash, &mut out) {
-        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
-        Err(_) => unreachable!("64 bytes hold a 32-byte hash's hex"),
+/// character through an iterator, and every entry writes two hashes), on
+/// the stack: SQLite copies the text it is given.
+struct HashHex([u8; 64]);
+
+impl HashHex {
+    fn new(hash: &[u8; 32]) -> HashHex {
+        let mut out = [0u8; 64];
+        // 64 bytes hold 32 bytes' hex exactly.
+        if hex::encode_to_slice(hash, &mut out).is_err() {
+            unreachable!("64 bytes hold a 32-byte hash's hex");
+        }
+        HashHex(out)
+    }
+
+    fn as_str(&self) -> &str {
+        // Hex digits are ASCII.
+        std::str::from_utf8(&self.0).unwrap_or_else(|_| unreachable!("hex digits are ASCII"))
     }
 }
 
@@ -279,8 +289,8 @@ impl Storage for SqliteStorage {
                     e.seq as i64,
                     e.at_ms as i64,
                     e.text,
-                    hash_hex(&e.prev_hash),
-                    hash_hex(&e.hash)
+                    HashHex::new(&e.prev_hash).as_str(),
+                    HashHex::new(&e.hash).as_str()
                 ])?;
             }
             Ok(())
@@ -292,11 +302,12 @@ impl Storage for SqliteStorage {
         }
         // Inside a group a savepoint keeps this append all-or-nothing; alone,
         // the savepoint is the transaction and its release is the commit.
-        self.conn.execute_batch("SAVEPOINT journal_append")?;
+        // Kept prepared, as the insert is: a batch's text would be parsed again at every append.
+        self.conn.prepare_cached("SAVEPOINT journal_append")?.execute([])?;
         let written = insert_all(&self.conn);
         match written {
             Ok(()) => {
-                self.conn.execute_batch("RELEASE journal_append")?;
+                self.conn.prepare_cached("RELEASE journal_append")?.execute([])?;
                 Ok(())
             }
             Err(e) => {
@@ -347,9 +358,9 @@ mod tests {
             for (i, b) in hash.iter_mut().enumerate() {
                 *b = round.wrapping_mul(31).wrapping_add((i as u8).wrapping_mul(97));
             }
-            assert_eq!(super::hash_hex(&hash), hex::encode(hash));
+            assert_eq!(super::HashHex::new(&hash).as_str(), hex::encode(hash));
             assert_eq!(
-                super::hash_from_hex(0, &super::hash_hex(&hash)).expect("reads back"),
+                super::hash_from_hex(0, super::HashHex::new(&hash).as_str()).expect("reads back"),
                 hash
             );
         }

@@ -1,6 +1,8 @@
 //! The casino: tables, players, money and the journal, one request at a time.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;

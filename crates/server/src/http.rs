@@ -70,7 +70,7 @@ struct Metrics {
 /// `player:T:P` (player P's own bets and chips at T).
 #[derive(Default)]
 pub struct Channels {
-    senders: Mutex<HashMap<String, broadcast::Sender<Utf8Bytes>>>,
+    senders: Mutex<foldhash::HashMap<String, broadcast::Sender<Utf8Bytes>>>,
 }
 
 impl Channels {
