@@ -285,8 +285,11 @@ impl AppState {
             None => {
                 self.metrics.requests.fetch_add(1, Ordering::Relaxed);
                 let result = self.call(move |c| c.execute(now_ms(), &actor, request)).await?;
-                self.executed(&result, &[]);
-                result
+                // The cage writes no texts: each event is serialised to publish it.
+                self.executed(result.map(|views| Executed {
+                    views,
+                    texts: Vec::new(),
+                }))
             }
         }
     }
@@ -306,22 +309,17 @@ impl AppState {
                 w.execute_rendered(now_ms(), &actor, request)
             })
             .await?;
-        let (result, texts) = match result {
-            Ok(Executed { views, texts }) => (Ok(views), texts),
-            Err(e) => (Err(e), Vec::new()),
-        };
-        self.executed(&result, &texts);
-        result
+        self.executed(result)
     }
 
-    /// Streams an executed request's events, and closes betting at each new
-    /// deadline. `texts` are the events' texts when the table wrote them
-    /// already (see [`Executed`]); without them, each event is serialised here.
-    fn executed(&self, result: &Result<Vec<EventView>, ApiError>, texts: &[Bytes]) {
+    /// Streams an executed request's events, closes betting at each new
+    /// deadline, and gives back the events. Their texts are sent as the table
+    /// wrote them (see [`Executed`]); an event without one is serialised here.
+    fn executed(&self, result: Result<Executed, ApiError>) -> Result<Vec<EventView>, ApiError> {
         match result {
-            Ok(events) => {
-                self.publish(events, texts);
-                for e in events {
+            Ok(Executed { views, texts }) => {
+                self.publish(&views, &texts);
+                for e in &views {
                     if let EventView::BettingOpened {
                         table,
                         round,
@@ -331,9 +329,11 @@ impl AppState {
                         self.close_at_deadline(table.clone(), *round, *deadline_ms);
                     }
                 }
+                Ok(views)
             }
-            Err(_) => {
+            Err(e) => {
                 self.metrics.refused.fetch_add(1, Ordering::Relaxed);
+                Err(e)
             }
         }
     }
@@ -1253,11 +1253,7 @@ impl AppState {
                 result,
                 permit,
             } => {
-                let (result, texts) = match result {
-                    Ok(Executed { views, texts }) => (Ok(views), texts),
-                    Err(e) => (Err(e), Vec::new()),
-                };
-                self.executed(&result, &texts);
+                let result = self.executed(result);
                 drop(permit);
                 Utf8Bytes::from(socket_reply(&reference, result))
             }
