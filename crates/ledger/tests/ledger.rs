@@ -183,6 +183,50 @@ fn journal_indexes(storage: &SqliteStorage) -> i64 {
         .expect("indexes")
 }
 
+fn page_size(storage: &SqliteStorage) -> i64 {
+    storage
+        .connection()
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .expect("page size")
+}
+
+#[test]
+fn a_new_journal_has_16_kib_pages_and_one_made_with_4_kib_pages_keeps_them() {
+    // A flush writes each page of the log with two system calls: bigger pages, fewer calls.
+    let dir = temp_dir("pages");
+    let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
+    ledger
+        .commit(1, &[t("p1", "outside", "wallet:dora", 700)], &[])
+        .expect("commit");
+    drop(ledger);
+    assert_eq!(page_size(&SqliteStorage::open(&dir).expect("db")), 16384);
+    std::fs::remove_dir_all(&dir).ok();
+
+    // A database made before, with SQLite's default pages, opens and grows as it is.
+    let older = temp_dir("older-pages");
+    std::fs::create_dir_all(&older).expect("dir");
+    rusqlite::Connection::open(older.join(croupier_ledger::storage::DATABASE_FILE))
+        .expect("older db")
+        .execute_batch(
+            "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL;
+             CREATE TABLE journal (seq INTEGER PRIMARY KEY, at_ms BIGINT NOT NULL, record TEXT NOT NULL,
+                 prev_hash TEXT NOT NULL, hash TEXT NOT NULL);",
+        )
+        .expect("older table");
+    let mut ledger = Ledger::open(SqliteStorage::open(&older).expect("db")).expect("open");
+    for n in 0..50 {
+        ledger
+            .commit(n, &[t(&format!("q{n}"), "outside", "wallet:dora", 10)], &[])
+            .expect("commit");
+    }
+    drop(ledger);
+    let mut storage = SqliteStorage::open_read_only(&older).expect("db");
+    assert_eq!(page_size(&storage), 4096);
+    let entries = storage.load().expect("load");
+    assert_eq!((entries.len(), verify(&entries).first_problem), (50, None));
+    std::fs::remove_dir_all(&older).ok();
+}
+
 #[test]
 fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_still_works() {
     let dir = temp_dir("schema");
