@@ -1,8 +1,6 @@
 //! The casino: tables, players, money and the journal, one request at a time.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
@@ -11,6 +9,7 @@ use croupier_core::{Outcome, Wheel, ZeroChoice};
 use croupier_ledger::{
     Account, Applied, Ledger, LedgerError, MemoryStorage, Record, Recorded, Refusal, Storage, StreamEvent, Transfer,
 };
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{view, Actor, ApiError, EventView, OutcomeSource, Request};
