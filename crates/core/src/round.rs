@@ -1012,12 +1012,10 @@ impl Table {
         }
         let gone: std::collections::HashSet<&str> = ids.iter().copied().collect();
         self.bets.retain(|b| !gone.contains(b.bet_id.as_str()));
-        self.index = self
-            .bets
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.bet_id.clone(), i))
-            .collect();
+        // Refilled in place: the next round's bets then go in without growing it again.
+        self.index.clear();
+        self.index
+            .extend(self.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)));
     }
 
     /// Applies a command's events, taking every bet they resolve off the

@@ -3,8 +3,7 @@
 //! task runs on the server's runtime beside the sockets, so handing it a bet
 //! costs no thread switch; a request that may take long (a spin and its
 //! settlement) or waits on the cage steps off the runtime's worker while it
-//! runs, so the sockets go on, and work that grows with the round runs at low
-//! priority ([`at_low_priority`]), so the bets at other tables come first.
+//! runs, so the sockets go on.
 //! The cage (users, cash, new tables, the ledger and its journal) is an actor
 //! on a thread of its own. A table checks and
 //! executes a request by itself and sends the cage only its journal entry;
@@ -162,43 +161,6 @@ fn off_worker<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// A request whose work grows with the round: settling or returning every bet.
-fn grows_with_round(request: &Request) -> bool {
-    matches!(
-        request,
-        Request::Spin { .. }
-            | Request::VoidRound { .. }
-            | Request::AnnulBets { .. }
-            | Request::CloseTable { .. }
-            | Request::DeclareEmergency { .. }
-    )
-}
-
-/// Runs `f` on a thread of its own at the lowest priority the system gives
-/// an ordinary thread, and waits for it. A round settling (about 8 ms of work
-/// for 3,000 bets on an idle core, and several tables may settle at once)
-/// then yields the cores to the bets placed meanwhile at every other table,
-/// whose answers wait behind whatever runs. The round's result goes out once it is settled,
-/// so its own time is unchanged while a core is free. If no thread can be
-/// started, `f` runs here.
-pub fn at_low_priority<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    let f = std::sync::Mutex::new(Some(f));
-    let run = || f.lock().unwrap_or_else(|p| p.into_inner()).take().map(|f| f());
-    let ran = std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new().name("settle".into()).spawn_scoped(s, || {
-            lower_this_threads_priority();
-            run()
-        });
-        spawned
-            .ok()
-            .map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    match ran.flatten().or_else(run) {
-        Some(value) => value,
-        None => unreachable!("`f` runs on the settle thread or here"),
-    }
-}
-
 /// Gives the calling thread the lowest priority of an ordinary thread, for
 /// work that no answer waits on, or that must yield to the bets. Lowering
 /// one's own priority needs no privilege; if refused, the work runs all the same.
@@ -214,7 +176,8 @@ pub fn lower_this_threads_priority() {
     );
 }
 
-/// A request that may take long or waits on the cage's verdict.
+/// A request that may take long (a spin and its settlement, a void, an
+/// annulment, closing the table) or waits on the cage's verdict.
 fn long(request: &Request) -> bool {
     !matches!(
         request,
@@ -240,9 +203,6 @@ impl TableWriter {
             held: &mut self.held,
         };
         let (slot, directory) = (&mut self.slot, &self.directory);
-        if grows_with_round(&request) {
-            return off_worker(|| at_low_priority(|| slot.execute(directory, at_ms, actor, request, &mut cage)));
-        }
         if long(&request) {
             off_worker(|| slot.execute(directory, at_ms, actor, request, &mut cage))
         } else {

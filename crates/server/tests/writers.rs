@@ -342,28 +342,3 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
         }
     }
 }
-
-/// This thread's nice value, from `/proc/thread-self/stat` (Linux).
-fn own_nice() -> i64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("stat");
-    let after_name = &stat[stat.rfind(')').expect("name") + 2..];
-    after_name.split(' ').nth(16).expect("nice").parse().expect("number")
-}
-
-/// A round's settlement runs on a thread at the lowest priority of an
-/// ordinary thread, so the bets placed meanwhile at other tables come first;
-/// its result, or its panic, reaches the caller as if it had run there, and
-/// the caller's own priority is unchanged.
-#[test]
-fn work_that_grows_with_the_round_runs_at_low_priority() {
-    let before = own_nice();
-    let (nice, name, value) =
-        writers::at_low_priority(|| (own_nice(), std::thread::current().name().map(str::to_string), 42));
-    assert_eq!(value, 42);
-    assert_eq!(name.as_deref(), Some("settle"));
-    assert!(nice > before, "nice {nice} on the settle thread, {before} here");
-    assert_eq!(nice, 19);
-    assert_eq!(own_nice(), before);
-    let panicked = std::panic::catch_unwind(|| writers::at_low_priority(|| -> u32 { panic!("settling failed") }));
-    assert!(panicked.is_err());
-}
