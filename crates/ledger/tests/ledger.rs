@@ -176,18 +176,17 @@ fn sqlite_survives_reopening_and_detects_tampering() {
 }
 
 /// How many indexes the journal table has beside its own key.
+/// The one number a query about the journal's database gives.
+fn one_number(storage: &SqliteStorage, sql: &str) -> i64 {
+    storage.connection().query_row(sql, [], |r| r.get(0)).expect(sql)
+}
+
 fn journal_indexes(storage: &SqliteStorage) -> i64 {
-    storage
-        .connection()
-        .query_row("SELECT count(*) FROM pragma_index_list('journal')", [], |r| r.get(0))
-        .expect("indexes")
+    one_number(storage, "SELECT count(*) FROM pragma_index_list('journal')")
 }
 
 fn page_size(storage: &SqliteStorage) -> i64 {
-    storage
-        .connection()
-        .query_row("PRAGMA page_size", [], |r| r.get(0))
-        .expect("page size")
+    one_number(storage, "PRAGMA page_size")
 }
 
 #[test]
