@@ -162,7 +162,7 @@ fn off_worker<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Gives the calling thread the lowest priority of an ordinary thread, for
-/// work that no answer waits on, or that must yield to the bets. Lowering
+/// work that no answer waits on (checkpoints, the recall archive). Lowering
 /// one's own priority needs no privilege; if refused, the work runs all the same.
 pub fn lower_this_threads_priority() {
     use thread_priority::{
