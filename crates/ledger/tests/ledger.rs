@@ -175,12 +175,12 @@ fn sqlite_survives_reopening_and_detects_tampering() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// How many indexes the journal table has beside its own key.
 /// The one number a query about the journal's database gives.
 fn one_number(storage: &SqliteStorage, sql: &str) -> i64 {
     storage.connection().query_row(sql, [], |r| r.get(0)).expect(sql)
 }
 
+/// How many indexes the journal table has beside its own key.
 fn journal_indexes(storage: &SqliteStorage) -> i64 {
     one_number(storage, "SELECT count(*) FROM pragma_index_list('journal')")
 }
