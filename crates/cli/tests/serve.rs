@@ -44,13 +44,21 @@ impl Server {
     /// The admin adds a cashier, a dealer, a pit supervisor and players p1 and p2, each
     /// with the password `NAME-password-1`.
     fn add_staff_and_players(&self, admin: &str) {
-        for (name, role) in [
-            ("cashier", "cashier"),
-            ("dealer", "dealer"),
-            ("pit", "pit_supervisor"),
-            ("p1", "player"),
-            ("p2", "player"),
-        ] {
+        self.add_users(
+            admin,
+            &[
+                ("cashier", "cashier"),
+                ("dealer", "dealer"),
+                ("pit", "pit_supervisor"),
+                ("p1", "player"),
+                ("p2", "player"),
+            ],
+        );
+    }
+
+    /// The admin adds each (name, role), with the password `NAME-password-1`.
+    fn add_users(&self, admin: &str, users: &[(&str, &str)]) {
+        for (name, role) in users {
             self.ask(
                 admin,
                 json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
@@ -589,12 +597,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     let mut server = start(&data, port);
     let admin = server.login("admin", &server.admin_password());
     server.add_staff_and_players(&admin);
-    for name in ["p3", "p4"] {
-        server.ask(
-            &admin,
-            json!({"op": "create_user", "username": name, "role": "player", "password_hash": format!("{name}-password-1")}),
-        );
-    }
+    server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
     let [cashier, dealer, pit] = ["cashier", "dealer", "pit"].map(|u| server.login(u, &format!("{u}-password-1")));
     server.inspect_and_open(&pit, &dealer, "t1");
     let players: Vec<(String, String)> = ["p1", "p2", "p3", "p4"]
@@ -759,17 +762,15 @@ fn serve_follows_an_automated_wheel() {
     let mut server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
-    for (name, role) in [
-        ("cashier", "cashier"),
-        ("dealer", "dealer"),
-        ("pit", "pit_supervisor"),
-        ("p1", "player"),
-    ] {
-        server.ask(
-            &admin,
-            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
-        );
-    }
+    server.add_users(
+        &admin,
+        &[
+            ("cashier", "cashier"),
+            ("dealer", "dealer"),
+            ("pit", "pit_supervisor"),
+            ("p1", "player"),
+        ],
+    );
     server.ask(
         &admin,
         json!({"op": "create_table", "table": "w1", "profile_text": include_str!("../../../profiles/maryland.toml"), "wheel": "double-zero",
@@ -932,12 +933,7 @@ fn a_terminal_bets_over_its_table_stream() {
     let mut server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
-    for (name, role) in [("cashier", "cashier"), ("p1", "player")] {
-        server.ask(
-            &admin,
-            json!({"op": "create_user", "username": name, "role": role, "password_hash": format!("{name}-password-1")}),
-        );
-    }
+    server.add_users(&admin, &[("cashier", "cashier"), ("p1", "player")]);
     let (cashier, p1) = (
         server.login("cashier", "cashier-password-1"),
         server.login("p1", "p1-password-1"),
