@@ -13,6 +13,29 @@ struct Server {
     lines: std::sync::mpsc::Receiver<String>,
 }
 
+/// A data folder of this test process's own, empty: `croupier-NAME-PID` in
+/// the temporary folder.
+fn fresh_data(name: &str) -> std::path::PathBuf {
+    let data = std::env::temp_dir().join(format!("croupier-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    data
+}
+
+/// `croupier verify --data DATA --format json`: whether it passed, and its report.
+fn verify(data: &std::path::Path) -> (bool, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
+        .output()
+        .expect("verify runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify's report is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (out.status.success(), report)
+}
+
 fn start(data: &std::path::Path, port: u16) -> Server {
     let address = format!("127.0.0.1:{port}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
@@ -304,8 +327,7 @@ fn account_round(server: &Server, staff: &str, expected: &mut std::collections::
 
 #[test]
 fn serve_plays_rounds_survives_kill_9_and_verifies() {
-    let data = std::env::temp_dir().join(format!("croupier-serve-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
+    let data = fresh_data("serve");
     let port = free_port();
     let mut server = start(&data, port);
     let password = server.admin_password();
@@ -557,12 +579,8 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
 
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-        .output()
-        .expect("verify runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let (passed, report) = verify(&data);
+    assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
     assert_eq!(report["total"], 0);
     std::fs::remove_dir_all(&data).ok();
@@ -591,8 +609,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
         "black",
         "00",
     ];
-    let data = std::env::temp_dir().join(format!("croupier-kill-load-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
+    let data = fresh_data("kill-load");
     let port = free_port();
     let mut server = start(&data, port);
     let admin = server.login("admin", &server.admin_password());
@@ -726,12 +743,8 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     }
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-        .output()
-        .expect("verify runs");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert!(out.status.success() && report["ok"] == true, "{report}");
+    let (passed, report) = verify(&data);
+    assert!(passed && report["ok"] == true, "{report}");
     std::fs::remove_dir_all(&data).ok();
 }
 
@@ -757,8 +770,7 @@ fn serve_follows_an_automated_wheel() {
         .stderr(Stdio::null())
         .spawn()
         .expect("emulator starts");
-    let data = std::env::temp_dir().join(format!("croupier-serve-wheel-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
+    let data = fresh_data("serve-wheel");
     let mut server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
@@ -842,8 +854,7 @@ fn serve_follows_an_automated_wheel() {
 
 #[test]
 fn user_add_works_offline_and_not_beside_a_running_server() {
-    let data = std::env::temp_dir().join(format!("croupier-user-add-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
+    let data = fresh_data("user-add");
     let add = |name: &str, role: &str, password: &str| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
             .args([
@@ -899,8 +910,7 @@ fn user_add_works_offline_and_not_beside_a_running_server() {
 
 #[test]
 fn betting_closes_by_itself_when_the_window_ends() {
-    let data = std::env::temp_dir().join(format!("croupier-deadline-{}", std::process::id()));
-    std::fs::remove_dir_all(&data).ok();
+    let data = fresh_data("deadline");
     let port = free_port();
     let mut server = start(&data, port);
     let password = server.admin_password();
@@ -928,8 +938,7 @@ fn betting_closes_by_itself_when_the_window_ends() {
 
 #[test]
 fn a_terminal_bets_over_its_table_stream() {
-    let data = std::env::temp_dir().join(format!("croupier-socket-{}", std::process::id()));
-    std::fs::remove_dir_all(&data).ok();
+    let data = fresh_data("socket");
     let mut server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
@@ -1037,8 +1046,7 @@ fn a_terminal_bets_over_its_table_stream() {
 /// journal: a changed record is found.
 #[test]
 fn recall_reaches_every_round_past_those_a_table_keeps() {
-    let data = std::env::temp_dir().join(format!("croupier-recall-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
+    let data = fresh_data("recall");
     let port = free_port();
     let mut server = start(&data, port);
     let admin = server.login("admin", &server.admin_password());
@@ -1121,15 +1129,8 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
 
-    let verify = || {
-        Command::new(env!("CARGO_BIN_EXE_croupier"))
-            .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-            .output()
-            .expect("verify runs")
-    };
-    let out = verify();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let (passed, report) = verify(&data);
+    assert!(passed, "{report}");
     // Every round is final once the next opens: all but the last.
     assert_eq!(report["recall"]["rounds_matching"], rounds - 1, "{report}");
     assert_eq!(report["recall"]["rounds_not_archived"], 0);
@@ -1144,9 +1145,8 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
         .expect("update");
     assert_eq!(changed, 1);
     drop(db);
-    let out = verify();
-    assert!(!out.status.success());
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let (passed, report) = verify(&data);
+    assert!(!passed);
     assert_eq!(report["ok"], false);
     let problem = report["problem"].as_str().expect("problem");
     assert!(problem.contains("recall archive: round t1/2 differs"), "{problem}");
@@ -1178,8 +1178,7 @@ fn thread_priorities(pid: u32) -> Vec<(String, i64, u64)> {
 #[test]
 fn the_servers_background_threads_yield_to_the_bets() {
     const SCHED_BATCH: u64 = 3;
-    let data = std::env::temp_dir().join(format!("croupier-priorities-{}", std::process::id()));
-    std::fs::remove_dir_all(&data).ok();
+    let data = fresh_data("priorities");
     let mut server = start(&data, free_port());
     let mut seen = Vec::new();
     for _ in 0..200 {
