@@ -602,10 +602,22 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
 
 /// Many tables and terminals from one seed, storage failing on purpose, and
 /// a reference model — chips per player per table, kept from the events the
-/// casino reports — that must match the ledger after every request.
+/// casino reports — that must match the ledger after every request. Among
+/// the bets come every irregularity a table meets: no spins, voided rounds,
+/// annulled bets, emergencies, disputes, bets in prison, tips, and players
+/// leaving and buying in again.
 #[test]
 fn simulation_of_many_tables_against_a_reference_model() {
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, BTreeSet};
+    // The kinds of event the runs produced: each irregularity must have happened.
+    let kind = |e: &EventView| {
+        format!("{e:?}")
+            .split([' ', '{'])
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut seen = BTreeSet::new();
     for seed in [3u64, 17, 101] {
         let (casino, _) = Casino::open(MemoryStorage::failing_every(11 + seed % 5), 0).expect("open");
         let mut w = World { casino, now: 0 };
@@ -658,7 +670,10 @@ fn simulation_of_many_tables_against_a_reference_model() {
             ("european-casino", "single-zero"),
             ("colorado-2014", "double-zero-as-single-zero"),
         ];
-        for (t, (profile, wheel)) in tables.iter().zip(profiles) {
+        // The Colorado table offers In Prison (Colorado 2204(2)), so bets sit
+        // imprisoned across rounds, voids and emergencies.
+        let prison = [false, false, true];
+        for ((t, (profile, wheel)), in_prison) in tables.iter().zip(profiles).zip(prison) {
             must(
                 &mut w,
                 &admin(),
@@ -666,7 +681,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     table: t.to_string(),
                     profile_text: croupier_profiles::builtin_text(profile).expect("profile").into(),
                     wheel: wheel.into(),
-                    in_prison: false,
+                    in_prison,
                     betting_window_ms: 600_000,
                     outcome: OutcomeSource::Dealer,
                     shared_colours: false,
@@ -711,6 +726,17 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         returned,
                         ..
                     } => *model.entry((table.clone(), player.clone())).or_default() += i128::from(*returned),
+                    EventView::LeftTable {
+                        table, player, amount, ..
+                    }
+                    | EventView::Tipped {
+                        table, player, amount, ..
+                    } => *model.entry((table.clone(), player.clone())).or_default() -= i128::from(*amount),
+                    EventView::DisputeDecided { table, corrections, .. } => {
+                        for c in corrections {
+                            *model.entry((table.clone(), c.player.clone())).or_default() += i128::from(c.amount);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -754,16 +780,27 @@ fn simulation_of_many_tables_against_a_reference_model() {
             "column1",
         ];
         let pockets = ["0", "00", "000", "1", "17", "36", "5", "24"];
+        let no_spins = ["same_direction", "too_few_revolutions", "ball_left_wheel", "emergency"];
         let dealer = actor("dealer", Role::Dealer);
+        let pit = actor("pit", Role::PitSupervisor);
         let mut settled = 0usize;
-        for step in 0..600u32 {
+        // The bets accepted at each table since its betting last opened, for the pit to annul.
+        let mut on_layout: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        // The tables under an emergency (declared by the pit, or by a no spin), for the pit to lift.
+        let mut emergencies = BTreeSet::new();
+        for step in 0..3_000u32 {
             let t = tables[(next() % 3) as usize];
-            let r = next() % 10;
-            let result = match r {
-                0 => w.run(&dealer, Request::OpenBetting { table: t.into() }),
-                1 => w.run(&dealer, Request::NoMoreBets { table: t.into() }),
-                2 => {
-                    let pocket = pockets[(next() % pockets.len() as u64) as usize];
+            // Mostly the round and its bets; now and then an irregularity.
+            let result = match next() % 40 {
+                0..=2 => w.run(&dealer, Request::OpenBetting { table: t.into() }),
+                3..=5 => w.run(&dealer, Request::NoMoreBets { table: t.into() }),
+                6..=9 => {
+                    // Zero comes up often, so that even-money bets go to prison and come out.
+                    let pocket = if next() % 4 == 0 {
+                        "0"
+                    } else {
+                        pockets[(next() % pockets.len() as u64) as usize]
+                    };
                     w.run(
                         &dealer,
                         Request::Spin {
@@ -772,20 +809,105 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         },
                     )
                 }
-                3 => w.run(
+                10 => w.run(
                     &actor(players[(next() % 6) as usize], Role::Player),
                     Request::CancelBet {
                         table: t.into(),
                         bet_id: format!("s{}", step.saturating_sub(1)),
                     },
                 ),
+                11 => {
+                    let reason = no_spins[(next() % no_spins.len() as u64) as usize];
+                    w.run(
+                        &dealer,
+                        Request::Spin {
+                            table: t.into(),
+                            spin: SpinView::NoSpin { no_spin: reason.into() },
+                        },
+                    )
+                }
+                12 => w.run(
+                    &admin(),
+                    Request::VoidRound {
+                        table: t.into(),
+                        reason: "simulated irregularity".into(),
+                    },
+                ),
+                13 => w.run(
+                    &pit,
+                    Request::AnnulBets {
+                        table: t.into(),
+                        bet_ids: on_layout.get(t).into_iter().flatten().rev().take(2).cloned().collect(),
+                        reason: "simulated pooling".into(),
+                    },
+                ),
+                14 if !emergencies.contains(t) => w.run(
+                    &pit,
+                    Request::DeclareEmergency {
+                        table: t.into(),
+                        reason: "simulated power loss".into(),
+                    },
+                ),
+                14..=16 => w.run(&pit, Request::LiftEmergency { table: t.into() }),
+                17 => {
+                    let amount = [-300, -100, 100, 3_500][(next() % 4) as usize];
+                    w.run(
+                        &pit,
+                        Request::Dispute {
+                            table: t.into(),
+                            reason: "simulated dispute".into(),
+                            corrections: vec![Correction {
+                                player: players[(next() % 6) as usize].into(),
+                                amount,
+                            }],
+                        },
+                    )
+                }
+                18 => w.run(
+                    &actor(players[(next() % 6) as usize], Role::Player),
+                    Request::Tip {
+                        id: format!("tip{step}"),
+                        table: t.into(),
+                        amount: 100,
+                    },
+                ),
+                19 => {
+                    // A player leaves (refused while their bets are on the layout) and buys in again.
+                    let p = players[(next() % 6) as usize];
+                    let left = w.run(
+                        &actor(p, Role::Player),
+                        Request::LeaveTable {
+                            id: format!("leave{step}"),
+                            table: t.into(),
+                        },
+                    );
+                    left.map(|mut events| {
+                        let again = must(
+                            &mut w,
+                            &actor(p, Role::Player),
+                            Request::BuyIn {
+                                id: format!("again{step}"),
+                                table: t.into(),
+                                amount: 20_000,
+                                chip_value: 100,
+                            },
+                        );
+                        events.extend(again.expect("buy in again"));
+                        events
+                    })
+                }
                 _ => {
                     let p = players[(next() % 6) as usize];
                     let spot = spots[(next() % spots.len() as u64) as usize];
-                    w.run(
-                        &actor(p, Role::Player),
-                        bet(t, &format!("s{step}"), spot, 100 * (1 + next() % 4)),
-                    )
+                    let mut request = bet(t, &format!("s{step}"), spot, 100 * (1 + next() % 4));
+                    // At the In Prison table an even-money bet may choose half back or prison.
+                    if let Request::PlaceBet { zero_choice, .. } = &mut request {
+                        if t == "c" && ["red", "odd", "high"].contains(&spot) {
+                            *zero_choice =
+                                [None, Some("half"), Some("prison")][(next() % 3) as usize].map(String::from);
+                        }
+                    }
+                    w.run(&actor(p, Role::Player), request)
                 }
             };
             if let Ok(events) = result {
@@ -793,6 +915,22 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     .iter()
                     .filter(|e| matches!(e, EventView::BetSettled { .. }))
                     .count();
+                for e in &events {
+                    seen.insert(kind(e));
+                    match e {
+                        EventView::BettingOpened { table, .. } => on_layout.entry(table.clone()).or_default().clear(),
+                        EventView::BetAccepted { table, bet_id, .. } => {
+                            on_layout.entry(table.clone()).or_default().push(bet_id.clone())
+                        }
+                        EventView::EmergencyDeclared { table, .. } => {
+                            emergencies.insert(table.clone());
+                        }
+                        EventView::EmergencyLifted { table, .. } => {
+                            emergencies.remove(table);
+                        }
+                        _ => {}
+                    }
+                }
                 follow(&mut model, &events);
             }
             // After every request, refused or not, the ledger agrees with the model.
@@ -806,6 +944,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
             assert_eq!(w.casino.ledger().balances().values().sum::<i128>(), 0);
         }
         assert!(settled >= 20, "seed {seed}: only {settled} bets settled");
+
         // A restart from the journal gives the same balances.
         let entries = w.casino.ledger().storage().entries.clone();
         let (reopened, _) = Casino::open(MemoryStorage::with_entries(entries), w.now + 1).expect("reopen");
@@ -814,6 +953,20 @@ fn simulation_of_many_tables_against_a_reference_model() {
             // Rounds still open are voided on reopening, which hands their stakes back.
             assert!(after >= *chips, "seed {seed}: {table}/{player}");
         }
+    }
+    for wanted in [
+        "BetImprisoned",
+        "NoSpin",
+        "SpinVoided",
+        "BetReturned",
+        "BetsAnnulled",
+        "EmergencyDeclared",
+        "DisputeDecided",
+        "FloatFilled",
+        "Tipped",
+        "LeftTable",
+    ] {
+        assert!(seen.contains(wanted), "no {wanted} in the runs, only {seen:?}");
     }
 }
 
