@@ -96,6 +96,9 @@ struct Report {
     cpu: Option<CpuShares>,
     /// How fast one core of the machine was, just before and just after the run.
     processor: ProcessorSpeed,
+    /// The run against the server's targets (stated for `TARGET_TERMINALS`
+    /// terminals on `TARGET_CORES` cores, with the load generator beside the server).
+    targets: [Target; 3],
 }
 
 /// A shared machine's speed varies from minute to minute; two runs' figures
@@ -147,6 +150,44 @@ fn speed_probe(bets: usize) -> f64 {
 
 /// An acknowledgement later than this misses the server's target for its p99.
 pub const ACK_TARGET_MS: f64 = 50.0;
+/// The durable bets a second the server's target asks for.
+pub const RATE_TARGET: f64 = 20_000.0;
+/// Every terminal's settlement message within this long of a round's result.
+pub const SETTLEMENT_TARGET_MS: f64 = 100.0;
+/// The machine and the load the targets are stated for.
+pub const TARGET_TERMINALS: usize = 1_000;
+pub const TARGET_CORES: usize = 2;
+
+/// One of the server's targets, and how the run stood against it.
+#[derive(Serialize, Debug, PartialEq)]
+struct Target {
+    target: &'static str,
+    measured: f64,
+    met: bool,
+}
+
+/// The run against the targets: the durable bets a second, the p99 of the
+/// acknowledgements, and the slowest round's settlement (from its result to
+/// the last terminal's settlement message).
+fn targets(bets_per_second: f64, ack_p99_ms: f64, settlement_max_ms: f64) -> [Target; 3] {
+    [
+        Target {
+            target: "at least 20,000 durable bets a second",
+            measured: bets_per_second,
+            met: bets_per_second >= RATE_TARGET,
+        },
+        Target {
+            target: "acknowledgement p99 under 50 ms",
+            measured: ack_p99_ms,
+            met: ack_p99_ms < ACK_TARGET_MS,
+        },
+        Target {
+            target: "every round settled at every terminal within 100 ms of its result",
+            measured: settlement_max_ms,
+            met: settlement_max_ms <= SETTLEMENT_TARGET_MS,
+        },
+    ]
+}
 
 /// The server's journal writes (entries written and flushed) during the run,
 /// from the histogram its `/metrics` keeps: each figure is a bucket's bound.
@@ -498,6 +539,42 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 "the machine's speed: one core wrote and read back {SPEED_PROBE_BETS} bets as JSON in {:.0} ms before the run and {:.0} ms after (the same work: more time, a slower machine)",
                 report.processor.before_ms, report.processor.after_ms
             )?;
+            let cores = report.cpu.as_ref().map(|c| c.cores);
+            let stated = if report.terminals == TARGET_TERMINALS && cores == Some(TARGET_CORES) {
+                String::new()
+            } else {
+                let cores = cores.map_or("an unknown number of".to_string(), |c| c.to_string());
+                format!(
+                    " (stated for {TARGET_TERMINALS} terminals on {TARGET_CORES} cores; this run: {} terminals on {cores} cores)",
+                    report.terminals
+                )
+            };
+            writeln!(out, "the targets{stated}:")?;
+            let [rate, ack, settlement] = &report.targets;
+            let verdict = |t: &Target| if t.met { "met" } else { "not met" };
+            writeln!(
+                out,
+                "  {}: {} ({:.0} a second)",
+                rate.target,
+                verdict(rate),
+                rate.measured
+            )?;
+            writeln!(
+                out,
+                "  {}: {} ({:.2} ms; the bare echo's p99 on the same machine {:.2} ms)",
+                ack.target,
+                verdict(ack),
+                ack.measured,
+                report.echo_p99_ms
+            )?;
+            writeln!(
+                out,
+                "  {}: {} (the slowest of {} rounds {:.2} ms)",
+                settlement.target,
+                verdict(settlement),
+                report.rounds,
+                settlement.measured
+            )?;
         }
     }
     Ok(())
@@ -833,6 +910,11 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         bare_flush,
         cpu,
         processor,
+        targets: targets(
+            bets as f64 / seconds,
+            percentile(&ack, 0.99),
+            fanout.last().copied().unwrap_or(0.0),
+        ),
     })
 }
 
@@ -1212,6 +1294,18 @@ croupier_journal_flush_seconds_count 13
             }
         );
         assert_eq!(journal_flushes(&before, &before), JournalFlushes::default());
+    }
+
+    #[test]
+    fn a_target_is_met_only_on_its_own_side_of_the_line() {
+        let met = |t: [Target; 3]| t.map(|t| t.met);
+        assert_eq!(met(targets(20_000.0, 49.99, 100.0)), [true, true, true]);
+        assert_eq!(met(targets(19_999.9, 50.0, 100.01)), [false, false, false]);
+        let [rate, ack, settlement] = targets(21_000.0, 12.5, 40.0);
+        assert_eq!(
+            (rate.measured, ack.measured, settlement.measured),
+            (21_000.0, 12.5, 40.0)
+        );
     }
 
     #[test]

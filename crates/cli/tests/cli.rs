@@ -902,6 +902,24 @@ fn bench_load_runs_over_real_sockets() {
             .expect("bare flushes")
             > 0.0
     );
+    // The three targets, each judged on the run's own figure (four terminals cannot offer 20,000 a second).
+    let targets = report["targets"].as_array().expect("targets");
+    let judged: Vec<(f64, bool)> = targets
+        .iter()
+        .map(|t| {
+            (
+                t["measured"].as_f64().expect("measured"),
+                t["met"].as_bool().expect("met"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        judged[0],
+        (report["bets_per_second"].as_f64().expect("rate"), false),
+        "{report}"
+    );
+    assert_eq!(judged[1].0, report["ack_p99_ms"].as_f64().expect("p99"), "{report}");
+    assert_eq!(judged[2].0, fanout, "{report}");
     let bad = croupier(&["bench", "load", "--terminals", "0"], "");
     assert_eq!(bad.status.code(), Some(2));
 }
