@@ -40,6 +40,11 @@ pub trait Storage {
     fn end_group(&mut self) -> Result<(), StorageError> {
         Ok(())
     }
+
+    /// Upkeep that no answer waits for, run by the writer once the answers
+    /// of the group `end_group` made durable have gone out. A failure here
+    /// loses nothing (the group is durable already); the storage reports it.
+    fn after_group(&mut self) {}
 }
 
 /// Entries in memory, for deterministic tests. `fail_every` makes every
@@ -90,7 +95,7 @@ pub struct SqliteStorage {
     conn: Connection,
     grouped: bool,
     /// With checkpoints in the background: how many the thread has done,
-    /// and how many of them this connection has caught up after.
+    /// and how many of them this connection has caught up after (in `after_group`).
     checkpoints: Option<(Arc<AtomicU64>, u64)>,
 }
 
@@ -146,8 +151,8 @@ impl SqliteStorage {
     /// Moves WAL checkpoints off this connection: a thread with a connection
     /// of its own copies the log into the database every `every` with a PASSIVE
     /// checkpoint, which never waits for the writer nor makes it wait. After
-    /// each, this connection copies the few pages written meanwhile at its
-    /// next commit, so the log is then copied whole and starts again from its
+    /// each, this connection copies the few pages written meanwhile in its
+    /// next `after_group`, so the log is then copied whole and starts again from its
     /// beginning: it stays the size of one interval's writes and is
     /// overwritten in place, which flushes faster than a file that grows. This
     /// connection checkpoints by itself only if the log grows past
@@ -340,17 +345,26 @@ impl Storage for SqliteStorage {
             let _ = self.conn.execute_batch("ROLLBACK");
             return Err(e.into());
         }
+        Ok(())
+    }
+
+    /// After a background checkpoint, copies the few pages written meanwhile,
+    /// so that the log is copied whole and the next commit starts it again
+    /// from its beginning. Between groups only. The copy flushes the log and the database file, up to some 15 ms under load
+    /// on this project's machine, so it runs after the answers, not before.
+    fn after_group(&mut self) {
+        if self.grouped {
+            return;
+        }
         if let Some((done, caught_up)) = &mut self.checkpoints {
             let now = done.load(Ordering::Acquire);
             if now != *caught_up {
                 *caught_up = now;
-                // The group is durable already: a checkpoint that fails loses nothing.
                 if let Err(e) = self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
                     eprintln!("croupier: checkpoint after the background one failed: {e}");
                 }
             }
         }
-        Ok(())
     }
 }
 

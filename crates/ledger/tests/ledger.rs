@@ -485,6 +485,7 @@ fn the_log_starts_again_under_a_writer_that_never_pauses() {
             storage.append(&[entry]).expect("append");
         }
         storage.end_group().expect("commit");
+        storage.after_group();
     }
     let log = std::fs::metadata(dir.join("croupier.db-wal")).expect("log").len() as usize;
     assert!(

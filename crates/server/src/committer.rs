@@ -335,6 +335,11 @@ fn commit_loop<S: Storage>(
                     let _ = done.send(durable);
                 }
             }
+            // Upkeep (the log's catch-up copy) waits for no answer; under
+            // load it falls in the spacing before the next write.
+            if durable {
+                storage.after_group();
+            }
         }
         if let Some(tx) = reload {
             let entries = storage.load();
@@ -428,6 +433,64 @@ mod tests {
         let mut reloaded = committer.reload().expect("reload");
         let durable: Vec<u64> = reloaded.load().expect("entries").iter().map(|e| e.seq).collect();
         assert_eq!(durable, [1, 2, 3, 4], "in order");
+    }
+
+    /// A store that notes, in one list shared with the answers, when each
+    /// group ends and when its upkeep runs.
+    struct Noted {
+        inner: MemoryStorage,
+        seen: Arc<Mutex<Vec<&'static str>>>,
+    }
+
+    impl Storage for Noted {
+        fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+            self.inner.load()
+        }
+        fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+            self.inner.append(entries)
+        }
+        fn end_group(&mut self) -> Result<(), StorageError> {
+            self.seen.lock().expect("list").push("ended");
+            Ok(())
+        }
+        fn after_group(&mut self) {
+            self.seen.lock().expect("list").push("upkeep");
+        }
+    }
+
+    #[test]
+    fn upkeep_runs_after_the_groups_answers_and_only_once_durable() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let storage = Noted {
+            inner: MemoryStorage::failing_every(2),
+            seen: seen.clone(),
+        };
+        let (mut pipeline, committer) = Committer::start(storage).expect("start");
+        pipeline.load().expect("loaded");
+        let answer = |seen: &Arc<Mutex<Vec<&'static str>>>, durable: bool| {
+            seen.lock()
+                .expect("list")
+                .push(if durable { "answered" } else { "refused" });
+        };
+        for seq in [1, 2] {
+            let (tx, rx) = mpsc::channel();
+            let noted = seen.clone();
+            pipeline.begin_group().expect("begin");
+            pipeline.append(&[entry(seq)]).expect("buffered");
+            committer.attach(vec![Box::new(move |durable| {
+                answer(&noted, durable);
+                let _ = tx.send(());
+            })]);
+            pipeline.end_group().expect("handed over");
+            rx.recv().expect("answered");
+            // The upkeep follows the answer on the committer's thread: a reload waits for it.
+            pipeline = committer.reload().expect("reload");
+        }
+        // The second append fails: its group is refused and no upkeep follows.
+        assert_eq!(
+            *seen.lock().expect("list"),
+            ["ended", "answered", "upkeep", "ended", "refused"]
+        );
     }
 
     #[test]
