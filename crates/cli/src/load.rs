@@ -42,6 +42,12 @@ pub struct LoadArgs {
     /// How long betting stays open each round, in milliseconds.
     #[arg(long, default_value_t = 1_500)]
     window_ms: u64,
+    /// Every table's dealer opens, closes and spins at the same moments, so all
+    /// the tables settle at once: the worst case. Without it the tables run as
+    /// on a casino floor, each dealer's first round a share of a betting window
+    /// after the previous table's.
+    #[arg(long)]
+    aligned: bool,
     /// Bets per second offered by all terminals together, each terminal on a fixed
     /// schedule (open loop: latency counts from when a bet was due, so a slow server
     /// cannot hide its queue). Without it every terminal bets again as soon as it has
@@ -70,6 +76,8 @@ struct Report {
     terminals: usize,
     /// Offered bets per second (open loop), or none (closed loop).
     offered_rate: Option<f64>,
+    /// Whether every table's rounds ran at the same moments (`--aligned`).
+    aligned: bool,
     seconds: f64,
     bets_accepted: u64,
     bets_per_second: f64,
@@ -146,6 +154,18 @@ fn speed_probe(bets: usize) -> f64 {
             start.elapsed().as_secs_f64() * 1000.0
         })
         .fold(f64::INFINITY, f64::min)
+}
+
+/// When each table's dealer opens their first round, from the start of the
+/// run: all at once when `aligned`, else spread evenly over one betting
+/// window, as independent tables would be.
+fn dealer_starts(tables: usize, window_ms: u64, aligned: bool) -> Vec<Duration> {
+    (0..tables)
+        .map(|i| match aligned {
+            true => Duration::ZERO,
+            false => Duration::from_millis(window_ms * i as u64 / tables as u64),
+        })
+        .collect()
 }
 
 /// An acknowledgement later than this misses the server's target for its p99.
@@ -467,6 +487,14 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
             }
             writeln!(
                 out,
+                "{}",
+                match report.aligned {
+                    true => "rounds: every table opens, closes and spins at the same moments (aligned: all settle at once)",
+                    false => "rounds: each table's dealer starts a share of a betting window after the previous one's, as on a casino floor",
+                }
+            )?;
+            writeln!(
+                out,
                 "durable bets accepted: {} ({:.0} per second)",
                 report.bets_accepted, report.bets_per_second
             )?;
@@ -717,10 +745,12 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let cpu_before = CpuReading::now(server_pid);
     let start = Instant::now();
     let mut dealers = Vec::new();
-    for t in tables.clone() {
+    let starts = dealer_starts(tables.len(), args.window_ms, args.aligned);
+    for (t, start) in tables.clone().into_iter().zip(starts) {
         let (stop, results, window) = (stop.clone(), results.clone(), args.window_ms);
         let (mut conn, token) = login(address, "dealer", staff_password).await?;
         dealers.push(tokio::spawn(async move {
+            tokio::time::sleep(start).await;
             while !stop.load(Ordering::Relaxed) {
                 let Ok((200, opened)) = conn
                     .call(
@@ -892,6 +922,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         tables: args.tables,
         terminals: args.terminals,
         offered_rate: args.rate,
+        aligned: args.aligned,
         seconds,
         bets_accepted: bets,
         bets_per_second: bets as f64 / seconds,
@@ -1266,6 +1297,15 @@ croupier_journal_flush_seconds_bucket{le=\"+Inf\"} 13
 croupier_journal_flush_seconds_sum 0.3
 croupier_journal_flush_seconds_count 13
 ";
+
+    #[test]
+    fn tables_start_spread_over_one_window_unless_aligned() {
+        let ms = |v: Vec<Duration>| v.iter().map(Duration::as_millis).collect::<Vec<_>>();
+        assert_eq!(ms(dealer_starts(4, 1_500, false)), [0, 375, 750, 1_125]);
+        assert_eq!(ms(dealer_starts(4, 1_500, true)), [0, 0, 0, 0]);
+        assert_eq!(ms(dealer_starts(1, 1_500, false)), [0]);
+        assert!(dealer_starts(0, 1_500, false).is_empty());
+    }
 
     #[test]
     fn a_histogram_is_read_from_its_buckets_only() {
