@@ -44,8 +44,9 @@ pub struct LoadArgs {
     window_ms: u64,
     /// Every table's dealer opens, closes and spins at the same moments, so all
     /// the tables settle at once: the worst case. Without it the tables run as
-    /// on a casino floor, each dealer's first round a share of a betting window
-    /// after the previous table's.
+    /// on a casino floor: each table's first round stays open a share of a
+    /// betting window longer than the previous table's, and their rounds end
+    /// spread over one window from then on.
     #[arg(long)]
     aligned: bool,
     /// Bets per second offered by all terminals together, each terminal on a fixed
@@ -156,14 +157,16 @@ fn speed_probe(bets: usize) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// When each table's dealer opens their first round, from the start of the
-/// run: all at once when `aligned`, else spread evenly over one betting
-/// window, as independent tables would be.
-fn dealer_starts(tables: usize, window_ms: u64, aligned: bool) -> Vec<Duration> {
+/// How long each table's first round stays open for bets. Every table opens
+/// at the start of the run; unless `aligned`, each first round stays open a
+/// share of a window longer than the previous table's, so that the tables'
+/// rounds end spread evenly over one window, as independent tables' would,
+/// with no table closed for longer than the others.
+fn first_windows(tables: usize, window_ms: u64, aligned: bool) -> Vec<Duration> {
     (0..tables)
         .map(|i| match aligned {
-            true => Duration::ZERO,
-            false => Duration::from_millis(window_ms * i as u64 / tables as u64),
+            true => Duration::from_millis(window_ms),
+            false => Duration::from_millis(window_ms + window_ms * i as u64 / tables as u64),
         })
         .collect()
 }
@@ -490,7 +493,7 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 "{}",
                 match report.aligned {
                     true => "rounds: every table opens, closes and spins at the same moments (aligned: all settle at once)",
-                    false => "rounds: each table's dealer starts a share of a betting window after the previous one's, as on a casino floor",
+                    false => "rounds: each table's rounds end a share of a betting window after the previous table's, as on a casino floor (--aligned: all at once)",
                 }
             )?;
             writeln!(
@@ -745,12 +748,12 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let cpu_before = CpuReading::now(server_pid);
     let start = Instant::now();
     let mut dealers = Vec::new();
-    let starts = dealer_starts(tables.len(), args.window_ms, args.aligned);
-    for (t, start) in tables.clone().into_iter().zip(starts) {
+    let firsts = first_windows(tables.len(), args.window_ms, args.aligned);
+    for (t, first) in tables.clone().into_iter().zip(firsts) {
         let (stop, results, window) = (stop.clone(), results.clone(), args.window_ms);
         let (mut conn, token) = login(address, "dealer", staff_password).await?;
         dealers.push(tokio::spawn(async move {
-            tokio::time::sleep(start).await;
+            let mut open_for = first;
             while !stop.load(Ordering::Relaxed) {
                 let Ok((200, opened)) = conn
                     .call(
@@ -764,7 +767,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                     break;
                 };
                 let round = opened["events"][0]["round"].as_u64().unwrap_or(0);
-                tokio::time::sleep(Duration::from_millis(window)).await;
+                tokio::time::sleep(open_for).await;
+                open_for = Duration::from_millis(window);
                 let _ = conn
                     .call(
                         "POST",
@@ -1299,12 +1303,12 @@ croupier_journal_flush_seconds_count 13
 ";
 
     #[test]
-    fn tables_start_spread_over_one_window_unless_aligned() {
+    fn first_rounds_end_spread_over_one_window_unless_aligned() {
         let ms = |v: Vec<Duration>| v.iter().map(Duration::as_millis).collect::<Vec<_>>();
-        assert_eq!(ms(dealer_starts(4, 1_500, false)), [0, 375, 750, 1_125]);
-        assert_eq!(ms(dealer_starts(4, 1_500, true)), [0, 0, 0, 0]);
-        assert_eq!(ms(dealer_starts(1, 1_500, false)), [0]);
-        assert!(dealer_starts(0, 1_500, false).is_empty());
+        assert_eq!(ms(first_windows(4, 1_500, false)), [1_500, 1_875, 2_250, 2_625]);
+        assert_eq!(ms(first_windows(4, 1_500, true)), [1_500; 4]);
+        assert_eq!(ms(first_windows(1, 1_500, false)), [1_500]);
+        assert!(first_windows(0, 1_500, false).is_empty());
     }
 
     #[test]
