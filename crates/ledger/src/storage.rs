@@ -350,8 +350,9 @@ impl Storage for SqliteStorage {
 
     /// After a background checkpoint, copies the few pages written meanwhile,
     /// so that the log is copied whole and the next commit starts it again
-    /// from its beginning. Between groups only. The copy flushes the log and the database file, up to some 15 ms under load
-    /// on this project's machine, so it runs after the answers, not before.
+    /// from its beginning. Between groups only. The copy flushes the log and
+    /// the database file, up to some 15 ms under load on this project's
+    /// machine, so it runs after the answers, not before.
     fn after_group(&mut self) {
         if self.grouped {
             return;

@@ -467,18 +467,14 @@ mod tests {
         };
         let (mut pipeline, committer) = Committer::start(storage).expect("start");
         pipeline.load().expect("loaded");
-        let answer = |seen: &Arc<Mutex<Vec<&'static str>>>, durable: bool| {
-            seen.lock()
-                .expect("list")
-                .push(if durable { "answered" } else { "refused" });
-        };
         for seq in [1, 2] {
             let (tx, rx) = mpsc::channel();
             let noted = seen.clone();
             pipeline.begin_group().expect("begin");
             pipeline.append(&[entry(seq)]).expect("buffered");
             committer.attach(vec![Box::new(move |durable| {
-                answer(&noted, durable);
+                let said = if durable { "answered" } else { "refused" };
+                noted.lock().expect("list").push(said);
                 let _ = tx.send(());
             })]);
             pipeline.end_group().expect("handed over");
