@@ -3,6 +3,7 @@
 mod bench;
 mod load;
 mod math_cmd;
+mod memory;
 mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
@@ -14,12 +15,6 @@ mod wire;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-
-/// The server allocates and frees many small buffers per bet (JSON, journal
-/// entries, socket frames); mimalloc does that with far less time than the
-/// system allocator under load (measured in README, Benchmark).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// croupier: a regulation-grade roulette table system.
 #[derive(Parser)]
@@ -193,6 +188,7 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
 }
 
 fn main() -> ExitCode {
+    memory::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Settle(args) => settle_cmd::run(args),
