@@ -106,25 +106,29 @@ impl Recorded {
 /// texts themselves, so every quote in them is escaped: serde_json's escaping
 /// writes the run between two quotes, then the escape, a call each, and took
 /// a tenth of the work of placing a bet. Here each byte is copied once into
-/// room made for the worst case.
+/// room made for it: each string's escaped length is counted first, so the
+/// text is allocated once at its final size and only that room is cleared.
 fn commit_text(transfers: &[Transfer], events: &[StreamEvent]) -> String {
-    let strings: usize = events.iter().map(|e| e.stream.len() + e.body.len()).sum();
-    // Room for the worst case of escaping, which `push_json_string` makes before it writes.
-    let mut out = Vec::with_capacity(64 + 160 * transfers.len() + 6 * strings + 16 * events.len());
+    let lengths: Vec<(usize, usize)> = events
+        .iter()
+        .map(|e| (escaped_len(&e.stream), escaped_len(&e.body)))
+        .collect();
+    let strings: usize = lengths.iter().map(|(stream, body)| stream + body).sum();
+    let mut out = Vec::with_capacity(64 + 160 * transfers.len() + strings + 24 * events.len());
     out.extend_from_slice(b"{\"type\":\"commit\",\"transfers\":");
     // Transfers hold short ids and account names: serde_json writes them.
     if serde_json::to_writer(&mut out, transfers).is_err() {
         unreachable!("a transfer of strings and integers always serialises");
     }
     out.extend_from_slice(b",\"events\":[");
-    for (i, e) in events.iter().enumerate() {
+    for (i, (e, &(stream_len, body_len))) in events.iter().zip(&lengths).enumerate() {
         if i > 0 {
             out.push(b',');
         }
         out.extend_from_slice(b"{\"stream\":");
-        push_json_string(&mut out, &e.stream);
+        push_json_string(&mut out, &e.stream, stream_len);
         out.extend_from_slice(b",\"body\":");
-        push_json_string(&mut out, &e.body);
+        push_json_string(&mut out, &e.body, body_len);
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
@@ -151,15 +155,27 @@ const ESCAPE: [u8; 256] = {
     table
 };
 
-/// Appends `s` as a JSON string, exactly as serde_json writes it. The bytes
-/// go through an index into room made first: pushing each one onto `out`
-/// stored its length back on every byte (a byte written may alias it), and
-/// took a third longer.
-fn push_json_string(out: &mut Vec<u8>, s: &str) {
+/// How many bytes `s` takes as a JSON string, quotes included.
+fn escaped_len(s: &str) -> usize {
+    let grown: usize = s
+        .bytes()
+        .map(|b| match ESCAPE[usize::from(b)] {
+            0 => 0,
+            b'u' => 5,
+            _ => 1,
+        })
+        .sum();
+    s.len() + grown + 2
+}
+
+/// Appends `s` as a JSON string, exactly as serde_json writes it, in
+/// `escaped` bytes ([`escaped_len`]). The bytes go through an index into
+/// room made first: pushing each one onto `out` stored its length back on
+/// every byte (a byte written may alias it), and took a third longer.
+fn push_json_string(out: &mut Vec<u8>, s: &str, escaped: usize) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let start = out.len();
-    // A byte takes at most six (`\u00XX`); the quotes take two.
-    out.resize(start + 6 * s.len() + 2, 0);
+    out.resize(start + escaped, 0);
     let room = &mut out[start..];
     room[0] = b'"';
     let mut at = 1;
@@ -188,7 +204,7 @@ fn push_json_string(out: &mut Vec<u8>, s: &str) {
         }
     }
     room[at] = b'"';
-    out.truncate(start + at + 1);
+    debug_assert_eq!(at + 1, escaped, "escaped_len counted what push_json_string writes");
 }
 
 impl Entry {
