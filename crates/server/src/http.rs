@@ -1091,22 +1091,61 @@ fn missed_notice(missed: u64) -> Utf8Bytes {
     Utf8Bytes::from(json!({"type": "missed", "events": missed}).to_string())
 }
 
-/// A broadcast message that is already waiting, if any; a lag becomes a
-/// `missed` notice. A closed channel is left for the next `select!` to see.
-fn waiting(rx: &mut broadcast::Receiver<Utf8Bytes>) -> Option<Utf8Bytes> {
-    match rx.try_recv() {
+/// A table channel's next message, waited for by one future that keeps its
+/// place in the channel's list of waiters from one pass of a socket's loop to
+/// the next: a `recv` made afresh on every pass (every bet and every reply)
+/// joined that list and left it again each time, under the channel's lock.
+/// It hands the receiver back with the message, for the wait after it.
+type NextEvent = std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = (
+                    Result<Utf8Bytes, broadcast::error::RecvError>,
+                    broadcast::Receiver<Utf8Bytes>,
+                ),
+            > + Send,
+    >,
+>;
+
+fn next_event(mut rx: broadcast::Receiver<Utf8Bytes>) -> NextEvent {
+    Box::pin(async move {
+        let received = rx.recv().await;
+        (received, rx)
+    })
+}
+
+/// What a socket sends for a channel's message, or `None` once the channel
+/// has closed; a lag becomes a `missed` notice. The wait for the next message
+/// starts over, and a closed channel says so again when next asked.
+fn take_event(
+    wait: &mut NextEvent,
+    (received, rx): (
+        Result<Utf8Bytes, broadcast::error::RecvError>,
+        broadcast::Receiver<Utf8Bytes>,
+    ),
+) -> Option<Utf8Bytes> {
+    *wait = next_event(rx);
+    match received {
         Ok(text) => Some(text),
-        Err(broadcast::error::TryRecvError::Lagged(missed)) => Some(missed_notice(missed)),
-        Err(_) => None,
+        Err(broadcast::error::RecvError::Lagged(missed)) => Some(missed_notice(missed)),
+        Err(broadcast::error::RecvError::Closed) => None,
     }
+}
+
+/// A channel's message that is already waiting, if any, without waiting:
+/// the wait stays in the channel's list for the socket's next pass.
+fn waiting(wait: &mut NextEvent) -> Option<Utf8Bytes> {
+    use futures_util::FutureExt;
+    let done = wait.as_mut().now_or_never()?;
+    take_event(wait, done)
 }
 
 async fn forward(
     state: AppState,
     session: Option<SessionKey>,
     mut socket: WebSocket,
-    mut first: broadcast::Receiver<Utf8Bytes>,
-    mut second: Option<broadcast::Receiver<Utf8Bytes>>,
+    first: broadcast::Receiver<Utf8Bytes>,
+    second: Option<broadcast::Receiver<Utf8Bytes>>,
 ) {
     use futures_util::SinkExt;
     // A terminal may also send requests on its socket: a bet goes to its
@@ -1114,24 +1153,24 @@ async fn forward(
     // comes back through this queue, between the table's events.
     let (replies, mut replied) = tokio::sync::mpsc::channel::<Back>(SOCKET_REQUESTS_IN_FLIGHT_MAX);
     let in_flight = Arc::new(tokio::sync::Semaphore::new(SOCKET_REQUESTS_IN_FLIGHT_MAX));
+    let mut first = next_event(first);
+    let mut second = second.map(next_event);
     loop {
         let own = async {
             match second.as_mut() {
-                Some(own) => own.recv().await,
+                Some(own) => own.await,
                 None => std::future::pending().await,
             }
         };
         // An event's text is shared by every socket that sends it, not copied.
         let outgoing: Utf8Bytes = tokio::select! {
-            r = first.recv() => match r {
-                Ok(text) => text,
-                Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
-                Err(broadcast::error::RecvError::Closed) => break,
+            done = &mut first => match take_event(&mut first, done) {
+                Some(text) => text,
+                None => break,
             },
-            r = own => match r {
-                Ok(text) => text,
-                Err(broadcast::error::RecvError::Lagged(missed)) => missed_notice(missed),
-                Err(broadcast::error::RecvError::Closed) => break,
+            done = own => match second.as_mut().and_then(|own| take_event(own, done)) {
+                Some(text) => text,
+                None => break,
             },
             Some(back) = replied.recv() => state.answered(back),
             incoming = socket.recv() => match incoming {
