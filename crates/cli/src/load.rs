@@ -1160,6 +1160,11 @@ impl SocketTerminal {
                     .map_or(Duration::ZERO, |every| every.mul_f64(self.i as f64 / self.count as f64)),
         );
         let mut stopped_at: Option<Instant> = None;
+        // One timer for the terminal, moved only when the next bet's time
+        // changes: a timer made afresh on every pass (every message read) was
+        // registered and dropped each time, a twentieth of the generator's work.
+        let timer = tokio::time::sleep_until(next.unwrap_or_else(Instant::now).into());
+        tokio::pin!(timer);
         loop {
             if stopped_at.is_none() && self.stop.load(Ordering::Relaxed) {
                 stopped_at = Some(Instant::now());
@@ -1170,9 +1175,12 @@ impl SocketTerminal {
                     break;
                 }
             }
-            let wake = next.unwrap_or_else(|| Instant::now() + Duration::from_millis(100));
+            let wake = tokio::time::Instant::from(next.unwrap_or_else(|| Instant::now() + Duration::from_millis(100)));
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
+            }
             tokio::select! {
-                _ = tokio::time::sleep_until(wake.into()) => {
+                _ = &mut timer => {
                     let Some(due) = next else { continue };
                     n += 1;
                     // Table ids and spots need no JSON escaping: the generator spends its time on the socket.
