@@ -1163,20 +1163,20 @@ impl Following {
     /// a quiet channel's branch would stay off when the channel woke it.)
     fn poll_event(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Utf8Bytes>> {
         use std::task::Poll;
-        if let Some((woken, _)) = &self.woken {
-            if self.quiet && !woken.flag.load(Ordering::SeqCst) && woken.task.will_wake(cx.waker()) {
-                return Poll::Pending;
+        let (woken, waker) = match &mut self.woken {
+            Some((w, waker)) if w.task.will_wake(cx.waker()) => {
+                if self.quiet && !w.flag.load(Ordering::SeqCst) {
+                    return Poll::Pending;
+                }
+                (&*w, &*waker)
             }
-        }
-        let (woken, waker) = match &self.woken {
-            Some((w, waker)) if w.task.will_wake(cx.waker()) => (w, waker),
-            _ => {
+            slot => {
                 let w = Arc::new(Woken {
                     flag: AtomicBool::new(false),
                     task: cx.waker().clone(),
                 });
                 let waker = std::task::Waker::from(w.clone());
-                let (w, waker) = self.woken.insert((w, waker));
+                let (w, waker) = slot.insert((w, waker));
                 (&*w, &*waker)
             }
         };
