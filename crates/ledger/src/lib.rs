@@ -49,33 +49,37 @@ pub struct Account(String);
 
 impl Account {
     pub fn parse(name: &str) -> Result<Account, String> {
+        Account::try_from(name.to_string())
+    }
+
+    /// Whether `name` is one of the account forms and fits an id. The parts are
+    /// looked at in place: a name is checked for every transfer a table plans.
+    fn well_formed(name: &str) -> bool {
         let ok_part = |s: &str| {
             !s.is_empty()
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
         };
-        let parts: Vec<&str> = name.split(':').collect();
-        let well_formed = match parts.as_slice() {
-            ["house"] | ["outside"] => true,
-            ["wallet", who] => ok_part(who),
-            ["chips", table, who] => ok_part(table) && ok_part(who),
-            ["float" | "drop" | "tips" | "coupons" | "layout", table] => ok_part(table),
+        let mut parts = name.split(':');
+        let (Some(kind), first, second, None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let formed = match (kind, first, second) {
+            ("house" | "outside", None, None) => true,
+            ("wallet", Some(who), None) => ok_part(who),
+            ("chips", Some(table), Some(who)) => ok_part(table) && ok_part(who),
+            ("float" | "drop" | "tips" | "coupons" | "layout", Some(table), None) => ok_part(table),
             _ => false,
         };
-        if !well_formed || name.len() > ID_MAX_BYTES {
-            return Err(format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
-            ));
-        }
-        Ok(Account(name.to_string()))
+        formed && name.len() <= ID_MAX_BYTES
     }
 
     pub fn wallet(player: &str) -> Result<Account, String> {
-        Account::parse(&format!("wallet:{player}"))
+        Account::try_from(format!("wallet:{player}"))
     }
 
     pub fn chips(table: &str, player: &str) -> Result<Account, String> {
-        Account::parse(&format!("chips:{table}:{player}"))
+        Account::try_from(format!("chips:{table}:{player}"))
     }
 
     pub fn name(&self) -> &str {
@@ -91,8 +95,14 @@ impl Account {
 
 impl TryFrom<String> for Account {
     type Error = String;
-    fn try_from(s: String) -> Result<Account, String> {
-        Account::parse(&s)
+    /// Takes the name itself when it is an account: no copy is made.
+    fn try_from(name: String) -> Result<Account, String> {
+        if !Account::well_formed(&name) {
+            return Err(format!(
+                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
+            ));
+        }
+        Ok(Account(name))
     }
 }
 

@@ -36,6 +36,7 @@ fn accounts_are_named_strictly() {
         "house",
         "outside",
         "coupons:t1",
+        "layout:t-1_a.b",
     ] {
         assert!(Account::parse(ok).is_ok(), "{ok}");
     }
@@ -47,9 +48,19 @@ fn accounts_are_named_strictly() {
         "chips:t1",
         "house:x",
         "wallet:a:b",
+        "chips:t1:alice:x",
+        "chips::alice",
+        "layout",
+        "float:",
+        ":house",
+        "house:",
     ] {
         assert!(Account::parse(bad).is_err(), "{bad}");
     }
+    // A name too long for an id is no account, whatever its form.
+    let long = format!("wallet:{}", "a".repeat(croupier_ledger::ID_MAX_BYTES));
+    assert!(Account::parse(&long).is_err());
+    assert!(Account::parse(&long[..croupier_ledger::ID_MAX_BYTES]).is_ok());
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The casino: tables, players, money and the journal, one request at a time.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, RwLock};
 
@@ -303,10 +304,15 @@ impl Directory {
     }
 
     fn name_of(&self, player: u64) -> String {
-        self.player_names
-            .get(&player)
-            .cloned()
-            .unwrap_or_else(|| format!("#{player}"))
+        self.name_ref(player).into_owned()
+    }
+
+    /// A player's name, borrowed where the directory has it.
+    fn name_ref(&self, player: u64) -> Cow<'_, str> {
+        match self.player_names.get(&player) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(format!("#{player}")),
+        }
     }
 
     fn player(&self, username: &str) -> Result<&User, ApiError> {
@@ -696,8 +702,7 @@ impl TableSlot {
     /// Whether an account is this table's own: its players' chips, its
     /// layout, float, drop box, tip box and coupons.
     fn local(&self, account: &Account) -> bool {
-        let name = account.name();
-        !name.starts_with("wallet:") && name.split(':').nth(1) == Some(self.id.as_str())
+        table_owns(&self.id, account)
     }
 
     fn balance_of(&self, account: &Account) -> i128 {
@@ -1182,7 +1187,7 @@ impl TableSlot {
     fn plan_core(&self, dir: &Directory, plan: &mut Plan, command: Command) -> Result<(), ApiError> {
         let (slot, table) = (self, self.id.as_str());
         let events = slot.table.decide(command).map_err(command_error)?;
-        let chips = |player: u64| account(format!("chips:{table}:{}", dir.name_of(player)));
+        let chips = |player: u64| account(format!("chips:{table}:{}", dir.name_ref(player)));
         let (layout, float) = (&slot.layout, &slot.float);
         let round = slot.table.round();
         // Fills and corrections are numbered by the table's own entries.
@@ -1322,7 +1327,7 @@ impl TableSlot {
             ));
         }
         for (player, (back, won)) in per_player.into_iter().flatten() {
-            let name = dir.name_of(player);
+            let name = dir.name_ref(player);
             if back > 0 {
                 pay.push(transfer(
                     format!("{table}/{round}/{name}/back"),
@@ -1433,6 +1438,19 @@ pub enum OpenError {
 
 fn err(code: &'static str, message: impl Into<String>) -> ApiError {
     ApiError::new(code, message)
+}
+
+/// Whether an account is one of `table`'s own: its second part names the
+/// table (`chips:T:P`, `layout:T`, ...), and it is no wallet. Asked for both
+/// ends of every transfer a table plans, so it looks at the name in place.
+fn table_owns(table: &str, account: &Account) -> bool {
+    let Some((kind, rest)) = account.name().split_once(':') else {
+        return false;
+    };
+    kind != "wallet"
+        && rest
+            .strip_prefix(table)
+            .is_some_and(|after| after.is_empty() || after.starts_with(':'))
 }
 
 fn account(name: String) -> Result<Account, ApiError> {
@@ -1896,6 +1914,32 @@ mod tests {
             };
             let shown: Vec<EventView> = (0..events).map(|i| accepted("t\"1", &format!("{bet_id}{i}"), &username, &spot)).collect();
             renders_as_serde_json_does(&actor, &bet, &shown);
+        }
+    }
+
+    #[test]
+    fn a_table_owns_the_accounts_its_name_is_second_in() {
+        let owns = |name: &str| table_owns("t1", &Account::parse(name).expect("an account"));
+        for name in [
+            "chips:t1:alice",
+            "layout:t1",
+            "float:t1",
+            "tips:t1",
+            "drop:t1",
+            "coupons:t1",
+        ] {
+            assert!(owns(name), "{name}");
+        }
+        for name in [
+            "chips:t10:alice",
+            "layout:t10",
+            "chips:t2:t1",
+            "wallet:t1",
+            "house",
+            "outside",
+            "float:x-t1",
+        ] {
+            assert!(!owns(name), "{name}");
         }
     }
 
