@@ -88,6 +88,8 @@ struct Report {
     bets_refused_other: u64,
     ack_p50_ms: f64,
     ack_p99_ms: f64,
+    /// How the slow acknowledgements fell over the run.
+    ack_behind: Behind,
     rounds: u64,
     /// From the first terminal seeing a round's result to the last seeing its settlement end.
     settlement_fanout_p50_ms: f64,
@@ -434,6 +436,70 @@ async fn login(address: SocketAddr, user: &str, password: &str) -> Result<(Conn,
     Ok((conn, token.to_string()))
 }
 
+/// One acknowledged bet: when it was due, in seconds from the start of the
+/// run, and how long its acknowledgement took from then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ack {
+    at: f64,
+    ms: f64,
+}
+
+impl Ack {
+    fn of(start: Instant, due: Instant) -> Ack {
+        Ack {
+            at: due.saturating_duration_since(start).as_secs_f64(),
+            ms: due.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
+}
+
+/// Every terminal's acknowledged bets.
+type Acks = Arc<Mutex<Vec<Ack>>>;
+
+/// The windows the run's acknowledgements are grouped in by when the bets were due.
+pub const ACK_WINDOW_SECONDS: f64 = 0.1;
+
+/// Whether slow acknowledgements came one by one or with the whole run
+/// behind: the windows of the run (those with a bet acknowledged) in which
+/// the median bet waited longer than the target, and the share of the slow bets that fell in them. A
+/// p99 made by such windows is the machine falling behind the offered load
+/// (a queue that builds and drains), not a few bets held up.
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq)]
+struct Behind {
+    windows: u64,
+    windows_behind: u64,
+    /// Of the bets acknowledged after more than the target, the share in those windows.
+    slow_share_in_behind: f64,
+}
+
+impl Behind {
+    fn of(acks: &[Ack], window_seconds: f64, limit_ms: f64) -> Behind {
+        let window = |a: &Ack| (a.at / window_seconds) as u64;
+        let mut windows: std::collections::BTreeMap<u64, Vec<f64>> = std::collections::BTreeMap::new();
+        for a in acks {
+            windows.entry(window(a)).or_default().push(a.ms);
+        }
+        let mut behind = std::collections::BTreeSet::new();
+        for (&w, times) in windows.iter_mut() {
+            times.sort_by(f64::total_cmp);
+            if percentile(times, 0.5) > limit_ms {
+                behind.insert(w);
+            }
+        }
+        let slow: Vec<&Ack> = acks.iter().filter(|a| a.ms > limit_ms).collect();
+        let in_behind = slow.iter().filter(|a| behind.contains(&window(a))).count();
+        Behind {
+            windows: windows.len() as u64,
+            windows_behind: behind.len() as u64,
+            slow_share_in_behind: if slow.is_empty() {
+                0.0
+            } else {
+                in_behind as f64 / slow.len() as f64
+            },
+        }
+    }
+}
+
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -510,6 +576,15 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 out,
                 "acknowledgement latency: p50 {:.2} ms, p99 {:.2} ms",
                 report.ack_p50_ms, report.ack_p99_ms
+            )?;
+            let behind = report.ack_behind;
+            writeln!(
+                out,
+                "acknowledgements over the run: in {} of {} windows of {:.0} ms the median bet waited over {ACK_TARGET_MS} ms (the run behind the offered load, a queue building and draining); they hold {:.0}% of the bets that waited that long",
+                behind.windows_behind,
+                behind.windows,
+                ACK_WINDOW_SECONDS * 1000.0,
+                behind.slow_share_in_behind * 100.0
             )?;
             writeln!(
                 out,
@@ -742,7 +817,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     let accepted = Arc::new(AtomicU64::new(0));
     let refused = Arc::new(Refused::default());
-    let latencies: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(Vec::new()));
+    let latencies: Acks = Arc::new(Mutex::new(Vec::new()));
     let results: Arc<Mutex<Vec<Asked>>> = Arc::new(Mutex::new(Vec::new()));
     let server_pid = child.id();
     let cpu_before = CpuReading::now(server_pid);
@@ -812,6 +887,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                 accepted,
                 refused,
                 latencies,
+                start,
                 settled_at: settled_at.clone(),
             };
             players.push(tokio::spawn(terminal.run(ws)));
@@ -836,7 +912,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
                 match answer {
                     Ok((200, _)) => {
                         accepted.fetch_add(1, Ordering::Relaxed);
-                        mine.push(sent.elapsed().as_secs_f64() * 1000.0);
+                        mine.push(Ack::of(start, sent));
                     }
                     Ok((_, body)) => {
                         refused.count(body["error"].as_str());
@@ -871,7 +947,9 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         l.abort();
     }
 
-    let mut ack: Vec<f64> = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+    let acks: Vec<Ack> = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+    let behind = Behind::of(&acks, ACK_WINDOW_SECONDS, ACK_TARGET_MS);
+    let mut ack: Vec<f64> = acks.iter().map(|a| a.ms).collect();
     ack.sort_by(f64::total_cmp);
     let results = results.lock().map(|r| r.clone()).unwrap_or_default();
     let settled = settled_at.lock().map(|s| s.clone()).unwrap_or_default();
@@ -934,6 +1012,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         bets_refused_other: refused_other,
         ack_p50_ms: percentile(&ack, 0.5),
         ack_p99_ms: percentile(&ack, 0.99),
+        ack_behind: behind,
         rounds: fanout.len() as u64,
         settlement_fanout_p50_ms: percentile(&fanout, 0.5),
         settlement_fanout_max_ms: fanout.last().copied().unwrap_or(0.0),
@@ -1137,7 +1216,8 @@ struct SocketTerminal {
     stop: Arc<AtomicBool>,
     accepted: Arc<AtomicU64>,
     refused: Arc<Refused>,
-    latencies: Arc<Mutex<Vec<f64>>>,
+    latencies: Acks,
+    start: Instant,
     settled_at: Settlements,
 }
 
@@ -1206,7 +1286,7 @@ impl SocketTerminal {
                         let ok = reply.error.is_none();
                         if ok {
                             self.accepted.fetch_add(1, Ordering::Relaxed);
-                            mine.push(due.elapsed().as_secs_f64() * 1000.0);
+                            mine.push(Ack::of(self.start, due));
                         } else {
                             self.refused.count(reply.error);
                         }
@@ -1346,6 +1426,35 @@ croupier_journal_flush_seconds_count 13
             }
         );
         assert_eq!(journal_flushes(&before, &before), JournalFlushes::default());
+    }
+
+    #[test]
+    fn slow_acknowledgements_are_told_apart_from_a_run_that_fell_behind() {
+        let ack = |at: f64, ms: f64| Ack { at, ms };
+        // Three windows: quick, behind (median 80 ms), quick with one slow bet.
+        let acks = [
+            ack(0.01, 5.0),
+            ack(0.05, 6.0),
+            ack(0.09, 7.0),
+            ack(0.11, 70.0),
+            ack(0.15, 80.0),
+            ack(0.19, 90.0),
+            ack(0.21, 5.0),
+            ack(0.25, 120.0),
+            ack(0.29, 6.0),
+        ];
+        let behind = Behind::of(&acks, 0.1, 50.0);
+        assert_eq!(behind.windows, 3);
+        assert_eq!(behind.windows_behind, 1);
+        // Four bets waited over 50 ms; three of them in the window that fell behind.
+        assert!((behind.slow_share_in_behind - 0.75).abs() < 1e-12, "{behind:?}");
+        // A median exactly at the line is not behind; nothing slow, nothing to share.
+        let at_line = Behind::of(&[ack(0.0, 50.0), ack(0.01, 50.0)], 0.1, 50.0);
+        assert_eq!(
+            (at_line.windows, at_line.windows_behind, at_line.slow_share_in_behind),
+            (1, 0, 0.0)
+        );
+        assert_eq!(Behind::of(&[], 0.1, 50.0), Behind::default());
     }
 
     #[test]

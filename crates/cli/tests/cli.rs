@@ -892,6 +892,16 @@ fn bench_load_runs_over_real_sockets() {
         "{report}"
     );
     assert!(report["journal"]["stalled_ms_at_least"].as_f64().expect("stalled") >= 0.0);
+    // The acknowledgements were grouped over the run by when their bets were due.
+    let behind = &report["ack_behind"];
+    let windows = behind["windows"].as_u64().expect("windows");
+    assert!(windows > 0, "{report}");
+    assert!(
+        behind["windows_behind"].as_u64().expect("behind") <= windows,
+        "{report}"
+    );
+    let share = behind["slow_share_in_behind"].as_f64().expect("share");
+    assert!((0.0..=1.0).contains(&share), "{report}");
     // The machine's speed was measured before the run and after it.
     for when in ["before_ms", "after_ms"] {
         assert!(report["processor"][when].as_f64().expect("speed") > 0.0, "{report}");
