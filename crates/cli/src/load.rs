@@ -461,9 +461,10 @@ pub const ACK_WINDOW_SECONDS: f64 = 0.1;
 
 /// Whether slow acknowledgements came one by one or with the whole run
 /// behind: the windows of the run (those with a bet acknowledged) in which
-/// the median bet waited longer than the target, and the share of the slow bets that fell in them. A
-/// p99 made by such windows is the machine falling behind the offered load
-/// (a queue that builds and drains), not a few bets held up.
+/// the median bet waited longer than the target, and the share of the slow
+/// bets that fell in them. A p99 made by such windows is the machine falling
+/// behind the offered load (a queue that builds and drains), not a few bets
+/// held up.
 #[derive(Serialize, Debug, Clone, Copy, Default, PartialEq)]
 struct Behind {
     windows: u64,
@@ -486,16 +487,16 @@ impl Behind {
                 behind.insert(w);
             }
         }
-        let slow: Vec<&Ack> = acks.iter().filter(|a| a.ms > limit_ms).collect();
-        let in_behind = slow.iter().filter(|a| behind.contains(&window(a))).count();
+        let (slow, in_behind) = acks
+            .iter()
+            .filter(|a| a.ms > limit_ms)
+            .fold((0u64, 0u64), |(slow, in_behind), a| {
+                (slow + 1, in_behind + u64::from(behind.contains(&window(a))))
+            });
         Behind {
             windows: windows.len() as u64,
             windows_behind: behind.len() as u64,
-            slow_share_in_behind: if slow.is_empty() {
-                0.0
-            } else {
-                in_behind as f64 / slow.len() as f64
-            },
+            slow_share_in_behind: if slow == 0 { 0.0 } else { in_behind as f64 / slow as f64 },
         }
     }
 }
