@@ -21,6 +21,16 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role, in the order the API documents them.
+    pub const ALL: [Role; 6] = [
+        Role::Admin,
+        Role::PitSupervisor,
+        Role::Dealer,
+        Role::Cashier,
+        Role::Auditor,
+        Role::Player,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Role::Admin => "admin",
@@ -33,16 +43,7 @@ impl Role {
     }
 
     pub fn parse(name: &str) -> Option<Role> {
-        [
-            Role::Admin,
-            Role::PitSupervisor,
-            Role::Dealer,
-            Role::Cashier,
-            Role::Auditor,
-            Role::Player,
-        ]
-        .into_iter()
-        .find(|r| r.name() == name)
+        Role::ALL.into_iter().find(|r| r.name() == name)
     }
 
     /// The words a profile uses for who decides disputes map to this role.

@@ -432,6 +432,234 @@ fn every_role_is_checked() {
     assert_eq!(w.chips("alice"), 1_300);
 }
 
+/// Where a table stands when a request of [`every_request_refuses_every_role_but_its_own`]
+/// arrives: each is a state in which the request goes ahead for a role allowed it.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Not yet inspected or opened, in a journal of the older format 1.
+    Closed,
+    /// Inspected, not yet open.
+    Inspected,
+    /// Inspected and open, no round under way.
+    Open,
+    /// Betting open, alice seated with money left in her wallet and a bet
+    /// `b1` on red.
+    Betting,
+    /// As `Betting`, then no more bets.
+    NoMoreBets,
+    /// As `Betting`, then an emergency.
+    Emergency,
+    /// Alice seated, betting open, nothing on the layout.
+    Seated,
+}
+
+fn staged(stage: Stage) -> World<MemoryStorage> {
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    if let Stage::Closed = stage {
+        return setup_in_format(MemoryStorage::default(), 1);
+    }
+    let mut w = setup(MemoryStorage::default());
+    if let Stage::Inspected = stage {
+        w.ok(&actor("pit", Role::PitSupervisor), inspection("t1"));
+        return w;
+    }
+    inspect_and_open(&mut w);
+    if let Stage::Open = stage {
+        return w;
+    }
+    fund(&mut w, "alice", 5_000, 1_000);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    if let Stage::Seated = stage {
+        return w;
+    }
+    w.ok(&alice, bet("t1", "b1", "red", 100));
+    match stage {
+        Stage::NoMoreBets => {
+            w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+        }
+        Stage::Emergency => {
+            w.ok(
+                &actor("pit", Role::PitSupervisor),
+                Request::DeclareEmergency {
+                    table: "t1".into(),
+                    reason: "power loss".into(),
+                },
+            );
+        }
+        _ => {}
+    }
+    w
+}
+
+/// The one user of each role who asks in [`every_request_refuses_every_role_but_its_own`].
+fn one_of(role: Role) -> Actor {
+    let name = match role {
+        Role::Admin => "admin",
+        Role::PitSupervisor => "pit",
+        Role::Dealer => "dealer",
+        Role::Cashier => "cashier",
+        Role::Auditor => "audit",
+        Role::Player => "alice",
+    };
+    actor(name, role)
+}
+
+/// Every request the casino takes, each with the roles that may make it: for
+/// those it goes ahead, and every other role is refused as `forbidden`, named
+/// in the refusal, with nothing written. An auditor changes nothing, staff
+/// never bet, buy in or tip, a player never handles cash, runs the table or
+/// decides a dispute, and only the cashier moves cash (Colorado 2202). The
+/// HTTP edge also refuses the server's own requests to everyone;
+/// `serve_refuses_every_role_what_its_endpoint_is_not_for` holds that.
+#[test]
+fn every_request_refuses_every_role_but_its_own() {
+    use Role::{Admin, Cashier, Dealer, PitSupervisor, Player};
+    use Stage::*;
+    const STAFF: &[Role] = &[Dealer, PitSupervisor, Admin];
+    const PIT: &[Role] = &[PitSupervisor, Admin];
+    let t1 = || "t1".to_string();
+    let cases: Vec<(Request, &[Role], Stage)> = vec![
+        (
+            Request::CreateUser {
+                username: "eve".into(),
+                role: Player,
+                password_hash: "test-hash".into(),
+            },
+            &[Admin],
+            Betting,
+        ),
+        (Request::LoginFailed { username: "bob".into() }, &[Admin], Betting),
+        (Request::LoginSucceeded { username: "bob".into() }, &[Admin], Betting),
+        (Request::JournalFormat { format: JOURNAL_FORMAT }, &[Admin], Closed),
+        (maryland_dealer_table("t9"), &[Admin], Betting),
+        (inspection("t1"), PIT, Closed),
+        // Colorado 2212(2), Maryland ch.2 B: adjustments are logged while the table is closed.
+        (
+            Request::Adjust {
+                table: t1(),
+                replacement: false,
+                description: "levelled the wheel".into(),
+            },
+            PIT,
+            Closed,
+        ),
+        (Request::OpenTable { table: t1() }, STAFF, Inspected),
+        (Request::CloseTable { table: t1() }, STAFF, Open),
+        (Request::OpenBetting { table: t1() }, STAFF, Open),
+        (Request::NoMoreBets { table: t1() }, STAFF, Betting),
+        (
+            Request::Spin {
+                table: t1(),
+                spin: spin("17"),
+            },
+            STAFF,
+            NoMoreBets,
+        ),
+        (
+            Request::CashIn {
+                id: "m-in".into(),
+                player: "alice".into(),
+                amount: 100,
+            },
+            &[Cashier],
+            Betting,
+        ),
+        (
+            Request::CashOut {
+                id: "m-out".into(),
+                player: "alice".into(),
+                amount: 100,
+            },
+            &[Cashier],
+            Betting,
+        ),
+        (buy_in("m-buy".into(), "t1", 100), &[Player], Betting),
+        (
+            Request::LeaveTable {
+                id: "m-leave".into(),
+                table: t1(),
+            },
+            &[Player],
+            Seated,
+        ),
+        (
+            Request::Tip {
+                id: "m-tip".into(),
+                table: t1(),
+                amount: 100,
+            },
+            &[Player],
+            Betting,
+        ),
+        (bet("t1", "m-bet", "17", 100), &[Player], Betting),
+        (
+            Request::CancelBet {
+                table: t1(),
+                bet_id: "b1".into(),
+            },
+            &[Player],
+            Betting,
+        ),
+        // european-casino 6.1-6.3 emergencies, decided by the pit.
+        (
+            Request::DeclareEmergency {
+                table: t1(),
+                reason: "power loss".into(),
+            },
+            PIT,
+            Betting,
+        ),
+        (Request::LiftEmergency { table: t1() }, PIT, Emergency),
+        // Maryland ch.6 B(2): the floorperson, here the pit supervisor, decides.
+        (
+            Request::Dispute {
+                table: t1(),
+                reason: "chip on the line".into(),
+                corrections: vec![Correction {
+                    player: "alice".into(),
+                    amount: 100,
+                }],
+            },
+            &[PitSupervisor],
+            Betting,
+        ),
+        // european-casino 3.7: bets pooled over the maximum are annulled by the pit.
+        (
+            Request::AnnulBets {
+                table: t1(),
+                bet_ids: vec!["b1".into()],
+                reason: "pooled over the maximum".into(),
+            },
+            PIT,
+            Betting,
+        ),
+        (
+            Request::VoidRound {
+                table: t1(),
+                reason: "restart".into(),
+            },
+            &[Admin],
+            Betting,
+        ),
+    ];
+    for (request, allowed, stage) in &cases {
+        for role in Role::ALL {
+            let mut w = staged(*stage);
+            let written = w.casino.ledger().next_seq();
+            match w.run(&one_of(role), request.clone()) {
+                Err(e) if e.code == "forbidden" => {
+                    assert!(!allowed.contains(&role), "{role:?} was refused {request:?}: {e}");
+                    assert_eq!(w.casino.ledger().next_seq(), written, "a refusal wrote to the journal");
+                    assert!(e.message.contains(role.name()), "the refusal names the role: {e}");
+                }
+                Err(e) => panic!("{role:?} {request:?} at {stage:?}: {e}"),
+                Ok(_) => assert!(allowed.contains(&role), "{role:?} was not refused {request:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn an_interrupted_round_is_void_after_a_restart() {
     let dir = std::env::temp_dir().join(format!("croupier-casino-{}", std::process::id()));
