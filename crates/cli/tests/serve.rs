@@ -13,6 +13,15 @@ struct Server {
     lines: std::sync::mpsc::Receiver<String>,
 }
 
+/// A test that fails part way must not leave its server running: it would
+/// hold the port and the test run's output open after the test has ended.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A data folder of this test process's own, empty: `croupier-NAME-PID` in
 /// the temporary folder.
 fn fresh_data(name: &str) -> std::path::PathBuf {
@@ -1034,6 +1043,172 @@ fn a_terminal_bets_over_its_table_stream() {
             .to_string(),
     );
     assert_eq!(next_reply(&mut socket)["error"], "unauthenticated");
+    server.child.kill().expect("kill");
+    server.child.wait().expect("dead");
+    std::fs::remove_dir_all(&data).ok();
+}
+
+/// Every endpoint that needs a session refuses a caller without one (or with
+/// an unknown one) as `unauthenticated`, and every role it is not for as
+/// `forbidden`, while the roles it is for get through; the server's own
+/// requests are refused to everyone, an admin included. The casino's own role
+/// check of each request is `every_request_refuses_every_role_but_its_own`.
+#[test]
+fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
+    let data = fresh_data("roles");
+    let mut server = start(&data, free_port());
+    let password = server.admin_password();
+    let admin = server.login("admin", &password);
+    server.add_staff_and_players(&admin);
+    server.add_users(&admin, &[("audit", "auditor")]);
+    let people: Vec<(&str, String)> = [
+        ("admin", admin.clone()),
+        ("pit_supervisor", server.login("pit", "pit-password-1")),
+        ("dealer", server.login("dealer", "dealer-password-1")),
+        ("cashier", server.login("cashier", "cashier-password-1")),
+        ("auditor", server.login("audit", "audit-password-1")),
+        ("player", server.login("p1", "p1-password-1")),
+    ]
+    .into();
+    const EVERYONE: &[&str] = &["admin", "pit_supervisor", "dealer", "cashier", "auditor", "player"];
+    const STAFF: &[&str] = &["admin", "pit_supervisor", "dealer"];
+    const READERS: &[&str] = &["admin", "pit_supervisor", "dealer", "auditor"];
+    let request = |op: Value| Some(op);
+    // (method, path, body, the roles it is for)
+    let endpoints: Vec<(&str, &str, Option<Value>, &[&str])> = vec![
+        ("GET", "/api/me", None, EVERYONE),
+        ("GET", "/api/tables", None, EVERYONE),
+        ("GET", "/api/tables/t1/rounds", None, EVERYONE),
+        ("GET", "/api/tables/t1/bets", None, EVERYONE),
+        ("GET", "/api/rounds/t1/1", None, EVERYONE),
+        // A player reads only their own rounds (the player here is p1).
+        ("GET", "/api/players/p1/rounds", None, EVERYONE),
+        (
+            "GET",
+            "/api/players/p2/rounds",
+            None,
+            &["admin", "pit_supervisor", "dealer", "cashier", "auditor"],
+        ),
+        // Colorado 2212(5), Maryland ch.2 E: the inspection log is the staff's and the auditor's.
+        ("GET", "/api/tables/t1/log", None, READERS),
+        ("GET", "/api/tables/t1/report", None, READERS),
+        ("POST", "/api/tables/t1/draw", None, STAFF),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "open_table", "table": "t1"})),
+            STAFF,
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "cash_in", "id": "c", "player": "p2", "amount": 100})),
+            &["cashier"],
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "buy_in", "id": "b", "table": "t1", "amount": 100, "chip_value": 100})),
+            &["player"],
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(
+                json!({"op": "create_user", "username": "eve", "role": "player", "password_hash": "eve-password-1"}),
+            ),
+            &["admin"],
+        ),
+        // Only the server itself sends these.
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "journal_format", "format": 2})),
+            &[],
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "login_failed", "username": "p2"})),
+            &[],
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "login_succeeded", "username": "p2"})),
+            &[],
+        ),
+        (
+            "POST",
+            "/api/requests",
+            request(json!({"op": "void_round", "table": "t1", "reason": "x"})),
+            &[],
+        ),
+    ];
+    for (method, path, body, allowed) in &endpoints {
+        for token in [None, Some("not-a-session")] {
+            let (status, answer) = server.http(method, path, token, body.as_ref());
+            assert_eq!(
+                (status, answer["error"].as_str()),
+                (401, Some("unauthenticated")),
+                "{method} {path} {body:?} without a session: {answer}"
+            );
+        }
+        for (role, token) in &people {
+            let (status, answer) = server.http(method, path, Some(token), body.as_ref());
+            if allowed.contains(role) {
+                assert!(
+                    status != 401 && status != 403,
+                    "{method} {path} {body:?} refused to a {role}: {status} {answer}"
+                );
+            } else {
+                assert_eq!(
+                    (status, answer["error"].as_str()),
+                    (403, Some("forbidden")),
+                    "{method} {path} {body:?} as a {role}: {answer}"
+                );
+            }
+        }
+    }
+    // The pages and the public views need no session: a number display board has none.
+    for path in [
+        "/",
+        "/board",
+        "/terminal",
+        "/dealer",
+        "/pit",
+        "/healthz",
+        "/metrics",
+        "/api/openapi.json",
+        "/api/public/tables",
+        "/api/public/tables/t1",
+        "/api/public/tables/t1/layout",
+    ] {
+        assert_eq!(server.http("GET", path, None, None).0, 200, "{path}");
+    }
+    // A table stream refuses an unknown session before it opens.
+    let mut socket = TcpStream::connect(&server.address).expect("connect");
+    socket.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    socket
+        .write_all(b"GET /api/tables/t1/stream?token=not-a-session HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        .expect("handshake");
+    let mut status = String::new();
+    BufReader::new(socket).read_line(&mut status).expect("status line");
+    assert!(status.contains(" 401 "), "{status}");
+    // A bet sent on a staff member's stream is refused as it is over HTTP: no one bets for another.
+    for (role, token) in people.iter().filter(|(role, _)| *role != "player") {
+        let mut socket = subscribe_as(&server.address, "t1", Some(token));
+        send_frame(
+            &mut socket,
+            &json!({"ref": "r", "request": {"op": "place_bet", "table": "t1", "bet_id": "x", "spot": "17", "stake": 100}})
+                .to_string(),
+        );
+        assert_eq!(
+            next_reply(&mut socket)["error"],
+            "forbidden",
+            "a {role}'s bet on its stream"
+        );
+    }
     server.child.kill().expect("kill");
     server.child.wait().expect("dead");
     std::fs::remove_dir_all(&data).ok();
