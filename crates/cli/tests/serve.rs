@@ -334,8 +334,121 @@ fn account_round(server: &Server, staff: &str, expected: &mut std::collections::
     );
 }
 
+/// An automated wheel, `croupier wheel emulate` on a port of its own, playing
+/// a game about every half second; stopped when the test ends, even by a failure.
+struct Emulator {
+    child: Child,
+    address: String,
+}
+
+impl Emulator {
+    fn start(games: u32) -> Emulator {
+        let address = format!("127.0.0.1:{}", free_port());
+        let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args([
+                "wheel",
+                "emulate",
+                "--listen",
+                &address,
+                "--wheel",
+                "double-zero",
+                "--frame-ms",
+                "40",
+                "--games",
+                &games.to_string(),
+                "--seed",
+                &"07".repeat(32),
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("emulator starts");
+        Emulator { child, address }
+    }
+
+    /// The admin's request for a Maryland double-zero table `table` that follows this wheel.
+    fn table(&self, table: &str) -> Value {
+        json!({"op": "create_table", "table": table, "profile_text": include_str!("../../../profiles/maryland.toml"), "wheel": "double-zero",
+               "in_prison": false, "betting_window_ms": 60000, "outcome": "wheel", "wheel_address": self.address})
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Bets `stake` on `spot` at a table that follows an automated wheel: waits
+/// for the wheel's game to open betting, places the bet, and waits for the
+/// wheel's next game to settle it. Returns the round as the player recalls it.
+fn bet_on_the_wheel(
+    server: &Server,
+    (player, token): (&str, &str),
+    table: &str,
+    bet_id: &str,
+    spot: &str,
+    stake: u64,
+) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut placed = false;
+    while std::time::Instant::now() < deadline {
+        if !placed {
+            let (_, tables) = server.http("GET", "/api/tables", Some(token), None);
+            let open = tables["tables"]
+                .as_array()
+                .expect("tables")
+                .iter()
+                .any(|t| t["table"] == table && t["phase"].as_str().unwrap_or("").starts_with("BettingOpen"));
+            if open {
+                let (status, _) = server.http(
+                    "POST",
+                    "/api/requests",
+                    Some(token),
+                    Some(&json!({"op": "place_bet", "table": table, "bet_id": bet_id, "spot": spot, "stake": stake})),
+                );
+                placed = status == 200;
+            }
+        } else {
+            let (_, rounds) = server.http("GET", &format!("/api/players/{player}/rounds"), Some(token), None);
+            let settled = rounds["rounds"].as_array().and_then(|rounds| {
+                rounds
+                    .iter()
+                    .find(|r| {
+                        r["table"] == table
+                            && r["bets"]
+                                .as_array()
+                                .is_some_and(|b| b.iter().any(|b| b["bet_id"] == bet_id))
+                    })
+                    .filter(|r| r["settled"] == true)
+                    .cloned()
+            });
+            if let Some(round) = settled {
+                return round;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the wheel did not settle bet {bet_id} at {table} within 30 s (placed: {placed})");
+}
+
+/// Follows a player's chips through a round they recalled: each of their bets
+/// took its stake and gave back what it returned.
+fn account_recalled(expected: &mut std::collections::BTreeMap<String, i64>, round: &Value) {
+    for bet in round["bets"].as_array().expect("bets") {
+        let key = format!(
+            "{}:{}",
+            round["table"].as_str().expect("table"),
+            bet["player"].as_str().expect("player")
+        );
+        *expected.entry(key).or_default() +=
+            bet["returned"].as_i64().expect("every bet settled") - bet["stake"].as_i64().expect("stake");
+    }
+}
+
 #[test]
 fn serve_plays_rounds_survives_kill_9_and_verifies() {
+    let wheel = Emulator::start(1_000);
     let data = fresh_data("serve");
     let port = free_port();
     let mut server = start(&data, port);
@@ -488,6 +601,19 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     account_round(&server, &dealer, &mut expected, &spun);
     assert_eq!(expected["t2:p1"], 5_000 - 500 + 9_000);
 
+    // The automated wheel's table: p2 bets on two of its games.
+    server.ask(&admin, wheel.table("w1"));
+    server.inspect_and_open(&pit, &dealer, "w1");
+    server.ask(
+        &p2,
+        json!({"op": "buy_in", "id": "b4", "table": "w1", "amount": 5_000, "chip_value": 100}),
+    );
+    expected.insert("w1:p2".to_string(), 5_000);
+    for (bet_id, spot) in [("wa", "black"), ("wb", "0-00")] {
+        let round = bet_on_the_wheel(&server, ("p2", &p2), "w1", bet_id, spot, 200);
+        account_recalled(&mut expected, &round);
+    }
+
     // The stream pushed the first round's events to the subscriber.
     let first = next_frame(&mut stream);
     assert_eq!(first["type"], "betting_opened");
@@ -524,9 +650,17 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     // The bet cut off by the kill came back whole.
     *expected.get_mut("t1:p1").expect("p1") += 700;
     assert_eq!(server.http("GET", "/api/me", Some(&gone), None).0, 401);
-    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
-    assert_eq!(me["accounts"]["chips:t1:p1"].as_i64(), Some(expected["t1:p1"]), "{me}");
-    assert_eq!(me["accounts"]["chips:t2:p1"].as_i64(), Some(expected["t2:p1"]));
+    // Every player's chips at every table are what their bets left them.
+    for (player, token) in [("p1", &p1), ("p2", &p2)] {
+        let (_, me) = server.http("GET", "/api/me", Some(token), None);
+        for (key, chips) in expected.iter().filter(|(key, _)| key.ends_with(&format!(":{player}"))) {
+            let account = format!("chips:{key}");
+            assert_eq!(me["accounts"][&account].as_i64(), Some(*chips), "{account}: {me}");
+        }
+    }
+    // The wheel's table follows its wheel again after the restart.
+    let round = bet_on_the_wheel(&server, ("p2", &p2), "w1", "wc", "red", 300);
+    account_recalled(&mut expected, &round);
     // The operations log is rebuilt from the journal: inspection with who and licence
     // (Colorado 2212(5), Maryland ch.2 E), opening, and the no spin of the void round.
     let (status, log) = server.http("GET", "/api/tables/t1/log", Some(&pit), None);
@@ -592,6 +726,12 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
     assert_eq!(report["total"], 0);
+    // The journal's replay gives every balance the players saw.
+    for (key, chips) in &expected {
+        let replayed = report["balances"][format!("chips:{key}")].as_i64().unwrap_or(0);
+        assert_eq!(replayed, *chips, "chips:{key}: {report}");
+    }
+    drop(wheel);
     std::fs::remove_dir_all(&data).ok();
 }
 
@@ -759,28 +899,9 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
 
 #[test]
 fn serve_follows_an_automated_wheel() {
-    let wheel_port = free_port();
-    let wheel_address = format!("127.0.0.1:{wheel_port}");
-    let mut emulator = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args([
-            "wheel",
-            "emulate",
-            "--listen",
-            &wheel_address,
-            "--wheel",
-            "double-zero",
-            "--frame-ms",
-            "40",
-            "--games",
-            "60",
-            "--seed",
-            &"07".repeat(32),
-        ])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("emulator starts");
+    let wheel = Emulator::start(60);
     let data = fresh_data("serve-wheel");
-    let mut server = start(&data, free_port());
+    let server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     server.add_users(
@@ -792,11 +913,7 @@ fn serve_follows_an_automated_wheel() {
             ("p1", "player"),
         ],
     );
-    server.ask(
-        &admin,
-        json!({"op": "create_table", "table": "w1", "profile_text": include_str!("../../../profiles/maryland.toml"), "wheel": "double-zero",
-               "in_prison": false, "betting_window_ms": 60000, "outcome": "wheel", "wheel_address": wheel_address}),
-    );
+    server.ask(&admin, wheel.table("w1"));
     let (pit, dealer, cashier, p1) = (
         server.login("pit", "pit-password-1"),
         server.login("dealer", "dealer-password-1"),
@@ -806,37 +923,7 @@ fn serve_follows_an_automated_wheel() {
     server.inspect_and_open(&pit, &dealer, "w1");
     server.seat(&cashier, ("p1", &p1), "w1", 10_000, 5_000);
     // The wheel's next finished game opens betting; bet then, and the wheel's following game settles it.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let mut placed = false;
-    let mut settled = None;
-    while std::time::Instant::now() < deadline && settled.is_none() {
-        if !placed {
-            let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
-            let open = tables["tables"]
-                .as_array()
-                .expect("tables")
-                .iter()
-                .any(|t| t["table"] == "w1" && t["phase"].as_str().unwrap_or("").starts_with("BettingOpen"));
-            if open {
-                let (status, _) = server.http(
-                    "POST",
-                    "/api/requests",
-                    Some(&p1),
-                    Some(&json!({"op": "place_bet", "table": "w1", "bet_id": "w", "spot": "red", "stake": 100})),
-                );
-                placed = status == 200;
-            }
-        } else {
-            let (_, rounds) = server.http("GET", "/api/players/p1/rounds", Some(&p1), None);
-            settled = rounds["rounds"]
-                .as_array()
-                .and_then(|r| r.first())
-                .filter(|r| r["settled"] == true)
-                .cloned();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let round = settled.expect("the wheel settled the bet");
+    let round = bet_on_the_wheel(&server, ("p1", &p1), "w1", "w", "red", 100);
     assert!(
         round["pocket"].is_string() || !round["no_spins"].as_array().expect("no spins").is_empty(),
         "{round}"
@@ -851,13 +938,11 @@ fn serve_follows_an_automated_wheel() {
     let (status, now) = server.http("GET", "/api/tables/w1/bets", Some(&dealer), None);
     assert_eq!(status, 200, "{now}");
     assert_eq!(now["outcome"], "wheel");
-    assert_eq!(now["wheel"]["address"], wheel_address.as_str());
+    assert_eq!(now["wheel"]["address"], wheel.address.as_str());
     assert!(now["wheel"]["games"].as_u64().unwrap_or(0) >= 2, "{now}");
     assert!(now["wheel"]["last_result"].is_string(), "{now}");
-    let _ = emulator.kill();
-    let _ = emulator.wait();
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
+    drop(server);
+    drop(wheel);
     std::fs::remove_dir_all(&data).ok();
 }
 
