@@ -299,6 +299,17 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await pit.locator('#corrections [name="amount"]').last().fill("1.00");
   await pit.click('#dispute-form button[type="submit"]');
   await textOf(pit.locator("#message"), /nobody|no player|unknown/i, "unknown player refused");
+  // The dealer sells bob chips for cash at the table; the cash goes into the drop box (Colorado 2202).
+  await dealer.fill('#sell-form [name="player"]', "bob");
+  await dealer.fill('#sell-form [name="amount"]', "20.00");
+  await dealer.selectOption('#sell-form [name="chip_value"]', "100");
+  await dealer.click('#sell-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Sold USD 20\.00 in chips to bob/, "chips sold for cash");
+  const sold = chips + 250 - 100 + 2_000;
+  assert.equal(await chipsOf(token, "t1", "bob"), sold);
+  await textOf(bob.locator("#chips-balance"), new RegExp((sold / 100).toFixed(2).replace(".", "\\.")), "bob's chips after the sale");
+  await pit.reload();
+  await textOf(pit.locator("#accounts"), /Drop box USD 20\.00/, "the drop box in the pit's report");
   await shot(pit, "07-pit-console");
   for (const p of [pit, dealer, bob]) await p.context().close();
 });

@@ -600,6 +600,12 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     );
     account_round(&server, &dealer, &mut expected, &spun);
     assert_eq!(expected["t2:p1"], 5_000 - 500 + 9_000);
+    // Colorado 2202: the dealer sells p2 chips for cash; the cash goes into t2's drop box.
+    server.ask(
+        &dealer,
+        json!({"op": "sell_chips", "id": "s1", "table": "t2", "player": "p2", "amount": 3_000, "chip_value": 100}),
+    );
+    expected.insert("t2:p2".to_string(), 3_000);
 
     // The automated wheel's table: p2 bets on two of its games.
     server.ask(&admin, wheel.table("w1"));
@@ -726,6 +732,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
     assert_eq!(report["total"], 0);
+    assert_eq!(report["balances"]["drop:t2"], 3_000, "{report}");
     // The journal's replay gives every balance the players saw.
     for (key, chips) in &expected {
         let replayed = report["balances"][format!("chips:{key}")].as_i64().unwrap_or(0);
@@ -1189,6 +1196,15 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
             "/api/requests",
             request(json!({"op": "cash_in", "id": "c", "player": "p2", "amount": 100})),
             &["cashier"],
+        ),
+        // Colorado 2202, 2203(1): the dealer sells chips for cash into the drop box.
+        (
+            "POST",
+            "/api/requests",
+            request(
+                json!({"op": "sell_chips", "id": "s", "table": "t1", "player": "p2", "amount": 100, "chip_value": 100}),
+            ),
+            STAFF,
         ),
         (
             "POST",

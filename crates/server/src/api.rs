@@ -183,6 +183,15 @@ pub enum Request {
         amount: u64,
         chip_value: u64,
     },
+    /// A dealer sells `player` colour chips for cash at the table: the cash
+    /// goes into the table's drop box (Colorado 2202), the chips to the player.
+    SellChips {
+        id: String,
+        table: String,
+        player: String,
+        amount: u64,
+        chip_value: u64,
+    },
     LeaveTable {
         id: String,
         table: String,
@@ -250,6 +259,7 @@ impl Request {
             | R::NoMoreBets { table }
             | R::Spin { table, .. }
             | R::BuyIn { table, .. }
+            | R::SellChips { table, .. }
             | R::LeaveTable { table, .. }
             | R::Tip { table, .. }
             | R::PlaceBet { table, .. }
@@ -297,6 +307,14 @@ pub enum EventView {
         amount: u64,
     },
     BoughtIn {
+        table: String,
+        player: String,
+        amount: u64,
+        colour: String,
+        chip_value: u64,
+    },
+    /// Colour chips sold for cash at the table; the cash went into the drop box.
+    ChipsSold {
         table: String,
         player: String,
         amount: u64,
@@ -441,6 +459,7 @@ impl EventView {
         use EventView as E;
         match self {
             E::BoughtIn { table, player, .. }
+            | E::ChipsSold { table, player, .. }
             | E::LeftTable { table, player, .. }
             | E::Tipped { table, player, .. }
             | E::BetAccepted { table, player, .. }
@@ -684,6 +703,13 @@ mod tests {
             },
             EventView::CashedIn { player: p(), amount: 1 },
             EventView::BoughtIn {
+                table: t(),
+                player: p(),
+                amount: 1,
+                colour: "pink".into(),
+                chip_value: 1,
+            },
+            EventView::ChipsSold {
                 table: t(),
                 player: p(),
                 amount: 1,

@@ -23,9 +23,9 @@ pub const RECALL_ROUNDS_MAX: usize = 100;
 pub const TABLES_MAX: usize = 256;
 /// The most users a casino knows.
 pub const USERS_MAX: usize = 1_000_000;
-/// Words that begin ledger ids of their own (`tip/ID`, `fill/T/N`...): a
+/// Words that begin ledger ids of their own (`tip/ID`, `sale/ID`, `fill/T/N`...): a
 /// table's ids begin with the table's id, so no table takes one of these.
-pub const RESERVED_TABLE_IDS: [&str; 6] = ["buyin", "leave", "tip", "cashin", "cashout", "fill"];
+pub const RESERVED_TABLE_IDS: [&str; 7] = ["buyin", "sale", "leave", "tip", "cashin", "cashout", "fill"];
 /// The journal stream casino requests are written to.
 pub const STREAM: &str = "casino";
 
@@ -153,6 +153,15 @@ impl Plan {
 
     fn is_empty(&self) -> bool {
         self.transfers.is_empty() && self.views.is_empty() && self.effects.is_empty()
+    }
+
+    /// A player got colour chips (`view` says how): they sit at the table in `colour`, each chip worth `chip_value`.
+    fn seat(&mut self, view: EventView, player: &str, colour: String, chip_value: u64) {
+        self.views.push(view);
+        self.effects.push(Effect::Seat {
+            player: player.to_string(),
+            colour: Some((colour, chip_value)),
+        });
     }
 }
 
@@ -341,7 +350,7 @@ pub struct Cage<S: Storage> {
 fn needs_verdict(request: &Request) -> bool {
     matches!(
         request,
-        Request::BuyIn { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
+        Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
     )
 }
 
@@ -877,6 +886,33 @@ impl TableSlot {
         }
     }
 
+    /// The colour of `player`'s chips at this table for a purchase of
+    /// `amount` in chips worth `chip_value` each: the colour they have, or the
+    /// first no one else here has (Maryland ch.3 B, european-casino 5.1), or
+    /// any where colours may repeat (Colorado 2203(3)).
+    fn colour_for(&self, player: &str, amount: u64, chip_value: u64) -> Result<String, ApiError> {
+        if chip_value == 0 || amount == 0 || !amount.is_multiple_of(chip_value) {
+            return Err(err(
+                "bad_amount",
+                "the amount must be a positive whole number of chips of the chip value",
+            ));
+        }
+        let palette = &self.table.profile().spec().chip_colours;
+        match self.colours.get(player) {
+            Some((colour, value)) if *value == chip_value => Ok(colour.clone()),
+            Some((_, value)) => Err(err(
+                "chip_value",
+                format!("{player}'s colour chips at this table are worth {value} each"),
+            )),
+            None if self.shared_colours => Ok(palette[self.colours.len() % palette.len()].clone()),
+            None => palette
+                .iter()
+                .find(|c| !self.colours.values().any(|(taken, _)| taken == *c))
+                .cloned()
+                .ok_or_else(|| err("no_colour", "every chip colour at this table is in use")),
+        }
+    }
+
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
         use Request as R;
         let staff = [Role::Dealer, Role::PitSupervisor, Role::Admin];
@@ -890,36 +926,8 @@ impl TableSlot {
                 chip_value,
             } => {
                 require(actor, &[Role::Player], "buy in")?;
-                let slot = self;
                 let player = &actor.username;
-                if *chip_value == 0 || *amount == 0 || amount % chip_value != 0 {
-                    return Err(err(
-                        "bad_amount",
-                        "the amount must be a positive whole number of chips of the chip value",
-                    ));
-                }
-                let colour = match slot.colours.get(player) {
-                    Some((colour, value)) if value == chip_value => colour.clone(),
-                    Some((_, value)) => {
-                        return Err(err(
-                            "chip_value",
-                            format!("your colour chips at this table are worth {value} each"),
-                        ))
-                    }
-                    None if slot.shared_colours => {
-                        let palette = &slot.table.profile().spec().chip_colours;
-                        palette[slot.colours.len() % palette.len()].clone()
-                    }
-                    None => slot
-                        .table
-                        .profile()
-                        .spec()
-                        .chip_colours
-                        .iter()
-                        .find(|c| !slot.colours.values().any(|(taken, _)| taken == *c))
-                        .cloned()
-                        .ok_or_else(|| err("no_colour", "every chip colour at this table is in use"))?,
-                };
+                let colour = self.colour_for(player, *amount, *chip_value)?;
                 plan.transfers.push(transfer(
                     format!("buyin/{id}"),
                     account(format!("wallet:{player}"))?,
@@ -927,17 +935,49 @@ impl TableSlot {
                     *amount,
                     "colour chips",
                 ));
-                plan.views.push(EventView::BoughtIn {
+                let view = EventView::BoughtIn {
                     table: table.clone(),
                     player: player.clone(),
                     amount: *amount,
                     colour: colour.clone(),
                     chip_value: *chip_value,
-                });
-                plan.effects.push(Effect::Seat {
+                };
+                plan.seat(view, player, colour, *chip_value);
+            }
+            R::SellChips {
+                id,
+                table,
+                player,
+                amount,
+                chip_value,
+            } => {
+                // Colorado 2203(1): chips are issued by the dealer; 2202: the
+                // money paid for them goes into the table's drop box.
+                require(actor, &staff, "sell chips")?;
+                dir.player(player)?;
+                let colour = self.colour_for(player, *amount, *chip_value)?;
+                plan.transfers.push(transfer(
+                    format!("sale/{id}"),
+                    account("outside".into())?,
+                    account(format!("drop:{table}"))?,
+                    *amount,
+                    "cash for colour chips, into the drop box (Colorado 2202)",
+                ));
+                plan.transfers.push(transfer(
+                    format!("sale/{id}/chips"),
+                    account("house".into())?,
+                    account(format!("chips:{table}:{player}"))?,
+                    *amount,
+                    "colour chips sold at the table",
+                ));
+                let view = EventView::ChipsSold {
+                    table: table.clone(),
                     player: player.clone(),
-                    colour: Some((colour, *chip_value)),
-                });
+                    amount: *amount,
+                    colour: colour.clone(),
+                    chip_value: *chip_value,
+                };
+                plan.seat(view, player, colour, *chip_value);
             }
             R::LeaveTable { id, table } => {
                 require(actor, &[Role::Player], "cash in colour chips")?;

@@ -217,6 +217,99 @@ fn a_round_moves_the_money() {
     assert_eq!(w.chips("alice"), 0);
 }
 
+/// A dealer's sale to `player` of `amount` in colour chips worth `chip_value` each, for cash at t1.
+fn sale(id: &str, player: &str, amount: u64, chip_value: u64) -> Request {
+    Request::SellChips {
+        id: id.into(),
+        table: "t1".into(),
+        player: player.into(),
+        amount,
+        chip_value,
+    }
+}
+
+/// Colorado 2202: money received at the table for chips goes into the
+/// table's drop box; Colorado 2203(1): the dealer issues the chips. Bob buys
+/// colour chips with cash, not from his wallet, bets them, and cashes them
+/// into his wallet on leaving (Maryland ch.3 C); a resend moves nothing
+/// again, and the journal replays to the same balances.
+#[test]
+fn chips_sold_for_cash_at_the_table_put_the_cash_in_the_drop_box() {
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 5_000, 1_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let bob = actor("bob", Role::Player);
+    let events = w.ok(&dealer, sale("s1", "bob", 2_000, 100));
+    let colour = match events.as_slice() {
+        [EventView::ChipsSold {
+            player,
+            amount: 2_000,
+            colour,
+            chip_value: 100,
+            ..
+        }] if player == "bob" => colour.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Maryland ch.3 B: a colour no one else at the table has.
+    let alice_colour = &w.casino.table("t1").expect("t1").colours["alice"].0;
+    assert_ne!(&colour, alice_colour);
+    assert_eq!(w.chips("bob"), 2_000);
+    assert_eq!(w.casino.balance("drop:t1"), 2_000);
+    assert_eq!(
+        w.casino.balance("wallet:bob"),
+        0,
+        "the cash did not pass through his wallet"
+    );
+    // Sent again: acknowledged, nothing moves twice; other contents under the same id: refused.
+    w.ok(&dealer, sale("s1", "bob", 2_000, 100));
+    assert_eq!((w.chips("bob"), w.casino.balance("drop:t1")), (2_000, 2_000));
+    let conflict = w
+        .run(&dealer, sale("s1", "bob", 3_000, 100))
+        .expect_err("same id, other amount");
+    assert_eq!(conflict.code, "refused", "{conflict}");
+    assert!(conflict.message.contains("sale/s1"), "{conflict}");
+    // Refusals name what is wrong.
+    for (request, code) in [
+        (sale("s2", "bob", 250, 100), "bad_amount"),
+        (sale("s3", "bob", 500, 500), "chip_value"),
+        (sale("s4", "nobody", 500, 100), "no_player"),
+        (sale("s5", "dealer", 500, 100), "no_player"),
+    ] {
+        let refused = w.run(&dealer, request.clone()).expect_err("refused");
+        assert_eq!(refused.code, code, "{request:?}: {refused}");
+    }
+    assert_eq!((w.chips("bob"), w.casino.balance("drop:t1")), (2_000, 2_000));
+    // The chips play like any others, and leave the table into the wallet.
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&bob, bet("t1", "b1", "black", 1_000));
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+        },
+    );
+    assert_eq!(w.chips("bob"), 3_000);
+    w.ok(
+        &bob,
+        Request::LeaveTable {
+            id: "l1".into(),
+            table: "t1".into(),
+        },
+    );
+    assert_eq!(w.casino.balance("wallet:bob"), 3_000);
+    assert_eq!(w.casino.balance("drop:t1"), 2_000, "the drop box keeps the cash");
+    let total: i128 = w.casino.ledger().balances().values().sum();
+    assert_eq!(total, 0);
+    let all = w.casino.ledger().storage().entries.clone();
+    let again = replay(&all).expect("the journal replays whole");
+    assert_eq!(again.ledger().storage().entries, all);
+    assert_eq!(again.balance("drop:t1"), 2_000);
+    assert_eq!(again.balance("wallet:bob"), 3_000);
+}
+
 /// One round at t1, bets `a{n}` (alice, 17, 500), `a{n}x` (alice, red,
 /// 1,000) and `b{n}` (bob, black, 1,000), on 17: the transfers of its settlement.
 fn round_on_17(w: &mut World<MemoryStorage>, n: u32) -> Vec<(String, String, String, u64)> {
@@ -509,7 +602,7 @@ fn one_of(role: Role) -> Actor {
 /// those it goes ahead, and every other role is refused as `forbidden`, named
 /// in the refusal, with nothing written. An auditor changes nothing, staff
 /// never bet, buy in or tip, a player never handles cash, runs the table or
-/// decides a dispute, and only the cashier moves cash (Colorado 2202). The
+/// decides a dispute, and only the cashier handles a wallet's cash. The
 /// HTTP edge also refuses the server's own requests to everyone;
 /// `serve_refuses_every_role_what_its_endpoint_is_not_for` holds that.
 #[test]
@@ -575,6 +668,8 @@ fn every_request_refuses_every_role_but_its_own() {
             Betting,
         ),
         (buy_in("m-buy".into(), "t1", 100), &[Player], Betting),
+        // Colorado 2203(1): the dealer issues chips, here for cash (2202).
+        (sale("m-sale", "bob", 100, 100), STAFF, Betting),
         (
             Request::LeaveTable {
                 id: "m-leave".into(),
@@ -828,7 +923,7 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
 /// casino reports — that must match the ledger after every request. Among
 /// the bets come every irregularity a table meets: no spins, voided rounds,
 /// annulled bets, emergencies, disputes, bets in prison, tips, and players
-/// leaving and buying in again.
+/// leaving and buying in again, from their wallets or for cash at the table.
 #[test]
 fn simulation_of_many_tables_against_a_reference_model() {
     use std::collections::{BTreeMap, BTreeSet};
@@ -924,6 +1019,9 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 match e {
                     EventView::BoughtIn {
                         table, player, amount, ..
+                    }
+                    | EventView::ChipsSold {
+                        table, player, amount, ..
                     } => *model.entry((table.clone(), player.clone())).or_default() += i128::from(*amount),
                     EventView::BetAccepted {
                         table, player, stake, ..
@@ -998,6 +1096,8 @@ fn simulation_of_many_tables_against_a_reference_model() {
         let mut on_layout: BTreeMap<String, Vec<String>> = BTreeMap::new();
         // The tables under an emergency (declared by the pit, or by a no spin), for the pit to lift.
         let mut emergencies = BTreeSet::new();
+        // The cash each table's drop box took for chips sold there.
+        let mut drops: BTreeMap<String, i128> = BTreeMap::new();
         for step in 0..3_000u32 {
             let t = tables[(next() % 3) as usize];
             // Mostly the round and its bets; now and then an irregularity.
@@ -1092,11 +1192,26 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         },
                     );
                     left.map(|mut events| {
-                        let again = must(
-                            &mut w,
-                            &actor(p, Role::Player),
-                            buy_in(format!("again{step}"), t, 20_000),
-                        );
+                        // From the wallet, or for cash from the dealer (Colorado 2202).
+                        let again = if next() % 2 == 0 {
+                            must(
+                                &mut w,
+                                &actor(p, Role::Player),
+                                buy_in(format!("again{step}"), t, 20_000),
+                            )
+                        } else {
+                            must(
+                                &mut w,
+                                &dealer,
+                                Request::SellChips {
+                                    id: format!("again{step}"),
+                                    table: t.into(),
+                                    player: p.into(),
+                                    amount: 20_000,
+                                    chip_value: 100,
+                                },
+                            )
+                        };
                         events.extend(again.expect("buy in again"));
                         events
                     })
@@ -1133,6 +1248,9 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         EventView::EmergencyLifted { table, .. } => {
                             emergencies.remove(table);
                         }
+                        EventView::ChipsSold { table, amount, .. } => {
+                            *drops.entry(table.clone()).or_default() += i128::from(*amount)
+                        }
                         _ => {}
                     }
                 }
@@ -1144,6 +1262,14 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     w.casino.balance(&format!("chips:{table}:{player}")),
                     *chips,
                     "seed {seed} step {step}: {table}/{player}"
+                );
+            }
+            for t in tables {
+                let dropped = drops.get(t).copied().unwrap_or(0);
+                assert_eq!(
+                    w.casino.balance(&format!("drop:{t}")),
+                    dropped,
+                    "seed {seed} step {step}: drop:{t}"
                 );
             }
             assert_eq!(w.casino.ledger().balances().values().sum::<i128>(), 0);
@@ -1170,6 +1296,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
         "float_filled",
         "tipped",
         "left_table",
+        "chips_sold",
     ] {
         assert!(seen.contains(wanted), "no {wanted} in the runs, only {seen:?}");
     }
