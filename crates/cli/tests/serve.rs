@@ -207,7 +207,8 @@ fn subscribe(address: &str, table: &str) -> BufReader<TcpStream> {
     subscribe_as(address, table, None)
 }
 
-fn subscribe_as(address: &str, table: &str, token: Option<&str>) -> BufReader<TcpStream> {
+/// Asks to open a table's stream: the answer's status line, and the connection.
+fn stream_handshake(address: &str, table: &str, token: Option<&str>) -> (String, BufReader<TcpStream>) {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
     let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
@@ -218,6 +219,11 @@ fn subscribe_as(address: &str, table: &str, token: Option<&str>) -> BufReader<Tc
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line).expect("status line");
+    (line, reader)
+}
+
+fn subscribe_as(address: &str, table: &str, token: Option<&str>) -> BufReader<TcpStream> {
+    let (mut line, mut reader) = stream_handshake(address, table, token);
     assert!(line.contains("101"), "{line}");
     loop {
         line.clear();
@@ -1148,7 +1154,7 @@ fn a_terminal_bets_over_its_table_stream() {
 #[test]
 fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
     let data = fresh_data("roles");
-    let mut server = start(&data, free_port());
+    let server = start(&data, free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     server.add_staff_and_players(&admin);
@@ -1165,7 +1171,6 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
     const EVERYONE: &[&str] = &["admin", "pit_supervisor", "dealer", "cashier", "auditor", "player"];
     const STAFF: &[&str] = &["admin", "pit_supervisor", "dealer"];
     const READERS: &[&str] = &["admin", "pit_supervisor", "dealer", "auditor"];
-    let request = |op: Value| Some(op);
     // (method, path, body, the roles it is for)
     let endpoints: Vec<(&str, &str, Option<Value>, &[&str])> = vec![
         ("GET", "/api/me", None, EVERYONE),
@@ -1188,20 +1193,20 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "open_table", "table": "t1"})),
+            Some(json!({"op": "open_table", "table": "t1"})),
             STAFF,
         ),
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "cash_in", "id": "c", "player": "p2", "amount": 100})),
+            Some(json!({"op": "cash_in", "id": "c", "player": "p2", "amount": 100})),
             &["cashier"],
         ),
         // Colorado 2202, 2203(1): the dealer sells chips for cash into the drop box.
         (
             "POST",
             "/api/requests",
-            request(
+            Some(
                 json!({"op": "sell_chips", "id": "s", "table": "t1", "player": "p2", "amount": 100, "chip_value": 100}),
             ),
             STAFF,
@@ -1209,40 +1214,38 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "buy_in", "id": "b", "table": "t1", "amount": 100, "chip_value": 100})),
+            Some(json!({"op": "buy_in", "id": "b", "table": "t1", "amount": 100, "chip_value": 100})),
             &["player"],
         ),
         (
             "POST",
             "/api/requests",
-            request(
-                json!({"op": "create_user", "username": "eve", "role": "player", "password_hash": "eve-password-1"}),
-            ),
+            Some(json!({"op": "create_user", "username": "eve", "role": "player", "password_hash": "eve-password-1"})),
             &["admin"],
         ),
         // Only the server itself sends these.
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "journal_format", "format": 2})),
+            Some(json!({"op": "journal_format", "format": 2})),
             &[],
         ),
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "login_failed", "username": "p2"})),
+            Some(json!({"op": "login_failed", "username": "p2"})),
             &[],
         ),
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "login_succeeded", "username": "p2"})),
+            Some(json!({"op": "login_succeeded", "username": "p2"})),
             &[],
         ),
         (
             "POST",
             "/api/requests",
-            request(json!({"op": "void_round", "table": "t1", "reason": "x"})),
+            Some(json!({"op": "void_round", "table": "t1", "reason": "x"})),
             &[],
         ),
     ];
@@ -1288,13 +1291,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         assert_eq!(server.http("GET", path, None, None).0, 200, "{path}");
     }
     // A table stream refuses an unknown session before it opens.
-    let mut socket = TcpStream::connect(&server.address).expect("connect");
-    socket.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-    socket
-        .write_all(b"GET /api/tables/t1/stream?token=not-a-session HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        .expect("handshake");
-    let mut status = String::new();
-    BufReader::new(socket).read_line(&mut status).expect("status line");
+    let (status, _) = stream_handshake(&server.address, "t1", Some("not-a-session"));
     assert!(status.contains(" 401 "), "{status}");
     // A bet sent on a staff member's stream is refused as it is over HTTP: no one bets for another.
     for (role, token) in people.iter().filter(|(role, _)| *role != "player") {
@@ -1310,8 +1307,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
             "a {role}'s bet on its stream"
         );
     }
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
+    drop(server);
     std::fs::remove_dir_all(&data).ok();
 }
 
