@@ -88,7 +88,7 @@ before(async () => {
   base = started.address;
   adminToken = await login("admin", started.password);
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password_hash: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
   }
   const cashier = await login("cash1", "cash1-secret-1");
   for (const p of ["alice", "bob"]) await ask(cashier, { op: "cash_in", id: `cash-${p}`, player: p, amount: 100_000 });

@@ -739,7 +739,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         expect_ok(
             &mut admin,
             &admin_token,
-            json!({"op": "create_user", "username": name, "role": role, "password_hash": staff_password}),
+            json!({"op": "create_user", "username": name, "role": role, "password": staff_password}),
         )
         .await?;
     }
@@ -765,7 +765,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             let admin_token = admin_token.clone();
             creating.push(tokio::spawn(async move {
                 let mut conn = Conn::open(address).await.map_err(io)?;
-                expect_ok(&mut conn, &admin_token, json!({"op": "create_user", "username": format!("p{i}"), "role": "player", "password_hash": "player-password-1"})).await?;
+                expect_ok(&mut conn, &admin_token, json!({"op": "create_user", "username": format!("p{i}"), "role": "player", "password": "player-password-1"})).await?;
                 login(address, &format!("p{i}"), "player-password-1").await
             }));
         }
@@ -1165,7 +1165,7 @@ impl Refused {
         // After no more bets a bet is past posting; between a result and the next
         // round's opening there is no betting to join.
         let counter = match code {
-            Some("past_posting" | "not_now") => &self.betting_closed,
+            Some("past_posting" | "betting_not_open") => &self.betting_closed,
             _ => &self.other,
         };
         counter.fetch_add(1, Ordering::Relaxed);

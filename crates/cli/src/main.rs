@@ -127,7 +127,8 @@ impl From<std::io::Error> for Failure {
 }
 
 fn user_add(data: std::path::PathBuf, username: &str, role: &str) -> Result<(), Failure> {
-    use croupier_server::users::{hash_password, Role};
+    use croupier_server::api::Role;
+    use croupier_server::runtime::passwords::hash_password;
     let role = Role::parse(role).ok_or_else(|| {
         Invalid::one(format!(
             "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
@@ -137,15 +138,20 @@ fn user_add(data: std::path::PathBuf, username: &str, role: &str) -> Result<(), 
     std::io::stdin().read_line(&mut password)?;
     let password = password.trim_end_matches(['\r', '\n']);
     let hash = hash_password(password).map_err(|e| Invalid::one(e.to_string()))?;
-    let _lock = croupier_server::http::lock_data(&data).map_err(Invalid::one)?;
-    let storage = croupier_ledger::SqliteStorage::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let now = croupier_server::http::now_ms();
+    let _lock = croupier_server::runtime::setup::lock_data(&data).map_err(Invalid::one)?;
+    let mut storage = croupier_ledger::SqliteStorage::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The clock starts no earlier than the journal's last entry.
+    let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
+    use croupier_server::runtime::Clock;
+    let clock = croupier_server::runtime::WallClock::after(entries.last().map_or(0, |e| e.at_ms));
+    drop(entries);
+    let now = clock.now_ms();
     let (mut casino, _) = croupier_server::casino::Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
     casino
         .execute(
             now,
-            &croupier_server::api::Actor::system(),
-            croupier_server::api::Request::CreateUser {
+            &croupier_server::casino::Actor::system(),
+            croupier_server::casino::Request::CreateUser {
                 username: username.to_string(),
                 role,
                 password_hash: hash,
@@ -164,10 +170,18 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
     let address: std::net::SocketAddr = listen
         .parse()
         .map_err(|e| Invalid::one(format!("--listen {listen:?} is not ADDRESS:PORT: {e}")))?;
+    // The server logs to standard error, at the level RUST_LOG gives (info if none).
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let runtime = tokio::runtime::Runtime::new()?;
     let shown = data.display().to_string();
     runtime
-        .block_on(croupier_server::http::serve(data, address, |started| {
+        .block_on(croupier_server::http::serve(&data, address, |started| {
             println!("croupier: serving on http://{} (data in {shown})", started.address);
             println!(
                 "croupier: point a browser at http://{0}/ : players /terminal, dealers /dealer, the pit /pit, a big screen /board",

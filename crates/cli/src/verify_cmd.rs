@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use croupier_ledger::{verify, SqliteStorage, Storage};
-use croupier_server::archive::Archive;
+use croupier_server::runtime::archive::Archive;
 use serde::Serialize;
 
 use crate::wire;
@@ -137,11 +137,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 format!("entry {seq}: {why}")
             }
         }),
-        balances: checked
-            .balances
-            .iter()
-            .map(|(a, b)| (a.name().to_string(), *b))
-            .collect(),
+        balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
     };
     let mut out = std::io::stdout().lock();
     match args.format {

@@ -771,19 +771,15 @@ fn math_of_bonus_variants() {
 
 #[test]
 fn verify_checks_a_journal() {
+    use croupier_ledger::Minor;
     use croupier_ledger::{Account, Ledger, SqliteStorage, Transfer};
-    use croupier_server::api::{Actor, Request};
-    use croupier_server::casino::Casino;
-    use croupier_server::users::Role;
+    use croupier_server::api::Role;
+    use croupier_server::casino::{Actor, Casino, Request};
     let dir = std::env::temp_dir().join(format!("croupier-verify-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     {
         let (mut casino, _) = Casino::open(SqliteStorage::open(&dir).expect("db"), 0).expect("casino");
-        let admin = Actor {
-            username: "admin".into(),
-            role: Role::Admin,
-            licence: String::new(),
-        };
+        let admin = Actor::new("admin", Role::Admin, "");
         for (name, role) in [("cash", Role::Cashier), ("p1", Role::Player)] {
             casino
                 .execute(
@@ -797,11 +793,7 @@ fn verify_checks_a_journal() {
                 )
                 .expect("user");
         }
-        let cashier = Actor {
-            username: "cash".into(),
-            role: Role::Cashier,
-            licence: String::new(),
-        };
+        let cashier = Actor::new("cash", Role::Cashier, "");
         casino
             .execute(
                 2,
@@ -809,7 +801,7 @@ fn verify_checks_a_journal() {
                 Request::CashIn {
                     id: "c1".into(),
                     player: "p1".into(),
-                    amount: 10_000,
+                    amount: Minor::new(10_000),
                 },
             )
             .expect("cash in");
@@ -828,10 +820,10 @@ fn verify_checks_a_journal() {
             id: "forged".into(),
             from: Account::parse("house").expect("account"),
             to: Account::parse("wallet:p1").expect("account"),
-            amount: 500,
+            amount: Minor::new(500),
             memo: String::new(),
         };
-        ledger.commit(3, &[forged], &[]).expect("append");
+        ledger.commit(3, &[forged], Vec::new()).expect("append");
     }
     let out = croupier(&["verify", "--data", data], "");
     assert_eq!(out.status.code(), Some(1));

@@ -321,7 +321,7 @@ pub enum Event {
         bet_id: String,
         player: PlayerId,
         returned: Minor,
-        why: String,
+        why: ReturnReason,
     },
     /// Left in prison for the next round.
     BetImprisoned {
@@ -358,6 +358,42 @@ pub enum Event {
         reason: String,
         corrections: Vec<(PlayerId, i128)>,
     },
+}
+
+/// Why a bet was returned with nothing won or lost. A code, not a
+/// sentence: whoever shows it to a person says it in their own words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReturnReason {
+    /// The table closed with the bet on the layout.
+    TableClosed,
+    /// Annulled as a collective bet (european-casino 3.7).
+    Annulled,
+    /// The round was void before its result (the server stopped, or an admin voided it).
+    RoundVoided,
+    /// A no spin, where the profile returns the bets (european-casino 4.5-4.8).
+    NoSpin(NoSpinReason),
+}
+
+impl ReturnReason {
+    /// A stable code: `table_closed`, `annulled`, `round_voided`, or the
+    /// no spin's own reason (`same_direction`...).
+    pub fn code(self) -> &'static str {
+        match self {
+            ReturnReason::TableClosed => "table_closed",
+            ReturnReason::Annulled => "annulled",
+            ReturnReason::RoundVoided => "round_voided",
+            ReturnReason::NoSpin(reason) => reason.name(),
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<ReturnReason> {
+        match code {
+            "table_closed" => Some(ReturnReason::TableClosed),
+            "annulled" => Some(ReturnReason::Annulled),
+            "round_voided" => Some(ReturnReason::RoundVoided),
+            other => NoSpinReason::parse(other).map(ReturnReason::NoSpin),
+        }
+    }
 }
 
 /// Where the table is in its life.
@@ -592,7 +628,7 @@ impl Table {
                     Phase::Closed => Err(CommandError::Closed),
                     Phase::NoMoreBets => Err(CommandError::RoundUnderWay),
                     Phase::Open | Phase::BettingOpen { .. } => {
-                        let mut events = self.return_all("the table closed");
+                        let mut events = self.return_all(ReturnReason::TableClosed);
                         events.push(Event::TableClosed { at_ms });
                         Ok(events)
                     }
@@ -748,7 +784,7 @@ impl Table {
                         bet_id: b.bet_id.clone(),
                         player: b.player,
                         returned: b.bet.stake().minor(),
-                        why: "annulled as a collective bet (european-casino 3.7)".to_string(),
+                        why: ReturnReason::Annulled,
                     });
                 }
                 Ok(events)
@@ -764,7 +800,7 @@ impl Table {
                     round: self.round,
                     reason: NoSpinReason::VoidGame,
                 }];
-                events.extend(self.return_all(&reason));
+                events.extend(self.return_all(ReturnReason::RoundVoided));
                 events.push(Event::RoundSettled {
                     at_ms,
                     round: self.round,
@@ -800,7 +836,7 @@ impl Table {
         }
     }
 
-    fn return_all(&self, why: &str) -> Vec<Event> {
+    fn return_all(&self, why: ReturnReason) -> Vec<Event> {
         self.bets
             .iter()
             .map(|b| Event::BetReturned {
@@ -809,7 +845,7 @@ impl Table {
                 player: b.player,
                 // An imprisoned bet goes back whole; nothing decided it.
                 returned: b.bet.stake().minor(),
-                why: why.to_string(),
+                why,
             })
             .collect()
     }
@@ -897,7 +933,7 @@ impl Table {
         }];
         if self.profile.spec().no_spin_bets == NoSpinBets::Returned {
             // european-casino 4.5-4.8: the spin is invalid, as are all bets.
-            events.extend(self.return_all(&format!("no spin ({})", reason.name())));
+            events.extend(self.return_all(ReturnReason::NoSpin(reason)));
             events.push(Event::RoundSettled {
                 at_ms,
                 round: self.round,

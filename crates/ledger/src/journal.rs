@@ -3,21 +3,60 @@
 use foldhash::{HashMap, HashSet, HashSetExt};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::{Account, Transfer};
 
 /// An event of some stream (the casino's requests and what they caused).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Its body is JSON of the stream's own, stored as it is: journals before
+/// bodies were stored so held each body as a JSON string of that JSON, which
+/// still reads ([`StreamEvent::body_text`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamEvent {
     pub stream: String,
-    pub body: String,
+    pub body: Box<RawValue>,
 }
+
+impl StreamEvent {
+    pub fn new(stream: impl Into<String>, body: Box<RawValue>) -> StreamEvent {
+        StreamEvent {
+            stream: stream.into(),
+            body,
+        }
+    }
+
+    /// The body's JSON: the stored value, or the text of a body stored as a
+    /// JSON string (as journals before raw bodies hold them).
+    pub fn body_text(&self) -> Result<std::borrow::Cow<'_, str>, serde_json::Error> {
+        let raw = self.body.get();
+        if raw.starts_with('"') {
+            serde_json::from_str::<String>(raw).map(std::borrow::Cow::Owned)
+        } else {
+            Ok(std::borrow::Cow::Borrowed(raw))
+        }
+    }
+
+    /// Whether the body is stored as a JSON string (journals before raw bodies).
+    pub fn body_is_text(&self) -> bool {
+        self.body.get().starts_with('"')
+    }
+}
+
+/// Two events are the same when their streams and their bodies' stored
+/// bytes are: the bytes are what the journal's hash covers.
+impl PartialEq for StreamEvent {
+    fn eq(&self, other: &StreamEvent) -> bool {
+        self.stream == other.stream && self.body.get() == other.body.get()
+    }
+}
+
+impl Eq for StreamEvent {}
 
 /// What an entry records. The ledger writes one `Commit` per batch: its
 /// transfers and events in one entry, under one hash. `Transfer` and `Event`
 /// (one per entry) are what journals before that hold; they still read and verify.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     Transfer(Transfer),
@@ -26,6 +65,59 @@ pub enum Record {
         transfers: Vec<Transfer>,
         events: Vec<StreamEvent>,
     },
+}
+
+/// A record's fields as any kind of record writes them. serde reads an
+/// internally tagged enum through a buffer of its own, which a raw JSON
+/// body cannot come through; this is read straight from the text instead.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordFields {
+    #[serde(rename = "type")]
+    kind: RecordKind,
+    id: Option<String>,
+    from: Option<Account>,
+    to: Option<Account>,
+    #[serde(default, with = "crate::minor::option")]
+    amount: Option<crate::Minor>,
+    memo: Option<String>,
+    stream: Option<String>,
+    body: Option<Box<RawValue>>,
+    transfers: Option<Vec<Transfer>>,
+    events: Option<Vec<StreamEvent>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RecordKind {
+    Transfer,
+    Event,
+    Commit,
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Record, D::Error> {
+        use serde::de::Error;
+        let f = RecordFields::deserialize(deserializer)?;
+        let missing = |field: &'static str| D::Error::missing_field(field);
+        Ok(match f.kind {
+            RecordKind::Transfer => Record::Transfer(Transfer {
+                id: f.id.ok_or_else(|| missing("id"))?,
+                from: f.from.ok_or_else(|| missing("from"))?,
+                to: f.to.ok_or_else(|| missing("to"))?,
+                amount: f.amount.ok_or_else(|| missing("amount"))?,
+                memo: f.memo.ok_or_else(|| missing("memo"))?,
+            }),
+            RecordKind::Event => Record::Event(StreamEvent {
+                stream: f.stream.ok_or_else(|| missing("stream"))?,
+                body: f.body.ok_or_else(|| missing("body"))?,
+            }),
+            RecordKind::Commit => Record::Commit {
+                transfers: f.transfers.ok_or_else(|| missing("transfers"))?,
+                events: f.events.ok_or_else(|| missing("events"))?,
+            },
+        })
+    }
 }
 
 impl Record {
@@ -87,124 +179,15 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn new(record: Record) -> Recorded {
-        let text = match &record {
-            Record::Commit { transfers, events } => commit_text(transfers, events),
-            // serde_json writes fields in declaration order, and a Record of
-            // strings and integers always serialises.
-            other => serde_json::to_string(other).unwrap_or_default(),
-        };
+        // serde_json writes fields in declaration order and a body as its
+        // stored bytes; a record of strings, integers and JSON always serialises.
+        let text = serde_json::to_string(&record).unwrap_or_default();
         Recorded { record, text }
     }
 
     pub fn record(&self) -> &Record {
         &self.record
     }
-}
-
-/// What serde_json writes for a `Record::Commit`, byte for byte (a test
-/// holds the two together), written directly. A commit's events are JSON
-/// texts themselves, so every quote in them is escaped: serde_json's escaping
-/// writes the run between two quotes, then the escape, a call each, and took
-/// a tenth of the work of placing a bet. Here each byte is copied once into
-/// room made for it: each string's escaped length is counted first, so the
-/// text is allocated once at its final size and only that room is cleared.
-fn commit_text(transfers: &[Transfer], events: &[StreamEvent]) -> String {
-    let lengths: Vec<(usize, usize)> = events
-        .iter()
-        .map(|e| (escaped_len(&e.stream), escaped_len(&e.body)))
-        .collect();
-    let strings: usize = lengths.iter().map(|(stream, body)| stream + body).sum();
-    let mut out = Vec::with_capacity(64 + 160 * transfers.len() + strings + 24 * events.len());
-    out.extend_from_slice(b"{\"type\":\"commit\",\"transfers\":");
-    // Transfers hold short ids and account names: serde_json writes them.
-    if serde_json::to_writer(&mut out, transfers).is_err() {
-        unreachable!("a transfer of strings and integers always serialises");
-    }
-    out.extend_from_slice(b",\"events\":[");
-    for (i, (e, &(stream_len, body_len))) in events.iter().zip(&lengths).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"stream\":");
-        push_json_string(&mut out, &e.stream, stream_len);
-        out.extend_from_slice(b",\"body\":");
-        push_json_string(&mut out, &e.body, body_len);
-        out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
-    // Only whole UTF-8 text and ASCII went in.
-    String::from_utf8(out).unwrap_or_else(|_| unreachable!("a commit's text is UTF-8"))
-}
-
-/// How serde_json escapes each byte of a string: 0 for none, `u` for
-/// `\u00XX`, or the letter after the backslash.
-const ESCAPE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = b'u';
-        b += 1;
-    }
-    table[0x08] = b'b';
-    table[0x09] = b't';
-    table[0x0a] = b'n';
-    table[0x0c] = b'f';
-    table[0x0d] = b'r';
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table
-};
-
-/// How many bytes `s` takes as a JSON string, quotes included.
-fn escaped_len(s: &str) -> usize {
-    let grown: usize = s
-        .bytes()
-        .map(|b| match ESCAPE[usize::from(b)] {
-            0 => 0,
-            b'u' => 5,
-            _ => 1,
-        })
-        .sum();
-    s.len() + grown + 2
-}
-
-/// Appends `s` as a JSON string, exactly as serde_json writes it, in
-/// `escaped` bytes ([`escaped_len`]). The bytes go through an index into
-/// room made first: pushing each one onto `out` stored its length back on
-/// every byte (a byte written may alias it), and took a third longer.
-fn push_json_string(out: &mut Vec<u8>, s: &str, escaped: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let start = out.len();
-    out.resize(start + escaped, 0);
-    let room = &mut out[start..];
-    room[0] = b'"';
-    let mut at = 1;
-    for &b in s.as_bytes() {
-        match ESCAPE[usize::from(b)] {
-            0 => {
-                room[at] = b;
-                at += 1;
-            }
-            b'u' => {
-                room[at..at + 6].copy_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(b >> 4)],
-                    HEX[usize::from(b & 0xf)],
-                ]);
-                at += 6;
-            }
-            letter => {
-                room[at] = b'\\';
-                room[at + 1] = letter;
-                at += 2;
-            }
-        }
-    }
-    room[at] = b'"';
-    debug_assert_eq!(at + 1, escaped, "escaped_len counted what push_json_string writes");
 }
 
 impl Entry {
@@ -267,12 +250,12 @@ pub fn verify(entries: &[Entry]) -> VerifyReport {
                 break;
             }
             let from = report.balances.entry(t.from.clone()).or_insert(0);
-            *from -= i128::from(t.amount);
+            *from -= i128::from(t.amount.get());
             if *from < 0 && !t.from.may_go_negative() {
                 report.first_problem = problem(format!("{} went negative", t.from));
                 break;
             }
-            *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount);
+            *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount.get());
             report.transfers += 1;
         }
         if report.first_problem.is_some() {

@@ -13,6 +13,7 @@
 //! [`Storage`]: SQLite in production ([`SqliteStorage`], WAL, synchronous
 //! commits), memory in tests ([`MemoryStorage`], which can fail on purpose).
 
+mod account;
 mod ids;
 pub mod journal;
 pub mod storage;
@@ -23,6 +24,8 @@ use ids::TransferIds;
 
 use serde::{Deserialize, Serialize};
 
+pub use account::{Account, Owner, TableAccount};
+pub use croupier_core::Minor;
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, VerifyReport};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 
@@ -40,92 +43,46 @@ const _: () = assert!(
 /// The largest amount one transfer may move, in minor units.
 pub const AMOUNT_MAX_MINOR: u64 = 1 << 50;
 
-/// An account, named by kind and owner: `wallet:alice`, `chips:t1:alice`,
-/// `layout:t1` (stakes on the layout), `float:t1`, `drop:t1`, `tips:t1`,
-/// `coupons:t1`, `house`, `outside`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct Account(String);
-
-impl Account {
-    pub fn parse(name: &str) -> Result<Account, String> {
-        Account::try_from(name.to_string())
-    }
-
-    /// Whether `name` is one of the account forms and fits an id. The parts are
-    /// looked at in place: a name is checked for every transfer a table plans.
-    fn well_formed(name: &str) -> bool {
-        let ok_part = |s: &str| {
-            !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        };
-        let mut parts = name.split(':');
-        let (Some(kind), first, second, None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
-            return false;
-        };
-        let formed = match (kind, first, second) {
-            ("house" | "outside", None, None) => true,
-            ("wallet", Some(who), None) => ok_part(who),
-            ("chips", Some(table), Some(who)) => ok_part(table) && ok_part(who),
-            ("float" | "drop" | "tips" | "coupons" | "layout", Some(table), None) => ok_part(table),
-            _ => false,
-        };
-        formed && name.len() <= ID_MAX_BYTES
-    }
-
-    pub fn wallet(player: &str) -> Result<Account, String> {
-        Account::try_from(format!("wallet:{player}"))
-    }
-
-    pub fn chips(table: &str, player: &str) -> Result<Account, String> {
-        Account::try_from(format!("chips:{table}:{player}"))
-    }
-
-    pub fn name(&self) -> &str {
-        &self.0
-    }
-
-    /// The house's result and the outside world may go below zero; every
-    /// other account holds real value and may not.
-    pub fn may_go_negative(&self) -> bool {
-        matches!(self.0.as_str(), "house" | "outside") || self.0.starts_with("coupons:")
-    }
-}
-
-impl TryFrom<String> for Account {
-    type Error = String;
-    /// Takes the name itself when it is an account: no copy is made.
-    fn try_from(name: String) -> Result<Account, String> {
-        if !Account::well_formed(&name) {
-            return Err(format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
-            ));
-        }
-        Ok(Account(name))
-    }
-}
-
-impl From<Account> for String {
-    fn from(a: Account) -> String {
-        a.0
-    }
-}
-
-impl std::fmt::Display for Account {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// A movement of `amount` from `from` to `to`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transfer {
     pub id: String,
     pub from: Account,
     pub to: Account,
-    pub amount: u64,
+    #[serde(with = "minor")]
+    pub amount: Minor,
     pub memo: String,
+}
+
+/// Money as the journal and the API write it: a whole number of minor units.
+pub mod minor {
+    use croupier_core::Minor;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(amount: &Minor, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(amount.get())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
+        u64::deserialize(deserializer).map(Minor::new)
+    }
+
+    /// The same, for an amount that may be missing.
+    pub mod option {
+        use croupier_core::Minor;
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(amount: &Option<Minor>, serializer: S) -> Result<S::Ok, S::Error> {
+            match amount {
+                Some(a) => serializer.serialize_some(&a.get()),
+                None => serializer.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Minor>, D::Error> {
+            Option::<u64>::deserialize(deserializer).map(|a| a.map(Minor::new))
+        }
+    }
 }
 
 /// Why a transfer is refused. A refusal moves nothing.
@@ -143,7 +100,7 @@ pub enum Refusal {
     InsufficientFunds {
         account: Account,
         balance: i128,
-        amount: u64,
+        amount: Minor,
     },
     #[error("transfer id {0} was used before for a different transfer")]
     IdConflict(String),
@@ -151,6 +108,9 @@ pub enum Refusal {
     DuplicateInBatch(String),
     #[error("transfer id {0} was used before")]
     Used(String),
+    /// Only a checker that knows some accounts, not the ledger, refuses so.
+    #[error("{0} is not an account this check can judge")]
+    Unjudged(Account),
 }
 
 /// What became of a transfer that was not refused.
@@ -181,7 +141,7 @@ pub fn check_shape(t: &Transfer) -> Result<(), Refusal> {
     if t.memo.len() > MEMO_MAX_BYTES {
         return Err(Refusal::MemoTooLong);
     }
-    if t.amount == 0 || t.amount > AMOUNT_MAX_MINOR {
+    if t.amount.get() == 0 || t.amount.get() > AMOUNT_MAX_MINOR {
         return Err(Refusal::BadAmount);
     }
     if t.from == t.to {
@@ -215,9 +175,69 @@ fn content_digest(t: &Transfer) -> [u8; 16] {
         t.id.as_bytes(),
         t.from.name().as_bytes(),
         t.to.name().as_bytes(),
-        &t.amount.to_le_bytes(),
+        &t.amount.get().to_le_bytes(),
         t.memo.as_bytes(),
     ])
+}
+
+/// Checks transfers one after another against balances, as a batch moves
+/// them: each one's shape, and that no account that holds real value goes
+/// below zero. The ledger checks every batch with it against its own
+/// balances; a table checks its own batches with it against the balances of
+/// its own accounts before it counts on them.
+pub struct Funds<'a, F> {
+    known: F,
+    pending: HashMap<&'a Account, i128>,
+}
+
+impl<'a, F: Fn(&Account) -> Option<i128>> Funds<'a, F> {
+    /// `known` gives an account's balance, or `None` for an account the
+    /// caller cannot judge: a transfer drawing on one is refused as unjudged,
+    /// unless the account may go below zero.
+    pub fn new(known: F) -> Funds<'a, F> {
+        Funds {
+            known,
+            pending: HashMap::new(),
+        }
+    }
+
+    /// The balance of `account` with what this batch moved so far.
+    fn balance(&mut self, account: &'a Account) -> Option<i128> {
+        match self.pending.get(account) {
+            Some(b) => Some(*b),
+            None => (self.known)(account),
+        }
+    }
+
+    /// Moves `t` within the batch, or says why it may not move.
+    pub fn take(&mut self, t: &'a Transfer) -> Result<(), Refusal> {
+        check_shape(t)?;
+        let amount = i128::from(t.amount.get());
+        let from = self.balance(&t.from);
+        match from {
+            None if !t.from.may_go_negative() => return Err(Refusal::Unjudged(t.from.clone())),
+            Some(balance) if balance < amount && !t.from.may_go_negative() => {
+                return Err(Refusal::InsufficientFunds {
+                    account: t.from.clone(),
+                    balance,
+                    amount: t.amount,
+                })
+            }
+            _ => {}
+        }
+        if let Some(balance) = from {
+            self.pending.insert(&t.from, balance - amount);
+        }
+        if let Some(balance) = self.balance(&t.to) {
+            self.pending.insert(&t.to, balance + amount);
+        }
+        Ok(())
+    }
+
+    /// The balances the batch leaves, of every account it touched that the caller knows.
+    pub fn into_balances(self) -> HashMap<&'a Account, i128> {
+        self.pending
+    }
 }
 
 /// A batch that passed `Ledger::check_batch`: each transfer's fate, the
@@ -308,7 +328,7 @@ impl<S: Storage> Ledger<S> {
         }
         let mut applied = Vec::with_capacity(transfers.len());
         let mut created = Vec::with_capacity(transfers.len());
-        let mut pending: HashMap<&Account, i128> = HashMap::with_capacity(2 * transfers.len());
+        let mut funds = Funds::new(|a: &Account| Some(self.balance(a)));
         let mut seen = HashSet::with_capacity(transfers.len());
         for (index, t) in transfers.iter().enumerate() {
             let refused = |refusal| LedgerError::Refused {
@@ -331,24 +351,14 @@ impl<S: Storage> Ledger<S> {
                 applied.push(Applied::AlreadyExisted);
                 continue;
             }
-            let from = pending.get(&t.from).copied().unwrap_or_else(|| self.balance(&t.from));
-            if !t.from.may_go_negative() && from < i128::from(t.amount) {
-                return Err(refused(Refusal::InsufficientFunds {
-                    account: t.from.clone(),
-                    balance: from,
-                    amount: t.amount,
-                }));
-            }
-            let to = pending.get(&t.to).copied().unwrap_or_else(|| self.balance(&t.to));
-            pending.insert(&t.from, from - i128::from(t.amount));
-            pending.insert(&t.to, to + i128::from(t.amount));
+            funds.take(t).map_err(refused)?;
             applied.push(Applied::Created);
             created.push((id, content_digest(t)));
         }
         Ok(Checked {
             applied,
             created,
-            balances: pending.into_iter().map(|(a, b)| (a.clone(), b)).collect(),
+            balances: funds.into_balances().into_iter().map(|(a, b)| (a.clone(), b)).collect(),
         })
     }
 
@@ -361,10 +371,15 @@ impl<S: Storage> Ledger<S> {
             self.head = head;
             self.next_seq += 1;
         }
-        // Durable: now the state may change.
+        // Durable: now the state may change. Every transfer takes from one
+        // account what it gives another, so the balances a batch changes sum
+        // to what they summed to before: checked on every batch, in O(its
+        // accounts), since a ledger that lost or made money must stop.
+        let before: i128 = checked.balances.iter().map(|(a, _)| self.balance(a)).sum();
+        let after: i128 = checked.balances.iter().map(|(_, b)| *b).sum();
+        assert_eq!(before, after, "money is not conserved by a batch");
         self.balances.extend(checked.balances);
         self.transfers.extend(checked.created);
-        debug_assert_eq!(self.balances.values().sum::<i128>(), 0, "money is conserved");
         Ok(checked.applied)
     }
 
@@ -375,7 +390,7 @@ impl<S: Storage> Ledger<S> {
         &mut self,
         at_ms: u64,
         transfers: &[Transfer],
-        events: &[(String, String)],
+        events: Vec<StreamEvent>,
     ) -> Result<Vec<Applied>, LedgerError> {
         if events.len() > BATCH_MAX {
             return Err(LedgerError::BatchTooLarge);
@@ -389,13 +404,7 @@ impl<S: Storage> Ledger<S> {
                 .filter(|(_, a)| **a == Applied::Created)
                 .map(|(t, _)| t.clone())
                 .collect(),
-            events: events
-                .iter()
-                .map(|(stream, body)| StreamEvent {
-                    stream: stream.clone(),
-                    body: body.clone(),
-                })
-                .collect(),
+            events,
         };
         let written = !record.transfers().is_empty() || !record.events().is_empty();
         let entry = written.then(|| Entry::new(self.next_seq, at_ms, record, self.head));

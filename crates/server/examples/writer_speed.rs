@@ -3,20 +3,16 @@
 
 use std::time::Instant;
 
+use croupier_core::Minor;
 use croupier_ledger::SqliteStorage;
-use croupier_server::api::{Actor, OutcomeSource, Request};
-use croupier_server::casino::Casino;
-use croupier_server::users::Role;
+use croupier_server::api::{OutcomeSource, Role};
+use croupier_server::casino::{Actor, Casino, Request, Spin};
 
 fn main() {
     let dir = std::env::temp_dir().join(format!("croupier-writer-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let (mut c, _) = Casino::open(SqliteStorage::open(&dir).expect("db"), 0).expect("open");
-    let who = |n: &str, r| Actor {
-        username: n.into(),
-        role: r,
-        licence: "-".into(),
-    };
+    let who = |n: &str, r| Actor::new(n, r, "-");
     let admin = who("admin", Role::Admin);
     let mut t = 1u64;
     let mut run = |c: &mut Casino<SqliteStorage>, a: &Actor, r: Request| {
@@ -88,7 +84,7 @@ fn main() {
             Request::CashIn {
                 id: format!("c{i}"),
                 player: format!("p{i}"),
-                amount: 1_000_000_000,
+                amount: Minor::new(1_000_000_000),
             },
         );
         run(
@@ -97,8 +93,8 @@ fn main() {
             Request::BuyIn {
                 id: format!("b{i}"),
                 table: "t".into(),
-                amount: 100_000_000,
-                chip_value: 100,
+                amount: Minor::new(100_000_000),
+                chip_value: Minor::new(100),
             },
         );
     }
@@ -123,7 +119,7 @@ fn main() {
                 table: "t".into(),
                 bet_id: format!("x{k}"),
                 spot: "red".into(),
-                stake: 100,
+                stake: Minor::new(100),
                 zero_choice: None,
                 coupon: None,
             },
@@ -146,7 +142,7 @@ fn main() {
         &who("dealer", Role::Dealer),
         Request::Spin {
             table: "t".into(),
-            spin: croupier_server::api::SpinView::Ball {
+            spin: Spin::Ball {
                 pocket: "1".into(),
                 direction: "opposite".into(),
                 revolutions: 5,

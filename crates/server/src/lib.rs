@@ -1,18 +1,18 @@
-//! The table server's service layer.
+//! croupier's table server, in four layers that depend one way:
 //!
-//! A [`casino::Casino`] executes [`api::Request`]s for authenticated
-//! [`api::Actor`]s. Each accepted request is journaled together with the
-//! events it caused and the transfers that move its money, in one atomic,
-//! durable ledger batch; only then does the state change. Opening a casino
-//! replays its journal request by request, checks that every request gives
-//! the same events and transfers again, and voids any round that was
-//! interrupted before its result.
+//! - [`api`]: the wire: what clients send, what the server answers, its
+//!   event views and its refusals. Plain data.
+//! - [`casino`]: the casino itself, pure and single-threaded: the cage, the
+//!   tables, the role policy, settlement, the journal's own format, recall.
+//! - [`runtime`]: everything that runs: the clock, the writers, the
+//!   committer, the archive, the automated wheels, and the floor the edge
+//!   talks to.
+//! - [`http`]: the HTTP edge with axum, the pages and the table streams.
+//!
+//! `casino` never imports `runtime` or `http`, and `runtime` never imports
+//! `http` (a tidy test checks it).
 
 pub mod api;
-pub mod archive;
 pub mod casino;
-pub mod committer;
 pub mod http;
-pub mod sessions;
-pub mod users;
-pub mod writers;
+pub mod runtime;

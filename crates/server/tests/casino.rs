@@ -1,16 +1,12 @@
 //! The casino service: money, roles, recall and recovery.
 
+use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
-use croupier_server::api::{Actor, Correction, EventView, OutcomeSource, Request, SpinView};
-use croupier_server::casino::{replay, Casino, JOURNAL_FORMAT};
-use croupier_server::users::Role;
+use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
 
 fn actor(name: &str, role: Role) -> Actor {
-    Actor {
-        username: name.into(),
-        role,
-        licence: "L-77".into(),
-    }
+    Actor::new(name, role, "L-77")
 }
 
 fn admin() -> Actor {
@@ -23,7 +19,7 @@ struct World<S: Storage> {
 }
 
 impl<S: Storage> World<S> {
-    fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, croupier_server::api::ApiError> {
+    fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         self.now += 10;
         self.casino.execute(self.now, who, request)
     }
@@ -94,7 +90,7 @@ fn fund<S: Storage>(w: &mut World<S>, player: &str, amount: u64, bought: u64) {
         Request::CashIn {
             id: format!("ci-{player}-{}", w.now),
             player: player.into(),
-            amount,
+            amount: Minor::new(amount),
         },
     );
     w.ok(
@@ -108,7 +104,7 @@ fn bet(table: &str, id: &str, spot: &str, stake: u64) -> Request {
         table: table.into(),
         bet_id: id.into(),
         spot: spot.into(),
-        stake,
+        stake: Minor::new(stake),
         zero_choice: None,
         coupon: None,
     }
@@ -119,13 +115,13 @@ fn buy_in(id: String, table: &str, amount: u64) -> Request {
     Request::BuyIn {
         id,
         table: table.into(),
-        amount,
-        chip_value: 100,
+        amount: Minor::new(amount),
+        chip_value: Minor::new(100),
     }
 }
 
-fn spin(pocket: &str) -> SpinView {
-    SpinView::Ball {
+fn spin(pocket: &str) -> Spin {
+    Spin::Ball {
         pocket: pocket.into(),
         direction: "opposite".into(),
         revolutions: 6,
@@ -223,8 +219,8 @@ fn sale(id: &str, player: &str, amount: u64, chip_value: u64) -> Request {
         id: id.into(),
         table: "t1".into(),
         player: player.into(),
-        amount,
-        chip_value,
+        amount: Minor::new(amount),
+        chip_value: Minor::new(chip_value),
     }
 }
 
@@ -341,7 +337,7 @@ fn round_on_17(w: &mut World<MemoryStorage>, n: u32) -> Vec<(String, String, Str
         .record
         .transfers()
         .iter()
-        .map(|t| (t.id.clone(), t.from.to_string(), t.to.to_string(), t.amount))
+        .map(|t| (t.id.clone(), t.from.to_string(), t.to.to_string(), t.amount.get()))
         .collect()
 }
 
@@ -404,10 +400,14 @@ fn a_journal_of_the_older_format_goes_on_in_the_new_one_and_replays_whole() {
     let mut w = World { casino, now: w.now };
     let entries = w.casino.ledger().storage().entries.clone();
     assert_eq!(entries.len(), written.len() + 1);
+    // The entry that says so is the last of the old format; those after it keep their bodies as JSON.
     assert!(entries[written.len()]
         .text
-        .contains(r#"{\"op\":\"journal_format\",\"format\":2}"#));
+        .contains(&format!(r#"{{\"op\":\"journal_format\",\"format\":{JOURNAL_FORMAT}}}"#)));
     assert_eq!(round_on_17(&mut w, 2).len(), 6);
+    assert!(w.casino.ledger().storage().entries[written.len() + 1]
+        .text
+        .contains(r#""body":{"at_ms":"#));
     assert!(
         w.casino
             .ledger()
@@ -464,7 +464,7 @@ fn every_role_is_checked() {
             Request::CashIn {
                 id: "x".into(),
                 player: "alice".into(),
-                amount: 5
+                amount: Minor::new(5)
             }
         ),
         "forbidden"
@@ -476,7 +476,7 @@ fn every_role_is_checked() {
             Request::CashIn {
                 id: "x".into(),
                 player: "alice".into(),
-                amount: 5
+                amount: Minor::new(5)
             }
         ),
         "forbidden"
@@ -510,12 +510,13 @@ fn every_role_is_checked() {
         "insufficient_chips"
     );
     assert_eq!(refused(&mut w, &alice, bet("t1", "x", "17", 150)), "bad_stake");
-    assert_eq!(refused(&mut w, &alice, bet("t1", "x", "1-36", 100)), "bet_refused");
+    // A refused bet says why in its own code.
+    assert_eq!(refused(&mut w, &alice, bet("t1", "x", "1-36", 100)), "not_on_layout");
     // Colorado 2206(5): disputes are the pit supervisor's, not the dealer's.
     let dispute = Request::Dispute {
         table: "t1".into(),
         reason: "chip on the line".into(),
-        corrections: vec![Correction {
+        corrections: vec![StoredCorrection {
             player: "alice".into(),
             amount: 300,
         }],
@@ -653,7 +654,7 @@ fn every_request_refuses_every_role_but_its_own() {
             Request::CashIn {
                 id: "m-in".into(),
                 player: "alice".into(),
-                amount: 100,
+                amount: Minor::new(100),
             },
             &[Cashier],
             Betting,
@@ -662,7 +663,7 @@ fn every_request_refuses_every_role_but_its_own() {
             Request::CashOut {
                 id: "m-out".into(),
                 player: "alice".into(),
-                amount: 100,
+                amount: Minor::new(100),
             },
             &[Cashier],
             Betting,
@@ -682,7 +683,7 @@ fn every_request_refuses_every_role_but_its_own() {
             Request::Tip {
                 id: "m-tip".into(),
                 table: t1(),
-                amount: 100,
+                amount: Minor::new(100),
             },
             &[Player],
             Betting,
@@ -711,7 +712,7 @@ fn every_request_refuses_every_role_but_its_own() {
             Request::Dispute {
                 table: t1(),
                 reason: "chip on the line".into(),
-                corrections: vec![Correction {
+                corrections: vec![StoredCorrection {
                     player: "alice".into(),
                     amount: 100,
                 }],
@@ -808,7 +809,7 @@ fn deterministic_simulation_with_failing_storage() {
                     other => return other,
                 }
             }
-            Err(croupier_server::api::ApiError::new("storage", "gave up"))
+            Err(ApiError::new(croupier_server::api::ErrorCode::Storage, "gave up"))
         };
         let pit = actor("pit", Role::PitSupervisor);
         let dealer = actor("dealer", Role::Dealer);
@@ -821,7 +822,7 @@ fn deterministic_simulation_with_failing_storage() {
                 Request::CashIn {
                     id: format!("c-{p}"),
                     player: p.into(),
-                    amount: 100_000,
+                    amount: Minor::new(100_000),
                 },
             )
             .expect("cash");
@@ -1066,7 +1067,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 Request::CashIn {
                     id: format!("c{p}"),
                     player: p.into(),
-                    amount: 1_000_000,
+                    amount: Minor::new(1_000_000),
                 },
             )
             .expect("cash");
@@ -1132,7 +1133,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         &dealer,
                         Request::Spin {
                             table: t.into(),
-                            spin: SpinView::NoSpin { no_spin: reason.into() },
+                            spin: Spin::NoSpin { no_spin: reason.into() },
                         },
                     )
                 }
@@ -1166,7 +1167,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                         Request::Dispute {
                             table: t.into(),
                             reason: "simulated dispute".into(),
-                            corrections: vec![Correction {
+                            corrections: vec![StoredCorrection {
                                 player: players[(next() % 6) as usize].into(),
                                 amount,
                             }],
@@ -1178,7 +1179,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     Request::Tip {
                         id: format!("tip{step}"),
                         table: t.into(),
-                        amount: 100,
+                        amount: Minor::new(100),
                     },
                 ),
                 19 => {
@@ -1207,8 +1208,8 @@ fn simulation_of_many_tables_against_a_reference_model() {
                                     id: format!("again{step}"),
                                     table: t.into(),
                                     player: p.into(),
-                                    amount: 20_000,
-                                    chip_value: 100,
+                                    amount: Minor::new(20_000),
+                                    chip_value: Minor::new(100),
                                 },
                             )
                         };

@@ -1,58 +1,75 @@
 //! The server's writers: each table a writer of its own, one journal.
 
-use std::sync::mpsc;
+use std::sync::Arc;
 
-use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
-use croupier_server::api::{Actor, ApiError, EventView, OutcomeSource, Request, SpinView};
-use croupier_server::archive::{Archive, Archiver};
-use croupier_server::casino::{replay, Cage, Casino, RoundRecord};
-use croupier_server::committer::{Committer, Pipeline, Reply};
-use croupier_server::users::Role;
-use croupier_server::writers::{self, TableWriter, Tables, ToCage};
+use croupier_core::Minor;
+use croupier_ledger::{verify, Account, MemoryStorage, SqliteStorage, Storage};
+use croupier_server::api::bodies::RecalledRound;
+use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::reads::{TableAnswer, TableQuery};
+use croupier_server::casino::{replay, Actor, Casino, Request, RoundRecord, Spin};
+use croupier_server::runtime::archive::{Archive, Archiver};
+use croupier_server::runtime::committer::{Committer, Pipeline};
+use croupier_server::runtime::{self, Floor, Parts, SimClock, Unseen};
 
 fn actor(name: &str, role: Role) -> Actor {
-    Actor {
-        username: name.into(),
-        role,
-        licence: "L-9".into(),
-    }
-}
-
-/// A job for a writer, and where its answer arrives: `None` if it was not made durable.
-type Asked<W, T> = (Box<dyn FnOnce(&mut W) -> Reply + Send>, mpsc::Receiver<Option<T>>);
-
-fn ask<W, T: Send + 'static>(f: impl FnOnce(&mut W) -> T + Send + 'static) -> Asked<W, T> {
-    let (tx, rx) = mpsc::channel();
-    let job = Box::new(move |w: &mut W| -> Reply {
-        let answer = f(w);
-        Box::new(move |durable: bool| {
-            let _ = tx.send(durable.then_some(answer));
-        })
-    });
-    (job, rx)
-}
-
-fn at_table(tables: &Tables, table: &str, actor: Actor, request: Request) -> Option<Result<Vec<EventView>, ApiError>> {
-    let (job, rx) = ask(move |w: &mut TableWriter| w.execute(1_000, &actor, request));
-    tables.jobs(table).expect("table").blocking_send(job).expect("send");
-    rx.recv().expect("answered")
-}
-
-fn at_cage<T: Send + 'static>(
-    cage: &mpsc::SyncSender<ToCage>,
-    f: impl FnOnce(&mut Cage<Pipeline>) -> T + Send + 'static,
-) -> Option<T> {
-    let (job, rx) = ask(f);
-    cage.send(ToCage::Job(job)).expect("send");
-    rx.recv().expect("answered")
+    Actor::new(name, role, "L-9")
 }
 
 /// The runtime the tables' writers run on, as in the server.
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .enable_all()
         .build()
         .expect("runtime")
+}
+
+/// The writers started on `casino`, as the server starts them, showing no events.
+fn start(casino: Casino<Pipeline>, committer: Committer, runtime: &tokio::runtime::Runtime) -> (Floor, Archiver) {
+    let archive = Arc::new(Archive::in_memory().expect("archive"));
+    let archiver = Archiver::start(archive.clone()).expect("archiver");
+    let floor = runtime::start(
+        casino,
+        Parts {
+            committer,
+            archive,
+            archiver: archiver.clone(),
+            clock: Arc::new(SimClock::at(1_000_000)),
+            shown: Arc::new(Unseen),
+            runtime: runtime.handle().clone(),
+        },
+    )
+    .expect("writers");
+    (floor, archiver)
+}
+
+/// A request at the floor, from a thread outside the runtime: `None` if it was not made durable.
+fn ask(
+    runtime: &tokio::runtime::Handle,
+    floor: &Floor,
+    who: Actor,
+    request: Request,
+) -> Option<Result<Vec<EventView>, ApiError>> {
+    match runtime.block_on(floor.execute(who, request)) {
+        Err(e) if e.code == "storage" => None,
+        other => Some(other),
+    }
+}
+
+/// A table's report: its players' chips and its accounts, as the table holds them.
+fn report(runtime: &tokio::runtime::Handle, floor: &Floor, table: &str) -> croupier_server::api::bodies::TableReport {
+    match runtime.block_on(floor.read_table(table, TableQuery::Report)) {
+        Ok(TableAnswer::Report(r)) => r,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn ledger(runtime: &tokio::runtime::Handle, floor: &Floor, account: &str) -> i128 {
+    let account = Account::parse(account).expect("account");
+    runtime
+        .block_on(floor.ledger_balance(&account))
+        .expect("the ledger answers")
 }
 
 fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]) {
@@ -109,7 +126,7 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
             Request::CashIn {
                 id: format!("ci-{p}"),
                 player: p.clone(),
-                amount: 100_000,
+                amount: Minor::new(100_000),
             },
         );
     }
@@ -122,86 +139,75 @@ const TABLES: [&str; 3] = ["t1", "t2", "t3"];
 /// one chain that replays to the same balances, and nothing is lost.
 #[test]
 fn tables_run_on_writers_of_their_own_into_one_journal() {
-    let dir = std::env::temp_dir().join(format!("croupier-writers-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let (pipeline, committer) = Committer::start(SqliteStorage::open(&dir).expect("db")).expect("committer");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    let (pipeline, committer) = Committer::start(SqliteStorage::open(dir).expect("db")).expect("committer");
     let (mut casino, _) = Casino::open(pipeline, 1_000).expect("open");
     let players: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
     setup(&mut casino, &TABLES, &players);
     let runtime = runtime();
-    let archiver = Archiver::start(std::sync::Arc::new(Archive::in_memory().expect("archive"))).expect("archiver");
-    let (cage, tables) =
-        writers::start(casino, committer, runtime.handle().clone(), archiver.clone()).expect("writers");
+    let (floor, archiver) = start(casino, committer, &runtime);
+    let handle = runtime.handle().clone();
     let dealer = actor("dealer", Role::Dealer);
     std::thread::scope(|scope| {
         for t in TABLES {
-            let (tables, players, dealer) = (tables.clone(), players.clone(), dealer.clone());
+            let (floor, handle, players, dealer) = (floor.clone(), handle.clone(), players.clone(), dealer.clone());
             scope.spawn(move || {
+                let run = |who: Actor, r: Request| ask(&handle, &floor, who, r).expect("durable");
                 for p in &players {
                     let buy = Request::BuyIn {
                         id: format!("bi-{t}-{p}"),
                         table: t.into(),
-                        amount: 10_000,
-                        chip_value: 10,
+                        amount: Minor::new(10_000),
+                        chip_value: Minor::new(10),
                     };
-                    at_table(&tables, t, actor(p, Role::Player), buy)
-                        .expect("durable")
-                        .expect("buy in");
+                    run(actor(p, Role::Player), buy).expect("buy in");
                 }
                 for round in 0..5 {
-                    let open = Request::OpenBetting { table: t.into() };
-                    at_table(&tables, t, dealer.clone(), open)
-                        .expect("durable")
-                        .expect("open");
+                    run(dealer.clone(), Request::OpenBetting { table: t.into() }).expect("open");
                     for (i, p) in players.iter().enumerate() {
                         let bet = Request::PlaceBet {
                             table: t.into(),
                             bet_id: format!("b{round}-{i}"),
                             spot: if i % 2 == 0 { "red".into() } else { "17".into() },
-                            stake: 100,
+                            stake: Minor::new(100),
                             zero_choice: None,
                             coupon: None,
                         };
-                        at_table(&tables, t, actor(p, Role::Player), bet)
-                            .expect("durable")
-                            .expect("bet");
+                        run(actor(p, Role::Player), bet).expect("bet");
                     }
-                    let close = Request::NoMoreBets { table: t.into() };
-                    at_table(&tables, t, dealer.clone(), close)
-                        .expect("durable")
-                        .expect("close");
+                    run(dealer.clone(), Request::NoMoreBets { table: t.into() }).expect("close");
                     let spin = Request::Spin {
                         table: t.into(),
-                        spin: SpinView::Ball {
+                        spin: Spin::Ball {
                             pocket: ["17", "1", "2", "0", "00"][round].into(),
                             direction: "opposite".into(),
                             revolutions: 6,
                         },
                     };
-                    let settled = at_table(&tables, t, dealer.clone(), spin)
-                        .expect("durable")
-                        .expect("spin");
+                    let settled = run(dealer.clone(), spin).expect("spin");
                     assert!(settled.iter().any(|e| matches!(e, EventView::RoundSettled { .. })));
                 }
             });
         }
     });
     // The cage holds every table's money, in the same state the tables planned with.
-    let balances = at_cage(&cage, |c| c.ledger().balances().clone()).expect("durable");
+    let mut balances = std::collections::BTreeMap::new();
     for t in TABLES {
-        let (job, rx) = ask(move |w: &mut TableWriter| players_chips(w, &["p0", "p1", "p2", "p3"], t));
-        tables.jobs(t).expect("table").blocking_send(job).expect("send");
-        for (account, chips) in rx.recv().expect("answered").expect("durable") {
-            let account = croupier_ledger::Account::parse(&account).expect("account");
-            assert_eq!(balances.get(&account).copied().unwrap_or(0), chips, "{account}");
+        for seat in report(&handle, &floor, t).players {
+            let account = format!("chips:{t}:{}", seat.player);
+            let in_ledger = ledger(&handle, &floor, &account);
+            assert_eq!(in_ledger, i128::from(seat.chips), "{account}");
+            balances.insert(account, in_ledger);
         }
     }
-    drop((cage, tables));
-    let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
+    assert_eq!(balances.len(), 12);
+    drop(floor);
+    let entries = SqliteStorage::open_read_only(dir).expect("db").load().expect("load");
     assert_eq!(verify(&entries).first_problem, None);
     let replayed = replay(&entries).expect("the journal replays");
     for (account, balance) in &balances {
-        assert_eq!(replayed.ledger().balance(account), *balance, "{account}");
+        assert_eq!(replayed.balance(account), *balance, "{account}");
     }
     for t in TABLES {
         assert_eq!(replayed.recall_table(t, 100).len(), 5, "{t}");
@@ -213,7 +219,6 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
             assert_eq!(Some(&archived), replayed.round(&format!("{t}/{round}")), "{t}/{round}");
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Waits (up to 10 s) for `done`: the archive writes on a thread of its own.
@@ -227,17 +232,6 @@ fn wait_for(done: impl Fn() -> bool) {
     panic!("not done after 10 s");
 }
 
-fn players_chips(w: &mut TableWriter, players: &[&str], table: &str) -> Vec<(String, i128)> {
-    players
-        .iter()
-        .map(|p| {
-            let account = format!("chips:{table}:{p}");
-            let chips = w.slot().balance(&account);
-            (account, chips)
-        })
-        .collect()
-}
-
 /// A write that fails: the cage reloads what is durable and each table takes
 /// its state from it again; the failed request and anything run on the old
 /// state are refused, and the tables go on.
@@ -248,9 +242,8 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
     let players = vec!["p0".to_string()];
     setup(&mut casino, &TABLES[..2], &players);
     let runtime = runtime();
-    let archiver = Archiver::start(std::sync::Arc::new(Archive::in_memory().expect("archive"))).expect("archiver");
-    let (cage, tables) =
-        writers::start(casino, committer, runtime.handle().clone(), archiver.clone()).expect("writers");
+    let handle = runtime.handle().clone();
+    let (floor, archiver) = start(casino, committer, &runtime);
     let dealer = actor("dealer", Role::Dealer);
     let p0 = actor("p0", Role::Player);
     let mut lost = 0;
@@ -261,15 +254,15 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
             0 => Request::BuyIn {
                 id: format!("bi-{step}"),
                 table: t.into(),
-                amount: 1_000,
-                chip_value: 10,
+                amount: Minor::new(1_000),
+                chip_value: Minor::new(10),
             },
             1 => Request::OpenBetting { table: t.into() },
             _ => Request::PlaceBet {
                 table: t.into(),
                 bet_id: format!("b{step}"),
                 spot: "red".into(),
-                stake: 10,
+                stake: Minor::new(10),
                 zero_choice: None,
                 coupon: None,
             },
@@ -279,11 +272,11 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
         } else {
             p0.clone()
         };
-        match at_table(&tables, t, who, request.clone()) {
+        match ask(&handle, &floor, who, request.clone()) {
             None => lost += 1,
             Some(Ok(_)) => {
                 if let Request::BuyIn { amount, .. } = request {
-                    *bought.entry(t).or_default() += i128::from(amount);
+                    *bought.entry(t).or_default() += i128::from(amount.get());
                 }
             }
             // Betting already open, or the request ran on a state being replaced.
@@ -295,18 +288,13 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
     // durable buy-in is there, as chips or as stakes on the layout (a reload
     // voids the round it interrupted and returns its bets).
     for t in &TABLES[..2] {
-        let accounts = [format!("chips:{t}:p0"), format!("layout:{t}")];
-        let seen = accounts.clone();
-        let (job, rx) = ask(move |w: &mut TableWriter| seen.map(|a| w.slot().balance(&a)));
-        tables.jobs(t).expect("table").blocking_send(job).expect("send");
-        let at_table = rx.recv().expect("answered").expect("durable");
-        let in_ledger = at_cage(&cage, move |c| {
-            accounts.map(|a| {
-                c.ledger()
-                    .balance(&croupier_ledger::Account::parse(&a).expect("account"))
-            })
-        })
-        .expect("durable");
+        let seen = report(&handle, &floor, t);
+        let chips = seen.players.iter().find(|s| s.player == "p0").map_or(0, |s| s.chips);
+        let at_table = [i128::from(chips), i128::from(seen.accounts["layout"])];
+        let in_ledger = [
+            ledger(&handle, &floor, &format!("chips:{t}:p0")),
+            ledger(&handle, &floor, &format!("layout:{t}")),
+        ];
         assert_eq!(at_table, in_ledger, "{t}");
         assert_eq!(
             at_table.iter().sum::<i128>(),
@@ -325,20 +313,53 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
                 .filter(|r| r.table == t)
                 .collect::<Vec<RoundRecord>>()
         };
-        // The round the reload voided (at the time of the reload) is over once the next one opens.
-        let (open, dealer) = (Request::OpenBetting { table: t.to_string() }, dealer.clone());
-        let (job, rx) = ask(move |w: &mut TableWriter| w.execute(croupier_server::http::now_ms(), &dealer, open));
-        tables.jobs(t).expect("table").blocking_send(job).expect("send");
-        rx.recv().expect("answered").expect("durable").expect("open");
+        // The round under way settles, and is over once the next one opens. (Before the
+        // clock was one and injected, the tables refused every request after the reload
+        // as "time went backwards", and nothing opened from the reload on.)
+        let spin = Spin::Ball {
+            pocket: "17".into(),
+            direction: "opposite".into(),
+            revolutions: 6,
+        };
+        ask(
+            &handle,
+            &floor,
+            dealer.clone(),
+            Request::NoMoreBets { table: t.to_string() },
+        )
+        .expect("durable")
+        .expect("no more bets");
+        ask(
+            &handle,
+            &floor,
+            dealer.clone(),
+            Request::Spin {
+                table: t.to_string(),
+                spin,
+            },
+        )
+        .expect("durable")
+        .expect("spin");
+        ask(
+            &handle,
+            &floor,
+            dealer.clone(),
+            Request::OpenBetting { table: t.to_string() },
+        )
+        .expect("durable")
+        .expect("open");
         wait_for(|| !archived_at(t).is_empty());
-        let mine = archived_at(t);
-        let ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
-        let (job, rx) =
-            ask(move |w: &mut TableWriter| ids.iter().map(|id| w.slot().round(id).cloned()).collect::<Vec<_>>());
-        tables.jobs(t).expect("table").blocking_send(job).expect("send");
-        let recalled = rx.recv().expect("answered").expect("durable");
-        for (archived, recalled) in mine.iter().zip(recalled) {
-            assert_eq!(Some(archived), recalled.as_ref(), "{}", archived.id);
+        for archived in archived_at(t) {
+            let recalled = match handle.block_on(floor.read_table(
+                t,
+                TableQuery::Round {
+                    id: archived.id.clone(),
+                },
+            )) {
+                Ok(TableAnswer::Round(r)) => r,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(Some(RecalledRound::from(&archived)), recalled, "{}", archived.id);
         }
     }
 }

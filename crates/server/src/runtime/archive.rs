@@ -1,7 +1,8 @@
 //! The recall archive: every finished round's record, so that game recall
 //! finds any round by its id and a player's last rounds however long ago
 //! they played, while each table keeps only its newest rounds in memory
-//! ([`RECALL_ROUNDS_MAX`](crate::casino::RECALL_ROUNDS_MAX)).
+//! ([`RECALL_ROUNDS_MAX`](crate::casino::RECALL_ROUNDS_MAX)). The archiver
+//! is a thread of its own behind a bounded queue.
 //!
 //! The archive is derived: every record in it is rebuilt by replaying the
 //! journal, which opening the casino does anyway. So it lives in a file of
@@ -110,6 +111,13 @@ impl Archive {
 
     fn newest(&self) -> std::sync::MutexGuard<'_, HashMap<String, u64>> {
         self.newest.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Archives nothing more until the next start, which fills it in from the journal.
+    pub fn stop(&self, why: &str) {
+        if !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::error!("recall archive stopped: {why}; the next start fills it in from the journal");
+        }
     }
 
     /// Whether `round` of `table` is archived already.
@@ -240,29 +248,34 @@ fn parse(table: &str, round: u64, text: &str) -> Result<RoundRecord, String> {
     serde_json::from_str(text).map_err(|e| format!("recall archive: round {table}/{round} is unreadable: {e}"))
 }
 
+/// Batches of finished rounds the archiver's queue holds. A batch is what
+/// one job finished (a round, most often); the archive writes what waits in
+/// one transaction, so the queue fills only if the archive's disk stops.
+pub const ARCHIVE_QUEUE_BATCHES: usize = 4_096;
+
 /// The thread that archives rounds off the writers' path: a table hands it
 /// each finished round once the round's entries are durable.
 #[derive(Clone)]
 pub struct Archiver {
     archive: Arc<Archive>,
-    queue: mpsc::Sender<Vec<Arc<RoundRecord>>>,
+    queue: mpsc::SyncSender<Vec<Arc<RoundRecord>>>,
 }
 
 impl Archiver {
     pub fn start(archive: Arc<Archive>) -> Result<Archiver, String> {
-        let (queue, rounds) = mpsc::channel::<Vec<Arc<RoundRecord>>>();
+        let (queue, rounds) = mpsc::sync_channel::<Vec<Arc<RoundRecord>>>(ARCHIVE_QUEUE_BATCHES);
         let own = archive.clone();
         std::thread::Builder::new()
             .name("archive".into())
             .spawn(move || {
                 // No answer waits on the archive: the bets come first.
-                crate::writers::lower_this_threads_priority();
+                super::lower_this_threads_priority();
                 while let Ok(mut batch) = rounds.recv() {
                     while let Ok(more) = rounds.try_recv() {
                         batch.extend(more);
                     }
                     if let Err(e) = own.save(&batch) {
-                        eprintln!("croupier: {e}");
+                        tracing::error!("{e}");
                     }
                 }
             })
@@ -274,10 +287,17 @@ impl Archiver {
         &self.archive
     }
 
-    /// Archives `rounds`, durable already, in the background.
+    /// Archives `rounds`, durable already, in the background. A writer never
+    /// waits for the archive: if its queue is full, the archive stops as after
+    /// a failed write (the rounds of a table are archived in order, with no
+    /// gap), and the next start fills it in from the journal.
     pub fn send(&self, rounds: Vec<Arc<RoundRecord>>) {
-        if !rounds.is_empty() {
-            let _ = self.queue.send(rounds);
+        if rounds.is_empty() {
+            return;
+        }
+        if let Err(mpsc::TrySendError::Full(_)) = self.queue.try_send(rounds) {
+            self.archive
+                .stop("its queue is full: the archive's disk has not kept up");
         }
     }
 
@@ -321,11 +341,8 @@ mod tests {
         })
     }
 
-    fn empty_dir(test: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("croupier-archive-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        dir
+    fn empty_dir() -> tempfile::TempDir {
+        tempfile::tempdir().expect("a temporary folder")
     }
 
     #[test]
@@ -349,16 +366,17 @@ mod tests {
 
     #[test]
     fn a_round_archived_already_is_not_written_again_and_a_reopened_archive_knows_its_newest() {
-        let dir = empty_dir("reopen");
+        let tmp = empty_dir();
+        let dir = tmp.path();
         {
-            let archive = Archive::open(&dir).expect("archive");
+            let archive = Archive::open(dir).expect("archive");
             assert_eq!(
                 archive.save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p1"])]),
                 Ok(2)
             );
             assert!(archive.holds("t1", 2) && !archive.holds("t1", 3) && !archive.holds("t2", 1));
         }
-        let archive = Archive::open(&dir).expect("reopen");
+        let archive = Archive::open(dir).expect("reopen");
         assert!(archive.holds("t1", 1) && archive.holds("t1", 2));
         // A replay offers every round again: only the new one is written.
         let mut changed = round("t1", 2, 2, &["p2"]);
@@ -372,25 +390,24 @@ mod tests {
         archive.each(|r| all.push(r.expect("readable").id)).expect("each");
         assert_eq!(all, ["t1/1", "t1/2", "t1/3"]);
         drop(archive);
-        let read_only = Archive::open_read_only(&dir).expect("open").expect("there");
+        let read_only = Archive::open_read_only(dir).expect("open").expect("there");
         assert_eq!(read_only.player("p2", 5).expect("read").len(), 1);
         assert!(Archive::open_read_only(&dir.join("none")).expect("no file").is_none());
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
     fn after_a_failed_write_nothing_more_is_archived_until_the_next_start() {
-        let dir = empty_dir("failed");
-        Archive::open(&dir)
+        let tmp = empty_dir();
+        let dir = tmp.path();
+        Archive::open(dir)
             .expect("create")
             .save(&[round("t1", 1, 1, &["p1"])])
             .expect("save");
         // A read-only connection cannot write: the write fails, and so does every one after it.
-        let archive = Archive::open_read_only(&dir).expect("open").expect("there");
+        let archive = Archive::open_read_only(dir).expect("open").expect("there");
         assert!(archive.save(&[round("t1", 2, 2, &["p1"])]).is_err());
         assert!(!archive.holds("t1", 2));
         let later = archive.save(&[round("t1", 3, 3, &["p1"])]).expect_err("stopped");
         assert!(later.contains("next start"), "{later}");
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

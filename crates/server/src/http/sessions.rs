@@ -11,7 +11,8 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection};
 use sha2::{Digest, Sha256};
 
-use crate::api::{Actor, ApiError};
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::Actor;
 
 /// The sessions file inside a data directory.
 pub const SESSIONS_FILE: &str = "sessions.db";
@@ -85,13 +86,13 @@ impl Sessions {
         let conn = store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         conn.execute(sql, params)
             .map(|_| ())
-            .map_err(|e| ApiError::new("storage", format!("the session could not be kept: {e}")))
+            .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the session could not be kept: {e}")))
     }
 
     /// Starts a session for `actor` under `token`.
     pub fn start(&self, token: &str, actor: Actor, now_ms: u64) -> Result<(), ApiError> {
         let key = digest(token);
-        let text = serde_json::to_string(&actor).map_err(|e| ApiError::new("internal", e.to_string()))?;
+        let text = serde_json::to_string(&actor).map_err(ApiError::internal)?;
         self.write(
             "INSERT INTO sessions (token_sha256, actor, started_ms) VALUES (?1, ?2, ?3)",
             params![hex::encode(key), text, now_ms as i64],
@@ -148,17 +149,16 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::users::Role;
+    use crate::api::Role;
 
     fn who(name: &str, role: Role) -> Actor {
-        Actor::named(name, role)
+        Actor::new(name, role, "")
     }
 
     #[test]
     fn sessions_outlive_a_reopening_and_the_file_holds_no_token() {
-        let dir = std::env::temp_dir().join(format!("croupier-sessions-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let dir = tmp.path().to_path_buf();
         {
             let sessions = Sessions::open(&dir).expect("open");
             sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
@@ -179,6 +179,5 @@ mod tests {
         assert_eq!(reopened.get("token-c"), None);
         drop(reopened);
         assert_eq!(Sessions::open(&dir).expect("again").get("token-c"), None);
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -7,15 +7,14 @@
 //! If a write fails, that group and every group after it are answered with a
 //! failure until the writer has reloaded the casino from what is durable.
 
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use croupier_ledger::{Entry, Storage, StorageError};
 
-/// Called once its group is durable (true) or lost (false).
-pub type Reply = Box<dyn FnOnce(bool) + Send>;
+use super::metrics::FlushTimes;
+use super::reply::Pending;
 
 /// Groups handed over and not yet durable before the writer waits.
 pub const COMMITTER_QUEUE_GROUPS: usize = 64;
@@ -58,57 +57,10 @@ impl Spacing {
     }
 }
 
-/// The upper bounds, in seconds, of the buckets `FlushTimes` counts in: fine
-/// where a flush holds up acknowledgements (tens to hundreds of milliseconds).
-pub const FLUSH_BUCKETS_SECONDS: [f64; 22] = [
-    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5,
-    0.75, 1.0, 2.0,
-];
-
-/// How long each of the committer's writes took, its entries written and
-/// flushed to disk: every answer in it waited that long. A histogram in the
-/// Prometheus text format (`croupier_journal_flush_seconds`).
-#[derive(Debug, Default)]
-pub struct FlushTimes {
-    /// Writes per bucket of `FLUSH_BUCKETS_SECONDS`, the last one for longer.
-    counts: [AtomicU64; FLUSH_BUCKETS_SECONDS.len() + 1],
-    sum_ns: AtomicU64,
-}
-
-impl FlushTimes {
-    pub fn record(&self, took: Duration) {
-        let seconds = took.as_secs_f64();
-        let bucket = FLUSH_BUCKETS_SECONDS.partition_point(|&bound| bound < seconds);
-        self.counts[bucket].fetch_add(1, Ordering::Relaxed);
-        let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
-        self.sum_ns.fetch_add(ns, Ordering::Relaxed);
-    }
-
-    /// The histogram in the Prometheus text format, buckets cumulative.
-    pub fn prometheus(&self) -> String {
-        const NAME: &str = "croupier_journal_flush_seconds";
-        let mut out = format!(
-            "# HELP {NAME} Time to write a group of journal entries and flush it to disk; every answer in the group waited for it.\n# TYPE {NAME} histogram\n"
-        );
-        let mut cumulative = 0u64;
-        for (i, count) in self.counts.iter().enumerate() {
-            cumulative += count.load(Ordering::Relaxed);
-            match FLUSH_BUCKETS_SECONDS.get(i) {
-                Some(bound) => writeln!(out, "{NAME}_bucket{{le=\"{bound}\"}} {cumulative}"),
-                None => writeln!(out, "{NAME}_bucket{{le=\"+Inf\"}} {cumulative}"),
-            }
-            .expect("writing to a String cannot fail");
-        }
-        let sum = self.sum_ns.load(Ordering::Relaxed) as f64 / 1e9;
-        writeln!(out, "{NAME}_sum {sum}\n{NAME}_count {cumulative}").expect("writing to a String cannot fail");
-        out
-    }
-}
-
 enum Message {
     Group {
         entries: Vec<Entry>,
-        replies: Vec<Reply>,
+        replies: Vec<Pending>,
         done: Option<mpsc::Sender<bool>>,
     },
     /// Once every group before it is answered: everything durable, and the
@@ -132,7 +84,14 @@ pub struct Pipeline {
     loaded: Option<Vec<Entry>>,
     buffer: Vec<Entry>,
     grouped: bool,
-    outbox: Arc<Mutex<Vec<Reply>>>,
+    outbox: Arc<Mutex<Vec<Pending>>>,
+}
+
+impl Pipeline {
+    /// The time of the last durable entry, before the journal is handed over.
+    pub fn last_at_ms(&self) -> Option<u64> {
+        self.loaded.as_ref().and_then(|entries| entries.last()).map(|e| e.at_ms)
+    }
 }
 
 impl Storage for Pipeline {
@@ -195,7 +154,7 @@ impl Storage for Pipeline {
         };
         if let Err(mpsc::SendError(Message::Group { replies, .. })) = self.sender.send(message) {
             for reply in replies {
-                reply(false);
+                reply.deliver(false);
             }
             return Err(stopped());
         }
@@ -206,9 +165,9 @@ impl Storage for Pipeline {
 /// The writer's handle on the committer.
 pub struct Committer {
     sender: mpsc::SyncSender<Message>,
-    outbox: Arc<Mutex<Vec<Reply>>>,
+    outbox: Arc<Mutex<Vec<Pending>>>,
     failed: Arc<AtomicBool>,
-    flushes: Arc<FlushTimes>,
+    flushes: FlushTimes,
 }
 
 impl Committer {
@@ -227,7 +186,7 @@ impl Committer {
         let (sender, receiver) = mpsc::sync_channel(COMMITTER_QUEUE_GROUPS);
         let failed = Arc::new(AtomicBool::new(false));
         let flag = failed.clone();
-        let flushes = Arc::new(FlushTimes::default());
+        let flushes = FlushTimes::default();
         let timed = flushes.clone();
         std::thread::Builder::new()
             .name("commit".into())
@@ -257,12 +216,12 @@ impl Committer {
     }
 
     /// These answers go with the group the next `end_group` hands over.
-    pub fn attach(&self, replies: Vec<Reply>) {
+    pub fn attach(&self, replies: Vec<Pending>) {
         self.outbox.lock().unwrap_or_else(|p| p.into_inner()).extend(replies);
     }
 
     /// How long the writes have taken so far.
-    pub fn flush_times(&self) -> Arc<FlushTimes> {
+    pub fn flush_times(&self) -> FlushTimes {
         self.flushes.clone()
     }
 
@@ -282,7 +241,7 @@ impl Committer {
 }
 
 /// A group handed over: its entries, its answers, and who waits outside a group.
-type Group = (Vec<Entry>, Vec<Reply>, Option<mpsc::Sender<bool>>);
+type Group = (Vec<Entry>, Vec<Pending>, Option<mpsc::Sender<bool>>);
 
 fn commit_loop<S: Storage>(
     mut storage: S,
@@ -329,7 +288,7 @@ fn commit_loop<S: Storage>(
             }
             for (_, replies, done) in groups {
                 for reply in replies {
-                    reply(durable);
+                    reply.deliver(durable);
                 }
                 if let Some(done) = done {
                     let _ = done.send(durable);
@@ -372,14 +331,13 @@ fn write<S: Storage>(storage: &mut S, groups: &[Group]) -> Result<(), StorageErr
 
 #[cfg(test)]
 mod tests {
+    use super::super::metrics::Metrics;
     use super::*;
     use croupier_ledger::{MemoryStorage, Record, StreamEvent};
 
     fn entry(seq: u64) -> Entry {
-        let record = Record::Event(StreamEvent {
-            stream: "test".into(),
-            body: seq.to_string(),
-        });
+        let body = serde_json::value::RawValue::from_string(seq.to_string()).expect("JSON");
+        let record = Record::Event(StreamEvent::new("test", body));
         Entry::new(seq, seq, record, [0; 32])
     }
 
@@ -390,9 +348,7 @@ mod tests {
         for &seq in entries {
             pipeline.append(&[entry(seq)]).expect("buffered");
         }
-        committer.attach(vec![Box::new(move |durable| {
-            let _ = tx.send(durable);
-        })]);
+        committer.attach(vec![Pending::Notify(tx)]);
         pipeline.end_group().expect("handed over");
         rx
     }
@@ -403,7 +359,7 @@ mod tests {
     }
 
     fn writes(committer: &Committer) -> u64 {
-        let text = committer.flush_times().prometheus();
+        let text = Metrics::new(&committer.flush_times()).text();
         text.lines()
             .find_map(|l| l.strip_prefix("croupier_journal_flush_seconds_count "))
             .and_then(|n| n.parse().ok())
@@ -472,11 +428,11 @@ mod tests {
             let noted = seen.clone();
             pipeline.begin_group().expect("begin");
             pipeline.append(&[entry(seq)]).expect("buffered");
-            committer.attach(vec![Box::new(move |durable| {
+            committer.attach(vec![Pending::Test(Box::new(move |durable| {
                 let said = if durable { "answered" } else { "refused" };
                 noted.lock().expect("list").push(said);
                 let _ = tx.send(());
-            })]);
+            }))]);
             pipeline.end_group().expect("handed over");
             rx.recv().expect("answered");
             // The upkeep follows the answer on the committer's thread: a reload waits for it.
@@ -487,32 +443,6 @@ mod tests {
             *seen.lock().expect("list"),
             ["ended", "answered", "upkeep", "ended", "refused"]
         );
-    }
-
-    #[test]
-    fn flush_times_count_each_write_in_its_bucket_cumulatively() {
-        let times = FlushTimes::default();
-        times.record(Duration::from_micros(300));
-        times.record(Duration::from_millis(50));
-        times.record(Duration::from_millis(51));
-        times.record(Duration::from_secs(3));
-        let text = times.prometheus();
-        let count = |le: &str| -> u64 {
-            let prefix = format!("croupier_journal_flush_seconds_bucket{{le=\"{le}\"}} ");
-            text.lines()
-                .find_map(|l| l.strip_prefix(prefix.as_str()))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("no bucket {le} in {text}"))
-        };
-        assert_eq!(count("0.0005"), 1);
-        // A bound is inclusive: 50 ms is in the 0.05 bucket, 51 ms in the next.
-        assert_eq!(count("0.05"), 2);
-        assert_eq!(count("0.06"), 3);
-        assert_eq!(count("2"), 3);
-        assert_eq!(count("+Inf"), 4);
-        assert!(text.contains("croupier_journal_flush_seconds_count 4\n"));
-        assert!(text.contains("croupier_journal_flush_seconds_sum 3.1013\n"), "{text}");
-        assert!(text.contains("# TYPE croupier_journal_flush_seconds histogram\n"));
     }
 
     #[test]
@@ -540,9 +470,6 @@ mod tests {
         assert_eq!(again.load().expect("entries").len(), 4);
         // Timed: the writes of 1, 2, the failed 3, 3 after the reload, and 4. Not timed:
         // the group skipped while failed, and the group of reads, which wrote nothing.
-        assert!(committer
-            .flush_times()
-            .prometheus()
-            .contains("croupier_journal_flush_seconds_count 5\n"));
+        assert_eq!(writes(&committer), 5);
     }
 }

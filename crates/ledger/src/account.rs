@@ -1,0 +1,235 @@
+//! Accounts: who holds value, named by kind and owner.
+//!
+//! An account is a typed value, never a string taken apart on `:`: code asks
+//! an account for its table or its player, and a player named like a table
+//! cannot be mistaken for one. Its name (`chips:t1:alice`) is only its
+//! written form, in the journal and the API.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::ID_MAX_BYTES;
+
+/// An owner's id within an account's name: 1 or more of a-z, A-Z, 0-9,
+/// '-', '_' and '.'.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Owner(Box<str>);
+
+impl Owner {
+    pub fn new(id: &str) -> Result<Owner, String> {
+        let ok = !id.is_empty()
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if ok {
+            Ok(Owner(id.into()))
+        } else {
+            Err(format!(
+                "{id:?} is not an owner's id: 1 or more of a-z, A-Z, 0-9, '-', '_', '.'"
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Owner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// The accounts a table keeps of its own, besides its players' chips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TableAccount {
+    /// The stakes of the bets on the layout.
+    Layout,
+    /// What the table's rounds collect and pay from.
+    Float,
+    /// Cash taken at the table for colour chips (Colorado 2202).
+    Drop,
+    /// The dealers' tip box.
+    Tips,
+    /// What match play coupons cost the casino: a promotional liability.
+    Coupons,
+}
+
+impl TableAccount {
+    pub const ALL: [TableAccount; 5] = [
+        TableAccount::Layout,
+        TableAccount::Float,
+        TableAccount::Drop,
+        TableAccount::Tips,
+        TableAccount::Coupons,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TableAccount::Layout => "layout",
+            TableAccount::Float => "float",
+            TableAccount::Drop => "drop",
+            TableAccount::Tips => "tips",
+            TableAccount::Coupons => "coupons",
+        }
+    }
+}
+
+/// An account of the ledger.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Account {
+    /// The casino's result: may go below zero.
+    House,
+    /// The world outside the casino, which cash comes from and goes to: may go below zero.
+    Outside,
+    /// A player's money at the cage.
+    Wallet(Owner),
+    /// A player's colour chips at a table.
+    Chips { table: Owner, player: Owner },
+    /// One of a table's own accounts.
+    Table(TableAccount, Owner),
+}
+
+impl Account {
+    /// An account from its written name: `wallet:P`, `chips:T:P`,
+    /// `layout:T`, `float:T`, `drop:T`, `tips:T`, `coupons:T`, `house` or `outside`.
+    pub fn parse(name: &str) -> Result<Account, String> {
+        let refused = || {
+            format!(
+                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
+            )
+        };
+        if name.len() > ID_MAX_BYTES {
+            return Err(refused());
+        }
+        let mut parts = name.split(':');
+        let (Some(kind), first, second, None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+            return Err(refused());
+        };
+        let owner = |part: &str| Owner::new(part).map_err(|_| refused());
+        match (kind, first, second) {
+            ("house", None, None) => Ok(Account::House),
+            ("outside", None, None) => Ok(Account::Outside),
+            ("wallet", Some(player), None) => Ok(Account::Wallet(owner(player)?)),
+            ("chips", Some(table), Some(player)) => Ok(Account::Chips {
+                table: owner(table)?,
+                player: owner(player)?,
+            }),
+            (kind, Some(table), None) => match TableAccount::ALL.into_iter().find(|k| k.name() == kind) {
+                Some(k) => Ok(Account::Table(k, owner(table)?)),
+                None => Err(refused()),
+            },
+            _ => Err(refused()),
+        }
+    }
+
+    fn fits(self) -> Result<Account, String> {
+        if self.name_len() > ID_MAX_BYTES {
+            return Err(format!("the account {self} is longer than {ID_MAX_BYTES} bytes"));
+        }
+        Ok(self)
+    }
+
+    pub fn wallet(player: &str) -> Result<Account, String> {
+        Account::Wallet(Owner::new(player)?).fits()
+    }
+
+    pub fn chips(table: &str, player: &str) -> Result<Account, String> {
+        Account::Chips {
+            table: Owner::new(table)?,
+            player: Owner::new(player)?,
+        }
+        .fits()
+    }
+
+    pub fn of_table(kind: TableAccount, table: &str) -> Result<Account, String> {
+        Account::Table(kind, Owner::new(table)?).fits()
+    }
+
+    /// The table whose account this is (a player's chips there, or one of its own).
+    pub fn table(&self) -> Option<&str> {
+        match self {
+            Account::Chips { table, .. } | Account::Table(_, table) => Some(table.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The player whose account this is (a wallet, or chips at a table).
+    pub fn player(&self) -> Option<&str> {
+        match self {
+            Account::Wallet(player) | Account::Chips { player, .. } => Some(player.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The house's result and the outside world may go below zero, and so
+    /// may what coupons cost; every other account holds real value and may not.
+    pub fn may_go_negative(&self) -> bool {
+        matches!(
+            self,
+            Account::House | Account::Outside | Account::Table(TableAccount::Coupons, _)
+        )
+    }
+
+    /// The written name: `chips:t1:alice`.
+    pub fn name(&self) -> String {
+        self.to_string()
+    }
+
+    fn name_len(&self) -> usize {
+        match self {
+            Account::House => "house".len(),
+            Account::Outside => "outside".len(),
+            Account::Wallet(p) => "wallet:".len() + p.0.len(),
+            Account::Chips { table, player } => "chips::".len() + table.0.len() + player.0.len(),
+            Account::Table(kind, table) => kind.name().len() + 1 + table.0.len(),
+        }
+    }
+}
+
+impl fmt::Display for Account {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Account::House => f.write_str("house"),
+            Account::Outside => f.write_str("outside"),
+            Account::Wallet(p) => write!(f, "wallet:{}", p.0),
+            Account::Chips { table, player } => write!(f, "chips:{}:{}", table.0, player.0),
+            Account::Table(kind, table) => write!(f, "{}:{}", kind.name(), table.0),
+        }
+    }
+}
+
+impl fmt::Debug for Account {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Account({self})")
+    }
+}
+
+impl Serialize for Account {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Account {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Account, D::Error> {
+        deserializer.deserialize_str(AccountName)
+    }
+}
+
+/// Reads an account's name in place where the text holds it unescaped.
+struct AccountName;
+
+impl serde::de::Visitor<'_> for AccountName {
+    type Value = Account;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an account's name, such as wallet:alice or chips:t1:alice")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Account, E> {
+        Account::parse(name).map_err(E::custom)
+    }
+}

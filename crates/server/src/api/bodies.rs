@@ -1,0 +1,298 @@
+//! The bodies the API answers with, one type each, so that the OpenAPI
+//! document describes every answer.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{EventView, OutcomeSource, Role};
+
+/// A session begun: the bearer token to send with every request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LoginAnswer {
+    pub token: String,
+    pub username: String,
+    pub role: Role,
+}
+
+/// A request done that has nothing more to say.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Done {
+    pub ok: bool,
+}
+
+/// Who the caller is, and the balances of their own accounts (their
+/// wallet, and their chips at each table) in minor units.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Me {
+    pub username: String,
+    pub role: Role,
+    pub accounts: BTreeMap<String, i128>,
+}
+
+/// A write's answer: the events it caused that belong to no player, or to
+/// the caller. Each player's own events (a bet placed, settled, returned)
+/// go out on that player's stream and the staff's, and are in recall; a
+/// round's answer to the dealer carries its result and totals, not a
+/// settlement per bet (3,000 bets made a 600 KB answer that no console
+/// reads, written while every table's bets waited for the cores).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Events {
+    pub events: Vec<EventView>,
+}
+
+impl Events {
+    pub fn answering(username: &str, mut events: Vec<EventView>) -> Events {
+        events.retain(|e| answer_shows(e, username));
+        Events { events }
+    }
+}
+
+/// Whether a write's answer to `username` shows `event` (see [`Events`]).
+pub fn answer_shows(event: &EventView, username: &str) -> bool {
+    match event.audience() {
+        Some((_, Some(player))) => player == username,
+        _ => true,
+    }
+}
+
+/// A seated player's colour chips at a table.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Seat {
+    pub player: String,
+    pub colour: String,
+    pub chip_value: u64,
+}
+
+/// A table as the signed-in pages list it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableSummary {
+    pub table: String,
+    pub profile: String,
+    pub wheel: String,
+    pub outcome: OutcomeSource,
+    /// `closed`, `open`, `betting` or `closed-betting`.
+    pub phase: String,
+    pub round: u64,
+    /// The last pockets, newest first, at most 16.
+    pub last_pockets: Vec<String>,
+    pub colours: Vec<Seat>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableList {
+    pub tables: Vec<TableSummary>,
+}
+
+/// The tables' ids, for a display board.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableIds {
+    pub tables: Vec<String>,
+}
+
+/// What a display board shows of a table: its state and last numbers, nothing about players.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PublicTable {
+    pub table: String,
+    pub profile: String,
+    /// The wheel, in words.
+    pub wheel: String,
+    pub wheel_pockets: Vec<String>,
+    /// Each pocket's colour (`red`, `black`, `green`), so that no page keeps a copy of the wheel.
+    pub pocket_colours: BTreeMap<String, String>,
+    pub round: u64,
+    /// `closed`, `open`, `betting` or `closed-betting`.
+    pub phase: String,
+    pub deadline_ms: Option<u64>,
+    pub phase_text: String,
+    pub display_length: u8,
+    /// The last pockets, newest first.
+    pub last_pockets: Vec<String>,
+}
+
+/// A bet on a table's layout, with the pockets it covers.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LayoutSpot {
+    pub spot: String,
+    pub kind: String,
+    pub covers: Vec<String>,
+    /// A stake must be a multiple of this many units (neighbours, complete).
+    pub units: u64,
+}
+
+/// A kind of bet the table offers, its payout and its limits.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LayoutKind {
+    pub kind: String,
+    pub description: String,
+    pub pays: Option<u32>,
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+/// What a table's felt looks like and what its posted rules say.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Layout {
+    pub table: String,
+    pub profile: String,
+    pub title: String,
+    pub currency: String,
+    pub wheel: String,
+    pub wheel_description: String,
+    /// `single-zero`, `double-zero` or `triple-zero`.
+    pub layout: String,
+    pub bettable: Vec<String>,
+    pub order: Vec<String>,
+    pub pocket_colours: BTreeMap<String, String>,
+    pub outcome: OutcomeSource,
+    pub in_prison: bool,
+    pub betting_window_ms: u64,
+    pub chip_colours: Vec<String>,
+    pub kinds: Vec<LayoutKind>,
+    pub spots: Vec<LayoutSpot>,
+    pub no_spin_reasons: Vec<String>,
+    pub min_ball_revolutions: u8,
+    pub dispute_authority: String,
+    pub house_rules: String,
+}
+
+/// An entry of a table's operations log: the event, with when it happened.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct LogEntry {
+    pub at_ms: u64,
+    #[schema(inline)]
+    pub event: EventView,
+}
+
+/// Written as the event's own fields with `at_ms` among them, as the pit's page reads it.
+impl Serialize for LogEntry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut fields = match serde_json::to_value(&self.event).map_err(serde::ser::Error::custom)? {
+            serde_json::Value::Object(fields) => fields,
+            _ => serde_json::Map::new(),
+        };
+        fields.entry("at_ms").or_insert(self.at_ms.into());
+        fields.serialize(serializer)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableLog {
+    pub log: Vec<LogEntry>,
+}
+
+/// A bet of the round under way.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct OpenBet {
+    pub bet_id: String,
+    pub player: String,
+    pub spot: String,
+    pub kind: String,
+    pub stake: u64,
+}
+
+/// An automated wheel as the server last saw it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+pub struct WheelStatus {
+    pub address: String,
+    pub connected: bool,
+    pub games: u64,
+    pub last_result: Option<String>,
+    pub last_error: Option<String>,
+    pub at_ms: u64,
+}
+
+/// The round under way at a table and its bets.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableBets {
+    pub table: String,
+    pub round: u64,
+    pub phase: String,
+    pub emergency: bool,
+    pub inspected: bool,
+    pub outcome: OutcomeSource,
+    pub wheel: Option<WheelStatus>,
+    pub bets: Vec<OpenBet>,
+}
+
+/// A player's chips at a table, for the pit.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SeatedChips {
+    pub player: String,
+    pub colour: String,
+    pub chip_value: u64,
+    pub chips: i64,
+}
+
+/// A settled round's totals.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RoundTotals {
+    pub round: u64,
+    pub pocket: Option<String>,
+    pub bets: usize,
+    pub staked: u64,
+    pub returned: u64,
+    pub house: i64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReportTotals {
+    pub staked: i64,
+    pub house: i64,
+}
+
+/// A table's figures for the pit: its accounts and the recent rounds' totals.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableReport {
+    pub table: String,
+    pub profile: String,
+    /// `float`, `drop`, `tips`, `coupons`, `layout`: each account's balance.
+    pub accounts: BTreeMap<String, i64>,
+    pub players: Vec<SeatedChips>,
+    pub rounds: Vec<RoundTotals>,
+    pub totals: ReportTotals,
+}
+
+/// A bet as game recall shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RecalledBet {
+    pub bet_id: String,
+    pub player: String,
+    pub spot: String,
+    pub kind: String,
+    pub stake: u64,
+    pub result: Option<String>,
+    pub returned: Option<u64>,
+}
+
+/// A round as game recall shows it: its bets, outcome, settlements, and
+/// each player's chips at the table when betting opened and when it settled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RecalledRound {
+    pub id: String,
+    pub table: String,
+    pub round: u64,
+    pub opened_at_ms: u64,
+    pub pocket: Option<String>,
+    pub no_spins: Vec<String>,
+    pub bets: Vec<RecalledBet>,
+    pub settled: bool,
+    pub chips_before: BTreeMap<String, i128>,
+    pub chips_after: BTreeMap<String, i128>,
+}
+
+impl RecalledRound {
+    /// The round as `player` may see it: their own bets and balances only.
+    pub fn redacted_for(mut self, player: &str) -> RecalledRound {
+        self.bets.retain(|b| b.player == player);
+        self.chips_before.retain(|p, _| p == player);
+        self.chips_after.retain(|p, _| p == player);
+        self
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Rounds {
+    pub rounds: Vec<RecalledRound>,
+}

@@ -1,0 +1,196 @@
+//! Why a request was refused: one code per kind of refusal, each with its
+//! HTTP status, and a sentence for the person.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $status:literal,)*) => {
+        /// Every refusal's stable code. Programs branch on it; the sentence
+        /// beside it is for people and may be reworded.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+        pub enum ErrorCode {
+            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as the API writes it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $name,)*
+                }
+            }
+
+            /// The HTTP status an answer with this code carries.
+            pub fn status(self) -> u16 {
+                match self {
+                    $(ErrorCode::$variant => $status,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// No session, or one that is over.
+    Unauthenticated = "unauthenticated" => 401,
+    /// The account is locked.
+    Locked = "locked" => 401,
+    /// The caller's role may not do this.
+    Forbidden = "forbidden" => 403,
+    NoTable = "no_table" => 404,
+    NoPlayer = "no_player" => 404,
+    NoUser = "no_user" => 404,
+    NoRound = "no_round" => 404,
+    /// No such page or API route.
+    NotFound = "not_found" => 404,
+    MethodNotAllowed = "method_not_allowed" => 405,
+    /// The body is not the JSON the request needs.
+    BadRequest = "bad_request" => 400,
+    TooLarge = "too_large" => 413,
+    UnsupportedMediaType = "unsupported_media_type" => 415,
+    /// Too many requests in flight on one socket.
+    Busy = "busy" => 429,
+    /// The journal could not be written: nothing changed.
+    Storage = "storage" => 503,
+    Internal = "internal" => 503,
+    /// The casino has stopped.
+    Unavailable = "unavailable" => 503,
+    // The casino's own refusals.
+    BadUsername = "bad_username" => 422,
+    BadPassword = "bad_password" => 422,
+    Exists = "exists" => 422,
+    Full = "full" => 422,
+    BadFormat = "bad_format" => 422,
+    BadTable = "bad_table" => 422,
+    BadProfile = "bad_profile" => 422,
+    BadWheel = "bad_wheel" => 422,
+    BadAccount = "bad_account" => 422,
+    /// The ledger refused the transfers (a conflicting resend, too little money).
+    Refused = "refused" => 422,
+    NotSeated = "not_seated" => 422,
+    BetsOnLayout = "bets_on_layout" => 422,
+    BadAmount = "bad_amount" => 422,
+    ChipValue = "chip_value" => 422,
+    NoColour = "no_colour" => 422,
+    BadStake = "bad_stake" => 422,
+    BadZeroChoice = "bad_zero_choice" => 422,
+    BadSpin = "bad_spin" => 422,
+    InsufficientChips = "insufficient_chips" => 422,
+    NotRng = "not_rng" => 422,
+    // The round's refusals (the core's).
+    TableClosed = "table_closed" => 422,
+    NotInspected = "not_inspected" => 422,
+    InspectionFailed = "inspection_failed" => 422,
+    AlreadyOpen = "already_open" => 422,
+    RoundUnderWay = "round_under_way" => 422,
+    BettingNotOpen = "betting_not_open" => 422,
+    PastPosting = "past_posting" => 422,
+    NoSuchBet = "no_such_bet" => 422,
+    DuplicateBet = "duplicate_bet" => 422,
+    BadBetId = "bad_bet_id" => 422,
+    RoundFull = "round_full" => 422,
+    NotSpinning = "not_spinning" => 422,
+    Emergency = "emergency" => 422,
+    NoEmergency = "no_emergency" => 422,
+    PocketNotOnWheel = "pocket_not_on_wheel" => 422,
+    BadText = "bad_text" => 422,
+    TimeWentBackwards = "time_went_backwards" => 422,
+    // A bet's refusals (the core's).
+    EmptySpot = "empty_spot" => 422,
+    UnknownPocket = "unknown_pocket" => 422,
+    UnknownSpot = "unknown_spot" => 422,
+    RepeatedPocket = "repeated_pocket" => 422,
+    NotOnLayout = "not_on_layout" => 422,
+    GreenNeedsTripleZero = "green_needs_triple_zero" => 422,
+    NeighbourNotBettable = "neighbour_not_bettable" => 422,
+    StakeNotPositive = "stake_not_positive" => 422,
+    StakeTooLarge = "stake_too_large" => 422,
+    NotOffered = "not_offered" => 422,
+    StakeIndivisible = "stake_indivisible" => 422,
+    UnderMinimum = "under_minimum" => 422,
+    OverMaximum = "over_maximum" => 422,
+    ZeroChoiceWithoutInPrison = "zero_choice_without_in_prison" => 422,
+    ZeroChoiceNotEvenMoney = "zero_choice_not_even_money" => 422,
+    CouponNotAccepted = "coupon_not_accepted" => 422,
+    CouponNotMatched = "coupon_not_matched" => 422,
+    CouponWithZeroChoice = "coupon_with_zero_choice" => 422,
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A refusal: a stable code for programs and a sentence for people.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn forbidden(what: &str, role: crate::api::Role) -> ApiError {
+        ApiError::new(ErrorCode::Forbidden, format!("a {} may not {what}", role.name()))
+    }
+
+    pub fn stopped() -> ApiError {
+        ApiError::new(ErrorCode::Unavailable, "the casino has stopped")
+    }
+
+    pub fn internal(why: impl std::fmt::Display) -> ApiError {
+        ApiError::new(ErrorCode::Internal, why.to_string())
+    }
+}
+
+/// Every refusal's body, whatever refused it: the casino, a session check,
+/// or a body that is not the request's JSON.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorCode,
+    pub message: String,
+}
+
+impl From<ApiError> for ErrorBody {
+    fn from(e: ApiError) -> ErrorBody {
+        ErrorBody {
+            error: e.code,
+            message: e.message,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_written_as_serde_writes_it_and_names_one_kind() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_value(code).expect("serialises");
+            assert_eq!(json.as_str(), Some(code.as_str()));
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert!((400..600).contains(&code.status()), "{code}");
+            let back: ErrorCode = serde_json::from_value(json).expect("reads back");
+            assert_eq!(back, *code);
+        }
+    }
+}

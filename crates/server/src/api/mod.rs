@@ -1,0 +1,13 @@
+//! The wire, in one place: what clients send ([`ClientRequest`]), what the
+//! server answers ([`bodies`]), the events it shows ([`EventView`]) and its
+//! refusals ([`ErrorCode`]). Plain data: nothing here knows the casino,
+//! the runtime or HTTP, and the journal keeps types of its own.
+
+pub mod bodies;
+mod error;
+mod event;
+mod request;
+
+pub use error::{ApiError, ErrorBody, ErrorCode};
+pub use event::EventView;
+pub use request::{BetOp, ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};

@@ -1,0 +1,244 @@
+//! What clients send: the requests, and the small values inside them.
+
+use croupier_core::Minor;
+use croupier_ledger::minor;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A user's role: what they may do is the casino's policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Admin,
+    PitSupervisor,
+    Dealer,
+    Cashier,
+    Auditor,
+    Player,
+}
+
+impl Role {
+    /// Every role, in the order the API documents them.
+    pub const ALL: [Role; 6] = [
+        Role::Admin,
+        Role::PitSupervisor,
+        Role::Dealer,
+        Role::Cashier,
+        Role::Auditor,
+        Role::Player,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::PitSupervisor => "pit_supervisor",
+            Role::Dealer => "dealer",
+            Role::Cashier => "cashier",
+            Role::Auditor => "auditor",
+            Role::Player => "player",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// How a table learns its outcomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeSource {
+    Rng,
+    Dealer,
+    Wheel,
+}
+
+/// A spin as reported: a pocket with the ball's direction and revolutions, or a no spin.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum SpinView {
+    Ball {
+        pocket: String,
+        /// `opposite` or `same`: the ball against the wheel's rotation.
+        direction: String,
+        revolutions: u8,
+    },
+    NoSpin {
+        /// A no spin's reason: `same_direction`, `too_few_revolutions`, ...
+        no_spin: String,
+    },
+}
+
+/// A dispute's correction of one player's chips at the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Correction {
+    pub player: String,
+    /// Positive: paid to the player; negative: collected from the player.
+    pub amount: i64,
+}
+
+/// A bet: the request a terminal sends most, read on its own where it
+/// comes alone (a table stream reads a bet without the buffering a request
+/// tagged by its `op` costs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceBet {
+    /// The request's tag, when a bet is read on its own; the general
+    /// request reads it as its `op` and leaves it out here.
+    #[serde(default, skip_serializing)]
+    #[schema(ignore)]
+    pub op: Option<BetOp>,
+    pub table: String,
+    /// The client's id for the bet: a resend with the same id places nothing twice.
+    pub bet_id: String,
+    /// Spot notation: `17`, `17-18`, `red`, `dozen2`, `neighbours:17`, `complete:17`...
+    pub spot: String,
+    #[serde(with = "minor")]
+    #[schema(value_type = u64)]
+    pub stake: Minor,
+    /// `half` or `prison`, where the table offers In Prison.
+    #[serde(default)]
+    pub zero_choice: Option<String>,
+    /// A match play coupon's value, matched by the stake.
+    #[serde(default, with = "minor::option")]
+    #[schema(value_type = Option<u64>)]
+    pub coupon: Option<Minor>,
+}
+
+/// The one `op` a bet read on its own takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BetOp {
+    #[serde(rename = "place_bet")]
+    PlaceBet,
+}
+
+/// Everything a client may ask of the casino. The casino checks the
+/// caller's role against its policy for each. Requests only the server
+/// itself makes (recording logins, voiding an interrupted round, the
+/// journal's format) are not among them: no client can send one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientRequest {
+    CreateUser {
+        username: String,
+        role: Role,
+        /// The new user's password, as they will type it: the server keeps only its hash.
+        password: String,
+    },
+    CreateTable {
+        table: String,
+        /// The profile file's text.
+        profile_text: String,
+        wheel: String,
+        in_prison: bool,
+        betting_window_ms: u64,
+        outcome: OutcomeSource,
+        /// Electronic terminals with no central screen showing the felt:
+        /// players may share chip colours (Colorado 2203(3)).
+        #[serde(default)]
+        shared_colours: bool,
+        /// For a wheel table: the automated wheel's SlingShot 2 address (HOST:PORT).
+        #[serde(default)]
+        wheel_address: Option<String>,
+    },
+    Inspect {
+        table: String,
+        no_magnet_or_contrivance: bool,
+        wheel_level_and_rotating_freely: bool,
+        parts_secure: bool,
+        ball_non_magnetic: bool,
+        layout_and_signage_comply: bool,
+    },
+    Adjust {
+        table: String,
+        replacement: bool,
+        description: String,
+    },
+    OpenTable {
+        table: String,
+    },
+    CloseTable {
+        table: String,
+    },
+    OpenBetting {
+        table: String,
+    },
+    NoMoreBets {
+        table: String,
+    },
+    /// The outcome, as keyed by a dealer.
+    Spin {
+        table: String,
+        spin: SpinView,
+    },
+    CashIn {
+        id: String,
+        player: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    CashOut {
+        id: String,
+        player: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    BuyIn {
+        id: String,
+        table: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        chip_value: Minor,
+    },
+    /// A dealer sells `player` colour chips for cash at the table: the cash
+    /// goes into the table's drop box (Colorado 2202), the chips to the player.
+    SellChips {
+        id: String,
+        table: String,
+        player: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        chip_value: Minor,
+    },
+    LeaveTable {
+        id: String,
+        table: String,
+    },
+    Tip {
+        id: String,
+        table: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    PlaceBet(PlaceBet),
+    CancelBet {
+        table: String,
+        bet_id: String,
+    },
+    DeclareEmergency {
+        table: String,
+        reason: String,
+    },
+    LiftEmergency {
+        table: String,
+    },
+    Dispute {
+        table: String,
+        reason: String,
+        corrections: Vec<Correction>,
+    },
+    AnnulBets {
+        table: String,
+        bet_ids: Vec<String>,
+        reason: String,
+    },
+}

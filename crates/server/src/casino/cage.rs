@@ -1,0 +1,341 @@
+//! The cage: the ledger with its journal, the people, and the list of
+//! tables. Requests that belong to no table (users, logins, cash, new
+//! tables) run here. A table's requests run at the table, its single
+//! writer; only their journal entries come here, and the order they arrive
+//! in is the journal's.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use croupier_core::round::{Table, TableConfig};
+use croupier_core::Wheel;
+use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
+
+use super::actor::Actor;
+use super::directory::{Directory, SharedDirectory};
+use super::journal::{self, JournalEvent, JOURNAL_FORMAT};
+use super::request::Request;
+use super::table::{account, checked_entry, transfer, Commit, TableSlot};
+use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
+use super::{err, policy, views};
+use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
+
+/// The most tables a casino runs.
+pub const TABLES_MAX: usize = 256;
+/// Words that begin ledger ids of their own (`tip/ID`, `sale/ID`, `fill/T/N`...): a
+/// table's ids begin with the table's id, so no table takes one of these.
+pub const RESERVED_TABLE_IDS: [&str; 7] = ["buyin", "sale", "leave", "tip", "cashin", "cashout", "fill"];
+
+/// What a cage request does once its batch is durable.
+enum Effect {
+    AddUser(User),
+    Login {
+        username: String,
+        failures: u32,
+        locked: bool,
+    },
+    AddTable(Box<TableSlot>),
+    JournalFormat(u32),
+}
+
+pub struct Cage<S: Storage> {
+    pub(super) ledger: Ledger<S>,
+    pub(super) directory: SharedDirectory,
+    pub(super) tables: BTreeSet<String>,
+    /// Tables created and not yet taken by whoever runs them.
+    pub(super) opened: Vec<TableSlot>,
+}
+
+/// A write the ledger did not take, as an answer: its refusal, or a storage failure.
+pub(super) fn ledger_error(e: LedgerError) -> ApiError {
+    match e {
+        LedgerError::Refused { refusal, .. } => err(ErrorCode::Refused, refusal.to_string()),
+        other => err(ErrorCode::Storage, format!("nothing was changed: {other}")),
+    }
+}
+
+impl<S: Storage> Commit for Cage<S> {
+    fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: Vec<Transfer>,
+        event: StreamEvent,
+        verdict: bool,
+    ) -> Result<Vec<Applied>, ApiError> {
+        if verdict {
+            self.write(at_ms, &transfers, event)
+        } else {
+            let created = vec![Applied::Created; transfers.len()];
+            self.write_checked(at_ms, checked_entry(transfers, event))?;
+            Ok(created)
+        }
+    }
+}
+
+impl<S: Storage> Cage<S> {
+    pub(super) fn new(ledger: Ledger<S>) -> Cage<S> {
+        Cage {
+            ledger,
+            directory: SharedDirectory::default(),
+            tables: BTreeSet::new(),
+            opened: Vec::new(),
+        }
+    }
+
+    pub fn ledger(&self) -> &Ledger<S> {
+        &self.ledger
+    }
+
+    pub fn directory(&self) -> &SharedDirectory {
+        &self.directory
+    }
+
+    pub fn user(&self, username: &str) -> Option<User> {
+        self.directory.read().user(username).cloned()
+    }
+
+    /// The balances of `username`'s own accounts: their wallet, and their chips at each table.
+    pub fn balances_of(&self, username: &str) -> BTreeMap<String, i128> {
+        self.ledger
+            .balances()
+            .iter()
+            .filter(|(a, _)| a.player() == Some(username))
+            .map(|(a, b)| (a.name(), *b))
+            .collect()
+    }
+
+    /// Requests executed between these two are durable together at `end_group`.
+    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.ledger.end_group()
+    }
+
+    /// The tables created since the last call, for whoever runs them.
+    pub fn take_opened(&mut self) -> Vec<TableSlot> {
+        std::mem::take(&mut self.opened)
+    }
+
+    /// Executes a request that belongs to no table.
+    pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        let dir = self.directory.read();
+        if let Some(act) = request.act() {
+            policy::require(actor.role, act)?;
+        }
+        let (transfers, events, effects) = self.plan(&dir, &request)?;
+        if transfers.is_empty() && events.is_empty() && effects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let event = journal::write(dir.journal_format(), at_ms, actor, &request, &events)?;
+        self.write(at_ms, &transfers, event)?;
+        for effect in effects {
+            self.apply(effect);
+        }
+        Ok(events.iter().map(views::view).collect())
+    }
+
+    /// Writes one request's transfers and journal event as one entry, all or nothing.
+    fn write(&mut self, at_ms: u64, transfers: &[Transfer], event: StreamEvent) -> Result<Vec<Applied>, ApiError> {
+        self.ledger.commit(at_ms, transfers, vec![event]).map_err(ledger_error)
+    }
+
+    /// Writes a table's entry that the table has checked itself and counts as
+    /// done: refused, with nothing written, unless every transfer is new.
+    pub fn write_checked(&mut self, at_ms: u64, entry: Recorded) -> Result<(), ApiError> {
+        self.ledger.commit_new(at_ms, entry).map_err(ledger_error)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn plan(
+        &self,
+        dir: &Directory,
+        request: &Request,
+    ) -> Result<(Vec<Transfer>, Vec<JournalEvent>, Vec<Effect>), ApiError> {
+        use Request as R;
+        let (mut transfers, mut events, mut effects) = (Vec::new(), Vec::new(), Vec::new());
+        match request {
+            R::CreateUser {
+                username,
+                role,
+                password_hash,
+            } => {
+                if !valid_username(username) {
+                    return Err(err(
+                        ErrorCode::BadUsername,
+                        "a username is 1 to 32 of a-z, 0-9, '-', '_', '.'",
+                    ));
+                }
+                if dir.user(username).is_some() || username == "system" {
+                    return Err(err(ErrorCode::Exists, format!("user {username:?} exists")));
+                }
+                if dir.len() >= USERS_MAX {
+                    return Err(err(ErrorCode::Full, "no more users"));
+                }
+                events.push(JournalEvent::UserCreated {
+                    username: username.clone(),
+                    role: *role,
+                });
+                effects.push(Effect::AddUser(User {
+                    username: username.clone(),
+                    role: *role,
+                    password_hash: password_hash.clone(),
+                    failures: 0,
+                    locked: false,
+                    player_id: dir.len() as u64,
+                }));
+            }
+            R::LoginFailed { username } | R::LoginSucceeded { username } => {
+                let user = dir
+                    .user(username)
+                    .ok_or_else(|| err(ErrorCode::NoUser, "no such user"))?;
+                let failed = matches!(request, R::LoginFailed { .. });
+                let failures = if failed { user.failures + 1 } else { 0 };
+                let locked = user.locked || failures >= LOGIN_FAILURES_MAX;
+                events.push(if failed {
+                    JournalEvent::LoginFailed {
+                        username: username.clone(),
+                        failures,
+                        locked,
+                    }
+                } else {
+                    JournalEvent::LoginSucceeded {
+                        username: username.clone(),
+                    }
+                });
+                effects.push(Effect::Login {
+                    username: username.clone(),
+                    failures,
+                    locked,
+                });
+            }
+            R::JournalFormat { format } => {
+                if *format <= dir.journal_format() || *format > JOURNAL_FORMAT {
+                    return Err(err(
+                        ErrorCode::BadFormat,
+                        format!(
+                            "the journal is in format {}; it can go on only in a later one up to {JOURNAL_FORMAT}, not {format}",
+                            dir.journal_format()
+                        ),
+                    ));
+                }
+                events.push(JournalEvent::JournalFormatSet { format: *format });
+                effects.push(Effect::JournalFormat(*format));
+            }
+            R::CreateTable {
+                table,
+                profile_text,
+                wheel,
+                in_prison,
+                betting_window_ms,
+                outcome,
+                shared_colours,
+                wheel_address,
+            } => {
+                match (outcome, wheel_address) {
+                    (OutcomeSource::Wheel, None) => {
+                        return Err(err(
+                            ErrorCode::BadTable,
+                            "a wheel table needs the wheel's address (wheel_address)",
+                        ))
+                    }
+                    (OutcomeSource::Rng | OutcomeSource::Dealer, Some(_)) => {
+                        return Err(err(ErrorCode::BadTable, "only a wheel table has a wheel_address"))
+                    }
+                    (_, Some(a)) if a.parse::<std::net::SocketAddr>().is_err() => {
+                        return Err(err(ErrorCode::BadTable, format!("wheel_address {a:?} is not IP:PORT")))
+                    }
+                    _ => {}
+                }
+                if Account::of_table(croupier_ledger::TableAccount::Float, table).is_err() || table.len() > 32 {
+                    return Err(err(
+                        ErrorCode::BadTable,
+                        "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.'",
+                    ));
+                }
+                if RESERVED_TABLE_IDS.contains(&table.as_str()) {
+                    return Err(err(
+                        ErrorCode::BadTable,
+                        format!("{table:?} names a kind of transfer in the ledger; choose another table id"),
+                    ));
+                }
+                if self.tables.contains(table) {
+                    return Err(err(ErrorCode::Exists, format!("table {table:?} exists")));
+                }
+                if self.tables.len() >= TABLES_MAX {
+                    return Err(err(ErrorCode::Full, "no more tables"));
+                }
+                let profile = croupier_profiles::parse(profile_text, table)
+                    .map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
+                let wheel =
+                    Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
+                let profile_name = profile.name().to_string();
+                let core = Table::new(
+                    profile,
+                    TableConfig {
+                        wheel,
+                        in_prison: *in_prison,
+                        betting_window_ms: *betting_window_ms,
+                    },
+                )
+                .map_err(|e| err(ErrorCode::BadTable, e.to_string()))?;
+                events.push(JournalEvent::TableCreated {
+                    table: table.clone(),
+                    profile: profile_name.clone(),
+                    wheel: wheel.name().to_string(),
+                    outcome: *outcome,
+                });
+                effects.push(Effect::AddTable(Box::new(TableSlot::new(
+                    table,
+                    core,
+                    *outcome,
+                    profile_name,
+                    *shared_colours,
+                    wheel_address.clone(),
+                )?)));
+            }
+            R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
+                dir.player(player)?;
+                let wallet = account(Account::wallet(player))?;
+                let cash_in = matches!(request, R::CashIn { .. });
+                let (from, to, tag) = if cash_in {
+                    (Account::Outside, wallet, "cashin")
+                } else {
+                    (wallet, Account::Outside, "cashout")
+                };
+                transfers.push(transfer(format!("{tag}/{id}"), from, to, amount.get(), tag));
+                events.push(if cash_in {
+                    JournalEvent::CashedIn {
+                        player: player.clone(),
+                        amount: amount.get(),
+                    }
+                } else {
+                    JournalEvent::CashedOut {
+                        player: player.clone(),
+                        amount: amount.get(),
+                    }
+                });
+            }
+            _ => return Err(err(ErrorCode::Internal, "a table's request reached the cage")),
+        }
+        Ok((transfers, events, effects))
+    }
+
+    fn apply(&mut self, effect: Effect) {
+        match effect {
+            Effect::AddUser(user) => self.directory.change(|dir| dir.add_user(user)),
+            Effect::Login {
+                username,
+                failures,
+                locked,
+            } => self
+                .directory
+                .change(|dir| dir.record_login(&username, failures, locked)),
+            Effect::AddTable(slot) => {
+                self.tables.insert(slot.id.clone());
+                self.opened.push(*slot);
+            }
+            Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
+        }
+    }
+}

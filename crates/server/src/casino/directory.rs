@@ -1,0 +1,140 @@
+//! The directory: the people the casino knows, and the journal's format.
+//! The cage changes it; every table reads it (a player's number and name,
+//! how to settle). Readers take the current version without a lock and keep
+//! it as long as they read; a change publishes a new version beside it
+//! (`arc-swap`), sharing what did not change with the old one (`imbl`), so
+//! a change costs the same for ten users or a million and never waits for a
+//! table settling a long round.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+
+use super::users::User;
+use crate::api::{ApiError, ErrorCode, Role};
+
+#[derive(Clone)]
+pub struct Directory {
+    users: imbl::OrdMap<String, User>,
+    player_names: imbl::OrdMap<u64, String>,
+    /// The format of the entries written from now on: 1 until a
+    /// `journal_format` entry says otherwise.
+    journal_format: u32,
+}
+
+impl Default for Directory {
+    fn default() -> Directory {
+        Directory {
+            users: imbl::OrdMap::new(),
+            player_names: imbl::OrdMap::new(),
+            journal_format: 1,
+        }
+    }
+}
+
+impl Directory {
+    pub fn user(&self, username: &str) -> Option<&User> {
+        self.users.get(username)
+    }
+
+    pub fn users(&self) -> impl Iterator<Item = &User> {
+        self.users.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.users.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.users.is_empty()
+    }
+
+    pub fn journal_format(&self) -> u32 {
+        self.journal_format
+    }
+
+    pub fn name_of(&self, player: u64) -> String {
+        self.name_ref(player).into_owned()
+    }
+
+    /// A player's name, borrowed where the directory has it.
+    pub fn name_ref(&self, player: u64) -> Cow<'_, str> {
+        match self.player_names.get(&player) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(format!("#{player}")),
+        }
+    }
+
+    /// The player of that name, or the refusal saying there is none.
+    pub fn player(&self, username: &str) -> Result<&User, ApiError> {
+        match self.users.get(username) {
+            Some(u) if u.role == Role::Player => Ok(u),
+            _ => Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {username:?}"))),
+        }
+    }
+
+    pub(super) fn add_user(&mut self, user: User) {
+        if user.role == Role::Player {
+            self.player_names.insert(user.player_id, user.username.clone());
+        }
+        self.users.insert(user.username.clone(), user);
+    }
+
+    pub(super) fn record_login(&mut self, username: &str, failures: u32, locked: bool) {
+        if let Some(u) = self.users.get_mut(username) {
+            u.failures = failures;
+            u.locked = locked;
+        }
+    }
+
+    pub(super) fn set_journal_format(&mut self, format: u32) {
+        self.journal_format = format;
+    }
+}
+
+/// The directory as the cage last left it, shared with every table.
+#[derive(Clone, Default)]
+pub struct SharedDirectory(Arc<ArcSwap<Directory>>);
+
+impl SharedDirectory {
+    /// The directory as it is now; the version taken stays whole however long it is read.
+    pub fn read(&self) -> Arc<Directory> {
+        self.0.load_full()
+    }
+
+    /// Publishes a changed version. Only the cage changes the directory, one change at a time.
+    pub(super) fn change(&self, f: impl FnOnce(&mut Directory)) {
+        let mut next = Directory::clone(&self.0.load());
+        f(&mut next);
+        self.0.store(Arc::new(next));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table settling a round reads the directory all the while; the
+    /// cage's next change (a login, a new player) must not wait for it, and
+    /// the reader keeps the version it took.
+    #[test]
+    fn a_change_waits_for_no_reader_and_a_reader_keeps_its_version() {
+        let shared = SharedDirectory::default();
+        let held = shared.read();
+        let (done, changed) = std::sync::mpsc::channel();
+        let writer = shared.clone();
+        std::thread::spawn(move || {
+            writer.change(|d| {
+                d.player_names.insert(7, "p7".into());
+            });
+            let _ = done.send(());
+        });
+        assert!(
+            changed.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+            "the change waited for a reader"
+        );
+        assert_eq!(held.name_of(7), "#7", "a reader keeps the version it took");
+        assert_eq!(shared.read().name_of(7), "p7");
+    }
+}

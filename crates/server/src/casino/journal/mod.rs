@@ -1,0 +1,118 @@
+//! The journal's body of each entry the casino writes: who asked for what,
+//! when, and what happened. A stored format, versioned by the journal's own
+//! `journal_format` entries:
+//!
+//! - formats 1 and 2 ([`legacy`]): the body a JSON string, its events the
+//!   API's views of the time, English included (format 2 settles a round
+//!   per player where format 1 moved each bet's money on its own);
+//! - format 3: the body JSON as it is, its events [`JournalEvent`]s with
+//!   reasons as codes.
+//!
+//! A journal goes on in the newest format from the entry that says so; the
+//! entries before it keep theirs and replay to their own bytes.
+
+pub mod event;
+pub mod legacy;
+
+use serde::{Deserialize, Serialize};
+
+use super::actor::Actor;
+use super::request::Request;
+use crate::api::ApiError;
+use croupier_ledger::StreamEvent;
+pub use event::JournalEvent;
+
+/// The journal's format that this server writes. Format 1 moved each
+/// settled bet's money in transfers of its own: a round of 3,000 bets wrote
+/// about 4,000 transfers. Format 2 settles a round in one transfer of all
+/// its losing stakes, and for each player paid one of their stakes back and
+/// one of their winnings. Format 3 keeps the body as JSON and its events as
+/// the journal's own, with codes for reasons.
+pub const JOURNAL_FORMAT: u32 = 3;
+
+/// The first format whose bodies are [`JournalEvent`]s stored as JSON.
+pub const FORMAT_JOURNAL_EVENTS: u32 = 3;
+
+/// The format from which a round settles per player (see [`JOURNAL_FORMAT`]).
+pub const FORMAT_SETTLES_PER_PLAYER: u32 = 2;
+
+/// The journal stream casino requests are written to.
+pub const STREAM: &str = "casino";
+
+/// A body's fields before its events: what replay needs to execute it again.
+#[derive(Debug, Deserialize)]
+pub struct Head {
+    pub at_ms: u64,
+    pub actor: Actor,
+    pub request: Request,
+}
+
+/// A body of format 3, as it is written.
+#[derive(Serialize)]
+struct Body<'a> {
+    at_ms: u64,
+    actor: &'a Actor,
+    request: &'a Request,
+    events: &'a [JournalEvent],
+}
+
+/// A body of formats 1 and 2, as they wrote it (inside a JSON string).
+#[derive(Serialize)]
+struct LegacyBody<'a> {
+    at_ms: u64,
+    actor: &'a Actor,
+    request: &'a Request,
+    events: Vec<legacy::LegacyEvent>,
+}
+
+/// The journal event of a request, in `format`.
+pub fn write(
+    format: u32,
+    at_ms: u64,
+    actor: &Actor,
+    request: &Request,
+    events: &[JournalEvent],
+) -> Result<StreamEvent, ApiError> {
+    let body = if format >= FORMAT_JOURNAL_EVENTS {
+        serde_json::value::to_raw_value(&Body {
+            at_ms,
+            actor,
+            request,
+            events,
+        })
+    } else {
+        let text = serde_json::to_string(&LegacyBody {
+            at_ms,
+            actor,
+            request,
+            events: events.iter().map(|e| legacy::render(e, request)).collect(),
+        })
+        .map_err(ApiError::internal)?;
+        serde_json::value::to_raw_value(&text)
+    }
+    .map_err(ApiError::internal)?;
+    Ok(StreamEvent::new(STREAM, body))
+}
+
+/// Reads what a body says was asked, in whichever format it was written.
+pub fn read_head(event: &StreamEvent) -> Result<Head, String> {
+    let text = event.body_text().map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
+}
+
+/// Reads the events a body of format 3 recorded.
+pub fn read_events(event: &StreamEvent) -> Result<Vec<JournalEvent>, String> {
+    #[derive(Deserialize)]
+    struct Events {
+        events: Vec<JournalEvent>,
+    }
+    let text = event.body_text().map_err(|e| e.to_string())?;
+    serde_json::from_str::<Events>(&text)
+        .map(|e| e.events)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether a stored body is of formats 1 and 2 (a JSON string).
+pub fn is_legacy(event: &StreamEvent) -> bool {
+    event.body_is_text()
+}

@@ -1,0 +1,299 @@
+//! The casino: pure and single-threaded. Requests in, events out, every
+//! change made durable in the ledger before it is applied. No clock (every
+//! request carries its time), no threads, no randomness: the runtime feeds
+//! it, and replay gives the same casino back.
+//!
+//! Two kinds of part: the [`Cage`] (users, logins, cash, new tables, the
+//! ledger and its journal) and a [`TableSlot`] per table. A [`Casino`] runs
+//! both on one thread (replay, recovery, the tests); the server splits it
+//! and runs each table on a writer of its own.
+
+pub mod actor;
+pub mod cage;
+pub mod directory;
+pub mod journal;
+pub mod policy;
+pub mod reads;
+pub mod recall;
+pub mod request;
+mod settlement;
+pub mod table;
+pub mod users;
+pub mod views;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use croupier_core::round::Phase;
+use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Storage};
+
+pub use actor::Actor;
+pub use cage::{Cage, RESERVED_TABLE_IDS, TABLES_MAX};
+pub use directory::{Directory, SharedDirectory};
+pub use journal::{JournalEvent, JOURNAL_FORMAT, STREAM};
+pub use recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};
+pub use request::{FromClient, Request, Spin, StoredCorrection};
+pub use table::{bet_id_max_bytes, checked_entry, Commit, Executed, TableSlot};
+pub use users::User;
+
+use crate::api::{ApiError, ErrorCode, EventView};
+
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
+/// A casino in one piece: the cage and every table, run by one thread.
+/// Replay, recovery and the tests use it; the server splits it ([`Casino::into_parts`])
+/// and gives each table a writer of its own.
+pub struct Casino<S: Storage> {
+    cage: Cage<S>,
+    tables: BTreeMap<String, TableSlot>,
+    /// Whether every table keeps its finished rounds ([`TableSlot::keep_finished`]).
+    keep_finished: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{0}")]
+    Ledger(#[from] LedgerError),
+    #[error("journal entry {seq}: {why}")]
+    Replay { seq: u64, why: String },
+}
+
+/// Rebuilds a casino from a journal by executing every journaled request
+/// again against a ledger in memory: each request must be accepted and
+/// write its entry again, byte for byte: every transfer, every settlement,
+/// every event. `croupier verify` uses it.
+pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage>, OpenError> {
+    replay_with(entries, None)
+}
+
+/// [`replay`], giving `on_final` every round whose record became final
+/// (the next round at its table opened), in the order they did: the recall
+/// archive is filled and checked with them.
+pub fn replay_archiving(
+    entries: &[croupier_ledger::Entry],
+    on_final: &mut dyn FnMut(Arc<RoundRecord>),
+) -> Result<Casino<MemoryStorage>, OpenError> {
+    replay_with(entries, Some(on_final))
+}
+
+fn replay_with(
+    entries: &[croupier_ledger::Entry],
+    mut on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+) -> Result<Casino<MemoryStorage>, OpenError> {
+    let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
+    shadow.keep_finished = on_final.is_some();
+    for entry in entries {
+        let failed = |why: String| OpenError::Replay { seq: entry.seq, why };
+        for event in entry.record.events() {
+            if event.stream != STREAM {
+                continue;
+            }
+            let head = journal::read_head(event).map_err(|e| failed(format!("unreadable request: {e}")))?;
+            shadow
+                .execute(head.at_ms, &head.actor, head.request.clone())
+                .map_err(|e| failed(format!("the request is refused on replay: {e}")))?;
+            if let (Some(on_final), Some(slot)) = (
+                on_final.as_mut(),
+                head.request.table().and_then(|t| shadow.tables.get_mut(t)),
+            ) {
+                slot.take_finished().into_iter().for_each(on_final);
+            }
+        }
+        let written = &shadow.cage.ledger.storage().entries;
+        match written.get(entry.seq.saturating_sub(1) as usize) {
+            Some(again) if again == entry => {}
+            Some(_) => {
+                return Err(failed(
+                    "replaying the request does not give this entry back: a settlement, transfer or event differs"
+                        .into(),
+                ))
+            }
+            None => return Err(failed("replaying the request writes no entry".into())),
+        }
+    }
+    let written = shadow.cage.ledger.storage().entries.len();
+    if written != entries.len() {
+        return Err(OpenError::Replay {
+            seq: written.min(entries.len()) as u64 + 1,
+            why: format!(
+                "replaying gives {written} entries where the journal has {}",
+                entries.len()
+            ),
+        });
+    }
+    Ok(shadow)
+}
+
+impl<S: Storage> Casino<S> {
+    fn new(ledger: Ledger<S>) -> Casino<S> {
+        Casino {
+            cage: Cage::new(ledger),
+            tables: BTreeMap::new(),
+            keep_finished: false,
+        }
+    }
+
+    /// Opens a casino on its storage: replays the journal, checks that every
+    /// request gives the same entry again, and voids any round interrupted
+    /// before its result (`now_ms` is the time of that).
+    pub fn open(storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, None, JOURNAL_FORMAT)
+    }
+
+    /// [`Casino::open`] as a server that writes journal `format` would, so
+    /// that tests can make a journal as an older server left it (format 1:
+    /// nothing marks it). A journal already in a later format stays in it.
+    pub fn open_in_format(storage: S, now_ms: u64, format: u32) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, None, format)
+    }
+
+    /// [`Casino::open`], giving `on_final` every finished round of the journal
+    /// as [`replay_archiving`] does; the casino's tables keep theirs from then on.
+    pub fn open_archiving(
+        storage: S,
+        now_ms: u64,
+        on_final: &mut dyn FnMut(Arc<RoundRecord>),
+    ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, Some(on_final), JOURNAL_FORMAT)
+    }
+
+    fn open_with(
+        mut storage: S,
+        now_ms: u64,
+        on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+        format: u32,
+    ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        let entries = storage.load().map_err(LedgerError::from)?;
+        let ledger = Ledger::open_loaded(storage, &entries)?;
+        let shadow = replay_with(&entries, on_final)?;
+        let mut casino = Casino {
+            cage: Cage {
+                ledger,
+                directory: shadow.cage.directory,
+                tables: shadow.cage.tables,
+                opened: Vec::new(),
+            },
+            tables: shadow.tables,
+            keep_finished: shadow.keep_finished,
+        };
+        // What this server writes from here on is in its own format.
+        if casino.cage.directory.read().journal_format() < format {
+            casino
+                .execute(now_ms, &Actor::system(), Request::JournalFormat { format })
+                .map_err(|e| OpenError::Replay {
+                    seq: 0,
+                    why: format!("going on in journal format {format}: {e}"),
+                })?;
+        }
+        // A round without a recorded result is void and its bets go back
+        // (a recorded result was committed with its settlement, all at once).
+        let mut recovered = Vec::new();
+        let interrupted: Vec<String> = casino
+            .tables
+            .values()
+            .filter(|s| matches!(s.table.phase(), Phase::BettingOpen { .. } | Phase::NoMoreBets))
+            .map(|s| s.id.clone())
+            .collect();
+        for table in interrupted {
+            let views = casino
+                .execute(
+                    now_ms,
+                    &Actor::system(),
+                    Request::VoidRound {
+                        table,
+                        reason: "the server stopped before the result; the round is void".into(),
+                    },
+                )
+                .map_err(|e| OpenError::Replay {
+                    seq: 0,
+                    why: format!("voiding an interrupted round: {e}"),
+                })?;
+            recovered.extend(views);
+        }
+        Ok((casino, recovered))
+    }
+
+    /// The cage and the tables, for a server that runs each table on a writer of its own.
+    pub fn into_parts(self) -> (Cage<S>, Vec<TableSlot>) {
+        (self.cage, self.tables.into_values().collect())
+    }
+
+    pub fn ledger(&self) -> &Ledger<S> {
+        &self.cage.ledger
+    }
+
+    /// Requests executed between these two are durable together at `end_group`.
+    pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.cage.begin_group()
+    }
+
+    pub fn end_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
+        self.cage.end_group()
+    }
+
+    pub fn user(&self, username: &str) -> Option<User> {
+        self.cage.user(username)
+    }
+
+    pub fn users(&self) -> Vec<User> {
+        self.cage.directory.read().users().cloned().collect()
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {
+        self.tables.values()
+    }
+
+    pub fn table(&self, id: &str) -> Option<&TableSlot> {
+        self.tables.get(id)
+    }
+
+    /// The balance of an account, by its name (0 for a name that is no account).
+    pub fn balance(&self, account: &str) -> i128 {
+        Account::parse(account)
+            .map(|a| self.cage.ledger.balance(&a))
+            .unwrap_or(0)
+    }
+
+    /// The last `n` rounds of a table, newest first.
+    pub fn recall_table(&self, table: &str, n: usize) -> Vec<&RoundRecord> {
+        self.tables.get(table).map(|s| s.recall(n)).unwrap_or_default()
+    }
+
+    /// The last `n` rounds a player bet in, newest first, over every table.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        recall::newest(self.tables.values().map(|s| s.recall_player(player, n)), n)
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        let (table, _) = id.rsplit_once('/')?;
+        self.tables.get(table)?.round(id)
+    }
+
+    /// Executes a request: checks it, makes its money and journal entry
+    /// durable in one batch, and only then changes the state.
+    pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        match request.table().map(str::to_string) {
+            Some(table) => {
+                let slot = self
+                    .tables
+                    .get_mut(&table)
+                    .ok_or_else(|| err(ErrorCode::NoTable, format!("no table {table:?}")))?;
+                let directory = self.cage.directory.clone();
+                slot.execute(&directory, at_ms, actor, request, &mut self.cage)
+                    .map(|e| e.views)
+            }
+            None => {
+                let views = self.cage.execute(at_ms, actor, request)?;
+                for mut slot in self.cage.take_opened() {
+                    if self.keep_finished {
+                        slot.keep_finished();
+                    }
+                    self.tables.insert(slot.id.clone(), slot);
+                }
+                Ok(views)
+            }
+        }
+    }
+}

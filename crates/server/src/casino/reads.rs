@@ -1,0 +1,329 @@
+//! What can be read of a table, as the API shows it: each query answered
+//! from the table's own state, on the table's writer, so that it sees the
+//! table between two requests, never in the middle of one.
+
+use std::collections::BTreeMap;
+
+use croupier_core::round::Phase;
+use croupier_core::{Kind, Spot};
+use croupier_ledger::TableAccount;
+
+use super::actor::Actor;
+use super::journal::event::colour_of;
+use super::policy::{self, Act};
+use super::table::TableSlot;
+use super::views;
+use crate::api::bodies::{
+    Layout, LayoutKind, LayoutSpot, LogEntry, OpenBet, PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat,
+    SeatedChips, TableBets, TableLog, TableReport, TableSummary,
+};
+
+/// A question about one table.
+#[derive(Clone, Debug)]
+pub enum TableQuery {
+    /// Its profile, wheel, phase, last numbers and colours.
+    Summary,
+    /// What a display board shows: nothing about players.
+    Public,
+    /// Its felt and posted rules.
+    Layout,
+    /// Its operations log, newest first.
+    Log,
+    /// The round under way and its bets, as `viewer` may see them.
+    Bets { viewer: Actor },
+    /// Its accounts and the recent rounds' totals.
+    Report,
+    /// Its last `n` rounds, newest first, as `viewer` may see them.
+    Recall { n: usize, viewer: Actor },
+    /// The last `n` rounds `player` bet in here, newest first, whole.
+    RecallPlayer { player: String, n: usize },
+    /// One round, whole.
+    Round { id: String },
+    /// The least revolutions a ball must make for a spin to count.
+    MinRevolutions,
+}
+
+/// The answer to a [`TableQuery`].
+#[derive(Clone, Debug)]
+pub enum TableAnswer {
+    Summary(TableSummary),
+    Public(PublicTable),
+    Layout(Box<Layout>),
+    Log(TableLog),
+    Bets(TableBets),
+    Report(TableReport),
+    Rounds(Vec<RecalledRound>),
+    Round(Option<RecalledRound>),
+    MinRevolutions(u8),
+}
+
+/// A table's phase as the pages and the display board name it.
+pub fn phase_code(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Closed => "closed",
+        Phase::Open => "open",
+        Phase::BettingOpen { .. } => "betting",
+        Phase::NoMoreBets => "closed-betting",
+    }
+}
+
+fn pocket_colours(slot: &TableSlot) -> BTreeMap<String, String> {
+    slot.table
+        .config()
+        .wheel
+        .pockets()
+        .iter()
+        .map(|p| (p.label().to_string(), colour_of(p.label()).to_string()))
+        .collect()
+}
+
+pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
+    match query {
+        TableQuery::Summary => TableAnswer::Summary(TableSummary {
+            table: slot.id.clone(),
+            profile: slot.profile_name.clone(),
+            wheel: slot.table.config().wheel.name().to_string(),
+            outcome: slot.outcome,
+            phase: phase_code(slot.table.phase()).to_string(),
+            round: slot.table.round(),
+            last_pockets: slot
+                .table
+                .last_pockets()
+                .iter()
+                .rev()
+                .take(16)
+                .map(|p| p.label().to_string())
+                .collect(),
+            colours: slot
+                .colours
+                .iter()
+                .map(|(p, (c, v))| Seat {
+                    player: p.clone(),
+                    colour: c.clone(),
+                    chip_value: *v,
+                })
+                .collect(),
+        }),
+        TableQuery::Public => {
+            let phase = slot.table.phase();
+            let wheel = slot.table.config().wheel;
+            TableAnswer::Public(PublicTable {
+                table: slot.id.clone(),
+                profile: slot.profile_name.clone(),
+                wheel: wheel.description().to_string(),
+                wheel_pockets: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
+                pocket_colours: pocket_colours(slot),
+                round: slot.table.round(),
+                phase: phase_code(phase).to_string(),
+                deadline_ms: match phase {
+                    Phase::BettingOpen { deadline_ms } => Some(deadline_ms),
+                    _ => None,
+                },
+                phase_text: match phase {
+                    Phase::Closed => "Table closed",
+                    Phase::Open => "Waiting for the next round",
+                    Phase::BettingOpen { .. } => "Place your bets",
+                    Phase::NoMoreBets => "No more bets",
+                }
+                .to_string(),
+                display_length: slot.table.profile().spec().number_display_length.unwrap_or(16),
+                last_pockets: slot
+                    .table
+                    .last_pockets()
+                    .iter()
+                    .rev()
+                    .map(|p| p.label().to_string())
+                    .collect(),
+            })
+        }
+        TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot))),
+        TableQuery::Log => TableAnswer::Log(TableLog {
+            log: slot
+                .log
+                .iter()
+                .rev()
+                .map(|(at_ms, event)| LogEntry {
+                    at_ms: *at_ms,
+                    event: views::view(event),
+                })
+                .collect(),
+        }),
+        TableQuery::Bets { viewer } => {
+            let current = slot
+                .rounds
+                .back()
+                .filter(|r| !r.settled && r.round == slot.table.round());
+            let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
+            TableAnswer::Bets(TableBets {
+                table: slot.id.clone(),
+                round: slot.table.round(),
+                phase: phase_code(slot.table.phase()).to_string(),
+                emergency: slot.table.emergency(),
+                inspected: slot.table.inspected(),
+                outcome: slot.outcome,
+                wheel: None,
+                bets: current
+                    .map(|r| {
+                        r.bets
+                            .iter()
+                            .filter(|b| every || b.player == viewer.username)
+                            .map(|b| OpenBet {
+                                bet_id: b.bet_id.clone(),
+                                player: b.player.clone(),
+                                spot: b.spot.clone(),
+                                kind: b.kind.clone(),
+                                stake: b.stake,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        }
+        TableQuery::Report => TableAnswer::Report(report(slot)),
+        TableQuery::Recall { n, viewer } => {
+            let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
+            TableAnswer::Rounds(
+                slot.recall(n)
+                    .into_iter()
+                    .map(|r| {
+                        let round = RecalledRound::from(r);
+                        if every {
+                            round
+                        } else {
+                            round.redacted_for(&viewer.username)
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        TableQuery::RecallPlayer { player, n } => TableAnswer::Rounds(
+            slot.recall_player(&player, n)
+                .into_iter()
+                .map(RecalledRound::from)
+                .collect(),
+        ),
+        TableQuery::Round { id } => TableAnswer::Round(slot.round(&id).map(RecalledRound::from)),
+        TableQuery::MinRevolutions => TableAnswer::MinRevolutions(slot.table.profile().spec().min_ball_revolutions),
+    }
+}
+
+fn layout(slot: &TableSlot) -> Layout {
+    let config = slot.table.config();
+    let wheel = config.wheel;
+    let profile = slot.table.profile();
+    let spec = profile.spec();
+    let rules = slot.table.rules();
+    let spots = rules
+        .legal_spots()
+        .into_iter()
+        .filter_map(|notation| {
+            let spot = Spot::parse(&notation, wheel).ok()?;
+            Some(LayoutSpot {
+                kind: spot.kind().name().to_string(),
+                covers: spot.covers().iter().map(|p| p.label().to_string()).collect(),
+                // A stake must be a multiple of this many units (neighbours, complete).
+                units: rules.stake_units(&notation).unwrap_or(1),
+                spot: notation,
+            })
+        })
+        .collect();
+    let kinds = profile
+        .kinds_on(wheel)
+        .into_iter()
+        .map(|k| {
+            let limit = profile.limit(k);
+            LayoutKind {
+                kind: k.name().to_string(),
+                description: k.description().to_string(),
+                pays: match k {
+                    Kind::Neighbours | Kind::Complete => None,
+                    k => profile.payout(k),
+                },
+                min: limit.map(|r| r.min.get()),
+                max: limit.map(|r| r.max.get()),
+            }
+        })
+        .collect();
+    Layout {
+        table: slot.id.clone(),
+        profile: slot.profile_name.clone(),
+        title: spec.title.clone(),
+        currency: spec.currency.clone(),
+        wheel: wheel.name().to_string(),
+        wheel_description: wheel.description().to_string(),
+        layout: match wheel.layout() {
+            croupier_core::Layout::SingleZero => "single-zero",
+            croupier_core::Layout::DoubleZero => "double-zero",
+            croupier_core::Layout::TripleZero => "triple-zero",
+        }
+        .to_string(),
+        bettable: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
+        order: wheel.order().map(|p| p.label().to_string()).collect(),
+        pocket_colours: pocket_colours(slot),
+        outcome: slot.outcome,
+        in_prison: config.in_prison,
+        betting_window_ms: config.betting_window_ms,
+        chip_colours: spec.chip_colours.clone(),
+        kinds,
+        spots,
+        no_spin_reasons: croupier_core::round::NoSpinReason::ALL
+            .iter()
+            .map(|r| r.name().to_string())
+            .collect(),
+        min_ball_revolutions: spec.min_ball_revolutions,
+        dispute_authority: spec.dispute_authority.clone(),
+        house_rules: croupier_profiles::posted::house_rules_text(profile, &[wheel]),
+    }
+}
+
+fn report(slot: &TableSlot) -> TableReport {
+    let accounts = [
+        ("float", TableAccount::Float),
+        ("drop", TableAccount::Drop),
+        ("tips", TableAccount::Tips),
+        ("coupons", TableAccount::Coupons),
+        ("layout", TableAccount::Layout),
+    ]
+    .into_iter()
+    .map(|(name, kind)| (name.to_string(), slot.own_balance(kind) as i64))
+    .collect();
+    let rounds: Vec<RoundTotals> = slot
+        .rounds
+        .iter()
+        .rev()
+        .filter(|r| r.settled)
+        .map(|r| {
+            let staked: u64 = r.bets.iter().map(|b| b.stake).sum();
+            let returned: u64 = r.bets.iter().filter_map(|b| b.returned).sum();
+            RoundTotals {
+                round: r.round,
+                pocket: r.pocket.clone(),
+                bets: r.bets.len(),
+                staked,
+                returned,
+                house: staked as i64 - returned as i64,
+            }
+        })
+        .collect();
+    let totals = ReportTotals {
+        staked: rounds.iter().map(|r| r.staked as i64).sum(),
+        house: rounds.iter().map(|r| r.house).sum(),
+    };
+    TableReport {
+        table: slot.id.clone(),
+        profile: slot.profile_name.clone(),
+        accounts,
+        players: slot
+            .colours
+            .iter()
+            .map(|(p, (colour, value))| SeatedChips {
+                player: p.clone(),
+                colour: colour.clone(),
+                chip_value: *value,
+                chips: slot.chips(p) as i64,
+            })
+            .collect(),
+        rounds,
+        totals,
+    }
+}

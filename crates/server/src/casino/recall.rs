@@ -1,0 +1,178 @@
+//! Game recall: each round's record, kept by its table (the newest
+//! [`RECALL_ROUNDS_MAX`]) and, once final, in the recall archive. A stored
+//! format too: the archive keeps records as JSON, and `croupier verify`
+//! compares each with the round the journal replays.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use croupier_core::round::Event;
+use serde::{Deserialize, Serialize};
+
+use super::table::TableSlot;
+use crate::api::bodies::{RecalledBet, RecalledRound};
+
+/// Rounds kept in memory per table for game recall, the newest; every round
+/// before them is in the recall archive.
+pub const RECALL_ROUNDS_MAX: usize = 100;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BetRecord {
+    pub bet_id: String,
+    pub player: String,
+    pub spot: String,
+    pub kind: String,
+    pub stake: u64,
+    pub result: Option<String>,
+    pub returned: Option<u64>,
+}
+
+/// A round as game recall keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub id: String,
+    pub table: String,
+    pub round: u64,
+    pub opened_at_ms: u64,
+    pub pocket: Option<String>,
+    pub no_spins: Vec<String>,
+    pub bets: Vec<BetRecord>,
+    pub settled: bool,
+    /// Each player's chips at the table when betting opened, and when the round settled.
+    pub chips_before: BTreeMap<String, i128>,
+    pub chips_after: BTreeMap<String, i128>,
+}
+
+impl From<&RoundRecord> for RecalledRound {
+    fn from(r: &RoundRecord) -> RecalledRound {
+        RecalledRound {
+            id: r.id.clone(),
+            table: r.table.clone(),
+            round: r.round,
+            opened_at_ms: r.opened_at_ms,
+            pocket: r.pocket.clone(),
+            no_spins: r.no_spins.clone(),
+            bets: r
+                .bets
+                .iter()
+                .map(|b| RecalledBet {
+                    bet_id: b.bet_id.clone(),
+                    player: b.player.clone(),
+                    spot: b.spot.clone(),
+                    kind: b.kind.clone(),
+                    stake: b.stake,
+                    result: b.result.clone(),
+                    returned: b.returned,
+                })
+                .collect(),
+            settled: r.settled,
+            chips_before: r.chips_before.clone(),
+            chips_after: r.chips_after.clone(),
+        }
+    }
+}
+
+/// The newest `n` rounds of several lists, each newest first.
+pub fn newest<'a>(lists: impl Iterator<Item = Vec<&'a RoundRecord>>, n: usize) -> Vec<&'a RoundRecord> {
+    let mut rounds: Vec<&RoundRecord> = lists.flatten().collect();
+    rounds.sort_by_key(|r| std::cmp::Reverse(r.opened_at_ms));
+    rounds.truncate(n);
+    rounds
+}
+
+/// Keeps the recall record of the current round up to date, finding bets
+/// through an index so a round of many bets settles in linear time.
+pub(super) fn record_all(
+    slot: &mut TableSlot,
+    at_ms: u64,
+    events: &[Event],
+    name_of: &dyn Fn(u64) -> String,
+    before: &BTreeMap<String, i128>,
+) {
+    let table = slot.id.clone();
+    let mut index: Option<std::collections::HashMap<String, usize>> = None;
+    for e in events {
+        if let Event::BettingOpened { round, .. } = e {
+            // The round before is over: its record changes no more.
+            if let (Some(finished), Some(last)) = (slot.finished.as_mut(), slot.rounds.back()) {
+                finished.push(last.clone());
+            }
+            if slot.rounds.len() >= RECALL_ROUNDS_MAX {
+                slot.rounds.pop_front();
+            }
+            // Bets still in prison ride into the new round's record.
+            let carried: Vec<BetRecord> = slot
+                .table
+                .bets()
+                .iter()
+                .map(|b| BetRecord {
+                    bet_id: b.bet_id.clone(),
+                    player: name_of(b.player),
+                    spot: b.bet.spot().notation(),
+                    kind: b.bet.kind().name().to_string(),
+                    stake: b.bet.stake().get(),
+                    result: Some("prison".into()),
+                    returned: None,
+                })
+                .collect();
+            slot.rounds.push_back(Arc::new(RoundRecord {
+                id: format!("{table}/{round}"),
+                table: table.clone(),
+                round: *round,
+                opened_at_ms: at_ms,
+                pocket: None,
+                no_spins: Vec::new(),
+                bets: carried,
+                settled: false,
+                chips_before: before.clone(),
+                chips_after: BTreeMap::new(),
+            }));
+            index = None;
+            continue;
+        }
+        // The newest round is shared with no one yet: changing it copies nothing.
+        let Some(r) = slot.rounds.back_mut().map(Arc::make_mut) else {
+            continue;
+        };
+        let mut update = |bet_id: &str, result: &str, returned: Option<u64>| {
+            let positions =
+                index.get_or_insert_with(|| r.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)).collect());
+            if let Some(&i) = positions.get(bet_id) {
+                r.bets[i].result = Some(result.to_string());
+                if returned.is_some() {
+                    r.bets[i].returned = returned;
+                }
+            }
+        };
+        match e {
+            Event::BetAccepted { bet, .. } => {
+                r.bets.push(BetRecord {
+                    bet_id: bet.bet_id.clone(),
+                    player: name_of(bet.player),
+                    spot: bet.bet.spot().notation(),
+                    kind: bet.bet.kind().name().to_string(),
+                    stake: bet.bet.stake().get(),
+                    result: None,
+                    returned: None,
+                });
+                index = None;
+            }
+            Event::BetCancelled { bet_id, .. } => {
+                r.bets.retain(|b| &b.bet_id != bet_id);
+                index = None;
+            }
+            Event::NoSpin { reason, .. } => r.no_spins.push(reason.name().to_string()),
+            Event::ResultRecorded { pocket, .. } => r.pocket = Some(pocket.label().to_string()),
+            Event::BetSettled {
+                bet_id,
+                outcome,
+                returned,
+                ..
+            } => update(bet_id, outcome.name(), Some(returned.get())),
+            Event::BetReturned { bet_id, returned, .. } => update(bet_id, "returned", Some(returned.get())),
+            Event::BetImprisoned { bet_id, .. } => update(bet_id, "prison", None),
+            Event::RoundSettled { .. } => r.settled = true,
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! The requests the casino executes, as the journal keeps them. This is a
+//! stored format: each field is written as journals since format 1 hold it,
+//! and a change to it is a new journal format, never an edit. Clients send
+//! [`ClientRequest`](crate::api::ClientRequest)s, which become these; the
+//! server alone makes the rest (logins recorded, an interrupted round
+//! voided, the journal's format).
+
+use croupier_core::Minor;
+use croupier_ledger::minor;
+use serde::{Deserialize, Serialize};
+
+use super::actor::stored_role;
+use super::policy::Act;
+use crate::api::{ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};
+
+/// Everything a casino can be asked to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Request {
+    CreateUser {
+        username: String,
+        #[serde(with = "stored_role")]
+        role: Role,
+        /// The password's argon2 hash: the journal never holds a password.
+        password_hash: String,
+    },
+    LoginFailed {
+        username: String,
+    },
+    LoginSucceeded {
+        username: String,
+    },
+    /// From this entry on, the journal is in `format` (see
+    /// [`super::journal::JOURNAL_FORMAT`]). Only the server makes it, when it
+    /// opens a journal in an older format.
+    JournalFormat {
+        format: u32,
+    },
+    CreateTable {
+        table: String,
+        /// The profile file's text, so the journal replays whatever happens to files.
+        profile_text: String,
+        wheel: String,
+        in_prison: bool,
+        betting_window_ms: u64,
+        #[serde(with = "stored_outcome")]
+        outcome: OutcomeSource,
+        #[serde(default)]
+        shared_colours: bool,
+        #[serde(default)]
+        wheel_address: Option<String>,
+    },
+    Inspect {
+        table: String,
+        no_magnet_or_contrivance: bool,
+        wheel_level_and_rotating_freely: bool,
+        parts_secure: bool,
+        ball_non_magnetic: bool,
+        layout_and_signage_comply: bool,
+    },
+    Adjust {
+        table: String,
+        replacement: bool,
+        description: String,
+    },
+    OpenTable {
+        table: String,
+    },
+    CloseTable {
+        table: String,
+    },
+    OpenBetting {
+        table: String,
+    },
+    NoMoreBets {
+        table: String,
+    },
+    /// The outcome, as keyed by a dealer, read from a wheel, or drawn by the RNG.
+    Spin {
+        table: String,
+        spin: Spin,
+    },
+    CashIn {
+        id: String,
+        player: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
+    CashOut {
+        id: String,
+        player: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
+    BuyIn {
+        id: String,
+        table: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+        #[serde(with = "minor")]
+        chip_value: Minor,
+    },
+    SellChips {
+        id: String,
+        table: String,
+        player: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+        #[serde(with = "minor")]
+        chip_value: Minor,
+    },
+    LeaveTable {
+        id: String,
+        table: String,
+    },
+    Tip {
+        id: String,
+        table: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
+    PlaceBet {
+        table: String,
+        bet_id: String,
+        spot: String,
+        #[serde(with = "minor")]
+        stake: Minor,
+        #[serde(default)]
+        zero_choice: Option<String>,
+        #[serde(default, with = "minor::option")]
+        coupon: Option<Minor>,
+    },
+    CancelBet {
+        table: String,
+        bet_id: String,
+    },
+    DeclareEmergency {
+        table: String,
+        reason: String,
+    },
+    LiftEmergency {
+        table: String,
+    },
+    Dispute {
+        table: String,
+        reason: String,
+        corrections: Vec<StoredCorrection>,
+    },
+    AnnulBets {
+        table: String,
+        bet_ids: Vec<String>,
+        reason: String,
+    },
+    VoidRound {
+        table: String,
+        reason: String,
+    },
+}
+
+/// A spin as the journal keeps it: a pocket with the ball's direction and
+/// revolutions, or a no spin's reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Spin {
+    Ball {
+        pocket: String,
+        direction: String,
+        revolutions: u8,
+    },
+    NoSpin {
+        no_spin: String,
+    },
+}
+
+impl Spin {
+    pub fn to_report(&self) -> Result<croupier_core::round::SpinReport, String> {
+        use croupier_core::round::SpinReport;
+        match self {
+            Spin::Ball {
+                pocket,
+                direction,
+                revolutions,
+            } => SpinReport::dealer_entry(pocket, direction, *revolutions),
+            Spin::NoSpin { no_spin } => SpinReport::dealer_no_spin(no_spin),
+        }
+    }
+
+    pub fn from_report(report: croupier_core::round::SpinReport) -> Spin {
+        use croupier_core::round::SpinReport;
+        match report {
+            SpinReport::Ball {
+                pocket,
+                opposite_direction,
+                revolutions,
+            } => Spin::Ball {
+                pocket: pocket.label().to_string(),
+                direction: if opposite_direction { "opposite" } else { "same" }.to_string(),
+                revolutions,
+            },
+            SpinReport::NoSpin(reason) => Spin::NoSpin {
+                no_spin: reason.name().to_string(),
+            },
+        }
+    }
+}
+
+impl From<SpinView> for Spin {
+    fn from(v: SpinView) -> Spin {
+        match v {
+            SpinView::Ball {
+                pocket,
+                direction,
+                revolutions,
+            } => Spin::Ball {
+                pocket,
+                direction,
+                revolutions,
+            },
+            SpinView::NoSpin { no_spin } => Spin::NoSpin { no_spin },
+        }
+    }
+}
+
+/// A dispute's correction as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredCorrection {
+    pub player: String,
+    pub amount: i64,
+}
+
+impl From<Correction> for StoredCorrection {
+    fn from(c: Correction) -> StoredCorrection {
+        StoredCorrection {
+            player: c.player,
+            amount: c.amount,
+        }
+    }
+}
+
+/// An outcome source as the journal writes it.
+pub mod stored_outcome {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::api::OutcomeSource;
+
+    const NAMES: [(OutcomeSource, &str); 3] = [
+        (OutcomeSource::Rng, "rng"),
+        (OutcomeSource::Dealer, "dealer"),
+        (OutcomeSource::Wheel, "wheel"),
+    ];
+
+    pub fn serialize<S: Serializer>(source: &OutcomeSource, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(NAMES.iter().find(|(s, _)| s == source).map_or("dealer", |(_, n)| n))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OutcomeSource, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        NAMES
+            .iter()
+            .find(|(_, n)| *n == text)
+            .map(|(s, _)| *s)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not an outcome source")))
+    }
+}
+
+/// A client's request as the casino takes it: ready, or a new user whose
+/// password must be hashed first (by the server, off the casino's thread).
+pub enum FromClient {
+    Ready(Request),
+    HashFirst {
+        username: String,
+        role: Role,
+        password: String,
+    },
+}
+
+impl Request {
+    /// What a client's request becomes.
+    pub fn from_client(request: ClientRequest) -> FromClient {
+        use ClientRequest as C;
+        FromClient::Ready(match request {
+            C::CreateUser {
+                username,
+                role,
+                password,
+            } => {
+                return FromClient::HashFirst {
+                    username,
+                    role,
+                    password,
+                }
+            }
+            C::CreateTable {
+                table,
+                profile_text,
+                wheel,
+                in_prison,
+                betting_window_ms,
+                outcome,
+                shared_colours,
+                wheel_address,
+            } => Request::CreateTable {
+                table,
+                profile_text,
+                wheel,
+                in_prison,
+                betting_window_ms,
+                outcome,
+                shared_colours,
+                wheel_address,
+            },
+            C::Inspect {
+                table,
+                no_magnet_or_contrivance,
+                wheel_level_and_rotating_freely,
+                parts_secure,
+                ball_non_magnetic,
+                layout_and_signage_comply,
+            } => Request::Inspect {
+                table,
+                no_magnet_or_contrivance,
+                wheel_level_and_rotating_freely,
+                parts_secure,
+                ball_non_magnetic,
+                layout_and_signage_comply,
+            },
+            C::Adjust {
+                table,
+                replacement,
+                description,
+            } => Request::Adjust {
+                table,
+                replacement,
+                description,
+            },
+            C::OpenTable { table } => Request::OpenTable { table },
+            C::CloseTable { table } => Request::CloseTable { table },
+            C::OpenBetting { table } => Request::OpenBetting { table },
+            C::NoMoreBets { table } => Request::NoMoreBets { table },
+            C::Spin { table, spin } => Request::Spin {
+                table,
+                spin: spin.into(),
+            },
+            C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
+            C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
+            C::BuyIn {
+                id,
+                table,
+                amount,
+                chip_value,
+            } => Request::BuyIn {
+                id,
+                table,
+                amount,
+                chip_value,
+            },
+            C::SellChips {
+                id,
+                table,
+                player,
+                amount,
+                chip_value,
+            } => Request::SellChips {
+                id,
+                table,
+                player,
+                amount,
+                chip_value,
+            },
+            C::LeaveTable { id, table } => Request::LeaveTable { id, table },
+            C::Tip { id, table, amount } => Request::Tip { id, table, amount },
+            C::PlaceBet(bet) => Request::from(bet),
+            C::CancelBet { table, bet_id } => Request::CancelBet { table, bet_id },
+            C::DeclareEmergency { table, reason } => Request::DeclareEmergency { table, reason },
+            C::LiftEmergency { table } => Request::LiftEmergency { table },
+            C::Dispute {
+                table,
+                reason,
+                corrections,
+            } => Request::Dispute {
+                table,
+                reason,
+                corrections: corrections.into_iter().map(StoredCorrection::from).collect(),
+            },
+            C::AnnulBets { table, bet_ids, reason } => Request::AnnulBets { table, bet_ids, reason },
+        })
+    }
+
+    /// The table a request is for; `None` for the casino's own (users,
+    /// logins, cash, new tables).
+    pub fn table(&self) -> Option<&str> {
+        use Request as R;
+        match self {
+            R::CreateUser { .. }
+            | R::LoginFailed { .. }
+            | R::LoginSucceeded { .. }
+            | R::JournalFormat { .. }
+            | R::CreateTable { .. }
+            | R::CashIn { .. }
+            | R::CashOut { .. } => None,
+            R::Inspect { table, .. }
+            | R::Adjust { table, .. }
+            | R::OpenTable { table }
+            | R::CloseTable { table }
+            | R::OpenBetting { table }
+            | R::NoMoreBets { table }
+            | R::Spin { table, .. }
+            | R::BuyIn { table, .. }
+            | R::SellChips { table, .. }
+            | R::LeaveTable { table, .. }
+            | R::Tip { table, .. }
+            | R::PlaceBet { table, .. }
+            | R::CancelBet { table, .. }
+            | R::DeclareEmergency { table, .. }
+            | R::LiftEmergency { table }
+            | R::Dispute { table, .. }
+            | R::AnnulBets { table, .. }
+            | R::VoidRound { table, .. } => Some(table),
+        }
+    }
+
+    /// What the request does, for the role policy; `None` for a dispute,
+    /// which the profile's dispute authority decides.
+    pub fn act(&self) -> Option<Act> {
+        use Request as R;
+        Some(match self {
+            R::CreateUser { .. } => Act::CreateUser,
+            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } => Act::RunTheServer,
+            R::CreateTable { .. } => Act::CreateTable,
+            R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
+            R::Inspect { .. } => Act::Inspect,
+            R::Adjust { .. } => Act::Adjust,
+            R::OpenTable { .. } => Act::OpenTable,
+            R::CloseTable { .. } => Act::CloseTable,
+            R::OpenBetting { .. } => Act::OpenBetting,
+            R::NoMoreBets { .. } => Act::NoMoreBets,
+            R::Spin { .. } => Act::Spin,
+            R::BuyIn { .. } => Act::BuyIn,
+            R::SellChips { .. } => Act::SellChips,
+            R::LeaveTable { .. } => Act::LeaveTable,
+            R::Tip { .. } => Act::Tip,
+            R::PlaceBet { .. } => Act::Bet,
+            R::CancelBet { .. } => Act::CancelBet,
+            R::DeclareEmergency { .. } => Act::DeclareEmergency,
+            R::LiftEmergency { .. } => Act::LiftEmergency,
+            R::AnnulBets { .. } => Act::AnnulBets,
+            R::VoidRound { .. } => Act::VoidRound,
+            R::Dispute { .. } => return None,
+        })
+    }
+}
+
+impl From<PlaceBet> for Request {
+    fn from(bet: PlaceBet) -> Request {
+        let PlaceBet {
+            op: _,
+            table,
+            bet_id,
+            spot,
+            stake,
+            zero_choice,
+            coupon,
+        } = bet;
+        Request::PlaceBet {
+            table,
+            bet_id,
+            spot,
+            stake,
+            zero_choice,
+            coupon,
+        }
+    }
+}

@@ -1,0 +1,508 @@
+//! A table: its core round, its players' colours, recall, operations log,
+//! and the balances of its own accounts (`chips:T:*`, `layout:T`,
+//! `float:T`, `tips:T`...). A table executes its requests itself, one at a
+//! time: it checks each against the role policy and the rules, plans the
+//! core events and the transfers that move their money, has the cage write
+//! the journal entry ([`Commit`]), and then applies it. One file per kind
+//! of request: [`money`] (buy-ins, sales, leaving, tips), [`bets`], [`round`]
+//! (opening, betting, spins) and [`operations`] (inspections, adjustments,
+//! emergencies, annulments, disputes).
+
+mod bets;
+mod money;
+mod operations;
+mod round;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use croupier_core::round::{Event, Person, Table};
+use croupier_ledger::{Account, Applied, Funds, Record, Recorded, StreamEvent, TableAccount, Transfer};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use super::actor::Actor;
+use super::directory::{Directory, SharedDirectory};
+use super::journal::{self, JournalEvent};
+use super::recall::{record_all, RoundRecord};
+use super::request::Request;
+use super::{err, views};
+use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
+
+/// How many entries of a table's operations log the server keeps in memory;
+/// the journal keeps them all.
+pub const TABLE_LOG_MAX: usize = 1_000;
+
+pub struct TableSlot {
+    pub id: String,
+    pub table: Table,
+    pub outcome: OutcomeSource,
+    pub profile_name: String,
+    /// Each seated player's colour and chip value (european-casino 5.1, Colorado 2203(3)).
+    pub colours: BTreeMap<String, (String, u64)>,
+    /// Colours may repeat: electronic terminals with no central screen (Colorado 2203(3)).
+    pub shared_colours: bool,
+    /// Where a wheel table's automated wheel streams its games.
+    pub wheel_address: Option<String>,
+    /// Shared once final, with the archive: a round's record is never copied.
+    pub rounds: VecDeque<Arc<RoundRecord>>,
+    /// The table's operations log, newest last: inspections and adjustments
+    /// (Colorado 2212(5), Maryland ch.2 E), opening and closing, no spins,
+    /// emergencies, annulments and disputes. Rebuilt from the journal on open.
+    pub log: VecDeque<(u64, JournalEvent)>,
+    /// The balances of the table's own accounts (see [`TableSlot::balance`]):
+    /// the table plans with them; the ledger holds them too, and checks again.
+    books: HashMap<Account, i128>,
+    /// Entries written for this table: they number its fills and dispute corrections.
+    pub(super) entries: u64,
+    /// Rounds whose record is final (the next round has opened), for the
+    /// recall archive; `None` while no one takes them.
+    pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
+    /// The table's layout and float accounts, named once: every bet moves its
+    /// stake to the layout.
+    pub(super) layout: Account,
+    pub(super) float: Account,
+}
+
+/// What a request at a table did: its events as the API shows them, and
+/// each one's JSON, written once by the table for every stream that sends it.
+#[derive(Default)]
+pub struct Executed {
+    pub views: Vec<EventView>,
+    pub texts: Vec<Bytes>,
+}
+
+impl std::fmt::Debug for Executed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Executed({} events)", self.views.len())
+    }
+}
+
+impl Executed {
+    fn of(events: &[JournalEvent]) -> Executed {
+        let views: Vec<EventView> = events.iter().map(views::view).collect();
+        // A view of strings and integers always serialises.
+        let texts = views
+            .iter()
+            .map(|v| Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
+            .collect();
+        Executed { views, texts }
+    }
+}
+
+/// What a request does once its batch is durable.
+pub(super) enum Effect {
+    Core {
+        events: Vec<Event>,
+    },
+    Seat {
+        player: String,
+        colour: Option<(String, u64)>,
+    },
+}
+
+/// A request's plan: the transfers that move its money, its events, and what it changes once durable.
+pub(super) struct Plan {
+    pub transfers: Vec<Transfer>,
+    pub events: Vec<JournalEvent>,
+    pub effects: Vec<Effect>,
+}
+
+impl Plan {
+    fn new() -> Plan {
+        Plan {
+            transfers: Vec::new(),
+            events: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.transfers.is_empty() && self.events.is_empty() && self.effects.is_empty()
+    }
+
+    /// A player got colour chips (`event` says how): they sit at the table in
+    /// `colour`, each chip worth `chip_value`.
+    fn seat(&mut self, event: JournalEvent, player: &str, colour: String, chip_value: u64) {
+        self.events.push(event);
+        self.effects.push(Effect::Seat {
+            player: player.to_string(),
+            colour: Some((colour, chip_value)),
+        });
+    }
+}
+
+/// How a table's entry is written: the transfers and the journal's event,
+/// and whether the table waits for the ledger's verdict on the transfers or
+/// has checked everything itself and goes on.
+pub trait Commit {
+    fn commit(
+        &mut self,
+        at_ms: u64,
+        transfers: Vec<Transfer>,
+        event: StreamEvent,
+        verdict: bool,
+    ) -> Result<Vec<Applied>, ApiError>;
+}
+
+/// A table's entry that needs no verdict: its transfers and its journal event.
+pub fn checked_entry(transfers: Vec<Transfer>, event: StreamEvent) -> Recorded {
+    Recorded::new(Record::Commit {
+        transfers,
+        events: vec![event],
+    })
+}
+
+/// What a table's request comes to before its entry is written.
+struct Prepared {
+    transfers: Vec<Transfer>,
+    event: StreamEvent,
+    executed: Executed,
+    effects: Vec<Effect>,
+    needs_verdict: bool,
+}
+
+/// The most a table's request may refer to before the ledger must say
+/// whether it can be done: money out of a wallet, or a transfer id the
+/// client chose (which the ledger may already hold).
+fn needs_verdict(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
+    )
+}
+
+/// Whether an event belongs in a table's operations log.
+fn logged(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::InspectionRecorded(_)
+            | Event::AdjustmentRecorded(_)
+            | Event::TableOpened { .. }
+            | Event::TableClosed { .. }
+            | Event::NoSpin { .. }
+            | Event::SpinVoided { .. }
+            | Event::EmergencyDeclared { .. }
+            | Event::EmergencyLifted { .. }
+            | Event::BetsAnnulled { .. }
+            | Event::DisputeDecided { .. }
+    )
+}
+
+/// The longest bet id a table takes: its movements are named
+/// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
+/// must fit the ledger's ids.
+pub fn bet_id_max_bytes(table: &str) -> usize {
+    let round_digits = u64::MAX.to_string().len();
+    croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
+}
+
+/// A person as the logs name them (Colorado 2212(5), Maryland ch.2 E(6)).
+pub(super) fn person(actor: &Actor, role_text: &str) -> Person {
+    Person {
+        name: actor.username.clone(),
+        role: role_text.to_string(),
+        licence: if actor.licence.is_empty() {
+            "-".to_string()
+        } else {
+            actor.licence.clone()
+        },
+    }
+}
+
+pub(super) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
+    made.map_err(|e| err(ErrorCode::BadAccount, e))
+}
+
+pub(super) fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
+    Transfer {
+        id,
+        from,
+        to,
+        amount: croupier_core::Minor::new(amount),
+        memo: memo.to_string(),
+    }
+}
+
+impl TableSlot {
+    /// A new table, closed, with nothing on its books.
+    pub(super) fn new(
+        id: &str,
+        table: Table,
+        outcome: OutcomeSource,
+        profile_name: String,
+        shared_colours: bool,
+        wheel_address: Option<String>,
+    ) -> Result<TableSlot, ApiError> {
+        Ok(TableSlot {
+            id: id.to_string(),
+            table,
+            outcome,
+            profile_name,
+            colours: BTreeMap::new(),
+            shared_colours,
+            wheel_address,
+            rounds: VecDeque::new(),
+            log: VecDeque::new(),
+            books: HashMap::new(),
+            entries: 0,
+            finished: None,
+            layout: account(Account::of_table(TableAccount::Layout, id))?,
+            float: account(Account::of_table(TableAccount::Float, id))?,
+        })
+    }
+
+    /// The account of one of this table's players.
+    pub(super) fn chips_of(&self, player: &str) -> Result<Account, ApiError> {
+        account(Account::chips(&self.id, player))
+    }
+
+    /// One of this table's own accounts.
+    pub(super) fn own(&self, kind: TableAccount) -> Result<Account, ApiError> {
+        account(Account::of_table(kind, &self.id))
+    }
+
+    /// Whether an account is this table's own: its players' chips, its
+    /// layout, float, drop box, tip box and coupons.
+    fn local(&self, account: &Account) -> bool {
+        account.table() == Some(self.id.as_str())
+    }
+
+    pub(super) fn balance_of(&self, account: &Account) -> i128 {
+        self.books.get(account).copied().unwrap_or(0)
+    }
+
+    /// The balance of one of this table's accounts (0 for any other).
+    pub fn balance(&self, account: &Account) -> i128 {
+        self.balance_of(account)
+    }
+
+    /// A player's chips at this table.
+    pub fn chips(&self, player: &str) -> i128 {
+        Account::chips(&self.id, player).map_or(0, |a| self.balance_of(&a))
+    }
+
+    /// The balance of one of this table's own accounts.
+    pub fn own_balance(&self, kind: TableAccount) -> i128 {
+        Account::of_table(kind, &self.id).map_or(0, |a| self.balance_of(&a))
+    }
+
+    /// The last `n` rounds, newest first.
+    pub fn recall(&self, n: usize) -> Vec<&RoundRecord> {
+        self.rounds.iter().rev().take(n).map(Arc::as_ref).collect()
+    }
+
+    /// The last `n` rounds `player` bet in at this table, newest first.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        self.rounds
+            .iter()
+            .rev()
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .take(n)
+            .map(Arc::as_ref)
+            .collect()
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        self.rounds.iter().find(|r| r.id == id).map(Arc::as_ref)
+    }
+
+    /// From now on, keeps each round whose record becomes final for [`TableSlot::take_finished`].
+    pub fn keep_finished(&mut self) {
+        self.finished.get_or_insert_with(Vec::new);
+    }
+
+    /// The rounds whose records became final since the last call, oldest first.
+    pub fn take_finished(&mut self) -> Vec<Arc<RoundRecord>> {
+        self.finished.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Executes a request at this table, its single writer: plans it from the
+    /// table's own state, has `cage` write its entry, and applies it. A
+    /// request the table has checked in full is applied without waiting for
+    /// the cage; one whose money the ledger alone can judge waits for its
+    /// verdict. The events come with their texts for the streams.
+    pub fn execute(
+        &mut self,
+        directory: &SharedDirectory,
+        at_ms: u64,
+        actor: &Actor,
+        request: Request,
+        cage: &mut impl Commit,
+    ) -> Result<Executed, ApiError> {
+        // The directory's version is taken, not locked: the cage may change it meanwhile.
+        let dir = directory.read();
+        let Some(Prepared {
+            transfers,
+            event,
+            executed,
+            effects,
+            needs_verdict,
+        }) = self.prepare(&dir, at_ms, actor, request)?
+        else {
+            return Ok(Executed::default());
+        };
+        if needs_verdict {
+            let kept = transfers.clone();
+            let applied = cage.commit(at_ms, transfers, event, true)?;
+            let made = kept
+                .iter()
+                .zip(&applied)
+                .filter(|(_, a)| **a == Applied::Created)
+                .map(|(t, _)| t);
+            let deltas = self.deltas(made);
+            self.book(deltas);
+        } else {
+            let deltas = self.deltas(transfers.iter());
+            cage.commit(at_ms, transfers, event, false)?;
+            self.book(deltas);
+        }
+        self.entries += 1;
+        for effect in effects {
+            self.apply(&dir, at_ms, effect);
+        }
+        Ok(executed)
+    }
+
+    fn prepare(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        request: Request,
+    ) -> Result<Option<Prepared>, ApiError> {
+        let plan = self.plan(dir, at_ms, actor, &request)?;
+        if plan.is_empty() {
+            return Ok(None);
+        }
+        let needs_verdict = needs_verdict(&request);
+        if !needs_verdict {
+            self.precheck(&plan.transfers)?;
+        }
+        let event = journal::write(dir.journal_format(), at_ms, actor, &request, &plan.events)?;
+        Ok(Some(Prepared {
+            transfers: plan.transfers,
+            event,
+            executed: Executed::of(&plan.events),
+            effects: plan.effects,
+            needs_verdict,
+        }))
+    }
+
+    /// Checks transfers as the ledger will, with the ledger's own check, on
+    /// the table's own accounts: a batch checked here the ledger accepts, so
+    /// the table need not wait for its verdict.
+    fn precheck(&self, transfers: &[Transfer]) -> Result<(), ApiError> {
+        let mut funds = Funds::new(|a: &Account| self.local(a).then(|| self.balance_of(a)));
+        let mut seen = HashSet::new();
+        for t in transfers {
+            if !seen.insert(t.id.as_str()) {
+                let refusal = croupier_ledger::Refusal::DuplicateInBatch(t.id.clone());
+                return Err(err(ErrorCode::Refused, refusal.to_string()));
+            }
+            funds.take(t).map_err(|r| match r {
+                croupier_ledger::Refusal::Unjudged(account) => err(
+                    ErrorCode::Internal,
+                    format!("transfer {} draws on {account}, which only the cage can judge", t.id),
+                ),
+                other => err(ErrorCode::Refused, format!("transfer {}: {other}", t.id)),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// What transfers do to the table's own accounts, summed per account.
+    fn deltas<'a>(&self, transfers: impl Iterator<Item = &'a Transfer>) -> HashMap<Account, i128> {
+        let mut deltas: HashMap<Account, i128> = HashMap::new();
+        for t in transfers {
+            let amount = i128::from(t.amount.get());
+            if self.local(&t.from) {
+                *deltas.entry(t.from.clone()).or_default() -= amount;
+            }
+            if self.local(&t.to) {
+                *deltas.entry(t.to.clone()).or_default() += amount;
+            }
+        }
+        deltas
+    }
+
+    fn book(&mut self, deltas: HashMap<Account, i128>) {
+        for (account, delta) in deltas {
+            *self.books.entry(account).or_default() += delta;
+        }
+    }
+
+    fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+        if let Some(act) = request.act() {
+            super::policy::require(actor.role, act)?;
+        }
+        let mut plan = Plan::new();
+        match request {
+            Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
+                self.plan_money(dir, actor, request, &mut plan)?
+            }
+            Request::PlaceBet { .. } | Request::CancelBet { .. } => {
+                self.plan_bet(dir, at_ms, actor, request, &mut plan)?
+            }
+            Request::OpenTable { .. }
+            | Request::CloseTable { .. }
+            | Request::OpenBetting { .. }
+            | Request::NoMoreBets { .. }
+            | Request::Spin { .. }
+            | Request::VoidRound { .. } => self.plan_round(dir, at_ms, request, &mut plan)?,
+            Request::Inspect { .. }
+            | Request::Adjust { .. }
+            | Request::DeclareEmergency { .. }
+            | Request::LiftEmergency { .. }
+            | Request::AnnulBets { .. }
+            | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
+            Request::CreateUser { .. }
+            | Request::LoginFailed { .. }
+            | Request::LoginSucceeded { .. }
+            | Request::JournalFormat { .. }
+            | Request::CreateTable { .. }
+            | Request::CashIn { .. }
+            | Request::CashOut { .. } => return Err(err(ErrorCode::Internal, "the cage's request reached a table")),
+        }
+        Ok(plan)
+    }
+
+    fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
+        match effect {
+            Effect::Seat { player, colour } => match colour {
+                Some(c) => {
+                    self.colours.insert(player, c);
+                }
+                None => {
+                    self.colours.remove(&player);
+                }
+            },
+            Effect::Core { events } => {
+                // Recall keeps the seated players' chips when betting opens and when the
+                // round settles; only those events pay for the snapshot.
+                let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
+                let settles = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
+                let snapshot = |slot: &TableSlot| -> BTreeMap<String, i128> {
+                    slot.colours.keys().map(|p| (p.clone(), slot.chips(p))).collect()
+                };
+                let before = if opens { snapshot(self) } else { BTreeMap::new() };
+                let name_of = |p: u64| dir.name_of(p);
+                record_all(self, at_ms, &events, &name_of, &before);
+                for event in events.iter().filter(|e| logged(e)) {
+                    if self.log.len() >= TABLE_LOG_MAX {
+                        self.log.pop_front();
+                    }
+                    let logged = journal::event::from_core(&self.id, event, &name_of);
+                    self.log.push_back((at_ms, logged));
+                }
+                self.table.apply_all(&events);
+                if settles {
+                    let after = snapshot(self);
+                    if let Some(last) = self.rounds.back_mut() {
+                        Arc::make_mut(last).chips_after = after;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Money at a table: colour chips bought from a wallet or for cash, cashed
+//! back in on leaving, and tips.
+
+use croupier_core::Minor;
+use croupier_ledger::{Account, TableAccount};
+
+use super::{account, transfer, Effect, Plan, TableSlot};
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::actor::Actor;
+use crate::casino::directory::Directory;
+use crate::casino::err;
+use crate::casino::journal::JournalEvent;
+use crate::casino::request::Request;
+
+/// Where a player's new colour chips are paid from.
+enum PaidFrom {
+    /// Their wallet at the cage (a buy-in).
+    Wallet,
+    /// Cash handed to the dealer, into the table's drop box (Colorado 2202).
+    Cash,
+}
+
+impl TableSlot {
+    /// The colour of `player`'s chips at this table for a purchase of
+    /// `amount` in chips worth `chip_value` each: the colour they have, or the
+    /// first no one else here has (Maryland ch.3 B, european-casino 5.1), or
+    /// any where colours may repeat (Colorado 2203(3)).
+    fn colour_for(&self, player: &str, amount: u64, chip_value: u64) -> Result<String, ApiError> {
+        if chip_value == 0 || amount == 0 || !amount.is_multiple_of(chip_value) {
+            return Err(err(
+                ErrorCode::BadAmount,
+                "the amount must be a positive whole number of chips of the chip value",
+            ));
+        }
+        let palette = &self.table.profile().spec().chip_colours;
+        match self.colours.get(player) {
+            Some((colour, value)) if *value == chip_value => Ok(colour.clone()),
+            Some((_, value)) => Err(err(
+                ErrorCode::ChipValue,
+                format!("{player}'s colour chips at this table are worth {value} each"),
+            )),
+            None if self.shared_colours => Ok(palette[self.colours.len() % palette.len()].clone()),
+            None => palette
+                .iter()
+                .find(|c| !self.colours.values().any(|(taken, _)| taken == *c))
+                .cloned()
+                .ok_or_else(|| err(ErrorCode::NoColour, "every chip colour at this table is in use")),
+        }
+    }
+
+    /// A player gets colour chips, paid from their wallet (a buy-in) or in
+    /// cash at the table (a sale): one colour per player, chips from the
+    /// wallet or, for cash, from the house against the cash in the drop box.
+    fn plan_chips(
+        &self,
+        plan: &mut Plan,
+        id: &str,
+        player: &str,
+        amount: Minor,
+        chip_value: Minor,
+        paid: PaidFrom,
+    ) -> Result<(), ApiError> {
+        let (amount, chip_value) = (amount.get(), chip_value.get());
+        let colour = self.colour_for(player, amount, chip_value)?;
+        let chips = self.chips_of(player)?;
+        let table = self.id.clone();
+        let event = match paid {
+            PaidFrom::Wallet => {
+                plan.transfers.push(transfer(
+                    format!("buyin/{id}"),
+                    account(Account::wallet(player))?,
+                    chips,
+                    amount,
+                    "colour chips",
+                ));
+                JournalEvent::BoughtIn {
+                    table,
+                    player: player.to_string(),
+                    amount,
+                    colour: colour.clone(),
+                    chip_value,
+                }
+            }
+            PaidFrom::Cash => {
+                // Colorado 2203(1): chips are issued by the dealer; 2202: the
+                // money paid for them goes into the table's drop box.
+                plan.transfers.push(transfer(
+                    format!("sale/{id}"),
+                    Account::Outside,
+                    self.own(TableAccount::Drop)?,
+                    amount,
+                    "cash for colour chips, into the drop box (Colorado 2202)",
+                ));
+                plan.transfers.push(transfer(
+                    format!("sale/{id}/chips"),
+                    Account::House,
+                    chips,
+                    amount,
+                    "colour chips sold at the table",
+                ));
+                JournalEvent::ChipsSold {
+                    table,
+                    player: player.to_string(),
+                    amount,
+                    colour: colour.clone(),
+                    chip_value,
+                }
+            }
+        };
+        plan.seat(event, player, colour, chip_value);
+        Ok(())
+    }
+
+    pub(super) fn plan_money(
+        &self,
+        dir: &Directory,
+        actor: &Actor,
+        request: &Request,
+        plan: &mut Plan,
+    ) -> Result<(), ApiError> {
+        match request {
+            Request::BuyIn {
+                id, amount, chip_value, ..
+            } => self.plan_chips(plan, id, &actor.username, *amount, *chip_value, PaidFrom::Wallet),
+            Request::SellChips {
+                id,
+                player,
+                amount,
+                chip_value,
+                ..
+            } => {
+                dir.player(player)?;
+                self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)
+            }
+            Request::LeaveTable { id, .. } => {
+                let player = &actor.username;
+                let Some((colour, _)) = self.colours.get(player) else {
+                    return Err(err(ErrorCode::NotSeated, "you have no colour chips at this table"));
+                };
+                let player_id = dir.player(player)?.player_id;
+                if self.table.bets().iter().any(|b| b.player == player_id) {
+                    return Err(err(ErrorCode::BetsOnLayout, "your bets are still on the layout"));
+                }
+                let chips = self.chips_of(player)?;
+                let amount = self.balance_of(&chips) as u64;
+                if amount > 0 {
+                    plan.transfers.push(transfer(
+                        format!("leave/{id}"),
+                        chips,
+                        account(Account::wallet(player))?,
+                        amount,
+                        "colour chips cashed in (Maryland ch.3 C)",
+                    ));
+                }
+                plan.events.push(JournalEvent::LeftTable {
+                    table: self.id.clone(),
+                    player: player.clone(),
+                    amount,
+                    colour: colour.clone(),
+                });
+                plan.effects.push(Effect::Seat {
+                    player: player.clone(),
+                    colour: None,
+                });
+                Ok(())
+            }
+            Request::Tip { id, amount, .. } => {
+                plan.transfers.push(transfer(
+                    format!("tip/{id}"),
+                    self.chips_of(&actor.username)?,
+                    self.own(TableAccount::Tips)?,
+                    amount.get(),
+                    "tip to the dealers' tip box",
+                ));
+                plan.events.push(JournalEvent::Tipped {
+                    table: self.id.clone(),
+                    player: actor.username.clone(),
+                    amount: amount.get(),
+                });
+                Ok(())
+            }
+            _ => Err(err(ErrorCode::Internal, "not a request about money at the table")),
+        }
+    }
+}

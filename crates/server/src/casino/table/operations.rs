@@ -1,0 +1,88 @@
+//! A table's operations: inspections and adjustments (Colorado 2212,
+//! Maryland ch.2), emergencies (european-casino 6.1-6.3), annulled pooled
+//! bets (european-casino 3.7-3.8) and disputes (Colorado 2206(5)).
+
+use croupier_core::round::{Adjustment, Command, Inspection};
+
+use super::{person, Plan, TableSlot};
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::actor::Actor;
+use crate::casino::directory::Directory;
+use crate::casino::request::Request;
+use crate::casino::{err, policy};
+
+impl TableSlot {
+    pub(super) fn plan_operation(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        request: &Request,
+        plan: &mut Plan,
+    ) -> Result<(), ApiError> {
+        let by = || person(actor, actor.role.name());
+        let command = match request {
+            Request::Inspect {
+                no_magnet_or_contrivance,
+                wheel_level_and_rotating_freely,
+                parts_secure,
+                ball_non_magnetic,
+                layout_and_signage_comply,
+                ..
+            } => Command::RecordInspection(Inspection {
+                at_ms,
+                by: by(),
+                no_magnet_or_contrivance: *no_magnet_or_contrivance,
+                wheel_level_and_rotating_freely: *wheel_level_and_rotating_freely,
+                parts_secure: *parts_secure,
+                ball_non_magnetic: *ball_non_magnetic,
+                layout_and_signage_comply: *layout_and_signage_comply,
+            }),
+            Request::Adjust {
+                replacement,
+                description,
+                ..
+            } => Command::RecordAdjustment(Adjustment {
+                at_ms,
+                by: by(),
+                replacement: *replacement,
+                description: description.clone(),
+            }),
+            Request::DeclareEmergency { reason, .. } => Command::DeclareEmergency {
+                at_ms,
+                by: by(),
+                reason: reason.clone(),
+            },
+            Request::LiftEmergency { .. } => Command::LiftEmergency { at_ms, by: by() },
+            Request::AnnulBets { bet_ids, reason, .. } => Command::AnnulBets {
+                at_ms,
+                by: by(),
+                bet_ids: bet_ids.clone(),
+                reason: reason.clone(),
+            },
+            Request::Dispute {
+                reason, corrections, ..
+            } => {
+                let authority = self.table.profile().spec().dispute_authority.clone();
+                // Colorado 2206(5): the pit supervisor, not the dealer.
+                let role_text = if policy::acts_as_authority(actor.role, &authority) {
+                    authority.as_str()
+                } else {
+                    actor.role.name()
+                };
+                let mut core_corrections = Vec::new();
+                for c in corrections {
+                    core_corrections.push((dir.player(&c.player)?.player_id, i128::from(c.amount)));
+                }
+                Command::DecideDispute {
+                    at_ms,
+                    by: person(actor, role_text),
+                    reason: reason.clone(),
+                    corrections: core_corrections,
+                }
+            }
+            _ => return Err(err(ErrorCode::Internal, "not a table operation")),
+        };
+        self.plan_core(dir, plan, command)
+    }
+}

@@ -1,0 +1,256 @@
+//! The journal's events as the API shows them: codes become words here,
+//! at the edge, and derived figures (a pocket's colour, a bet's net) are
+//! added. Nothing here is stored, so it may be reworded freely.
+
+use super::journal::event::{colour_of, JournalEvent};
+use crate::api::{Correction, EventView};
+use croupier_core::round::ReturnReason;
+
+/// Why a bet was returned, in words.
+pub fn return_sentence(code: &str) -> String {
+    match ReturnReason::parse(code) {
+        Some(ReturnReason::TableClosed) => "the table closed".into(),
+        Some(ReturnReason::Annulled) => "annulled as a collective bet (european-casino 3.7)".into(),
+        Some(ReturnReason::RoundVoided) => "the round was void before its result".into(),
+        Some(ReturnReason::NoSpin(reason)) => format!("no spin ({})", reason.name().replace('_', " ")),
+        None => code.replace('_', " "),
+    }
+}
+
+/// An event of the journal as the API shows it.
+pub fn view(event: &JournalEvent) -> EventView {
+    use EventView as V;
+    use JournalEvent as J;
+    match event.clone() {
+        J::UserCreated { username, role } => V::UserCreated { username, role },
+        J::LoginFailed {
+            username,
+            failures,
+            locked,
+        } => V::LoginFailed {
+            username,
+            failures,
+            locked,
+        },
+        J::LoginSucceeded { username } => V::LoginSucceeded { username },
+        J::JournalFormatSet { format } => V::JournalFormatSet { format },
+        J::TableCreated {
+            table,
+            profile,
+            wheel,
+            outcome,
+        } => V::TableCreated {
+            table,
+            profile,
+            wheel,
+            outcome,
+        },
+        J::CashedIn { player, amount } => V::CashedIn { player, amount },
+        J::CashedOut { player, amount } => V::CashedOut { player, amount },
+        J::BoughtIn {
+            table,
+            player,
+            amount,
+            colour,
+            chip_value,
+        } => V::BoughtIn {
+            table,
+            player,
+            amount,
+            colour,
+            chip_value,
+        },
+        J::ChipsSold {
+            table,
+            player,
+            amount,
+            colour,
+            chip_value,
+        } => V::ChipsSold {
+            table,
+            player,
+            amount,
+            colour,
+            chip_value,
+        },
+        J::LeftTable {
+            table,
+            player,
+            amount,
+            colour,
+        } => V::LeftTable {
+            table,
+            player,
+            amount,
+            colour,
+        },
+        J::Tipped { table, player, amount } => V::Tipped { table, player, amount },
+        J::FloatFilled { table, amount } => V::FloatFilled { table, amount },
+        J::InspectionRecorded {
+            table,
+            at_ms,
+            by,
+            licence,
+        } => V::InspectionRecorded {
+            table,
+            at_ms,
+            by,
+            licence,
+        },
+        J::AdjustmentRecorded {
+            table,
+            at_ms,
+            by,
+            licence,
+            replacement,
+            description,
+        } => V::AdjustmentRecorded {
+            table,
+            at_ms,
+            by,
+            licence,
+            replacement,
+            description,
+        },
+        J::TableOpened { table } => V::TableOpened { table },
+        J::TableClosed { table } => V::TableClosed { table },
+        J::BettingOpened {
+            table,
+            round,
+            deadline_ms,
+        } => V::BettingOpened {
+            table,
+            round,
+            deadline_ms,
+        },
+        J::BetAccepted {
+            table,
+            round,
+            bet_id,
+            player,
+            spot,
+            kind,
+            stake,
+        } => V::BetAccepted {
+            table,
+            round,
+            bet_id,
+            player,
+            spot,
+            kind,
+            stake,
+        },
+        J::BetCancelled {
+            table,
+            round,
+            bet_id,
+            player,
+            returned,
+        } => V::BetCancelled {
+            table,
+            round,
+            bet_id,
+            player,
+            returned,
+        },
+        J::NoMoreBets { table, round } => V::NoMoreBets { table, round },
+        J::NoSpin { table, round, reason } => V::NoSpin { table, round, reason },
+        J::SpinVoided { table, round, pocket } => V::SpinVoided { table, round, pocket },
+        J::Result { table, round, pocket } => V::Result {
+            table,
+            round,
+            colour: colour_of(&pocket).to_string(),
+            pocket,
+        },
+        J::BetSettled {
+            table,
+            round,
+            bet_id,
+            player,
+            result,
+            staked,
+            returned,
+        } => V::BetSettled {
+            table,
+            round,
+            bet_id,
+            player,
+            result,
+            staked,
+            returned,
+            net: returned as i64 - staked as i64,
+        },
+        J::BetReturned {
+            table,
+            round,
+            bet_id,
+            player,
+            returned,
+            reason,
+        } => V::BetReturned {
+            table,
+            round,
+            bet_id,
+            player,
+            returned,
+            why: return_sentence(&reason),
+            reason,
+        },
+        J::BetImprisoned {
+            table,
+            round,
+            bet_id,
+            player,
+            held,
+        } => V::BetImprisoned {
+            table,
+            round,
+            bet_id,
+            player,
+            held,
+        },
+        J::RoundSettled {
+            table,
+            round,
+            pocket,
+            staked,
+            returned,
+        } => V::RoundSettled {
+            table,
+            round,
+            pocket,
+            staked,
+            returned,
+        },
+        J::EmergencyDeclared { table, by, reason } => V::EmergencyDeclared { table, by, reason },
+        J::EmergencyLifted { table, by } => V::EmergencyLifted { table, by },
+        J::BetsAnnulled {
+            table,
+            by,
+            bet_ids,
+            reason,
+        } => V::BetsAnnulled {
+            table,
+            by,
+            bet_ids,
+            reason,
+        },
+        J::DisputeDecided {
+            table,
+            by,
+            reason,
+            corrections,
+        } => V::DisputeDecided {
+            table,
+            by,
+            reason,
+            corrections: corrections
+                .into_iter()
+                .map(|c| Correction {
+                    player: c.player,
+                    amount: c.amount,
+                })
+                .collect(),
+        },
+    }
+}

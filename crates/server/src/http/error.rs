@@ -1,0 +1,89 @@
+//! The one error-to-response mapping: every failure, whoever found it (the
+//! casino, a session check, a body that does not parse, a route that does
+//! not exist), answers with its code's status and an [`ErrorBody`].
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::FromRequest;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use crate::api::{ApiError, ErrorBody, ErrorCode};
+
+/// A refusal as a response.
+#[derive(Debug)]
+pub struct Failure(pub ApiError);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if status.is_server_error() {
+            tracing::warn!(code = %self.0.code, "{}", self.0.message);
+        }
+        (status, axum::Json(ErrorBody::from(self.0))).into_response()
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Failure {
+        Failure(e)
+    }
+}
+
+impl From<JsonRejection> for Failure {
+    fn from(rejection: JsonRejection) -> Failure {
+        let code = match &rejection {
+            JsonRejection::MissingJsonContentType(_) => ErrorCode::UnsupportedMediaType,
+            JsonRejection::BytesRejection(_) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                ErrorCode::TooLarge
+            }
+            _ => ErrorCode::BadRequest,
+        };
+        Failure(ApiError::new(code, rejection.body_text()))
+    }
+}
+
+impl From<QueryRejection> for Failure {
+    fn from(rejection: QueryRejection) -> Failure {
+        Failure(ApiError::new(ErrorCode::BadRequest, rejection.body_text()))
+    }
+}
+
+impl From<PathRejection> for Failure {
+    fn from(rejection: PathRejection) -> Failure {
+        Failure(ApiError::new(ErrorCode::BadRequest, rejection.body_text()))
+    }
+}
+
+/// A JSON body, refused with the error body every failure has.
+#[derive(FromRequest)]
+#[from_request(via(axum::Json), rejection(Failure))]
+pub struct Json<T>(pub T);
+
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// Query parameters, refused with the error body every failure has.
+#[derive(axum::extract::FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(Failure))]
+pub struct Query<T>(pub T);
+
+/// Path parameters, refused with the error body every failure has.
+#[derive(axum::extract::FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(Failure))]
+pub struct Path<T>(pub T);
+
+/// A route that does not exist.
+pub async fn not_found() -> Failure {
+    Failure(ApiError::new(ErrorCode::NotFound, "no such page or API route"))
+}
+
+/// A route that exists, asked with a method it does not take.
+pub async fn method_not_allowed() -> Failure {
+    Failure(ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "this route does not take that method",
+    ))
+}

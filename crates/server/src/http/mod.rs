@@ -1,0 +1,155 @@
+//! The HTTP edge, with axum: sessions and sign-in ([`auth`]), writes
+//! ([`requests`]), reads ([`tables`], [`recall`], [`public`]), the pages,
+//! metrics, and the table streams ([`streams`]). A handler extracts,
+//! authorises, sends one message to the floor and maps the answer; it
+//! holds no rule. Nothing else in the crate imports this module.
+
+pub mod auth;
+pub mod error;
+pub mod metrics;
+pub mod openapi;
+pub mod pages;
+pub mod public;
+pub mod recall;
+pub mod requests;
+pub mod sessions;
+pub mod state;
+pub mod streams;
+pub mod tables;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::routing::{get, post};
+use axum::Router;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::api::EventView;
+use crate::runtime::setup::{self, Opened};
+use crate::runtime::Floor;
+pub use state::AppState;
+
+/// The largest request body, in bytes.
+pub const BODY_MAX_BYTES: usize = 64 * 1024;
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(pages::index))
+        .route("/board", get(pages::board))
+        .route("/terminal", get(pages::terminal))
+        .route("/dealer", get(pages::dealer))
+        .route("/pit", get(pages::pit))
+        .route("/static/common.css", get(pages::common_css))
+        .route("/static/common.js", get(pages::common_js))
+        .route("/api/public/tables", get(public::public_tables))
+        .route("/api/public/tables/{table}", get(public::public_table))
+        .route("/api/public/tables/{table}/layout", get(public::layout))
+        .route("/api/tables/{table}/log", get(tables::log))
+        .route("/api/tables/{table}/bets", get(tables::bets))
+        .route("/api/tables/{table}/report", get(tables::report))
+        .route("/healthz", get(metrics::healthz))
+        .route("/metrics", get(metrics::metrics))
+        .route("/api/openapi.json", get(openapi::openapi))
+        .route("/api/login", post(auth::login))
+        .route("/api/logout", post(auth::logout))
+        .route("/api/me", get(auth::me))
+        .route("/api/requests", post(requests::requests))
+        .route("/api/tables", get(tables::tables))
+        .route("/api/tables/{table}/draw", post(requests::draw))
+        .route("/api/tables/{table}/rounds", get(recall::table_rounds))
+        .route("/api/tables/{table}/stream", get(streams::stream))
+        .route("/api/rounds/{table}/{round}", get(recall::round))
+        .route("/api/players/{player}/rounds", get(recall::player_rounds))
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_MAX_BYTES))
+        // Each request gets an id, logged with it and sent back in `x-request-id`.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state)
+}
+
+/// A server ready to take requests: its router, the floor behind it, and
+/// what opening its data directory found.
+pub struct App {
+    pub router: Router,
+    pub floor: Floor,
+    /// The admin made on a first run, and its one-time password.
+    pub admin_password: Option<(String, String)>,
+    pub recovered: Vec<EventView>,
+    /// The data directory's lock, held while the server runs.
+    _lock: std::fs::File,
+}
+
+/// Opens `data` and builds the server on it, in this process: the tests
+/// send it requests through axum without a socket. Needs a multi-thread
+/// tokio runtime.
+pub fn app(data: &Path) -> Result<App, String> {
+    let channels = Arc::new(streams::Channels::default());
+    let Opened {
+        floor,
+        admin_password,
+        recovered,
+        users,
+        lock,
+    } = setup::open(data, channels.clone())?;
+    // Sessions from before a restart carry on, unless their account is gone,
+    // locked, or holds another role now.
+    let sessions = sessions::Sessions::open(data)?;
+    sessions
+        .retain(|a| {
+            users
+                .iter()
+                .any(|u| u.username == a.username && !u.locked && u.role == a.role)
+        })
+        .map_err(|e| e.to_string())?;
+    let state = AppState {
+        floor: floor.clone(),
+        sessions: Arc::new(sessions),
+        channels,
+    };
+    Ok(App {
+        router: router(state),
+        floor,
+        admin_password,
+        recovered,
+        _lock: lock,
+    })
+}
+
+/// What `serve` reports once it is listening.
+pub struct Started {
+    pub address: SocketAddr,
+    /// The admin made on a first run, and its one-time password.
+    pub admin_password: Option<(String, String)>,
+    pub recovered: Vec<EventView>,
+}
+
+/// Opens the data directory, recovers, and serves until the process ends.
+pub async fn serve(data: &Path, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
+    let app = app(data)?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    on_start(&Started {
+        address,
+        admin_password: app.admin_password.clone(),
+        recovered: app.recovered.clone(),
+    });
+    // Small messages (a bet, its reply, a settlement) go out at once, not after
+    // Nagle's algorithm waits on the peer's delayed acknowledgement (about 40 ms).
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!("cannot set TCP_NODELAY: {e}");
+        }
+    });
+    let App { router, _lock, .. } = app;
+    let served = axum::serve(listener, router).await.map_err(|e| e.to_string());
+    drop(_lock);
+    served
+}

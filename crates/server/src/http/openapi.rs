@@ -1,0 +1,119 @@
+//! The OpenAPI document, served at `/api/openapi.json`.
+
+use super::{auth, metrics, public, recall, requests, streams, tables};
+use crate::api::bodies::{
+    Done, Events, Layout, LogEntry, LoginAnswer, Me, PublicTable, RecalledRound, Rounds, TableBets, TableIds,
+    TableList, TableLog, TableReport,
+};
+use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PlaceBet, Role, SpinView};
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "croupier table server",
+        description = "Every change is a request posted to /api/requests with `Authorization: Bearer TOKEN` from /api/login; the casino checks the caller's role and the rules, makes the request durable with its transfers, then answers with the events it caused. Every failure answers with an ErrorBody: a stable code and a sentence."
+    ),
+    paths(
+        metrics::healthz,
+        metrics::metrics,
+        auth::login,
+        auth::logout,
+        auth::me,
+        requests::requests,
+        requests::draw,
+        tables::tables,
+        tables::log,
+        tables::bets,
+        tables::report,
+        recall::table_rounds,
+        recall::player_rounds,
+        recall::round,
+        streams::stream,
+        public::public_tables,
+        public::public_table,
+        public::layout,
+    ),
+    components(schemas(
+        ClientRequest,
+        PlaceBet,
+        EventView,
+        Events,
+        SpinView,
+        Correction,
+        OutcomeSource,
+        Role,
+        auth::LoginBody,
+        LoginAnswer,
+        Done,
+        Me,
+        TableList,
+        TableIds,
+        PublicTable,
+        Layout,
+        TableLog,
+        LogEntry,
+        TableBets,
+        TableReport,
+        Rounds,
+        RecalledRound,
+        ErrorBody,
+        ErrorCode
+    ))
+)]
+pub struct ApiDoc;
+
+pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
+    axum::Json(<ApiDoc as utoipa::OpenApi>::openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_openapi_document_describes_every_route_and_its_answers() {
+        let doc = serde_json::to_value(<ApiDoc as utoipa::OpenApi>::openapi()).expect("JSON");
+        for path in [
+            "/api/login",
+            "/api/requests",
+            "/api/tables/{table}/draw",
+            "/api/rounds/{table}/{round}",
+            "/api/tables/{table}/stream",
+            "/api/tables",
+            "/api/tables/{table}/rounds",
+            "/api/players/{player}/rounds",
+            "/api/public/tables",
+            "/api/public/tables/{table}",
+            "/api/public/tables/{table}/layout",
+            "/api/tables/{table}/log",
+            "/api/tables/{table}/bets",
+            "/api/tables/{table}/report",
+            "/api/me",
+            "/api/logout",
+            "/healthz",
+            "/metrics",
+        ] {
+            let ops = doc["paths"].get(path).unwrap_or_else(|| panic!("{path}"));
+            // Every answer of every route has a schema, refusals included.
+            for (method, op) in ops.as_object().expect("methods") {
+                for (status, answer) in op["responses"].as_object().expect("responses") {
+                    if status == "101" {
+                        continue;
+                    }
+                    assert!(
+                        answer.to_string().contains("schema"),
+                        "{method} {path} answers {status} with no schema"
+                    );
+                }
+            }
+        }
+        let schemas = &doc["components"]["schemas"];
+        assert!(schemas.get("ClientRequest").is_some() && schemas.get("EventView").is_some());
+        let requests = schemas["ClientRequest"].to_string();
+        assert!(requests.contains("place_bet"));
+        // Requests only the server makes are not among a client's.
+        for server_only in ["login_failed", "login_succeeded", "journal_format", "void_round"] {
+            assert!(!requests.contains(server_only), "{server_only}");
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! What anyone may see without signing in: the tables' ids, a display
+//! board's view of a table, and a table's felt and posted rules (posted at
+//! the table, Colorado 2208).
+
+use axum::extract::State;
+
+use super::error::{Failure, Json, Path};
+use super::state::AppState;
+use crate::api::bodies::{Layout, PublicTable, TableIds};
+use crate::api::{ApiError, ErrorBody};
+use crate::casino::reads::{TableAnswer, TableQuery};
+
+fn unexpected() -> Failure {
+    ApiError::internal("a table answered another question").into()
+}
+
+/// The tables' ids, for a display board (no sign-in: nothing private).
+#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids", body = TableIds)))]
+pub async fn public_tables(State(state): State<AppState>) -> Json<TableIds> {
+    Json(TableIds {
+        tables: state.floor.table_ids(),
+    })
+}
+
+/// What a display board shows of a table: its state and last numbers, nothing about players.
+#[utoipa::path(get, path = "/api/public/tables/{table}", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "Phase, round, last numbers, pocket colours, display length", body = PublicTable), (status = 404, body = ErrorBody)))]
+pub async fn public_table(
+    State(state): State<AppState>,
+    Path(table): Path<String>,
+) -> Result<Json<PublicTable>, Failure> {
+    match state.floor.read_table(&table, TableQuery::Public).await? {
+        TableAnswer::Public(view) => Ok(Json(view)),
+        _ => Err(unexpected()),
+    }
+}
+
+/// What a table's felt looks like and what its posted rules say.
+#[utoipa::path(get, path = "/api/public/tables/{table}/layout", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The wheel, its order, every spot the table accepts with the pockets it covers, payouts, limits and the posted house rules", body = Layout), (status = 404, body = ErrorBody)))]
+pub async fn layout(State(state): State<AppState>, Path(table): Path<String>) -> Result<Json<Layout>, Failure> {
+    match state.floor.read_table(&table, TableQuery::Layout).await? {
+        TableAnswer::Layout(view) => Ok(Json(*view)),
+        _ => Err(unexpected()),
+    }
+}

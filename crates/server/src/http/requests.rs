@@ -1,0 +1,32 @@
+//! Every write: a request posted by a signed-in client, and the RNG's draw.
+
+use axum::extract::State;
+
+use super::error::{Failure, Json, Path};
+use super::state::{AppState, Caller};
+use crate::api::bodies::Events;
+use crate::api::{ClientRequest, ErrorBody};
+
+/// Every write: the body is a request; the casino checks the caller's role.
+#[utoipa::path(post, path = "/api/requests", request_body = ClientRequest, responses((status = 200, description = "Done and durable: the events it caused that belong to no player, or to you; each player's bets and settlements are on their stream, the staff stream and in recall", body = Events), (status = 400, description = "Not a request", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 404, description = "No such table, player or user", body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
+pub async fn requests(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Json(request): Json<ClientRequest>,
+) -> Result<Json<Events>, Failure> {
+    let username = actor.username.clone();
+    let events = state.floor.submit(actor, request).await?;
+    Ok(Json(Events::answering(&username, events)))
+}
+
+/// The RNG's outcome for a table, drawn only after no more bets.
+#[utoipa::path(post, path = "/api/tables/{table}/draw", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The RNG outcome and the round's totals; each bet's settlement is on its player's stream, the staff stream and in recall", body = Events), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "Not after no more bets, or not an RNG table", body = ErrorBody)))]
+pub async fn draw(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(table): Path<String>,
+) -> Result<Json<Events>, Failure> {
+    let username = actor.username.clone();
+    let events = state.floor.draw(actor, &table).await?;
+    Ok(Json(Events::answering(&username, events)))
+}

@@ -1,0 +1,47 @@
+//! What every handler shares.
+
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use super::error::Failure;
+use super::sessions::Sessions;
+use super::streams::Channels;
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::Actor;
+use crate::runtime::Floor;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub floor: Floor,
+    pub sessions: Arc<Sessions>,
+    pub channels: Arc<Channels>,
+}
+
+/// The bearer token of a request, if it carries one.
+pub fn bearer(parts: &Parts) -> Option<&str> {
+    parts
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+}
+
+/// Who sent the request: a session that is live, or a refusal (401).
+pub struct Caller(pub Actor);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, Failure> {
+        let token = bearer(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated, "log in first"))?;
+        state.sessions.get(token).map(Caller).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unauthenticated,
+                "the session is unknown or over; log in again",
+            )
+            .into()
+        })
+    }
+}

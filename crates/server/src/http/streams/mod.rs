@@ -1,0 +1,62 @@
+//! The table streams: a WebSocket per terminal, console or display board,
+//! fed from the table's channels ([`channels`]) through waits that keep
+//! their place ([`following`]), and taking requests from signed-in
+//! terminals ([`socket`]).
+
+mod channels;
+mod following;
+mod socket;
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::State;
+use axum::response::Response;
+use serde::Deserialize;
+
+pub use channels::{publish_keys, subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
+pub use socket::{parse_request, socket_reply, SocketRequest, SOCKET_BATCH_MAX, SOCKET_REQUESTS_IN_FLIGHT_MAX};
+
+use super::error::{Failure, Path, Query};
+use super::sessions::Sessions;
+use super::state::AppState;
+use super::BODY_MAX_BYTES;
+use crate::api::{ApiError, ErrorBody, ErrorCode, EventView};
+
+/// A table stream's read buffer. tungstenite's default (128 KiB) is zeroed on
+/// every read, which cost a fifth of the server's time under load.
+pub const SOCKET_READ_BUFFER_BYTES: usize = 4 * 1024;
+
+#[derive(Deserialize)]
+pub struct StreamQuery {
+    token: Option<String>,
+}
+
+/// A table's events as they happen. A player's socket (`?token=`) gets the
+/// table's public events and that player's own bets; staff get everything;
+/// a socket without a token (a number display board) gets the public events.
+#[utoipa::path(get, path = "/api/tables/{table}/stream", params(("table" = String, Path, description = "Table id"), ("token" = Option<String>, Query, description = "A session token: a player's socket carries that player's own bets")), responses((status = 101, description = "A WebSocket of the table's events as JSON", body = EventView), (status = 401, body = ErrorBody)))]
+pub async fn stream(
+    State(state): State<AppState>,
+    Path(table): Path<String>,
+    Query(q): Query<StreamQuery>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, Failure> {
+    // The session's key is worked out once for the socket: each request over it looks it up again.
+    let session = q.token.as_deref().map(Sessions::key);
+    let viewer = match &session {
+        None => None,
+        Some(key) => Some(state.sessions.get_by_key(key).ok_or_else(|| {
+            Failure::from(ApiError::new(
+                ErrorCode::Unauthenticated,
+                "the session is unknown or over",
+            ))
+        })?),
+    };
+    let mut keys = subscribe_keys(&table, viewer.as_ref()).into_iter();
+    let first = state.channels.subscribe(keys.next().unwrap_or_default());
+    let second = keys.next().map(|key| state.channels.subscribe(key));
+    Ok(ws
+        .max_message_size(BODY_MAX_BYTES)
+        // Each read zeroes this much of the buffer first: terminals send small frames.
+        .read_buffer_size(SOCKET_READ_BUFFER_BYTES)
+        .on_upgrade(move |socket| socket::forward(state, session, socket, first, second)))
+}

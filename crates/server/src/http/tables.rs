@@ -1,0 +1,76 @@
+//! What signed-in staff and players read of the tables: the list, the round
+//! under way with its bets, and for staff a table's operations log and report.
+
+use axum::extract::State;
+
+use super::error::{Failure, Json, Path};
+use super::state::{AppState, Caller};
+use crate::api::bodies::{TableBets, TableList, TableLog, TableReport};
+use crate::api::{ApiError, ErrorBody};
+use crate::casino::policy::{self, Act};
+use crate::casino::reads::{TableAnswer, TableQuery};
+
+fn unexpected() -> Failure {
+    ApiError::internal("a table answered another question").into()
+}
+
+#[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours", body = TableList), (status = 401, body = ErrorBody)))]
+pub async fn tables(State(state): State<AppState>, _caller: Caller) -> Json<TableList> {
+    let tables = state
+        .floor
+        .every_table(TableQuery::Summary)
+        .await
+        .into_iter()
+        .filter_map(|a| match a {
+            TableAnswer::Summary(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    Json(TableList { tables })
+}
+
+/// The table's operations log, newest first: inspections and adjustments
+/// with date, time, who and licence (Colorado 2212(5), Maryland ch.2 E),
+/// opening and closing, no spins, emergencies, annulments, disputes.
+#[utoipa::path(get, path = "/api/tables/{table}/log", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The operations log, newest first", body = TableLog), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn log(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(table): Path<String>,
+) -> Result<Json<TableLog>, Failure> {
+    policy::require(actor.role, Act::ReadTableBooks)?;
+    match state.floor.read_table(&table, TableQuery::Log).await? {
+        TableAnswer::Log(log) => Ok(Json(log)),
+        _ => Err(unexpected()),
+    }
+}
+
+/// The bets of the round under way: staff see every bet, a player their own.
+#[utoipa::path(get, path = "/api/tables/{table}/bets", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "The round under way and its bets", body = TableBets), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn bets(
+    State(state): State<AppState>,
+    Caller(viewer): Caller,
+    Path(table): Path<String>,
+) -> Result<Json<TableBets>, Failure> {
+    match state.floor.read_table(&table, TableQuery::Bets { viewer }).await? {
+        TableAnswer::Bets(mut bets) => {
+            bets.wheel = state.floor.wheel_status(&table);
+            Ok(Json(bets))
+        }
+        _ => Err(unexpected()),
+    }
+}
+
+/// A table's figures for the pit: its accounts and the recent rounds' totals.
+#[utoipa::path(get, path = "/api/tables/{table}/report", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "Float, drop, tips, coupons and the last rounds' staked, returned and house result", body = TableReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn report(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(table): Path<String>,
+) -> Result<Json<TableReport>, Failure> {
+    policy::require(actor.role, Act::ReadTableBooks)?;
+    match state.floor.read_table(&table, TableQuery::Report).await? {
+        TableAnswer::Report(report) => Ok(Json(report)),
+        _ => Err(unexpected()),
+    }
+}

@@ -1,0 +1,204 @@
+//! The cage's writer: a thread of its own that owns the cage (users, cash,
+//! new tables, the ledger and its journal). It takes whatever is waiting
+//! (its own requests, the tables' entries and answers), runs it as one
+//! storage group, and hands the group to the committer, which answers it
+//! once durable; meanwhile it runs the next. It writes the entries of every
+//! table into the one hash chain in the order they arrive.
+//!
+//! If an entry a table counted on is refused after all, or the storage
+//! fails, the cage reloads the casino from what is durable and gives each
+//! table its state again; until then the work of every table is refused
+//! (`epoch` tells old work from new).
+
+use std::sync::{mpsc, Arc};
+
+use croupier_ledger::{Applied, Recorded, StreamEvent, Transfer};
+
+use super::clock::Clock;
+use super::committer::{Committer, Pipeline, Spacing};
+use super::reply::{Answer, Pending, ReplyTo};
+use super::tables::Tables;
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::{Actor, Cage, Casino, Commit, Request};
+
+/// Messages queued for the cage before senders wait.
+pub const CAGE_QUEUE_MAX: usize = 65_536;
+/// The cage starts a group at most this often. Woken for every message, it
+/// slept and woke some 7,000 times a second at 20,000 bets a second, and
+/// each table paid a system call to wake it; at this spacing it wakes under
+/// 1,000 times. A message at a quiet moment is taken at once. Under load a
+/// message waits at most this long more; the journal's writes are spaced
+/// wider ([`super::committer::COMMIT_SPACING_US`]), and an answer waits for
+/// its write in any case.
+pub const CAGE_SPACING_US: u64 = 1_000;
+/// Messages the cage runs together before one hand-over to the committer.
+pub const GROUP_JOBS_MAX: usize = 4096;
+
+/// What the cage is asked to do.
+pub enum CageMsg {
+    /// Execute a request that belongs to no table.
+    Execute {
+        actor: Actor,
+        request: Box<Request>,
+        reply: ReplyTo,
+    },
+    /// A user, by name.
+    User { username: String, reply: ReplyTo },
+    /// A user's own accounts and their balances.
+    Balances { username: String, reply: ReplyTo },
+    /// The ledger's balance of one account.
+    Balance {
+        account: croupier_ledger::Account,
+        reply: ReplyTo,
+    },
+    /// A table's entry for a request it has applied already, with the
+    /// answer of the job that wrote it when that was the job's last entry
+    /// (one message instead of two for a bet).
+    Checked {
+        epoch: u64,
+        at_ms: u64,
+        entry: Recorded,
+        answer: Option<Pending>,
+    },
+    /// A table's entry whose transfers' fates the table waits for.
+    Commit {
+        epoch: u64,
+        at_ms: u64,
+        transfers: Vec<Transfer>,
+        event: StreamEvent,
+        verdict: mpsc::Sender<Result<Vec<Applied>, ApiError>>,
+    },
+    /// A table job's answer, given once everything before it is durable.
+    Answer { epoch: u64, pending: Pending },
+}
+
+fn stale() -> ApiError {
+    ApiError::new(
+        ErrorCode::Storage,
+        "the casino is reloading what is durable after a failure; nothing was changed",
+    )
+}
+
+/// The cage's writer (see the module's documentation).
+pub(super) fn cage_loop(
+    mut cage: Cage<Pipeline>,
+    queue: mpsc::Receiver<CageMsg>,
+    committer: Committer,
+    tables: Tables,
+    sender: mpsc::SyncSender<CageMsg>,
+    clock: Arc<dyn Clock>,
+) {
+    let mut epoch = 0u64;
+    let mut reload = false;
+    let mut spacing = Spacing::new(std::time::Duration::from_micros(CAGE_SPACING_US));
+    loop {
+        // Under load the cage takes what waits once per spacing instead of
+        // being woken for each message: a table's send then finds it awake
+        // or asleep on a timer, and never pays to wake it.
+        spacing.wait();
+        let Ok(first) = queue.recv() else { break };
+        spacing.begin();
+        if committer.failed() || reload {
+            // What ran in memory may not be on disk: start again from the disk.
+            reload = false;
+            epoch += 1;
+            let reopened = committer.reload().map_err(|e| e.to_string()).and_then(|pipeline| {
+                // Rounds that became durable before the failure, and were not archived yet, are now.
+                let archiver = tables.archiver().clone();
+                Casino::open_archiving(pipeline, clock.now_ms(), &mut |r| archiver.offer(r)).map_err(|e| e.to_string())
+            });
+            match reopened {
+                Ok((casino, _)) => {
+                    let (fresh, slots) = casino.into_parts();
+                    cage = fresh;
+                    tables.replace_all(slots, epoch, cage.directory(), &sender);
+                }
+                Err(e) => {
+                    // Dropping the jobs unanswered tells their callers the casino has stopped.
+                    tracing::error!("storage failed and the journal cannot be reopened: {e}; stopping");
+                    return;
+                }
+            }
+        }
+        let mut group = vec![first];
+        while group.len() < GROUP_JOBS_MAX {
+            match queue.try_recv() {
+                Ok(message) => group.push(message),
+                Err(_) => break,
+            }
+        }
+        let _ = cage.begin_group();
+        let mut replies: Vec<Pending> = Vec::with_capacity(group.len());
+        for message in group {
+            match message {
+                CageMsg::Execute { actor, request, reply } => {
+                    let answer = Answer::Events(cage.execute(clock.now_ms(), &actor, *request));
+                    replies.push(Pending::Answer { answer, to: reply });
+                    for slot in cage.take_opened() {
+                        tables.spawn(slot, epoch, cage.directory().clone(), sender.clone());
+                    }
+                }
+                CageMsg::User { username, reply } => replies.push(Pending::Answer {
+                    answer: Answer::User(cage.user(&username)),
+                    to: reply,
+                }),
+                CageMsg::Balances { username, reply } => replies.push(Pending::Answer {
+                    answer: Answer::Balances(cage.balances_of(&username)),
+                    to: reply,
+                }),
+                CageMsg::Balance { account, reply } => replies.push(Pending::Answer {
+                    answer: Answer::Balance(cage.ledger().balance(&account)),
+                    to: reply,
+                }),
+                CageMsg::Commit { epoch: e, verdict, .. } if e != epoch => {
+                    let _ = verdict.send(Err(stale()));
+                }
+                CageMsg::Commit {
+                    at_ms,
+                    transfers,
+                    event,
+                    verdict,
+                    ..
+                } => {
+                    let _ = verdict.send(cage.commit(at_ms, transfers, event, true));
+                }
+                CageMsg::Checked {
+                    epoch: e,
+                    at_ms,
+                    entry,
+                    answer,
+                } => {
+                    if e == epoch {
+                        if let Err(refused) = cage.write_checked(at_ms, entry) {
+                            // The table counted on this entry: its state is not the ledger's.
+                            tracing::error!(
+                                "the ledger refused a table's entry ({refused}); reloading from the journal"
+                            );
+                            epoch += 1;
+                            reload = true;
+                        }
+                    }
+                    // Answered as an answer on its own would be, after its entry.
+                    match answer {
+                        Some(pending) if e == epoch => replies.push(pending),
+                        Some(pending) => pending.deliver(false),
+                        None => {}
+                    }
+                }
+                CageMsg::Answer { epoch: e, pending } => {
+                    if e == epoch {
+                        replies.push(pending);
+                    } else {
+                        pending.deliver(false);
+                    }
+                }
+            }
+        }
+        committer.attach(replies);
+        if cage.end_group().is_err() {
+            // The committer has stopped: its answers went out as failures.
+            tracing::error!("the storage committer has stopped; stopping");
+            return;
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! The floor: the running casino as the edge sees it. One handle, cheap to
+//! clone, that sends each request to the writer it belongs to (a table's,
+//! or the cage's), waits for its durable answer, shows its events on the
+//! table streams, and closes betting when a round's window ends.
+
+use std::collections::HashMap;
+use std::sync::{mpsc, Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+use super::archive::Archive;
+use super::cage::CageMsg;
+use super::clock::Clock;
+use super::metrics::Metrics;
+use super::passwords::Hashing;
+use super::reply::{Answer, BetAnswer, Publish, ReplyTo};
+use super::tables::{TableMsg, Tables};
+use crate::api::bodies::WheelStatus;
+use crate::api::{ApiError, ClientRequest, ErrorCode, EventView, PlaceBet};
+use crate::casino::reads::{TableAnswer, TableQuery};
+use crate::casino::{Actor, Executed, FromClient, Request, User};
+
+#[derive(Clone)]
+pub struct Floor {
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) cage: mpsc::SyncSender<CageMsg>,
+    pub(super) tables: Tables,
+    pub(super) shown: Arc<dyn Publish>,
+    pub(super) metrics: Arc<Metrics>,
+    /// What each wheel table's automated wheel last did, for the dealer console.
+    pub(super) wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
+    pub(super) hashing: Hashing,
+    pub(super) archive: Arc<Archive>,
+    pub(super) runtime: tokio::runtime::Handle,
+}
+
+fn no_table(table: &str) -> ApiError {
+    ApiError::new(ErrorCode::NoTable, format!("no table {table:?}"))
+}
+
+async fn answered(rx: oneshot::Receiver<Result<Answer, ApiError>>) -> Result<Answer, ApiError> {
+    rx.await.map_err(|_| ApiError::stopped())?
+}
+
+impl Floor {
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    pub fn hashing(&self) -> &Hashing {
+        &self.hashing
+    }
+
+    /// The tables' ids.
+    pub fn table_ids(&self) -> Vec<String> {
+        self.tables.ids()
+    }
+
+    /// Sends a message to a table's writer and waits for its durable answer.
+    async fn at_table(&self, table: &str, message: impl FnOnce(ReplyTo) -> TableMsg) -> Result<Answer, ApiError> {
+        let jobs = self.tables.jobs(table).ok_or_else(|| no_table(table))?;
+        let (tx, rx) = oneshot::channel();
+        jobs.send(message(ReplyTo::Caller(tx)))
+            .await
+            .map_err(|_| ApiError::stopped())?;
+        answered(rx).await
+    }
+
+    /// Sends a message to the cage and waits for its durable answer.
+    async fn at_cage(&self, message: impl FnOnce(ReplyTo) -> CageMsg) -> Result<Answer, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.cage
+            .send(message(ReplyTo::Caller(tx)))
+            .map_err(|_| ApiError::stopped())?;
+        answered(rx).await
+    }
+
+    /// A client's request: a new user's password is hashed here (the journal
+    /// keeps only the hash), and a new wheel table starts following its wheel.
+    pub async fn submit(&self, actor: Actor, request: ClientRequest) -> Result<Vec<EventView>, ApiError> {
+        let request = match Request::from_client(request) {
+            FromClient::Ready(request) => request,
+            FromClient::HashFirst {
+                username,
+                role,
+                password,
+            } => Request::CreateUser {
+                username,
+                role,
+                password_hash: self.hashing.hash(password).await?,
+            },
+        };
+        let wheel = match &request {
+            Request::CreateTable {
+                table,
+                wheel_address: Some(address),
+                ..
+            } => Some((table.clone(), address.clone())),
+            _ => None,
+        };
+        let events = self.execute(actor, request).await?;
+        if let Some((table, address)) = wheel {
+            super::wheel::follow(self.clone(), table, address);
+        }
+        Ok(events)
+    }
+
+    /// Executes a request for an actor and shows its events.
+    pub async fn execute(&self, actor: Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        self.metrics.requests.inc();
+        match request.table().map(str::to_string) {
+            Some(table) => {
+                let answer = self
+                    .at_table(&table, |reply| TableMsg::Execute { actor, request, reply })
+                    .await
+                    .and_then(Answer::executed);
+                self.shown(answer)
+            }
+            None => {
+                let answer = self
+                    .at_cage(|reply| CageMsg::Execute {
+                        actor,
+                        request: Box::new(request),
+                        reply,
+                    })
+                    .await
+                    .and_then(Answer::events);
+                // The cage writes no texts: each event is serialised to show it.
+                self.shown(answer.map(|views| Executed {
+                    views,
+                    texts: Vec::new(),
+                }))
+            }
+        }
+    }
+
+    /// The RNG draws `table`'s outcome and the table settles on it.
+    pub async fn draw(&self, actor: Actor, table: &str) -> Result<Vec<EventView>, ApiError> {
+        self.metrics.requests.inc();
+        let answer = self
+            .at_table(table, |reply| TableMsg::Draw { actor, reply })
+            .await
+            .and_then(Answer::executed);
+        self.shown(answer)
+    }
+
+    /// A question about one table.
+    pub async fn read_table(&self, table: &str, query: TableQuery) -> Result<TableAnswer, ApiError> {
+        self.at_table(table, |reply| TableMsg::Read { query, reply })
+            .await?
+            .table()
+    }
+
+    /// The same question about every table, asked of all at once; a table
+    /// created meanwhile and lost to a failed write is left out.
+    pub async fn every_table(&self, query: TableQuery) -> Vec<TableAnswer> {
+        let asked = self.tables.ids().into_iter().map(|id| {
+            let query = query.clone();
+            async move { self.read_table(&id, query).await }
+        });
+        futures_util::future::join_all(asked)
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect()
+    }
+
+    pub async fn user(&self, username: &str) -> Result<Option<User>, ApiError> {
+        let username = username.to_string();
+        self.at_cage(|reply| CageMsg::User { username, reply }).await?.user()
+    }
+
+    /// A user's own accounts (their wallet, their chips at each table) and their balances.
+    pub async fn balances(&self, username: &str) -> Result<std::collections::BTreeMap<String, i128>, ApiError> {
+        let username = username.to_string();
+        self.at_cage(|reply| CageMsg::Balances { username, reply })
+            .await?
+            .balances()
+    }
+
+    /// The ledger's balance of one account.
+    pub async fn ledger_balance(&self, account: &croupier_ledger::Account) -> Result<i128, ApiError> {
+        let account = account.clone();
+        self.at_cage(|reply| CageMsg::Balance { account, reply })
+            .await?
+            .balance()
+    }
+
+    /// Hands a bet from a table stream straight to its table's writer: the
+    /// answer, once durable, comes back into `to` under `tag`, with no task
+    /// of its own (a task per bet, spawned, woken by the answer, then waking
+    /// the socket, cost more than the bet's own checks). `Err` if it cannot
+    /// be handed over at all.
+    pub fn bet_from_socket(
+        &self,
+        actor: Actor,
+        bet: PlaceBet,
+        to: tokio::sync::mpsc::Sender<BetAnswer>,
+        tag: u64,
+    ) -> Result<(), ApiError> {
+        let jobs = self.tables.jobs(&bet.table).ok_or_else(|| no_table(&bet.table))?;
+        self.metrics.requests.inc();
+        let message = TableMsg::Execute {
+            actor,
+            request: Request::from(bet),
+            reply: ReplyTo::Socket {
+                to: to.clone(),
+                tag,
+                shown: self.shown.clone(),
+            },
+        };
+        match jobs.try_send(message) {
+            Ok(()) => Ok(()),
+            // The table's queue is full: the bet waits its turn, off the socket's loop.
+            Err(tokio::sync::mpsc::error::TrySendError::Full(message)) => {
+                self.runtime.spawn(async move {
+                    if jobs.send(message).await.is_err() {
+                        let _ = to
+                            .send(BetAnswer {
+                                tag,
+                                result: Err(ApiError::stopped()),
+                            })
+                            .await;
+                    }
+                });
+                Ok(())
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => Err(ApiError::stopped()),
+        }
+    }
+
+    /// Shows a durable request's events on the streams, counts them, and
+    /// closes betting at each new deadline; gives back the events.
+    pub fn shown(&self, result: Result<Executed, ApiError>) -> Result<Vec<EventView>, ApiError> {
+        match result {
+            Ok(Executed { views, texts }) => {
+                self.shown.publish(&views, &texts);
+                for e in &views {
+                    match e {
+                        EventView::BetAccepted { .. } => {
+                            self.metrics.bets_accepted.inc();
+                        }
+                        EventView::RoundSettled { .. } => {
+                            self.metrics.rounds_settled.inc();
+                        }
+                        EventView::BettingOpened {
+                            table,
+                            round,
+                            deadline_ms,
+                        } => self.close_at_deadline(table.clone(), *round, *deadline_ms),
+                        _ => {}
+                    }
+                }
+                Ok(views)
+            }
+            Err(e) => {
+                self.metrics.refused.inc();
+                Err(e)
+            }
+        }
+    }
+
+    /// Calls no more bets when the betting window ends, unless someone
+    /// already has: the check and the call are one job of the table's writer.
+    fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
+        let floor = self.clone();
+        self.runtime.spawn(async move {
+            let wait = deadline_ms.saturating_sub(floor.clock.now_ms());
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            let closed = floor
+                .at_table(&table, |reply| TableMsg::CloseBetting { round, reply })
+                .await
+                .and_then(Answer::executed);
+            if let Ok(Executed { views, texts }) = closed {
+                floor.shown.publish(&views, &texts);
+            }
+        });
+    }
+
+    /// What a wheel table's automated wheel last did.
+    pub fn wheel_status(&self, table: &str) -> Option<WheelStatus> {
+        self.wheels.lock().ok().and_then(|w| w.get(table).cloned())
+    }
+
+    pub(super) fn update_wheel(&self, table: &str, update: impl FnOnce(&mut WheelStatus)) {
+        if let Ok(mut map) = self.wheels.lock() {
+            let status = map.entry(table.to_string()).or_default();
+            update(status);
+            status.at_ms = self.clock.now_ms();
+        }
+    }
+
+    /// Reads the recall archive off the async workers.
+    pub async fn archived<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Archive) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let archive = self.archive.clone();
+        tokio::task::spawn_blocking(move || read(&archive))
+            .await
+            .map_err(|_| ApiError::stopped())?
+            .map_err(|e| ApiError::new(ErrorCode::Storage, e))
+    }
+}

@@ -1,0 +1,169 @@
+//! Opening a data directory for a server: one process at a time, the
+//! journal recovered and replayed, the writers started, and on a first run
+//! an admin and two tables to play on.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use croupier_ledger::SqliteStorage;
+
+use super::archive::{Archive, Archiver};
+use super::clock::{Clock, WallClock};
+use super::committer::{Committer, Pipeline, COMMIT_SPACING_US};
+use super::floor::Floor;
+use super::passwords::hash_password;
+use super::reply::Publish;
+use super::{lower_this_threads_priority, start, Parts};
+use crate::api::{EventView, OutcomeSource, Role};
+use crate::casino::{Actor, Casino, Request, User};
+
+/// How often the WAL is copied into the database, beside the writer. Each
+/// checkpoint ends with a flush of the database file, and the writer's next
+/// flush of the WAL waits until the disk has taken everything the checkpoint
+/// wrote: the wait grows with the copy. At 20,000 bets a second the log grows
+/// by about 20 MB a second; copied every 2 s, each copy held the journal's
+/// writes up to 60-150 ms, so copies are small and often instead.
+pub const CHECKPOINT_EVERY_MS: u64 = 200;
+
+/// Takes the data directory for this process alone: one writer per journal.
+/// The lock lasts as long as the returned file is open.
+pub fn lock_data(data: &Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    let path = data.join("croupier.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.try_lock().map_err(|_| {
+        format!(
+            "{} is in use by another croupier process (a running server?)",
+            data.display()
+        )
+    })?;
+    Ok(file)
+}
+
+/// A data directory open for serving.
+pub struct Opened {
+    pub floor: Floor,
+    /// The admin made on a first run, and its one-time password.
+    pub admin_password: Option<(String, String)>,
+    /// What recovery did: the rounds interrupted by the last stop, voided.
+    pub recovered: Vec<EventView>,
+    /// The users the journal knows, as they are now.
+    pub users: Vec<User>,
+    /// The data directory's lock, held while the server runs.
+    pub lock: std::fs::File,
+}
+
+/// Opens `data`, recovers, and starts the writers on the current async
+/// runtime (a multi-thread one). Durable events are shown through `shown`.
+pub fn open(data: &Path, shown: Arc<dyn Publish>) -> Result<Opened, String> {
+    let lock = lock_data(data)?;
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
+    let mut storage = SqliteStorage::open(data).map_err(|e| cannot(&e))?;
+    // The writer commits; copying the log into the database happens beside it,
+    // at low priority: it is no answer's work.
+    storage
+        .checkpoint_in_background(
+            data,
+            std::time::Duration::from_millis(CHECKPOINT_EVERY_MS),
+            lower_this_threads_priority,
+        )
+        .map_err(|e| cannot(&e))?;
+    let (pipeline, committer) = Committer::start_spaced(storage, std::time::Duration::from_micros(COMMIT_SPACING_US))
+        .map_err(|e| cannot(&e))?;
+    // The clock starts no earlier than the journal's last entry.
+    let clock: Arc<dyn Clock> = Arc::new(WallClock::after(pipeline.last_at_ms().unwrap_or(0)));
+    let archive = Arc::new(Archive::open(data)?);
+    let archiver = Archiver::start(archive.clone())?;
+    // Finished rounds the archive lacks (a power cut, a failed write) are archived again.
+    let (mut casino, recovered) =
+        Casino::open_archiving(pipeline, clock.now_ms(), &mut |r| archiver.offer(r)).map_err(|e| e.to_string())?;
+    let admin_password = first_run(&mut casino, clock.now_ms())?;
+    let users = casino.users();
+    // Wheel tables follow their wheels from the start.
+    let wheels: Vec<(String, String)> = casino
+        .tables()
+        .filter_map(|s| s.wheel_address.clone().map(|a| (s.id.clone(), a)))
+        .collect();
+    let floor = start(
+        casino,
+        Parts {
+            committer,
+            archive,
+            archiver,
+            clock,
+            shown,
+            runtime: tokio::runtime::Handle::current(),
+        },
+    )?;
+    for (table, address) in wheels {
+        super::wheel::follow(floor.clone(), table, address);
+    }
+    Ok(Opened {
+        floor,
+        admin_password,
+        recovered,
+        users,
+        lock,
+    })
+}
+
+/// With no admin yet: an admin with a one-time password; with no tables yet:
+/// two tables to play on.
+fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, String)>, String> {
+    let system = Actor::system();
+    let run = |casino: &mut Casino<Pipeline>, r: Request| {
+        casino.execute(at, &system, r).map(|_| ()).map_err(|e| e.to_string())
+    };
+    let mut admin_password = None;
+    if !casino.users().iter().any(|u| u.role == Role::Admin) {
+        let mut secret = [0u8; 12];
+        croupier_rng::CasinoRng::from_os()
+            .and_then(|mut r| r.fill(&mut secret))
+            .map_err(|e| e.to_string())?;
+        let password = hex::encode(secret);
+        let hash = hash_password(&password).map_err(|e| e.to_string())?;
+        let username = if casino.user("admin").is_some() {
+            "admin2"
+        } else {
+            "admin"
+        };
+        run(
+            casino,
+            Request::CreateUser {
+                username: username.into(),
+                role: Role::Admin,
+                password_hash: hash,
+            },
+        )?;
+        admin_password = Some((username.to_string(), password));
+    }
+    if casino.tables().next().is_none() {
+        for (table, profile, wheel, outcome) in [
+            ("t1", "maryland", "double-zero", OutcomeSource::Rng),
+            ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
+        ] {
+            let profile_text = croupier_profiles::builtin_text(profile)
+                .ok_or("shipped profile missing")?
+                .to_string();
+            run(
+                casino,
+                Request::CreateTable {
+                    table: table.into(),
+                    profile_text,
+                    wheel: wheel.into(),
+                    in_prison: false,
+                    betting_window_ms: 30_000,
+                    outcome,
+                    shared_colours: false,
+                    wheel_address: None,
+                },
+            )?;
+        }
+    }
+    Ok(admin_password)
+}

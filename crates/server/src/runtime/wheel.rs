@@ -1,0 +1,92 @@
+//! A wheel table follows its automated wheel: every finished game closes
+//! betting, settles the round on the wheel's result (or its no spin), and
+//! opens betting for the next game. A thread of its own per wheel, which
+//! keeps reconnecting; the first game after the table opens only opens betting.
+
+use croupier_core::round::SpinReport;
+
+use super::floor::Floor;
+use crate::api::EventView;
+use crate::casino::reads::{TableAnswer, TableQuery};
+use crate::casino::{Actor, Request, Spin};
+
+/// Seconds between attempts to reach an automated wheel.
+pub const WHEEL_RETRY_SECONDS: u64 = 2;
+
+/// Starts following `table`'s wheel at `address`.
+pub fn follow(floor: Floor, table: String, address: String) {
+    let name = table.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("wheel-{name}"))
+        .spawn(move || loop {
+            floor.update_wheel(&table, |w| address.clone_into(&mut w.address));
+            match std::net::TcpStream::connect(&address) {
+                Ok(stream) => {
+                    floor.update_wheel(&table, |w| {
+                        w.connected = true;
+                        w.last_error = None;
+                    });
+                    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+                    let reader = std::io::BufReader::new(stream);
+                    let ended = croupier_wheel::monitor::follow(reader, None, |game| {
+                        floor.runtime.clone().block_on(play(&floor, &table, game));
+                        Ok(())
+                    });
+                    floor.update_wheel(&table, |w| {
+                        w.connected = false;
+                        w.last_error = Some(match ended {
+                            Ok(_) => "the wheel closed the connection".to_string(),
+                            Err(e) => e.to_string(),
+                        });
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!(table, address, "cannot reach the wheel: {e}; retrying");
+                    floor.update_wheel(&table, |w| {
+                        w.connected = false;
+                        w.last_error = Some(e.to_string());
+                    });
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_secs(WHEEL_RETRY_SECONDS));
+        });
+    if let Err(e) = spawned {
+        tracing::error!(table = name, "cannot follow the wheel: {e}");
+    }
+}
+
+/// One finished game of the wheel: no more bets, the spin, and betting for the next game.
+async fn play(floor: &Floor, table: &str, game: croupier_wheel::monitor::GameResult) {
+    let min_revolutions = match floor.read_table(table, TableQuery::MinRevolutions).await {
+        Ok(TableAnswer::MinRevolutions(n)) => n,
+        _ => 0,
+    };
+    let report = croupier_wheel::monitor::spin_report(game, min_revolutions);
+    floor.update_wheel(table, |w| {
+        w.games += 1;
+        w.last_result = Some(match &report {
+            SpinReport::Ball { pocket, .. } => pocket.label().to_string(),
+            SpinReport::NoSpin(reason) => format!("no spin: {}", reason.name()),
+        });
+    });
+    let system = Actor::system();
+    let t = || table.to_string();
+    // Each step may not apply (no round yet, table closed): that is fine.
+    let _ = floor.execute(system.clone(), Request::NoMoreBets { table: t() }).await;
+    let spun = floor
+        .execute(
+            system.clone(),
+            Request::Spin {
+                table: t(),
+                spin: Spin::from_report(report),
+            },
+        )
+        .await;
+    let settled = match &spun {
+        Ok(events) => events.iter().any(|e| matches!(e, EventView::RoundSettled { .. })),
+        Err(_) => true,
+    };
+    if settled {
+        let _ = floor.execute(system, Request::OpenBetting { table: t() }).await;
+    }
+}
