@@ -130,3 +130,101 @@ fn code_never_branches_on_a_jurisdiction() {
     }
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
+
+/// The `use crate::...` paths of a file, as the module names they begin with.
+fn crate_imports(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_servers_layers_depend_one_way() {
+    // The wire knows no other layer; the casino knows no runtime and no HTTP;
+    // the runtime knows no HTTP (STYLE 2, 17).
+    let forbidden: [(&str, &[&str]); 3] = [
+        ("api", &["casino", "runtime", "http"]),
+        ("casino", &["runtime", "http"]),
+        ("runtime", &["http"]),
+    ];
+    let mut offenders = Vec::new();
+    for (path, text) in production_sources() {
+        let path_text = path.to_string_lossy().replace('\\', "/");
+        let Some(inside) = path_text.split("crates/server/src/").nth(1) else {
+            continue;
+        };
+        let layer = inside.split(['/', '.']).next().unwrap_or_default();
+        for (of, not) in forbidden {
+            if layer != of {
+                continue;
+            }
+            for name in crate_imports(&text) {
+                if not.contains(&name.as_str()) {
+                    offenders.push(format!("{}: the {layer} layer uses crate::{name}", path.display()));
+                }
+            }
+        }
+        // The casino is pure: no clock, no threads, no randomness, no async.
+        if layer == "casino" {
+            for effect in [
+                "SystemTime",
+                "Instant",
+                "std::thread",
+                "TcpStream",
+                "TcpListener",
+                "UdpSocket",
+                "tokio",
+                "async ",
+                "CasinoRng",
+                "from_os",
+                "std::fs",
+            ] {
+                if text.contains(effect) {
+                    offenders.push(format!("{}: the casino uses {effect}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+#[test]
+fn no_server_file_is_two_rooms() {
+    // STYLE 18: a file is one idea; past a few hundred lines it is usually two.
+    const LINES_MAX: usize = 600;
+    let mut files = Vec::new();
+    rust_sources(&root().join("crates/server/src"), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .map(|p| (p, std::fs::read_to_string(p).expect("read").lines().count()))
+        .filter(|(_, n)| *n > LINES_MAX)
+        .map(|(p, n)| format!("{}: {n} lines", p.display()))
+        .collect();
+    assert!(long.is_empty(), "over {LINES_MAX} lines:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_server_logs_through_tracing_not_print() {
+    let mut offenders = Vec::new();
+    for (path, text) in production_sources() {
+        let p = path.to_string_lossy();
+        if !(p.contains("crates/server/") || p.contains("crates/ledger/")) {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("eprintln!") || line.contains("println!") {
+                offenders.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}

@@ -190,7 +190,7 @@ impl SqliteStorage {
                             }
                             Ok(log) => log_before = log,
                             Err(e) => {
-                                eprintln!("croupier: background checkpoint failed: {e}");
+                                tracing::warn!("background checkpoint failed: {e}");
                                 break false;
                             }
                         }
@@ -362,7 +362,7 @@ impl Storage for SqliteStorage {
             if now != *caught_up {
                 *caught_up = now;
                 if let Err(e) = self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-                    eprintln!("croupier: checkpoint after the background one failed: {e}");
+                    tracing::warn!("checkpoint after the background one failed: {e}");
                 }
             }
         }
