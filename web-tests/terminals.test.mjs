@@ -20,9 +20,11 @@ const WAIT_MS = 15_000;
 let server, base, data, browser, adminToken;
 const pageErrors = [];
 
-function startServer() {
-  data = mkdtempSync(path.join(tmpdir(), "croupier-web-"));
-  const child = spawn(BIN, ["serve", "--data", data, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+// Starts `croupier serve` on a new data folder, or again on `data` at `listen` (a restart).
+function startServer(listen = "127.0.0.1:0") {
+  data ??= mkdtempSync(path.join(tmpdir(), "croupier-web-"));
+  const first = listen.endsWith(":0");
+  const child = spawn(BIN, ["serve", "--data", data, "--listen", listen], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let address = null, password = null, buffer = "";
     const timer = setTimeout(() => reject(new Error("croupier serve did not start in 30 s")), 30_000);
@@ -31,7 +33,7 @@ function startServer() {
       buffer += chunk.toString();
       address ??= /serving on (http:\/\/[^\s]+)/.exec(buffer)?.[1];
       password ??= /with password (\S+)/.exec(buffer)?.[1];
-      if (address && password) {
+      if (address && (password || !first)) {
         clearTimeout(timer);
         resolve({ child, address, password });
       }
@@ -371,6 +373,32 @@ test("In Prison chosen at the terminal: half back or held for the next spin (Col
   await textOf(page.locator("#my-bets"), /black.*10\.00/, "the bet in prison rides into the next round");
   await shot(page, "09-terminal-in-prison");
   await page.context().close();
+});
+
+test("the board follows the table picked, and comes back by itself after a restart", async () => {
+  const board = await newPage("board-restart", { width: 1920, height: 1080 });
+  await board.goto(base + "/board?table=t1");
+  await textOf(board.locator("#table-name"), /t1/, "board on t1");
+  // Picking another table follows it: no "disconnected" from the socket left behind.
+  await board.selectOption("#table-select", "t2");
+  await textOf(board.locator("#table-name"), /t2/, "board on t2");
+  await textOf(board.locator("#state"), /^(?!.*(disconnected|reconnecting|connecting)).+/, "board live on t2");
+  // The server stops (kill -9) and starts again on the same address and data.
+  const port = new URL(base).port;
+  const stopped = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGKILL");
+  await stopped;
+  await textOf(board.locator("#state"), /reconnecting/, "board sees the server gone");
+  server = (await startServer(`127.0.0.1:${port}`)).child;
+  await textOf(board.locator("#state"), /^(?!.*(disconnected|reconnecting|connecting)).+/, "board back by itself");
+  // And follows the table's events again.
+  const pit = await login("pit1", "pit1-secret-1");
+  const dealer = await login("dealer1", "dealer1-secret-1");
+  await ask(pit, { op: "inspect", table: "t2", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true }).catch(() => null);
+  await ask(dealer, { op: "open_table", table: "t2" }).catch(() => null);
+  await ask(dealer, { op: "open_betting", table: "t2" });
+  await textOf(board.locator("#state"), /Place your bets/, "board follows t2 after the restart");
+  await shot(board, "10-board-1920");
 });
 
 test("no page raised an error", () => {

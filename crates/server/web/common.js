@@ -3,10 +3,15 @@
 "use strict";
 
 const Croupier = (() => {
-  const RED = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
   const SESSION_KEY = "croupier.session";
 
-  const colourOf = (label) => (/^0+$/.test(label) ? "green" : RED.has(Number(label)) ? "red" : "black");
+  // Each pocket's colour, as the server's wheel says (a table's layout and
+  // public view carry them): the pages keep no copy of the wheel.
+  const pocketColours = new Map();
+  const learnColours = (colours) => {
+    for (const [label, colour] of Object.entries(colours ?? {})) pocketColours.set(label, colour);
+  };
+  const colourOf = (label) => pocketColours.get(String(label)) ?? "";
 
   // Minor units as the currency's major units with two decimals; integers only.
   const money = (minor, currency = "") => {
@@ -112,11 +117,14 @@ const Croupier = (() => {
     return ok;
   }
 
-  // Follows a table's events; reconnects after a dropped connection.
+  // Follows a table's events; reconnects after a dropped connection (a
+  // server restart included) until stopped. `onState` hears "live" on every
+  // (re)connection, so a page can reload what it missed meanwhile.
   function follow(table, onEvent, onState) {
     let socket = null;
     let stopped = false;
     const open = () => {
+      if (stopped) return;
       const s = session.get();
       const proto = location.protocol === "https:" ? "wss" : "ws";
       const query = s?.token ? `?token=${encodeURIComponent(s.token)}` : "";
@@ -130,8 +138,9 @@ const Croupier = (() => {
         }
       };
       socket.onclose = () => {
+        if (stopped) return;
         onState?.("reconnecting");
-        if (!stopped) setTimeout(open, 1000);
+        setTimeout(open, 1000);
       };
     };
     open();
@@ -247,5 +256,5 @@ const Croupier = (() => {
 
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, money, parseMoney, newId, session, api, request, say, attempt, act, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
+  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
 })();
