@@ -79,78 +79,136 @@ fn stale() -> ApiError {
     )
 }
 
-/// The cage's writer (see the module's documentation).
-pub(super) fn cage_loop(
-    mut cage: Cage<Pipeline>,
-    queue: mpsc::Receiver<CageMsg>,
+/// The cage's writer (see the module's documentation): the cage, and what it
+/// needs to hand work on. Its thread runs [`CageWriter::run`]; a simulation
+/// steps it by hand with [`CageWriter::run_group`].
+pub struct CageWriter {
+    cage: Cage<Pipeline>,
     committer: Committer,
     tables: Tables,
     sender: mpsc::SyncSender<CageMsg>,
     clock: Arc<dyn Clock>,
-) {
-    let mut epoch = 0u64;
-    let mut reload = false;
-    let mut spacing = Spacing::new(std::time::Duration::from_micros(CAGE_SPACING_US));
-    loop {
-        // Under load the cage takes what waits once per spacing instead of
-        // being woken for each message: a table's send then finds it awake
-        // or asleep on a timer, and never pays to wake it.
-        spacing.wait();
-        let Ok(first) = queue.recv() else { break };
-        spacing.begin();
-        if committer.failed() || reload {
-            // What ran in memory may not be on disk: start again from the disk.
-            reload = false;
-            epoch += 1;
-            let reopened = committer.reload().map_err(|e| e.to_string()).and_then(|pipeline| {
-                // Rounds that became durable before the failure, and were not archived yet, are now.
-                let archiver = tables.archiver().clone();
-                Casino::open_archiving(pipeline, clock.now_ms(), &mut |r| archiver.offer(r)).map_err(|e| e.to_string())
-            });
-            match reopened {
-                Ok((casino, _)) => {
-                    let (fresh, slots) = casino.into_parts();
-                    cage = fresh;
-                    tables.replace_all(slots, epoch, cage.directory(), &sender);
-                }
-                Err(e) => {
-                    // Dropping the jobs unanswered tells their callers the casino has stopped.
-                    tracing::error!("storage failed and the journal cannot be reopened: {e}; stopping");
-                    return;
+    /// Which reload the tables' work belongs to: work from before the last
+    /// reload ran on a state the disk does not hold.
+    epoch: u64,
+    /// A table's entry was refused: reload before the next group.
+    reload: bool,
+}
+
+/// Why the cage's writer stopped.
+#[derive(Debug)]
+pub enum Stopped {
+    /// The journal could not be reopened after a failed write.
+    Unreadable(String),
+    /// The committer has stopped.
+    Committer,
+}
+
+impl CageWriter {
+    /// Reopens the casino from what is durable: every table takes its state
+    /// from it again, and work from before is refused from now on.
+    fn reopen(&mut self, now_ms: u64) -> Result<(), String> {
+        self.reload = false;
+        self.epoch += 1;
+        let archiver = self.tables.archiver().clone();
+        let pipeline = self.committer.reload().map_err(|e| e.to_string())?;
+        // Rounds that became durable before the failure, and were not archived yet, are now.
+        let (casino, _) =
+            Casino::open_archiving(pipeline, now_ms, &mut |r| archiver.offer(r)).map_err(|e| e.to_string())?;
+        let (fresh, slots) = casino.into_parts();
+        self.cage = fresh;
+        self.tables
+            .replace_all(slots, self.epoch, self.cage.directory(), &self.sender);
+        Ok(())
+    }
+
+    pub(super) fn new(
+        cage: Cage<Pipeline>,
+        committer: Committer,
+        tables: Tables,
+        sender: mpsc::SyncSender<CageMsg>,
+        clock: Arc<dyn Clock>,
+    ) -> CageWriter {
+        CageWriter {
+            cage,
+            committer,
+            tables,
+            sender,
+            clock,
+            epoch: 0,
+            reload: false,
+        }
+    }
+
+    /// Which reload the tables' work belongs to now.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The committer the cage hands its groups to.
+    pub fn committer(&self) -> &Committer {
+        &self.committer
+    }
+
+    /// The thread's loop: takes a group at most once per spacing, runs it,
+    /// and stops when every sender has gone or the storage cannot go on.
+    pub(super) fn run(mut self, queue: mpsc::Receiver<CageMsg>) {
+        let mut spacing = Spacing::new(std::time::Duration::from_micros(CAGE_SPACING_US));
+        loop {
+            // Under load the cage takes what waits once per spacing instead of
+            // being woken for each message: a table's send then finds it awake
+            // or asleep on a timer, and never pays to wake it.
+            spacing.wait();
+            let Ok(first) = queue.recv() else { break };
+            spacing.begin();
+            let mut group = vec![first];
+            while group.len() < GROUP_JOBS_MAX {
+                match queue.try_recv() {
+                    Ok(message) => group.push(message),
+                    Err(_) => break,
                 }
             }
-        }
-        let mut group = vec![first];
-        while group.len() < GROUP_JOBS_MAX {
-            match queue.try_recv() {
-                Ok(message) => group.push(message),
-                Err(_) => break,
+            if let Err(stopped) = self.run_group(group) {
+                // Dropping the jobs unanswered tells their callers the casino has stopped.
+                tracing::error!("the cage has stopped: {stopped:?}");
+                return;
             }
         }
-        let _ = cage.begin_group();
+    }
+
+    /// Runs a group of messages as one storage group and hands it to the
+    /// committer; first, after a failure, reloads the casino from what is durable.
+    pub fn run_group(&mut self, group: Vec<CageMsg>) -> Result<(), Stopped> {
+        if self.committer.failed() || self.reload {
+            let now = self.clock.now_ms();
+            self.reopen(now).map_err(Stopped::Unreadable)?;
+        }
+        let epoch = self.epoch;
+        let _ = self.cage.begin_group();
         let mut replies: Vec<Pending> = Vec::with_capacity(group.len());
         for message in group {
             match message {
                 CageMsg::Execute { actor, request, reply } => {
-                    let answer = Answer::Events(cage.execute(clock.now_ms(), &actor, *request));
+                    let answer = Answer::Events(self.cage.execute(self.clock.now_ms(), &actor, *request));
                     replies.push(Pending::Answer { answer, to: reply });
-                    for slot in cage.take_opened() {
-                        tables.spawn(slot, epoch, cage.directory().clone(), sender.clone());
+                    for slot in self.cage.take_opened() {
+                        self.tables
+                            .spawn(slot, epoch, self.cage.directory().clone(), self.sender.clone());
                     }
                 }
                 CageMsg::User { username, reply } => replies.push(Pending::Answer {
-                    answer: Answer::User(cage.user(&username)),
+                    answer: Answer::User(self.cage.user(&username)),
                     to: reply,
                 }),
                 CageMsg::Balances { username, reply } => replies.push(Pending::Answer {
-                    answer: Answer::Balances(cage.balances_of(&username)),
+                    answer: Answer::Balances(self.cage.balances_of(&username)),
                     to: reply,
                 }),
                 CageMsg::Balance { account, reply } => replies.push(Pending::Answer {
-                    answer: Answer::Balance(cage.ledger().balance(&account)),
+                    answer: Answer::Balance(self.cage.ledger().balance(&account)),
                     to: reply,
                 }),
-                CageMsg::Commit { epoch: e, verdict, .. } if e != epoch => {
+                CageMsg::Commit { epoch: e, verdict, .. } if e != self.epoch => {
                     let _ = verdict.send(Err(stale()));
                 }
                 CageMsg::Commit {
@@ -160,7 +218,7 @@ pub(super) fn cage_loop(
                     verdict,
                     ..
                 } => {
-                    let _ = verdict.send(cage.commit(at_ms, transfers, event, true));
+                    let _ = verdict.send(self.cage.commit(at_ms, transfers, event, true));
                 }
                 CageMsg::Checked {
                     epoch: e,
@@ -168,25 +226,25 @@ pub(super) fn cage_loop(
                     entry,
                     answer,
                 } => {
-                    if e == epoch {
-                        if let Err(refused) = cage.write_checked(at_ms, entry) {
+                    if e == self.epoch {
+                        if let Err(refused) = self.cage.write_checked(at_ms, entry) {
                             // The table counted on this entry: its state is not the ledger's.
                             tracing::error!(
                                 "the ledger refused a table's entry ({refused}); reloading from the journal"
                             );
-                            epoch += 1;
-                            reload = true;
+                            self.epoch += 1;
+                            self.reload = true;
                         }
                     }
                     // Answered as an answer on its own would be, after its entry.
                     match answer {
-                        Some(pending) if e == epoch => replies.push(pending),
+                        Some(pending) if e == self.epoch => replies.push(pending),
                         Some(pending) => pending.deliver(false),
                         None => {}
                     }
                 }
                 CageMsg::Answer { epoch: e, pending } => {
-                    if e == epoch {
+                    if e == self.epoch {
                         replies.push(pending);
                     } else {
                         pending.deliver(false);
@@ -194,11 +252,8 @@ pub(super) fn cage_loop(
                 }
             }
         }
-        committer.attach(replies);
-        if cage.end_group().is_err() {
-            // The committer has stopped: its answers went out as failures.
-            tracing::error!("the storage committer has stopped; stopping");
-            return;
-        }
+        self.committer.attach(replies);
+        // The committer has stopped if this fails: its answers went out as failures.
+        self.cage.end_group().map_err(|_| Stopped::Committer)
     }
 }

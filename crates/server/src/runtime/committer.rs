@@ -18,6 +18,9 @@ use super::reply::Pending;
 
 /// Groups handed over and not yet durable before the writer waits.
 pub const COMMITTER_QUEUE_GROUPS: usize = 64;
+/// Groups a hand-stepped committer's queue holds: nothing drains it while
+/// the cage hands groups over, so it is sized for a simulation's run.
+pub const STEPPED_QUEUE_GROUPS: usize = 4_096;
 /// Groups the committer makes durable with one flush when several are waiting.
 pub const GROUPS_PER_FLUSH_MAX: usize = 64;
 
@@ -85,6 +88,8 @@ pub struct Pipeline {
     buffer: Vec<Entry>,
     grouped: bool,
     outbox: Arc<Mutex<Vec<Pending>>>,
+    /// A committer stepped by hand (a simulation), not run by a thread.
+    stepped: Option<Stepped>,
 }
 
 impl Pipeline {
@@ -116,6 +121,9 @@ impl Storage for Pipeline {
                 done: Some(done),
             })
             .map_err(|_| stopped())?;
+        if let Some(stepped) = &self.stepped {
+            stepped.run_ready();
+        }
         match durable.recv() {
             Ok(true) => Ok(()),
             Ok(false) => Err(StorageError::Unreadable {
@@ -168,6 +176,35 @@ pub struct Committer {
     outbox: Arc<Mutex<Vec<Pending>>>,
     failed: Arc<AtomicBool>,
     flushes: FlushTimes,
+    stepped: Option<Stepped>,
+}
+
+/// The committer's work: what its thread runs, or a simulation steps.
+struct Worker {
+    storage: Box<dyn Storage + Send>,
+    receiver: mpsc::Receiver<Message>,
+    failed: Arc<AtomicBool>,
+    flushes: FlushTimes,
+    spacing: Spacing,
+}
+
+/// A committer stepped by hand: its work runs when the simulation says, on
+/// the simulation's own thread, so that a seed decides every interleaving.
+#[derive(Clone)]
+pub struct Stepped(Arc<Mutex<Worker>>);
+
+impl Stepped {
+    /// Writes every group handed over so far (and answers a reload asked for).
+    /// Returns whether there was anything to do.
+    pub fn run_ready(&self) -> bool {
+        let mut worker = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ran = false;
+        while let Ok(first) = worker.receiver.try_recv() {
+            worker.handle(first);
+            ran = true;
+        }
+        ran
+    }
 }
 
 impl Committer {
@@ -179,30 +216,70 @@ impl Committer {
     /// [`Committer::start`], with writes that start at least `spacing` apart
     /// (see [`COMMIT_SPACING_US`]).
     pub fn start_spaced<S: Storage + Send + 'static>(
-        mut storage: S,
+        storage: S,
         spacing: Duration,
     ) -> Result<(Pipeline, Committer), StorageError> {
-        let loaded = storage.load()?;
-        let (sender, receiver) = mpsc::sync_channel(COMMITTER_QUEUE_GROUPS);
-        let failed = Arc::new(AtomicBool::new(false));
-        let flag = failed.clone();
-        let flushes = FlushTimes::default();
-        let timed = flushes.clone();
+        let (worker, pipeline, committer) = Committer::made(storage, spacing, false)?;
         std::thread::Builder::new()
             .name("commit".into())
-            .spawn(move || commit_loop(storage, receiver, flag, &timed, spacing))
+            .spawn(move || {
+                let mut worker = worker;
+                while let Ok(first) = worker.receiver.recv() {
+                    worker.handle(first);
+                }
+            })
             .map_err(|e| StorageError::Unreadable {
                 seq: 0,
                 why: format!("cannot start the storage committer: {e}"),
             })?;
+        Ok((pipeline, committer))
+    }
+
+    /// A committer with no thread: its groups are written when
+    /// [`Committer::stepper`]'s `run_ready` says, or when something must wait
+    /// for them (an append outside a group, a reload). For simulations.
+    pub fn stepped<S: Storage + Send + 'static>(storage: S) -> Result<(Pipeline, Committer), StorageError> {
+        let (worker, mut pipeline, mut committer) = Committer::made(storage, Duration::ZERO, true)?;
+        let stepped = Stepped(Arc::new(Mutex::new(worker)));
+        pipeline.stepped = Some(stepped.clone());
+        committer.stepped = Some(stepped);
+        Ok((pipeline, committer))
+    }
+
+    /// The committer's hand-stepped work, if it has no thread.
+    pub fn stepper(&self) -> Option<&Stepped> {
+        self.stepped.as_ref()
+    }
+
+    fn made<S: Storage + Send + 'static>(
+        mut storage: S,
+        spacing: Duration,
+        stepped: bool,
+    ) -> Result<(Worker, Pipeline, Committer), StorageError> {
+        let loaded = storage.load()?;
+        let (sender, receiver) = mpsc::sync_channel(if stepped {
+            STEPPED_QUEUE_GROUPS
+        } else {
+            COMMITTER_QUEUE_GROUPS
+        });
+        let failed = Arc::new(AtomicBool::new(false));
+        let flushes = FlushTimes::default();
+        let worker = Worker {
+            storage: Box::new(storage),
+            receiver,
+            failed: failed.clone(),
+            flushes: flushes.clone(),
+            spacing: Spacing::new(spacing),
+        };
         let committer = Committer {
             sender,
             outbox: Arc::new(Mutex::new(Vec::new())),
             failed,
             flushes,
+            stepped: None,
         };
         let pipeline = committer.pipeline(loaded);
-        Ok((pipeline, committer))
+        Ok((worker, pipeline, committer))
     }
 
     fn pipeline(&self, loaded: Vec<Entry>) -> Pipeline {
@@ -212,6 +289,7 @@ impl Committer {
             buffer: Vec::new(),
             grouped: false,
             outbox: self.outbox.clone(),
+            stepped: self.stepped.clone(),
         }
     }
 
@@ -235,6 +313,9 @@ impl Committer {
     pub fn reload(&self) -> Result<Pipeline, StorageError> {
         let (tx, rx) = mpsc::channel();
         self.sender.send(Message::Reload(tx)).map_err(|_| stopped())?;
+        if let Some(stepped) = &self.stepped {
+            stepped.run_ready();
+        }
         let entries = rx.recv().map_err(|_| stopped())??;
         Ok(self.pipeline(entries))
     }
@@ -243,18 +324,14 @@ impl Committer {
 /// A group handed over: its entries, its answers, and who waits outside a group.
 type Group = (Vec<Entry>, Vec<Pending>, Option<mpsc::Sender<bool>>);
 
-fn commit_loop<S: Storage>(
-    mut storage: S,
-    receiver: mpsc::Receiver<Message>,
-    failed: Arc<AtomicBool>,
-    flushes: &FlushTimes,
-    spacing: Duration,
-) {
-    let mut spacing = Spacing::new(spacing);
-    while let Ok(first) = receiver.recv() {
+impl Worker {
+    /// Takes `first` and whatever else waits (up to a flush's worth of
+    /// groups, or up to a reload), writes the groups as one, answers them,
+    /// and then the reload.
+    fn handle(&mut self, first: Message) {
         // Under load, writes start at most once per `spacing`: what arrives
         // meanwhile joins the next write instead of paying for one of its own.
-        spacing.wait();
+        self.spacing.wait();
         let mut groups: Vec<Group> = Vec::new();
         let mut reload = None;
         let mut next = Some(first);
@@ -267,24 +344,24 @@ fn commit_loop<S: Storage>(
                 }
             }
             if groups.len() < GROUPS_PER_FLUSH_MAX {
-                next = receiver.try_recv().ok();
+                next = self.receiver.try_recv().ok();
             }
         }
         if !groups.is_empty() {
             // After a failure nothing is written until the writer has reloaded:
             // those groups were executed on a state the disk does not hold.
-            let durable = !failed.load(Ordering::SeqCst) && {
+            let durable = !self.failed.load(Ordering::SeqCst) && {
                 let began = Instant::now();
-                spacing.begin();
-                let written = write(&mut storage, &groups);
+                self.spacing.begin();
+                let written = write(&mut *self.storage, &groups);
                 // Groups of reads only write nothing and flush nothing.
                 if groups.iter().any(|(entries, ..)| !entries.is_empty()) {
-                    flushes.record(began.elapsed());
+                    self.flushes.record(began.elapsed());
                 }
                 written.is_ok()
             };
             if !durable {
-                failed.store(true, Ordering::SeqCst);
+                self.failed.store(true, Ordering::SeqCst);
             }
             for (_, replies, done) in groups {
                 for reply in replies {
@@ -297,13 +374,13 @@ fn commit_loop<S: Storage>(
             // Upkeep (the log's catch-up copy) waits for no answer; under
             // load it falls in the spacing before the next write.
             if durable {
-                storage.after_group();
+                self.storage.after_group();
             }
         }
         if let Some(tx) = reload {
-            let entries = storage.load();
+            let entries = self.storage.load();
             if entries.is_ok() {
-                failed.store(false, Ordering::SeqCst);
+                self.failed.store(false, Ordering::SeqCst);
             }
             let _ = tx.send(entries);
         }
@@ -314,7 +391,7 @@ fn commit_loop<S: Storage>(
 /// fails, what was appended before it is still committed (each entry is a
 /// whole request) and the whole lot is reported as failed: a request reported
 /// failed may have landed, never the other way round.
-fn write<S: Storage>(storage: &mut S, groups: &[Group]) -> Result<(), StorageError> {
+fn write(storage: &mut dyn Storage, groups: &[Group]) -> Result<(), StorageError> {
     storage.begin_group()?;
     let mut appended = Ok(());
     for (entries, ..) in groups {

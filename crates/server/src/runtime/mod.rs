@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod passwords;
 pub mod reply;
 pub mod setup;
+pub mod stepped;
 pub mod tables;
 pub mod wheel;
 
@@ -88,10 +89,10 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         tables.spawn(slot, 0, cage.directory().clone(), sender.clone());
     }
     let metrics = Arc::new(Metrics::new(&committer.flush_times()));
-    let (own, routes, ticking) = (sender.clone(), tables.clone(), clock.clone());
+    let writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
     std::thread::Builder::new()
         .name("cage".into())
-        .spawn(move || cage::cage_loop(cage, queue, committer, routes, own, ticking))
+        .spawn(move || writer.run(queue))
         .map_err(|e| e.to_string())?;
     Ok(Floor {
         clock,

@@ -60,7 +60,13 @@ pub struct TableWriter {
     clock: Arc<dyn Clock>,
     /// The running job's last checked entry, held to go to the cage with the job's answer.
     held: Option<(u64, Recorded)>,
+    /// Stepped by hand (a simulation): runs the cage, which has no thread,
+    /// while the table waits for its verdict.
+    drive: Option<Drive>,
 }
+
+/// Runs a stepped cage's waiting messages.
+pub type Drive = Arc<dyn Fn() + Send + Sync>;
 
 fn stopped() -> ApiError {
     ApiError::stopped()
@@ -71,6 +77,7 @@ struct CageLink<'a> {
     cage: &'a mpsc::SyncSender<CageMsg>,
     epoch: u64,
     held: &'a mut Option<(u64, Recorded)>,
+    drive: Option<&'a Drive>,
 }
 
 impl CageLink<'_> {
@@ -114,6 +121,9 @@ impl Commit for CageLink<'_> {
             verdict: tx,
         };
         self.cage.send(message).map_err(|_| stopped())?;
+        if let Some(drive) = self.drive {
+            drive();
+        }
         off_worker(|| rx.recv()).map_err(|_| stopped())?
     }
 }
@@ -145,6 +155,7 @@ impl TableWriter {
             cage: &self.cage,
             epoch: self.epoch,
             held: &mut self.held,
+            drive: self.drive.as_ref(),
         };
         let (slot, directory) = (&mut self.slot, &self.directory);
         if long(&request) {
@@ -202,23 +213,83 @@ struct TableHandle {
     replacement: Replacement,
 }
 
+/// A table's writer and its queue, waiting to be stepped by hand.
+type Parked = (TableWriter, tokio::sync::mpsc::Receiver<TableMsg>);
+
 /// The tables' writers, by table id, and the runtime their tasks run on.
 #[derive(Clone)]
 pub struct Tables {
     map: Arc<RwLock<BTreeMap<String, TableHandle>>>,
-    runtime: tokio::runtime::Handle,
+    /// Where the writers run: a task each on the runtime, or parked to be
+    /// stepped by hand (a simulation).
+    runs: Runs,
     archiver: Archiver,
     clock: Arc<dyn Clock>,
+}
+
+#[derive(Clone)]
+enum Runs {
+    Tasks(tokio::runtime::Handle),
+    Stepped {
+        parked: Arc<Mutex<BTreeMap<String, Parked>>>,
+        drive: Arc<std::sync::OnceLock<Drive>>,
+    },
 }
 
 impl Tables {
     pub(super) fn new(runtime: tokio::runtime::Handle, archiver: Archiver, clock: Arc<dyn Clock>) -> Tables {
         Tables {
             map: Arc::default(),
-            runtime,
+            runs: Runs::Tasks(runtime),
             archiver,
             clock,
         }
+    }
+
+    /// Tables whose writers run only when [`Tables::step`] says.
+    pub(super) fn stepped(archiver: Archiver, clock: Arc<dyn Clock>) -> Tables {
+        Tables {
+            map: Arc::default(),
+            runs: Runs::Stepped {
+                parked: Arc::default(),
+                drive: Arc::default(),
+            },
+            archiver,
+            clock,
+        }
+    }
+
+    /// How a stepped table runs the cage while it waits for a verdict.
+    pub(super) fn set_drive(&self, run_cage: Drive) {
+        if let Runs::Stepped { drive, .. } = &self.runs {
+            let _ = drive.set(run_cage);
+        }
+    }
+
+    /// Runs one message waiting at a stepped table; whether there was one.
+    pub fn step(&self, table: &str) -> bool {
+        let Runs::Stepped { parked, .. } = &self.runs else {
+            return false;
+        };
+        // The writer leaves the map while it runs: the cage, run meanwhile for
+        // a verdict, may add tables to it.
+        let taken = parked.lock().unwrap_or_else(|p| p.into_inner()).remove(table);
+        let Some((mut writer, mut queue)) = taken else {
+            return false;
+        };
+        let ran = match queue.try_recv() {
+            Ok(message) => {
+                run_one(&mut writer, message);
+                true
+            }
+            Err(_) => false,
+        };
+        parked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(table.to_string())
+            .or_insert((writer, queue));
+        ran
     }
 
     pub(super) fn archiver(&self) -> &Archiver {
@@ -255,7 +326,7 @@ impl Tables {
         let id = slot.id.clone();
         let (jobs, queue) = tokio::sync::mpsc::channel::<TableMsg>(TABLE_QUEUE_MAX);
         let replacement = Replacement::default();
-        let writer = TableWriter {
+        let mut writer = TableWriter {
             slot,
             epoch,
             directory,
@@ -264,8 +335,20 @@ impl Tables {
             archiver: self.archiver.clone(),
             clock: self.clock.clone(),
             held: None,
+            drive: None,
         };
-        self.runtime.spawn(table_loop(writer, queue));
+        match &self.runs {
+            Runs::Tasks(runtime) => {
+                runtime.spawn(table_loop(writer, queue));
+            }
+            Runs::Stepped { parked, drive } => {
+                writer.drive = drive.get().cloned();
+                parked
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id.clone(), (writer, queue));
+            }
+        }
         let handle = TableHandle { jobs, replacement };
         self.map.write().unwrap_or_else(|p| p.into_inner()).insert(id, handle);
     }
@@ -301,54 +384,63 @@ impl Tables {
 
 async fn table_loop(mut writer: TableWriter, mut queue: tokio::sync::mpsc::Receiver<TableMsg>) {
     while let Some(message) = queue.recv().await {
-        let replaced = writer.replacement.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some((slot, epoch)) = replaced {
-            writer.slot = slot;
-            writer.slot.keep_finished();
-            writer.epoch = epoch;
-        }
-        let (answer, to) = writer.handle(message);
-        let epoch = writer.epoch;
-        // Rounds the job finished go to the archive once durable, ahead of its answer.
-        let finished = writer.slot.take_finished();
-        if !finished.is_empty() {
-            let archive = Pending::Archive {
-                rounds: finished,
-                archiver: writer.archiver.clone(),
-            };
-            if send(
-                &writer,
-                CageMsg::Answer {
-                    epoch,
-                    pending: archive,
-                },
-            )
-            .is_some()
-            {
-                return;
-            }
-        }
-        let pending = Pending::Answer { answer, to };
-        let last = match writer.held.take() {
-            Some((at_ms, entry)) => CageMsg::Checked {
-                epoch,
-                at_ms,
-                entry,
-                answer: Some(pending),
-            },
-            None => CageMsg::Answer { epoch, pending },
-        };
-        if let Some(unsent) = send(&writer, last) {
-            if let CageMsg::Answer { pending, .. }
-            | CageMsg::Checked {
-                answer: Some(pending), ..
-            } = unsent
-            {
-                pending.deliver(false);
-            }
+        if !run_one(&mut writer, message) {
             return;
         }
     }
+}
+
+/// Runs one message at a table and hands its entry and answer to the cage;
+/// false once the cage has stopped.
+fn run_one(writer: &mut TableWriter, message: TableMsg) -> bool {
+    let replaced = writer.replacement.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((slot, epoch)) = replaced {
+        writer.slot = slot;
+        writer.slot.keep_finished();
+        writer.epoch = epoch;
+    }
+    let (answer, to) = writer.handle(message);
+    let epoch = writer.epoch;
+    // Rounds the job finished go to the archive once durable, ahead of its answer.
+    let finished = writer.slot.take_finished();
+    if !finished.is_empty() {
+        let archive = Pending::Archive {
+            rounds: finished,
+            archiver: writer.archiver.clone(),
+        };
+        if send(
+            writer,
+            CageMsg::Answer {
+                epoch,
+                pending: archive,
+            },
+        )
+        .is_some()
+        {
+            return false;
+        }
+    }
+    let pending = Pending::Answer { answer, to };
+    let last = match writer.held.take() {
+        Some((at_ms, entry)) => CageMsg::Checked {
+            epoch,
+            at_ms,
+            entry,
+            answer: Some(pending),
+        },
+        None => CageMsg::Answer { epoch, pending },
+    };
+    if let Some(unsent) = send(writer, last) {
+        if let CageMsg::Answer { pending, .. }
+        | CageMsg::Checked {
+            answer: Some(pending), ..
+        } = unsent
+        {
+            pending.deliver(false);
+        }
+        return false;
+    }
+    true
 }
 
 /// Sends a message to the cage; a full queue (the cage far behind) holds
