@@ -91,23 +91,55 @@ pub struct CageWriter {
     /// Which reload the tables' work belongs to: work from before the last
     /// reload ran on a state the disk does not hold.
     epoch: u64,
-    /// A table's entry was refused: reload before the next group.
+    /// A table's entry was refused, or a reload failed: reload before the next group.
     reload: bool,
+    /// When the last reload was tried.
+    last_reload: Option<u64>,
 }
 
 /// Why the cage's writer stopped.
 #[derive(Debug)]
 pub enum Stopped {
-    /// The journal could not be reopened after a failed write.
-    Unreadable(String),
     /// The committer has stopped.
     Committer,
+}
+
+/// How long a cage whose reload failed waits before it tries again: a reload
+/// replays the whole journal, and a disk still failing would have it replay
+/// for every message.
+pub const RELOAD_RETRY_MS: u64 = 1_000;
+
+/// Answers a group with failures, changing nothing: the casino is reloading.
+fn refuse(group: Vec<CageMsg>) {
+    let not_now = || Answer::Events(Err(stale()));
+    for message in group {
+        match message {
+            CageMsg::Execute { reply, .. }
+            | CageMsg::User { reply, .. }
+            | CageMsg::Balances { reply, .. }
+            | CageMsg::Balance { reply, .. } => Pending::Answer {
+                answer: not_now(),
+                to: reply,
+            }
+            .deliver(false),
+            CageMsg::Commit { verdict, .. } => {
+                let _ = verdict.send(Err(stale()));
+            }
+            CageMsg::Checked { answer, .. } => {
+                if let Some(pending) = answer {
+                    pending.deliver(false);
+                }
+            }
+            CageMsg::Answer { pending, .. } => pending.deliver(false),
+        }
+    }
 }
 
 impl CageWriter {
     /// Reopens the casino from what is durable: every table takes its state
     /// from it again, and work from before is refused from now on.
     fn reopen(&mut self, now_ms: u64) -> Result<(), String> {
+        self.last_reload = Some(now_ms);
         self.reload = false;
         self.epoch += 1;
         let archiver = self.tables.archiver().clone();
@@ -137,6 +169,7 @@ impl CageWriter {
             clock,
             epoch: 0,
             reload: false,
+            last_reload: None,
         }
     }
 
@@ -177,11 +210,28 @@ impl CageWriter {
     }
 
     /// Runs a group of messages as one storage group and hands it to the
-    /// committer; first, after a failure, reloads the casino from what is durable.
+    /// committer; first, after a failure, reloads the casino from what is
+    /// durable. A reload that fails (the disk failing again while the
+    /// interrupted rounds are voided) stops nothing: the group is refused,
+    /// nothing changes, and the next group tries again, at most once per
+    /// [`RELOAD_RETRY_MS`].
     pub fn run_group(&mut self, group: Vec<CageMsg>) -> Result<(), Stopped> {
         if self.committer.failed() || self.reload {
             let now = self.clock.now_ms();
-            self.reopen(now).map_err(Stopped::Unreadable)?;
+            let due = self.last_reload.is_none_or(|at| now >= at + RELOAD_RETRY_MS);
+            let reopened = if due {
+                self.reopen(now)
+            } else {
+                Err("retrying soon".into())
+            };
+            if let Err(why) = reopened {
+                if due {
+                    tracing::error!("storage failed and the journal could not be reopened yet: {why}");
+                }
+                self.reload = true;
+                refuse(group);
+                return Ok(());
+            }
         }
         let epoch = self.epoch;
         let _ = self.cage.begin_group();
