@@ -399,9 +399,8 @@ fn bench_reports_bets_per_second() {
 
 #[test]
 fn a_profile_file_can_be_given_by_path() {
-    let dir = std::env::temp_dir().join(format!("croupier-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("house.toml");
+    let dir = croupier_testkit::data_dir();
+    let path = dir.path().join("house.toml");
     let text = include_str!("../../../profiles/european-casino.toml")
         .replace("name = \"european-casino\"", "name = \"our-house\"");
     std::fs::write(&path, text).expect("write profile");
@@ -421,7 +420,6 @@ fn a_profile_file_can_be_given_by_path() {
     let out = croupier(&["settle", "--profile", path_text, "--pockets", "3"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("paytable.split"), "{}", stderr(&out));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -658,9 +656,8 @@ fn sim_flat_rtp_agrees_with_the_exact_math() {
 
 #[test]
 fn sim_strategies_write_a_plot() {
-    let dir = std::env::temp_dir().join(format!("croupier-sim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let svg = dir.join("martingale.svg");
+    let dir = croupier_testkit::data_dir();
+    let svg = dir.path().join("martingale.svg");
     let svg_text = svg.to_str().expect("path");
     for strategy in ["flat", "martingale", "dalembert", "fibonacci", "paroli", "labouchere"] {
         let out = croupier(
@@ -710,7 +707,6 @@ fn sim_strategies_write_a_plot() {
         "",
     );
     assert_eq!(bad.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -775,10 +771,9 @@ fn verify_checks_a_journal() {
     use croupier_ledger::{Account, Ledger, SqliteStorage, Transfer};
     use croupier_server::api::Role;
     use croupier_server::casino::{Actor, Casino, Request};
-    let dir = std::env::temp_dir().join(format!("croupier-verify-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = croupier_testkit::data_dir();
     {
-        let (mut casino, _) = Casino::open(SqliteStorage::open(&dir).expect("db"), 0).expect("casino");
+        let (mut casino, _) = Casino::open(SqliteStorage::open(dir.path()).expect("db"), 0).expect("casino");
         let admin = Actor::new("admin", Role::Admin, "");
         for (name, role) in [("cash", Role::Cashier), ("p1", Role::Player)] {
             casino
@@ -806,7 +801,7 @@ fn verify_checks_a_journal() {
             )
             .expect("cash in");
     }
-    let data = dir.to_str().expect("path");
+    let data = dir.path().to_str().expect("path");
     let out = croupier(&["verify", "--data", data, "--format", "json"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -815,7 +810,7 @@ fn verify_checks_a_journal() {
     assert_eq!(report["total"], 0);
     // A forged transfer with a perfectly valid hash chain is still caught: no request explains it.
     {
-        let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("ledger");
+        let mut ledger = Ledger::open(SqliteStorage::open(dir.path()).expect("db")).expect("ledger");
         let forged = Transfer {
             id: "forged".into(),
             from: Account::parse("house").expect("account"),
@@ -833,7 +828,7 @@ fn verify_checks_a_journal() {
         String::from_utf8_lossy(&out.stdout)
     );
     // One byte of history changed is caught by the chain itself.
-    let raw = SqliteStorage::open(&dir).expect("db");
+    let raw = SqliteStorage::open(dir.path()).expect("db");
     raw.connection()
         .execute("UPDATE journal SET at_ms = 9 WHERE seq = 1", [])
         .expect("tamper");
@@ -843,7 +838,6 @@ fn verify_checks_a_journal() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("JOURNAL BROKEN at entry 1"));
     let out = croupier(&["verify", "--data", "/nonexistent/croupier"], "");
     assert_eq!(out.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -1,37 +1,15 @@
 //! `croupier serve` end to end: the real binary, real sockets, a kill -9 mid-round.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use croupier_testkit::{data_dir, free_port, Server, Socket};
 use serde_json::{json, Value};
 
-struct Server {
-    child: Child,
-    address: String,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-/// A test that fails part way must not leave its server running: it would
-/// hold the port and the test run's output open after the test has ended.
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A data folder of this test process's own, empty: `croupier-NAME-PID` in
-/// the temporary folder.
-fn fresh_data(name: &str) -> std::path::PathBuf {
-    let data = std::env::temp_dir().join(format!("croupier-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
-    data
-}
-
 /// `croupier verify --data DATA --format json`: whether it passed, and its report.
-fn verify(data: &std::path::Path) -> (bool, Value) {
+fn verify(data: &Path) -> (bool, Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
         .output()
@@ -45,245 +23,9 @@ fn verify(data: &std::path::Path) -> (bool, Value) {
     (out.status.success(), report)
 }
 
-fn start(data: &std::path::Path, port: u16) -> Server {
-    let address = format!("127.0.0.1:{port}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let server = Server { child, address, lines };
-    for _ in 0..200 {
-        if TcpStream::connect(&server.address).is_ok() {
-            return server;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("the server did not start listening");
-}
-
-impl Server {
-    /// The admin adds a cashier, a dealer, a pit supervisor and players p1 and p2, each
-    /// with the password `NAME-password-1`.
-    fn add_staff_and_players(&self, admin: &str) {
-        self.add_users(
-            admin,
-            &[
-                ("cashier", "cashier"),
-                ("dealer", "dealer"),
-                ("pit", "pit_supervisor"),
-                ("p1", "player"),
-                ("p2", "player"),
-            ],
-        );
-    }
-
-    /// The admin adds each (name, role), with the password `NAME-password-1`.
-    fn add_users(&self, admin: &str, users: &[(&str, &str)]) {
-        for (name, role) in users {
-            self.ask(
-                admin,
-                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
-            );
-        }
-    }
-
-    /// The pit logs a passing inspection and the dealer opens the table.
-    fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
-        self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-        self.ask(dealer, json!({"op": "open_table", "table": table}));
-    }
-
-    /// The cashier cashes in `cash` for `player`, who buys in for `chips` at `table` (chips of 1.00).
-    fn seat(&self, cashier: &str, (player, token): (&str, &str), table: &str, cash: u64, chips: u64) {
-        self.ask(
-            cashier,
-            json!({"op": "cash_in", "id": format!("cash-{player}-{table}"), "player": player, "amount": cash}),
-        );
-        self.ask(
-            token,
-            json!({"op": "buy_in", "id": format!("buy-{player}-{table}"), "table": table, "amount": chips, "chip_value": 100}),
-        );
-    }
-
-    /// The one-time admin password a first run prints.
-    fn admin_password(&self) -> String {
-        let line = self.wait_line("croupier: first run");
-        line.split("password ")
-            .nth(1)
-            .and_then(|s| s.split(' ').next())
-            .expect("admin password")
-            .to_string()
-    }
-
-    fn wait_line(&self, prefix: &str) -> String {
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(20))
-                .expect("a line from the server");
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-    }
-
-    fn http(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
-        call(&self.address, method, path, token, body).expect("the server answers")
-    }
-
-    fn login(&self, username: &str, password: &str) -> String {
-        let (status, body) = self.http(
-            "POST",
-            "/api/login",
-            None,
-            Some(&json!({"username": username, "password": password})),
-        );
-        assert_eq!(status, 200, "{username}: {body}");
-        body["token"].as_str().expect("token").to_string()
-    }
-
-    fn ask(&self, token: &str, request: Value) -> Value {
-        let (status, body) = self.http("POST", "/api/requests", Some(token), Some(&request));
-        assert_eq!(status, 200, "{request}: {body}");
-        body
-    }
-}
-
-/// One HTTP request on a connection of its own; an error where the server is
-/// gone, so that a test killing it can tell.
-fn call(
-    address: &str,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> std::io::Result<(u16, Value)> {
-    let mut stream = TcpStream::connect(address)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes())?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    let status: u16 = response
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no status line"))?;
-    let body = response.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    Ok((
-        status,
-        serde_json::from_str(body).unwrap_or(Value::String(body.to_string())),
-    ))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-/// A WebSocket subscriber on a table's stream: the handshake, then text frames.
-fn subscribe(address: &str, table: &str) -> BufReader<TcpStream> {
-    subscribe_as(address, table, None)
-}
-
-/// Asks to open a table's stream: the answer's status line, and the connection.
-fn stream_handshake(address: &str, table: &str, token: Option<&str>) -> (String, BufReader<TcpStream>) {
-    let mut stream = TcpStream::connect(address).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-    let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
-    let request = format!(
-        "GET /api/tables/{table}/stream{query} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).expect("handshake");
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    (line, reader)
-}
-
-fn subscribe_as(address: &str, table: &str, token: Option<&str>) -> BufReader<TcpStream> {
-    let (mut line, mut reader) = stream_handshake(address, table, token);
-    assert!(line.contains("101"), "{line}");
-    loop {
-        line.clear();
-        reader.read_line(&mut line).expect("header");
-        if line == "\r\n" {
-            return reader;
-        }
-    }
-}
-
-/// Sends a text frame as a client must: masked (RFC 6455 5.3).
-fn send_frame(reader: &mut BufReader<TcpStream>, text: &str) {
-    write_frame(reader, text).expect("send frame");
-}
-
-fn write_frame(reader: &mut BufReader<TcpStream>, text: &str) -> std::io::Result<()> {
-    let mask = [0x11u8, 0x22, 0x33, 0x44];
-    let bytes = text.as_bytes();
-    let mut frame = vec![0x81u8];
-    if bytes.len() < 126 {
-        frame.push(0x80 | bytes.len() as u8);
-    } else {
-        frame.push(0x80 | 126);
-        frame.extend_from_slice(&(bytes.len() as u16).to_be_bytes());
-    }
-    frame.extend_from_slice(&mask);
-    frame.extend(bytes.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-    reader.get_mut().write_all(&frame)
-}
-
-/// The next frame that is a reply to a socket request.
-fn next_reply(reader: &mut BufReader<TcpStream>) -> Value {
-    loop {
-        let frame = next_frame(reader);
-        if frame["type"] == "reply" {
-            return frame;
-        }
-    }
-}
-
-fn next_frame(reader: &mut BufReader<TcpStream>) -> Value {
-    read_frame(reader).expect("a JSON frame")
-}
-
-fn read_frame(reader: &mut BufReader<TcpStream>) -> std::io::Result<Value> {
-    let mut head = [0u8; 2];
-    reader.read_exact(&mut head)?;
-    let mut len = u64::from(head[1] & 0x7f);
-    if len == 126 {
-        let mut b = [0u8; 2];
-        reader.read_exact(&mut b)?;
-        len = u64::from(u16::from_be_bytes(b));
-    } else if len == 127 {
-        let mut b = [0u8; 8];
-        reader.read_exact(&mut b)?;
-        len = u64::from_be_bytes(b);
-    }
-    let mut payload = vec![0u8; len as usize];
-    reader.read_exact(&mut payload)?;
-    serde_json::from_slice(&payload).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+/// `croupier serve` on `data`, listening on `port`.
+fn start(data: &Path, port: u16) -> Server {
+    Server::start(env!("CARGO_BIN_EXE_croupier"), data, port)
 }
 
 /// Follows each player's chips at each table from the events the server returns.
@@ -455,9 +197,9 @@ fn account_recalled(expected: &mut std::collections::BTreeMap<String, i64>, roun
 #[test]
 fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let wheel = Emulator::start(1_000);
-    let data = fresh_data("serve");
+    let data = data_dir();
     let port = free_port();
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     let password = server.admin_password();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
     // The number display board and its public data.
@@ -551,7 +293,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         json!({"op": "buy_in", "id": "b3", "table": "t2", "amount": 5_000, "chip_value": 100}),
     );
 
-    let mut stream = subscribe(&server.address, "t1");
+    let mut stream = server.subscribe("t1", None);
     let mut expected: std::collections::BTreeMap<String, i64> = [
         ("t1:p1".to_string(), 10_000),
         ("t1:p2".to_string(), 10_000),
@@ -628,11 +370,11 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     }
 
     // The stream pushed the first round's events to the subscriber.
-    let first = next_frame(&mut stream);
+    let first = stream.next_frame();
     assert_eq!(first["type"], "betting_opened");
     let mut seen = vec![first];
     while seen.last().map(|e| e["type"] != "round_settled").unwrap_or(true) {
-        seen.push(next_frame(&mut stream));
+        seen.push(stream.next_frame());
     }
     assert!(seen.iter().any(|e| e["type"] == "result"));
 
@@ -654,10 +396,9 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     // A signed-out session stays out after the restart; the others carry on.
     let gone = server.login("p2", "p2-password-1");
     assert_eq!(server.http("POST", "/api/logout", Some(&gone), None).0, 200);
-    server.child.kill().expect("kill -9");
-    server.child.wait().expect("dead");
+    server.kill();
 
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     let line = server.wait_line("croupier: recovered:");
     assert!(line.contains("no_spin") || line.contains("bet_returned"), "{line}");
     // The bet cut off by the kill came back whole.
@@ -733,9 +474,8 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert!(written > 0, "the users and logins were written");
     assert_eq!(flushes("croupier_journal_flush_seconds_bucket{le=\"+Inf\"}"), written);
 
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    let (passed, report) = verify(&data);
+    server.kill();
+    let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
     assert_eq!(report["total"], 0);
@@ -746,7 +486,6 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         assert_eq!(replayed, *chips, "chips:{key}: {report}");
     }
     drop(wheel);
-    std::fs::remove_dir_all(&data).ok();
 }
 
 /// An acknowledged bet survives `kill -9` at any moment, not just a quiet
@@ -772,9 +511,9 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
         "black",
         "00",
     ];
-    let data = fresh_data("kill-load");
+    let data = data_dir();
     let port = free_port();
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     let admin = server.login("admin", &server.admin_password());
     server.add_staff_and_players(&admin);
     server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
@@ -790,13 +529,11 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
         .collect();
 
     // The dealer runs rounds of 100 ms of betting until the server is gone.
-    let address = server.address.clone();
     let dealer_runs = {
-        let (address, token) = (address.clone(), dealer.clone());
+        let (client, token) = (server.client(), dealer.clone());
         std::thread::spawn(move || {
             let ask = |op: &str| {
-                call(
-                    &address,
+                client.try_http(
                     "POST",
                     "/api/requests",
                     Some(&token),
@@ -807,7 +544,9 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
             while ask("open_betting").is_ok() {
                 std::thread::sleep(Duration::from_millis(100));
                 if ask("no_more_bets").is_err()
-                    || call(&address, "POST", "/api/tables/t1/draw", Some(&token), None).is_err()
+                    || client
+                        .try_http("POST", "/api/tables/t1/draw", Some(&token), None)
+                        .is_err()
                 {
                     break;
                 }
@@ -820,7 +559,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     let terminals: Vec<_> = players
         .iter()
         .map(|(player, token)| {
-            let mut socket = subscribe_as(&address, "t1", Some(token));
+            let mut socket = server.subscribe("t1", Some(token));
             let player = player.clone();
             std::thread::spawn(move || {
                 let mut acknowledged = Vec::new();
@@ -830,13 +569,13 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
                         n += 1;
                         let bet_id = format!("{player}-{n}");
                         let request = json!({"ref": bet_id, "request": {"op": "place_bet", "table": "t1", "bet_id": bet_id, "spot": spots[n % spots.len()], "stake": 100}});
-                        if write_frame(&mut socket, &request.to_string()).is_err() {
+                        if socket.try_send(&request.to_string()).is_err() {
                             break 'sending;
                         }
                     }
                     let mut replies = 0;
                     while replies < IN_FLIGHT {
-                        let Ok(frame) = read_frame(&mut socket) else {
+                        let Ok(frame) = socket.try_next_frame() else {
                             break 'sending;
                         };
                         if frame["type"] == "reply" {
@@ -859,8 +598,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
         .subsec_nanos();
     let after_ms = 400 + u64::from(nanos % 800);
     std::thread::sleep(Duration::from_millis(after_ms));
-    server.child.kill().expect("kill -9");
-    server.child.wait().expect("dead");
+    server.kill();
 
     let acknowledged: Vec<Vec<String>> = terminals.into_iter().map(|t| t.join().expect("terminal")).collect();
     let rounds = dealer_runs.join().expect("dealer");
@@ -868,7 +606,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     assert!(total > 0, "bets were acknowledged before the kill ({rounds} rounds)");
     eprintln!("killed {after_ms} ms into the betting: {total} bets acknowledged, {rounds} rounds drawn");
 
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     for ((player, token), acknowledged) in players.iter().zip(&acknowledged) {
         let (status, recall) = server.http(
             "GET",
@@ -904,18 +642,16 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
             "{player}'s chips after {after_ms} ms: {me}"
         );
     }
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    let (passed, report) = verify(&data);
+    server.kill();
+    let (passed, report) = verify(data.path());
     assert!(passed && report["ok"] == true, "{report}");
-    std::fs::remove_dir_all(&data).ok();
 }
 
 #[test]
 fn serve_follows_an_automated_wheel() {
     let wheel = Emulator::start(60);
-    let data = fresh_data("serve-wheel");
-    let server = start(&data, free_port());
+    let data = data_dir();
+    let server = start(data.path(), free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     server.add_users(
@@ -957,19 +693,18 @@ fn serve_follows_an_automated_wheel() {
     assert!(now["wheel"]["last_result"].is_string(), "{now}");
     drop(server);
     drop(wheel);
-    std::fs::remove_dir_all(&data).ok();
 }
 
 #[test]
 fn user_add_works_offline_and_not_beside_a_running_server() {
-    let data = fresh_data("user-add");
+    let data = data_dir();
     let add = |name: &str, role: &str, password: &str| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
             .args([
                 "user",
                 "add",
                 "--data",
-                data.to_str().expect("path"),
+                data.path().to_str().expect("path"),
                 "--username",
                 name,
                 "--role",
@@ -999,7 +734,7 @@ fn user_add_works_offline_and_not_beside_a_running_server() {
         "an unknown role"
     );
     assert_eq!(add("y", "dealer", "short").status.code(), Some(2), "a short password");
-    let mut server = start(&data, free_port());
+    let mut server = start(data.path(), free_port());
     // No admin was added, so the first run makes one; the added user can log in.
     let line = server.wait_line("croupier: first run");
     assert!(line.contains("log in as admin"), "{line}");
@@ -1011,16 +746,14 @@ fn user_add_works_offline_and_not_beside_a_running_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    std::fs::remove_dir_all(&data).ok();
+    server.kill();
 }
 
 #[test]
 fn betting_closes_by_itself_when_the_window_ends() {
-    let data = fresh_data("deadline");
+    let data = data_dir();
     let port = free_port();
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     let profile_text =
@@ -1031,23 +764,21 @@ fn betting_closes_by_itself_when_the_window_ends() {
                "in_prison": false, "betting_window_ms": 400, "outcome": "dealer"}),
     );
     server.inspect_and_open(&admin, &admin, "quick");
-    let mut stream = subscribe(&server.address, "quick");
+    let mut stream = server.subscribe("quick", None);
     server.ask(&admin, json!({"op": "open_betting", "table": "quick"}));
-    assert_eq!(next_frame(&mut stream)["type"], "betting_opened");
+    assert_eq!(stream.next_frame()["type"], "betting_opened");
     // Colorado 2201(7): no more bets is called for the terminals when the window ends.
-    let closed = next_frame(&mut stream);
+    let closed = stream.next_frame();
     assert_eq!(closed["type"], "no_more_bets", "{closed}");
     let (_, table) = server.http("GET", "/api/public/tables/quick", None, None);
     assert_eq!(table["phase"], "closed-betting");
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    std::fs::remove_dir_all(&data).ok();
+    server.kill();
 }
 
 #[test]
 fn a_terminal_bets_over_its_table_stream() {
-    let data = fresh_data("socket");
-    let mut server = start(&data, free_port());
+    let data = data_dir();
+    let mut server = start(data.path(), free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     server.add_users(&admin, &[("cashier", "cashier"), ("p1", "player")]);
@@ -1059,21 +790,20 @@ fn a_terminal_bets_over_its_table_stream() {
     server.seat(&cashier, ("p1", &p1), "t2", 10_000, 5_000);
     server.ask(&admin, json!({"op": "open_betting", "table": "t2"}));
 
-    let mut socket = subscribe_as(&server.address, "t2", Some(&p1));
-    send_frame(
-        &mut socket,
+    let mut socket = server.subscribe("t2", Some(&p1));
+    socket.send(
         &json!({"ref": "a", "request": {"op": "place_bet", "table": "t2", "bet_id": "s1", "spot": "17", "stake": 300}})
             .to_string(),
     );
-    let reply = next_reply(&mut socket);
+    let reply = socket.next_reply();
     assert_eq!(
         (reply["ref"].as_str(), reply["ok"].as_bool()),
         (Some("a"), Some(true)),
         "{reply}"
     );
     // Refusals come back with the rule's code and sentence.
-    send_frame(&mut socket, &json!({"ref": "b", "request": {"op": "place_bet", "table": "t2", "bet_id": "s2", "spot": "17-35", "stake": 300}}).to_string());
-    let reply = next_reply(&mut socket);
+    socket.send(&json!({"ref": "b", "request": {"op": "place_bet", "table": "t2", "bet_id": "s2", "spot": "17-35", "stake": 300}}).to_string());
+    let reply = socket.next_reply();
     assert_eq!(
         (reply["ref"].as_str(), reply["ok"].as_bool()),
         (Some("b"), Some(false)),
@@ -1081,48 +811,42 @@ fn a_terminal_bets_over_its_table_stream() {
     );
     assert!(reply["message"].as_str().unwrap_or("").contains("17-35"), "{reply}");
     // A player still cannot act for someone else, whichever socket it uses.
-    send_frame(
-        &mut socket,
-        &json!({"ref": "c", "request": {"op": "cash_in", "id": "x", "player": "p1", "amount": 1}}).to_string(),
-    );
-    assert_eq!(next_reply(&mut socket)["error"], "forbidden");
+    socket.send(&json!({"ref": "c", "request": {"op": "cash_in", "id": "x", "player": "p1", "amount": 1}}).to_string());
+    assert_eq!(socket.next_reply()["error"], "forbidden");
     // Not a request at all.
-    send_frame(&mut socket, "{\"ref\": \"d\", \"request\": {\"op\": \"fly\"}}");
-    let reply = next_reply(&mut socket);
+    socket.send("{\"ref\": \"d\", \"request\": {\"op\": \"fly\"}}");
+    let reply = socket.next_reply();
     assert_eq!(
         (reply["ref"].as_str(), reply["error"].as_str()),
         (Some("d"), Some("bad_request")),
         "{reply}"
     );
     // A display board's socket (no session) may only listen.
-    let mut board = subscribe(&server.address, "t2");
-    send_frame(
-        &mut board,
+    let mut board = server.subscribe("t2", None);
+    board.send(
         &json!({"ref": "e", "request": {"op": "place_bet", "table": "t2", "bet_id": "s3", "spot": "17", "stake": 300}})
             .to_string(),
     );
-    assert_eq!(next_reply(&mut board)["error"], "unauthenticated");
+    assert_eq!(board.next_reply()["error"], "unauthenticated");
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t2:p1"], 4_700, "{me}");
     // A bet at a table that does not exist is answered at once.
-    send_frame(
-        &mut socket,
+    socket.send(
         &json!({"ref": "n", "request": {"op": "place_bet", "table": "nowhere", "bet_id": "s9", "spot": "17", "stake": 300}})
             .to_string(),
     );
-    assert_eq!(next_reply(&mut socket)["error"], "no_table");
+    assert_eq!(socket.next_reply()["error"], "no_table");
     // A bet whose socket closes before its answer stands, and its event
     // still reaches the table's other streams.
-    let mut pit = subscribe_as(&server.address, "t2", Some(&admin));
-    let mut brief = subscribe_as(&server.address, "t2", Some(&p1));
-    send_frame(
-        &mut brief,
+    let mut pit = server.subscribe("t2", Some(&admin));
+    let mut brief = server.subscribe("t2", Some(&p1));
+    brief.send(
         &json!({"ref": "g", "request": {"op": "place_bet", "table": "t2", "bet_id": "s5", "spot": "red", "stake": 200}})
             .to_string(),
     );
     drop(brief);
     loop {
-        let frame = next_frame(&mut pit);
+        let frame = pit.next_frame();
         if frame["type"] == "bet_accepted" && frame["bet_id"] == "s5" {
             assert_eq!(
                 (frame["player"].as_str(), frame["stake"].as_u64()),
@@ -1136,15 +860,12 @@ fn a_terminal_bets_over_its_table_stream() {
     assert_eq!(me["accounts"]["chips:t2:p1"], 4_500, "{me}");
     // Signing out ends the socket's requests too, though the socket stays open.
     assert_eq!(server.http("POST", "/api/logout", Some(&p1), None).0, 200);
-    send_frame(
-        &mut socket,
+    socket.send(
         &json!({"ref": "f", "request": {"op": "place_bet", "table": "t2", "bet_id": "s4", "spot": "17", "stake": 300}})
             .to_string(),
     );
-    assert_eq!(next_reply(&mut socket)["error"], "unauthenticated");
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    std::fs::remove_dir_all(&data).ok();
+    assert_eq!(socket.next_reply()["error"], "unauthenticated");
+    server.kill();
 }
 
 /// Every endpoint that needs a session refuses a caller without one (or with
@@ -1154,8 +875,8 @@ fn a_terminal_bets_over_its_table_stream() {
 /// check of each request is `every_request_refuses_every_role_but_its_own`.
 #[test]
 fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
-    let data = fresh_data("roles");
-    let server = start(&data, free_port());
+    let data = data_dir();
+    let server = start(data.path(), free_port());
     let password = server.admin_password();
     let admin = server.login("admin", &password);
     server.add_staff_and_players(&admin);
@@ -1283,24 +1004,22 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         assert_eq!(server.http("GET", path, None, None).0, 200, "{path}");
     }
     // A table stream refuses an unknown session before it opens.
-    let (status, _) = stream_handshake(&server.address, "t1", Some("not-a-session"));
-    assert!(status.contains(" 401 "), "{status}");
+    let status = Socket::handshake_status(server.address(), "t1", Some("not-a-session"));
+    assert_eq!(status, 401);
     // A bet sent on a staff member's stream is refused as it is over HTTP: no one bets for another.
     for (role, token) in people.iter().filter(|(role, _)| *role != "player") {
-        let mut socket = subscribe_as(&server.address, "t1", Some(token));
-        send_frame(
-            &mut socket,
+        let mut socket = server.subscribe("t1", Some(token));
+        socket.send(
             &json!({"ref": "r", "request": {"op": "place_bet", "table": "t1", "bet_id": "x", "spot": "17", "stake": 100}})
                 .to_string(),
         );
         assert_eq!(
-            next_reply(&mut socket)["error"],
+            socket.next_reply()["error"],
             "forbidden",
             "a {role}'s bet on its stream"
         );
     }
     drop(server);
-    std::fs::remove_dir_all(&data).ok();
 }
 
 /// Game recall finds any round by its id, and a player's last rounds however
@@ -1310,9 +1029,9 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
 /// journal: a changed record is found.
 #[test]
 fn recall_reaches_every_round_past_those_a_table_keeps() {
-    let data = fresh_data("recall");
+    let data = data_dir();
     let port = free_port();
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     let admin = server.login("admin", &server.admin_password());
     server.add_staff_and_players(&admin);
     let [cashier, dealer, pit, p1, p2] =
@@ -1374,12 +1093,11 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     check(&server);
 
     // The archive is lost while the server is down: the next start writes it again.
-    server.child.kill().expect("kill -9");
-    server.child.wait().expect("dead");
+    server.kill();
     for file in ["recall.db", "recall.db-wal", "recall.db-shm"] {
-        let _ = std::fs::remove_file(data.join(file));
+        let _ = std::fs::remove_file(data.path().join(file));
     }
-    let mut server = start(&data, port);
+    let mut server = start(data.path(), port);
     for _ in 0..400 {
         if server.http("GET", "/api/players/p2/rounds?last=10", Some(&p2), None).1["rounds"]
             .as_array()
@@ -1390,17 +1108,16 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
         std::thread::sleep(Duration::from_millis(25));
     }
     check(&server);
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
+    server.kill();
 
-    let (passed, report) = verify(&data);
+    let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
     // Every round is final once the next opens: all but the last.
     assert_eq!(report["recall"]["rounds_matching"], rounds - 1, "{report}");
     assert_eq!(report["recall"]["rounds_not_archived"], 0);
 
     // One archived record changed: verify names the round.
-    let db = rusqlite::Connection::open(data.join("recall.db")).expect("archive");
+    let db = rusqlite::Connection::open(data.path().join("recall.db")).expect("archive");
     let changed = db
         .execute(
             "UPDATE recall_rounds SET record = replace(record, '\"stake\":100', '\"stake\":1000') WHERE round = 2",
@@ -1409,12 +1126,11 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
         .expect("update");
     assert_eq!(changed, 1);
     drop(db);
-    let (passed, report) = verify(&data);
+    let (passed, report) = verify(data.path());
     assert!(!passed);
     assert_eq!(report["ok"], false);
     let problem = report["problem"].as_str().expect("problem");
     assert!(problem.contains("recall archive: round t1/2 differs"), "{problem}");
-    std::fs::remove_dir_all(&data).ok();
 }
 
 /// The nice value and scheduling policy of each of a process's threads, by name.
@@ -1442,11 +1158,11 @@ fn thread_priorities(pid: u32) -> Vec<(String, i64, u64)> {
 #[test]
 fn the_servers_background_threads_yield_to_the_bets() {
     const SCHED_BATCH: u64 = 3;
-    let data = fresh_data("priorities");
-    let mut server = start(&data, free_port());
+    let data = data_dir();
+    let mut server = start(data.path(), free_port());
     let mut seen = Vec::new();
     for _ in 0..200 {
-        seen = thread_priorities(server.child.id());
+        seen = thread_priorities(server.pid());
         let low = |name: &str| {
             seen.iter()
                 .any(|(n, nice, policy)| n == name && *nice == 19 && *policy == SCHED_BATCH)
@@ -1459,9 +1175,7 @@ fn the_servers_background_threads_yield_to_the_bets() {
         }
         std::thread::sleep(Duration::from_millis(25));
     }
-    server.child.kill().expect("kill");
-    server.child.wait().expect("dead");
-    std::fs::remove_dir_all(&data).ok();
+    server.kill();
     let priority = |name: &str| {
         seen.iter()
             .find(|(n, _, _)| n == name)

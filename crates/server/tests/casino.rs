@@ -758,10 +758,10 @@ fn every_request_refuses_every_role_but_its_own() {
 
 #[test]
 fn an_interrupted_round_is_void_after_a_restart() {
-    let dir = std::env::temp_dir().join(format!("croupier-casino-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
     {
-        let mut w = setup(SqliteStorage::open(&dir).expect("db"));
+        let mut w = setup(SqliteStorage::open(dir).expect("db"));
         inspect_and_open(&mut w);
         fund(&mut w, "alice", 10_000, 4_000);
         let dealer = actor("dealer", Role::Dealer);
@@ -771,7 +771,7 @@ fn an_interrupted_round_is_void_after_a_restart() {
         assert_eq!(w.chips("alice"), 3_000);
         // The server stops here, before any result.
     }
-    let (casino, recovered) = Casino::open(SqliteStorage::open(&dir).expect("db"), 1_000_000).expect("reopen");
+    let (casino, recovered) = Casino::open(SqliteStorage::open(dir).expect("db"), 1_000_000).expect("reopen");
     assert!(recovered
         .iter()
         .any(|e| matches!(e, EventView::BetReturned { bet_id, returned, .. } if bet_id == "a1" && *returned == 1_000)));
@@ -779,13 +779,12 @@ fn an_interrupted_round_is_void_after_a_restart() {
     assert_eq!(casino.balance("layout:t1"), 0);
     drop(casino);
     // Opening again replays everything, recovery included, and changes nothing.
-    let (casino, recovered) = Casino::open(SqliteStorage::open(&dir).expect("db"), 2_000_000).expect("reopen");
+    let (casino, recovered) = Casino::open(SqliteStorage::open(dir).expect("db"), 2_000_000).expect("reopen");
     assert!(recovered.is_empty());
     assert_eq!(casino.balance("chips:t1:alice"), 4_000);
     drop(casino);
-    let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
+    let entries = SqliteStorage::open_read_only(dir).expect("db").load().expect("load");
     assert_eq!(verify(&entries).first_problem, None);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Many rounds from one seed, with storage that fails on purpose: every

@@ -1,0 +1,199 @@
+//! `croupier serve` as a process of its own, as an operator runs it.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::{Client, Socket};
+
+/// How long a server may take to start listening: 200 tries, 25 ms apart.
+const START_TRIES: u32 = 200;
+const START_TRY_EVERY: Duration = Duration::from_millis(25);
+/// How long a test waits for a line the server is expected to print.
+const LINE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running `croupier serve --data DATA --listen 127.0.0.1:PORT`, its
+/// standard output read line by line, and a client for it.
+pub struct Server {
+    child: Child,
+    client: Client,
+    lines: Receiver<String>,
+}
+
+/// A test that fails part way must not leave its server running: it would
+/// hold the port and the test run's output open after the test has ended.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `binary` (the tests pass `env!("CARGO_BIN_EXE_croupier")`, which
+    /// only a test of the binary's own crate can name) serving `data` on
+    /// `port`, and waits until it listens.
+    pub fn start(binary: &str, data: &Path, port: u16) -> Server {
+        let address = format!("127.0.0.1:{port}");
+        let mut child = Command::new(binary)
+            .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("server starts");
+        let stdout = child.stdout.take().expect("stdout");
+        // The server prints what an operator must see (the admin's one-time
+        // password, what recovery did); a thread hands each line to the test.
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let server = Server {
+            child,
+            client: Client::new(&address),
+            lines,
+        };
+        let listening = (0..START_TRIES).any(|_| {
+            let up = TcpStream::connect(&address).is_ok();
+            if !up {
+                std::thread::sleep(START_TRY_EVERY);
+            }
+            up
+        });
+        assert!(listening, "the server did not start listening");
+        server
+    }
+
+    /// The server's `host:port`.
+    pub fn address(&self) -> &str {
+        self.client.address()
+    }
+
+    /// A client of the server's own, for a thread of the test.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Stops the server as a power cut would (`kill -9`), and waits until it is gone.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("dead");
+    }
+
+    /// The one-time admin password a first run prints.
+    pub fn admin_password(&self) -> String {
+        let line = self.wait_line("croupier: first run");
+        line.split("password ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .expect("admin password")
+            .to_string()
+    }
+
+    /// The next line the server prints that starts with `prefix`; the lines before it are passed over.
+    pub fn wait_line(&self, prefix: &str) -> String {
+        loop {
+            let line = self.lines.recv_timeout(LINE_TIMEOUT).expect("a line from the server");
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+
+    /// One HTTP request: see [`Client::http`].
+    pub fn http(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+        self.client.http(method, path, token, body)
+    }
+
+    /// One HTTP request, with an error where the server is gone: see [`Client::try_http`].
+    pub fn try_http(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), ureq::Error> {
+        self.client.try_http(method, path, token, body)
+    }
+
+    /// Signs in: the session's token.
+    pub fn login(&self, username: &str, password: &str) -> String {
+        let (status, body) = self.http(
+            "POST",
+            "/api/login",
+            None,
+            Some(&json!({"username": username, "password": password})),
+        );
+        assert_eq!(status, 200, "{username}: {body}");
+        body["token"].as_str().expect("token").to_string()
+    }
+
+    /// A request at `/api/requests` that must succeed: its answer.
+    pub fn ask(&self, token: &str, request: Value) -> Value {
+        let (status, body) = self.http("POST", "/api/requests", Some(token), Some(&request));
+        assert_eq!(status, 200, "{request}: {body}");
+        body
+    }
+
+    /// The admin adds a cashier, a dealer, a pit supervisor and players p1 and p2, each
+    /// with the password `NAME-password-1`.
+    pub fn add_staff_and_players(&self, admin: &str) {
+        self.add_users(
+            admin,
+            &[
+                ("cashier", "cashier"),
+                ("dealer", "dealer"),
+                ("pit", "pit_supervisor"),
+                ("p1", "player"),
+                ("p2", "player"),
+            ],
+        );
+    }
+
+    /// The admin adds each (name, role), with the password `NAME-password-1`.
+    pub fn add_users(&self, admin: &str, users: &[(&str, &str)]) {
+        for (name, role) in users {
+            self.ask(
+                admin,
+                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
+            );
+        }
+    }
+
+    /// The pit logs a passing inspection and the dealer opens the table.
+    pub fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
+        self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+        self.ask(dealer, json!({"op": "open_table", "table": table}));
+    }
+
+    /// The cashier cashes in `cash` for `player`, who buys in for `chips` at `table` (chips of 1.00).
+    pub fn seat(&self, cashier: &str, (player, token): (&str, &str), table: &str, cash: u64, chips: u64) {
+        self.ask(
+            cashier,
+            json!({"op": "cash_in", "id": format!("cash-{player}-{table}"), "player": player, "amount": cash}),
+        );
+        self.ask(
+            token,
+            json!({"op": "buy_in", "id": format!("buy-{player}-{table}"), "table": table, "amount": chips, "chip_value": 100}),
+        );
+    }
+
+    /// Opens `table`'s stream, signed in with `token` or as a display board without one.
+    pub fn subscribe(&self, table: &str, token: Option<&str>) -> Socket {
+        Socket::connect(self.address(), table, token)
+    }
+}
