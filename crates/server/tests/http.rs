@@ -1,0 +1,249 @@
+//! The HTTP edge in this process: the real router from `http::app` on a data
+//! folder of the test's own, driven through axum with no socket and no
+//! binary. What it checks is the edge's own work: the one error body, the
+//! sessions, the requests no client may send, the request ids.
+
+use axum::body::Body;
+use axum::http::Request;
+use croupier_server::http::{app, App, BODY_MAX_BYTES};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// A response body larger than any of these tests expect.
+const ANSWER_MAX_BYTES: usize = 1 << 20;
+const JSON: Option<&str> = Some("application/json");
+
+/// A server opened on a fresh data folder; the folder lasts as long as the server.
+struct Served {
+    app: App,
+    _data: tempfile::TempDir,
+}
+
+/// A response as the tests read it.
+struct Answer {
+    status: u16,
+    request_id: Option<String>,
+    body: Value,
+}
+
+impl Served {
+    /// Opens the server: inside a multi-thread tokio runtime, since it starts the tables' writers.
+    fn open() -> Served {
+        let data = tempfile::tempdir().expect("a temporary folder");
+        let app = app(data.path()).expect("the server opens");
+        Served { app, _data: data }
+    }
+
+    /// Sends one request through the router: `body` as it is, with `content_type` if any.
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Answer {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let request = request.body(Body::from(body)).expect("a request");
+        let response = self
+            .app
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router answers");
+        let status = response.status().as_u16();
+        let request_id = response
+            .headers()
+            .get("x-request-id")
+            .map(|v| v.to_str().expect("a text header").to_string());
+        let bytes = axum::body::to_bytes(response.into_body(), ANSWER_MAX_BYTES)
+            .await
+            .expect("the body");
+        // Pages and metrics are text: kept as a JSON string, as the end-to-end tests keep them.
+        let body = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        Answer {
+            status,
+            request_id,
+            body,
+        }
+    }
+
+    /// A request with a JSON body, or none.
+    async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+        let answer = match body {
+            Some(body) => {
+                self.send(method, path, token, JSON, body.to_string().into_bytes())
+                    .await
+            }
+            None => self.send(method, path, token, None, Vec::new()).await,
+        };
+        (answer.status, answer.body)
+    }
+
+    async fn login(&self, username: &str, password: &str) -> String {
+        let (status, body) = self
+            .call(
+                "POST",
+                "/api/login",
+                None,
+                Some(json!({"username": username, "password": password})),
+            )
+            .await;
+        assert_eq!(status, 200, "{username}: {body}");
+        body["token"].as_str().expect("token").to_string()
+    }
+
+    /// Signs in as the admin a first run made, with its one-time password.
+    async fn admin(&self) -> String {
+        let (username, password) = self.app.admin_password.clone().expect("a first run makes an admin");
+        self.login(&username, &password).await
+    }
+
+    /// A request at `/api/requests` that must succeed: its answer.
+    async fn ask(&self, token: &str, request: Value) -> Value {
+        let (status, body) = self
+            .call("POST", "/api/requests", Some(token), Some(request.clone()))
+            .await;
+        assert_eq!(status, 200, "{request}: {body}");
+        body
+    }
+}
+
+/// (what, method, path, signed in as the admin, content type, body, status, code)
+type FailureCase = (
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    Option<&'static str>,
+    Vec<u8>,
+    u16,
+    &'static str,
+);
+
+/// Every failure, whoever finds it (the router, a body's parser, a query's,
+/// the session check), answers with its code's status and the one error body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_failure_answers_with_its_code_and_the_error_body() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    let login = br#"{"username": "admin", "password": "wrong-password"}"#.to_vec();
+    // One failure a line: the table reads better than one field a line.
+    #[rustfmt::skip]
+    let failures: Vec<FailureCase> = vec![
+        ("an unknown route", "GET", "/api/nowhere", false, None, Vec::new(), 404, "not_found"),
+        ("a wrong method", "GET", "/api/login", false, None, Vec::new(), 405, "method_not_allowed"),
+        ("a body that is not JSON", "POST", "/api/login", false, JSON, b"not json".to_vec(), 400, "bad_request"),
+        ("JSON without its content type", "POST", "/api/login", false, None, login, 415, "unsupported_media_type"),
+        ("a body over the limit", "POST", "/api/login", false, JSON, vec![b' '; BODY_MAX_BYTES + 1], 413, "too_large"),
+        ("a count that is not a number", "GET", "/api/tables/t1/rounds?last=ten", true, None, Vec::new(), 400, "bad_request"),
+        ("no session", "GET", "/api/me", false, None, Vec::new(), 401, "unauthenticated"),
+    ];
+    for (what, method, path, signed_in, content_type, body, status, code) in failures {
+        let token = signed_in.then_some(admin.as_str());
+        let answer = served.send(method, path, token, content_type, body).await;
+        assert_eq!(answer.status, status, "{what}: {}", answer.body);
+        let fields = answer.body.as_object().expect("a JSON object");
+        assert_eq!(fields.len(), 2, "{what}: {}", answer.body);
+        assert_eq!(answer.body["error"], code, "{what}: {}", answer.body);
+        assert!(
+            answer.body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{what}: {}",
+            answer.body
+        );
+    }
+}
+
+/// A first run makes an admin and two tables; the admin adds the staff and
+/// the players, the cashier cashes in, and a player sees their own accounts
+/// and no one else's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_run_gives_an_admin_who_adds_a_cashier_and_players() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    let (status, list) = served.call("GET", "/api/tables", Some(&admin), None).await;
+    assert_eq!(status, 200, "{list}");
+    let tables: Vec<&str> = list["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["table"].as_str().expect("table id"))
+        .collect();
+    assert_eq!(tables, ["t1", "t2"], "{list}");
+    for (name, role) in [("cashier", "cashier"), ("p1", "player"), ("p2", "player")] {
+        served
+            .ask(
+                &admin,
+                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
+            )
+            .await;
+    }
+    let cashier = served.login("cashier", "cashier-password-1").await;
+    for (player, amount) in [("p1", 20_000), ("p2", 5_000)] {
+        served
+            .ask(
+                &cashier,
+                json!({"op": "cash_in", "id": format!("cash-{player}"), "player": player, "amount": amount}),
+            )
+            .await;
+    }
+    let p1 = served.login("p1", "p1-password-1").await;
+    let (status, me) = served.call("GET", "/api/me", Some(&p1), None).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(
+        me,
+        json!({"username": "p1", "role": "player", "accounts": {"wallet:p1": 20_000}})
+    );
+}
+
+/// Only the server itself marks the journal's format: no client's request
+/// can say so, an admin's included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_only_the_server_makes_is_refused_even_to_the_admin() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    let (status, body) = served
+        .call(
+            "POST",
+            "/api/requests",
+            Some(&admin),
+            Some(json!({"op": "journal_format", "format": 3})),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{body}");
+}
+
+/// Every response, an answer or a refusal, carries an id of its own in
+/// `x-request-id`: the id the log holds for that request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_response_carries_a_request_id() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    // (method, path, signed in, the status it answers with)
+    let requests = [
+        ("GET", "/healthz", false, 200),
+        ("GET", "/board", false, 200),
+        ("GET", "/api/public/tables", false, 200),
+        ("GET", "/api/me", true, 200),
+        ("GET", "/api/me", false, 401),
+        ("GET", "/api/nowhere", false, 404),
+        ("DELETE", "/api/me", true, 405),
+    ];
+    let mut ids = std::collections::BTreeSet::new();
+    for (method, path, signed_in, status) in requests {
+        let token = signed_in.then_some(admin.as_str());
+        let answer = served.send(method, path, token, None, Vec::new()).await;
+        assert_eq!(answer.status, status, "{method} {path}: {}", answer.body);
+        let id = answer.request_id.expect("an x-request-id header");
+        assert!(!id.is_empty(), "{method} {path}");
+        assert!(ids.insert(id.clone()), "{method} {path}: {id} was given before");
+    }
+}
