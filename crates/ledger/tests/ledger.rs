@@ -24,10 +24,9 @@ fn body(json: &str) -> Box<serde_json::value::RawValue> {
     serde_json::value::RawValue::from_string(json.to_string()).expect("JSON")
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("croupier-ledger-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A fresh folder of its own, removed when the test ends.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
 }
 
 #[test]
@@ -145,7 +144,8 @@ fn a_batch_is_all_or_nothing() {
 
 #[test]
 fn sqlite_survives_reopening_and_detects_tampering() {
-    let dir = temp_dir("sqlite");
+    let dir_folder = temp_dir();
+    let dir = dir_folder.path().to_path_buf();
     {
         let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
         ledger
@@ -192,7 +192,6 @@ fn sqlite_survives_reopening_and_detects_tampering() {
         Ledger::open(SqliteStorage::open(&dir).expect("db")),
         Err(LedgerError::Corrupt { seq: 1, .. })
     ));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The one number a query about the journal's database gives.
@@ -212,17 +211,18 @@ fn page_size(storage: &SqliteStorage) -> i64 {
 #[test]
 fn a_new_journal_has_16_kib_pages_and_one_made_with_4_kib_pages_keeps_them() {
     // A flush writes each page of the log with two system calls: bigger pages, fewer calls.
-    let dir = temp_dir("pages");
+    let dir_folder = temp_dir();
+    let dir = dir_folder.path().to_path_buf();
     let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
     ledger
         .commit(1, &[t("p1", "outside", "wallet:dora", 700)], Vec::new())
         .expect("commit");
     drop(ledger);
     assert_eq!(page_size(&SqliteStorage::open(&dir).expect("db")), 16384);
-    std::fs::remove_dir_all(&dir).ok();
 
     // A database made before, with SQLite's default pages, opens and grows as it is.
-    let older = temp_dir("older-pages");
+    let older_folder = temp_dir();
+    let older = older_folder.path().to_path_buf();
     std::fs::create_dir_all(&older).expect("dir");
     rusqlite::Connection::open(older.join(croupier_ledger::storage::DATABASE_FILE))
         .expect("older db")
@@ -243,12 +243,12 @@ fn a_new_journal_has_16_kib_pages_and_one_made_with_4_kib_pages_keeps_them() {
     assert_eq!(page_size(&storage), 4096);
     let entries = storage.load().expect("load");
     assert_eq!((entries.len(), verify(&entries).first_problem), (50, None));
-    std::fs::remove_dir_all(&older).ok();
 }
 
 #[test]
 fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_still_works() {
-    let dir = temp_dir("schema");
+    let dir_folder = temp_dir();
+    let dir = dir_folder.path().to_path_buf();
     let storage = SqliteStorage::open(&dir).expect("db");
     assert_eq!(
         journal_indexes(&storage),
@@ -280,7 +280,6 @@ fn the_journal_is_keyed_by_its_sequence_alone_and_an_older_table_with_an_index_s
         .expect("commit after reopening");
     let entries = SqliteStorage::open_read_only(&dir).expect("db").load().expect("load");
     assert_eq!((entries.len(), verify(&entries).first_problem), (2, None));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 proptest! {
@@ -311,7 +310,8 @@ proptest! {
 
 #[test]
 fn a_group_is_durable_only_when_it_ends() {
-    let dir = temp_dir("group");
+    let dir_folder = temp_dir();
+    let dir = dir_folder.path().to_path_buf();
     {
         let mut ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("open");
         ledger.begin_group().expect("begin");
@@ -344,7 +344,6 @@ fn a_group_is_durable_only_when_it_ends() {
     drop(ledger);
     let ledger = Ledger::open(SqliteStorage::open(&dir).expect("db")).expect("reopen");
     assert_eq!(ledger.balance(&account("wallet:dora")), 300);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -485,7 +484,8 @@ fn a_checked_batch_is_written_whole_or_refused_whole() {
 #[test]
 fn the_log_starts_again_under_a_writer_that_never_pauses() {
     use croupier_ledger::{Entry, Record, StreamEvent};
-    let dir = temp_dir("wal");
+    let dir_folder = temp_dir();
+    let dir = dir_folder.path().to_path_buf();
     let mut storage = SqliteStorage::open(&dir).expect("db");
     storage
         .checkpoint_in_background(&dir, std::time::Duration::from_millis(5), || {})
