@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# End to end: the real `croupier` binary over real sockets (the server, a
+# kill -9 under load, the automated wheel, every role against every
+# endpoint, the command's subcommands), many more seeds of the server's
+# simulation, the journal's contract against a changed API, and the web
+# pages in headless Chromium. Needs scripts/setup.sh to have run once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d web-tests/node_modules/playwright-core ]; then
+  echo "scripts/e2e.sh: the browser tests need Chromium and playwright-core: run scripts/setup.sh first" >&2
+  exit 1
+fi
+
+echo "== the command and its server, end to end"
+cargo test --locked -p croupier --tests
+
+echo "== the server's simulation, many seeds"
+SIMULATION_SEEDS="${SIMULATION_SEEDS:-200}" cargo test --locked -p croupier-server --test simulation
+
+echo "== the journal's contract"
+./scripts/journal-contract.sh
+
+echo "== browser tests: the web pages in headless Chromium, driven by playwright-core"
+cargo build --locked --quiet -p croupier --bin croupier
+(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs)
+echo "screenshots: target/web-screenshots/"
