@@ -1392,3 +1392,41 @@ fn a_table_may_not_take_a_word_the_ledger_uses() {
         assert_eq!(refused.code, "bad_table", "{word}");
     }
 }
+
+/// A dispute is decided by the role the profile names (Colorado 2206(5)): a
+/// player's attempt is refused for the role before anything in it is looked
+/// up, so it tells nothing about who is a player; an auditor is "an auditor".
+#[test]
+fn a_dispute_from_a_role_that_cannot_decide_one_tells_nothing() {
+    let mut w = setup(MemoryStorage::default());
+    let dispute = |player: &str| Request::Dispute {
+        table: "t1".into(),
+        reason: "a chip on the line".into(),
+        corrections: vec![StoredCorrection {
+            player: player.into(),
+            amount: 1,
+        }],
+    };
+    for named in ["bob", "nobody"] {
+        let refused = w
+            .run(&actor("alice", Role::Player), dispute(named))
+            .expect_err("refused");
+        assert_eq!(refused.code, "forbidden", "{named}: {refused}");
+    }
+    let refused = w
+        .run(&actor("audit", Role::Auditor), dispute("bob"))
+        .expect_err("refused");
+    assert!(refused.message.starts_with("an auditor may not"), "{refused}");
+}
+
+/// A table id begins with a letter or a digit: `-` or `..` would make
+/// paths such as `/api/tables/../log` of it.
+#[test]
+fn a_table_id_begins_with_a_letter_or_a_digit() {
+    let mut w = setup(MemoryStorage::default());
+    for id in ["-", "..", ".t", "_t"] {
+        let refused = w.run(&admin(), maryland_dealer_table(id)).expect_err("refused");
+        assert_eq!(refused.code, "bad_table", "{id:?}: {refused}");
+    }
+    w.ok(&admin(), maryland_dealer_table("9t"));
+}

@@ -148,7 +148,13 @@ impl ApiError {
     }
 
     pub fn forbidden(what: &str, role: crate::api::Role) -> ApiError {
-        ApiError::new(ErrorCode::Forbidden, format!("a {} may not {what}", role.name()))
+        let name = role.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        ApiError::new(ErrorCode::Forbidden, format!("{article} {name} may not {what}"))
     }
 
     pub fn stopped() -> ApiError {

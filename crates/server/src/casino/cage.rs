@@ -120,9 +120,7 @@ impl<S: Storage> Cage<S> {
     /// Executes a request that belongs to no table.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         let dir = self.directory.read();
-        if let Some(act) = request.act() {
-            policy::require(actor.role, act)?;
-        }
+        policy::require(actor.role, request.act())?;
         let (transfers, events, effects) = self.plan(&dir, &request)?;
         if transfers.is_empty() && events.is_empty() && effects.is_empty() {
             return Ok(Vec::new());
@@ -247,10 +245,14 @@ impl<S: Storage> Cage<S> {
                     }
                     _ => {}
                 }
-                if Account::of_table(croupier_ledger::TableAccount::Float, table).is_err() || table.len() > 32 {
+                let starts_plainly = table.starts_with(|c: char| c.is_ascii_alphanumeric());
+                if Account::of_table(croupier_ledger::TableAccount::Float, table).is_err()
+                    || table.len() > 32
+                    || !starts_plainly
+                {
                     return Err(err(
                         ErrorCode::BadTable,
-                        "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.'",
+                        "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.', beginning with a letter or digit",
                     ));
                 }
                 if RESERVED_TABLE_IDS.contains(&table.as_str()) {

@@ -28,6 +28,9 @@ pub enum Act {
     DeclareEmergency,
     LiftEmergency,
     AnnulBets,
+    /// Decide a dispute: a role that can be the profile's dispute authority
+    /// (which the round checks besides, Colorado 2206(5)).
+    DecideDispute,
     /// Read a table's operations log and report.
     ReadTableBooks,
     /// Follow every event at a table on its stream, every player's bets included.
@@ -73,6 +76,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::DeclareEmergency, PIT, "declare emergencies"),
     (Act::LiftEmergency, PIT, "lift emergencies"),
     (Act::AnnulBets, PIT, "annul bets"),
+    (Act::DecideDispute, PIT, "decide disputes"),
     (
         Act::ReadTableBooks,
         &[Role::Admin, Role::PitSupervisor, Role::Dealer, Role::Auditor],
@@ -95,6 +99,7 @@ pub fn allows(role: Role, act: Act) -> bool {
 }
 
 /// `Ok` if `role` may do `act`; otherwise the refusal, naming the role.
+/// A request that belongs to no act (none today) is refused to everyone.
 pub fn require(role: Role, act: Act) -> Result<(), ApiError> {
     let (roles, what) = rule(act);
     if roles.contains(&role) {

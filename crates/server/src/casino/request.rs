@@ -419,11 +419,10 @@ impl Request {
         }
     }
 
-    /// What the request does, for the role policy; `None` for a dispute,
-    /// which the profile's dispute authority decides.
-    pub fn act(&self) -> Option<Act> {
+    /// What the request does, for the role policy.
+    pub fn act(&self) -> Act {
         use Request as R;
-        Some(match self {
+        match self {
             R::CreateUser { .. } => Act::CreateUser,
             R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
@@ -445,8 +444,8 @@ impl Request {
             R::LiftEmergency { .. } => Act::LiftEmergency,
             R::AnnulBets { .. } => Act::AnnulBets,
             R::VoidRound { .. } => Act::VoidRound,
-            R::Dispute { .. } => return None,
-        })
+            R::Dispute { .. } => Act::DecideDispute,
+        }
     }
 }
 

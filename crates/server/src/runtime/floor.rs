@@ -88,11 +88,15 @@ impl Floor {
                 username,
                 role,
                 password,
-            } => Request::CreateUser {
-                username,
-                role,
-                password_hash: self.hashing.hash(password).await?,
-            },
+            } => {
+                // A hash costs tens of milliseconds: no one may spend them who may not create users.
+                crate::casino::policy::require(actor.role, crate::casino::policy::Act::CreateUser)?;
+                Request::CreateUser {
+                    username,
+                    role,
+                    password_hash: self.hashing.hash(password).await?,
+                }
+            }
         };
         let wheel = match &request {
             Request::CreateTable {

@@ -433,9 +433,7 @@ impl TableSlot {
     }
 
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
-        if let Some(act) = request.act() {
-            super::policy::require(actor.role, act)?;
-        }
+        super::policy::require(actor.role, request.act())?;
         let mut plan = Plan::new();
         match request {
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
