@@ -830,12 +830,20 @@ fn a_terminal_bets_over_its_table_stream() {
     assert_eq!(board.next_reply()["error"], "unauthenticated");
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t2:p1"], 4_700, "{me}");
-    // A bet at a table that does not exist is answered at once.
-    socket.send(
-        &json!({"ref": "n", "request": {"op": "place_bet", "table": "nowhere", "bet_id": "s9", "spot": "17", "stake": 300}})
-            .to_string(),
-    );
-    assert_eq!(socket.next_reply()["error"], "no_table");
+    // A table's stream takes that table's requests only, answered at once otherwise:
+    // another table's, or one that does not exist.
+    for (reference, other) in [("n", "nowhere"), ("o", "t1")] {
+        socket.send(
+            &json!({"ref": reference, "request": {"op": "place_bet", "table": other, "bet_id": "s9", "spot": "17", "stake": 300}})
+                .to_string(),
+        );
+        let reply = socket.next_reply();
+        assert_eq!(
+            (reply["ref"].as_str(), reply["error"].as_str()),
+            (Some(reference), Some("bad_request")),
+            "{reply}"
+        );
+    }
     // A bet whose socket closes before its answer stands, and its event
     // still reaches the table's other streams.
     let mut pit = server.subscribe("t2", Some(&admin));

@@ -146,6 +146,8 @@ async fn every_failure_answers_with_its_code_and_the_error_body() {
         ("a body over the limit", "POST", "/api/login", false, JSON, vec![b' '; BODY_MAX_BYTES + 1], 413, "too_large"),
         ("a count that is not a number", "GET", "/api/tables/t1/rounds?last=ten", true, None, Vec::new(), 400, "bad_request"),
         ("no session", "GET", "/api/me", false, None, Vec::new(), 401, "unauthenticated"),
+        ("a stream asked for without the WebSocket's headers", "GET", "/api/tables/t1/stream", false, None, Vec::new(), 400, "bad_request"),
+        ("a licence number of 65 characters", "POST", "/api/login", false, JSON, json!({"username": "admin", "password": "x", "licence": "L".repeat(65)}).to_string().into_bytes(), 400, "bad_request"),
     ];
     for (what, method, path, signed_in, content_type, body, status, code) in failures {
         let token = signed_in.then_some(admin.as_str());
@@ -246,4 +248,30 @@ async fn every_response_carries_a_request_id() {
         assert!(!id.is_empty(), "{method} {path}");
         assert!(ids.insert(id.clone()), "{method} {path}: {id} was given before");
     }
+}
+
+/// A password is hashed (tens of milliseconds of argon2) only for someone who
+/// may create users: a player's create_user is refused for the role, before
+/// the password is even looked at.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_that_may_not_create_users_is_refused_before_any_hashing() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
+        )
+        .await;
+    let p1 = served.login("p1", "p1-password-1").await;
+    // A password too short to hash: refused for the role, not for the password.
+    let (status, body) = served
+        .call(
+            "POST",
+            "/api/requests",
+            Some(&p1),
+            Some(json!({"op": "create_user", "username": "eve", "role": "admin", "password": "short"})),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
 }

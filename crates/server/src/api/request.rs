@@ -242,3 +242,30 @@ pub enum ClientRequest {
         reason: String,
     },
 }
+
+impl ClientRequest {
+    /// The table a request is for; `None` for the cage's (users, cash, new tables).
+    pub fn table(&self) -> Option<&str> {
+        use ClientRequest as C;
+        match self {
+            C::CreateUser { .. } | C::CreateTable { .. } | C::CashIn { .. } | C::CashOut { .. } => None,
+            C::Inspect { table, .. }
+            | C::Adjust { table, .. }
+            | C::OpenTable { table }
+            | C::CloseTable { table }
+            | C::OpenBetting { table }
+            | C::NoMoreBets { table }
+            | C::Spin { table, .. }
+            | C::BuyIn { table, .. }
+            | C::SellChips { table, .. }
+            | C::LeaveTable { table, .. }
+            | C::Tip { table, .. }
+            | C::CancelBet { table, .. }
+            | C::DeclareEmergency { table, .. }
+            | C::LiftEmergency { table }
+            | C::Dispute { table, .. }
+            | C::AnnulBets { table, .. } => Some(table),
+            C::PlaceBet(bet) => Some(&bet.table),
+        }
+    }
+}

@@ -11,6 +11,9 @@ use crate::api::{ApiError, ErrorBody, ErrorCode};
 use crate::casino::{Actor, Request};
 use crate::runtime::passwords::password_matches;
 
+/// The longest licence number taken at sign-in, in bytes.
+pub const LICENCE_MAX_BYTES: usize = 64;
+
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct LoginBody {
     username: String,
@@ -23,6 +26,14 @@ pub struct LoginBody {
 #[utoipa::path(post, path = "/api/login", request_body = LoginBody, responses((status = 200, description = "A bearer token for the session", body = LoginAnswer), (status = 400, body = ErrorBody), (status = 401, description = "Wrong username or password, or the account is locked", body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Result<Json<LoginAnswer>, Failure> {
     let floor = &state.floor;
+    // The licence goes into the logs with every request of the session: it is short and plain.
+    if body.licence.len() > LICENCE_MAX_BYTES || body.licence.chars().any(char::is_control) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("a licence number is at most {LICENCE_MAX_BYTES} characters, with no control characters"),
+        )
+        .into());
+    }
     let Some(user) = floor.user(&body.username).await? else {
         return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
     };

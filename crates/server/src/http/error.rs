@@ -3,6 +3,7 @@
 //! not exist), answers with its code's status and an [`ErrorBody`].
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::FromRequest;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -31,14 +32,39 @@ impl From<ApiError> for Failure {
 
 impl From<JsonRejection> for Failure {
     fn from(rejection: JsonRejection) -> Failure {
-        let code = match &rejection {
-            JsonRejection::MissingJsonContentType(_) => ErrorCode::UnsupportedMediaType,
-            JsonRejection::BytesRejection(_) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                ErrorCode::TooLarge
-            }
-            _ => ErrorCode::BadRequest,
+        let (code, message) = match &rejection {
+            JsonRejection::MissingJsonContentType(_) => (
+                ErrorCode::UnsupportedMediaType,
+                "send the body as JSON, with `content-type: application/json`".to_string(),
+            ),
+            JsonRejection::BytesRejection(_) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => (
+                ErrorCode::TooLarge,
+                format!("a body is at most {} bytes", super::BODY_MAX_BYTES),
+            ),
+            // serde's own account of what is wrong, without the extractor's preamble.
+            JsonRejection::JsonDataError(e) => (ErrorCode::BadRequest, format!("not a request: {}", source_of(e))),
+            JsonRejection::JsonSyntaxError(e) => (ErrorCode::BadRequest, format!("not JSON: {}", source_of(e))),
+            _ => (ErrorCode::BadRequest, rejection.body_text()),
         };
-        Failure(ApiError::new(code, rejection.body_text()))
+        Failure(ApiError::new(code, message))
+    }
+}
+
+/// The innermost cause of an extractor's error: what serde said.
+fn source_of(e: &dyn std::error::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    cause.to_string()
+}
+
+impl From<WebSocketUpgradeRejection> for Failure {
+    fn from(rejection: WebSocketUpgradeRejection) -> Failure {
+        Failure(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("a table stream is a WebSocket: {}", rejection.body_text()),
+        ))
     }
 }
 

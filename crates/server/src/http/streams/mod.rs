@@ -7,6 +7,7 @@ mod channels;
 mod following;
 mod socket;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::response::Response;
@@ -38,8 +39,9 @@ pub async fn stream(
     State(state): State<AppState>,
     Path(table): Path<String>,
     Query(q): Query<StreamQuery>,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, Failure> {
+    let ws = ws?;
     // The session's key is worked out once for the socket: each request over it looks it up again.
     let session = q.token.as_deref().map(Sessions::key);
     let viewer = match &session {
@@ -58,5 +60,5 @@ pub async fn stream(
         .max_message_size(BODY_MAX_BYTES)
         // Each read zeroes this much of the buffer first: terminals send small frames.
         .read_buffer_size(SOCKET_READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| socket::forward(state, session, socket, first, second)))
+        .on_upgrade(move |socket| socket::forward(state, table, session, socket, first, second)))
 }

@@ -112,6 +112,7 @@ struct Requests {
 
 pub async fn forward(
     state: AppState,
+    table: String,
     session: Option<SessionKey>,
     mut socket: WebSocket,
     first: broadcast::Receiver<Utf8Bytes>,
@@ -143,7 +144,7 @@ pub async fn forward(
             Some(answer) = answered.recv() => Utf8Bytes::from(reply_to(&state, &mut requests, answer)),
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    let Some(reply) = take_request(&state, session.as_ref(), &text, &mut requests) else {
+                    let Some(reply) = take_request(&state, &table, session.as_ref(), &text, &mut requests) else {
                         continue;
                     };
                     Utf8Bytes::from(reply)
@@ -197,7 +198,13 @@ fn reply_to(state: &AppState, requests: &mut Requests, answer: BetAnswer) -> Str
 
 /// Starts a request that came over a socket; returns a reply to send at once
 /// when it cannot start (not signed in, not a request, too many in flight).
-fn take_request(state: &AppState, session: Option<&SessionKey>, text: &str, requests: &mut Requests) -> Option<String> {
+fn take_request(
+    state: &AppState,
+    table: &str,
+    session: Option<&SessionKey>,
+    text: &str,
+    requests: &mut Requests,
+) -> Option<String> {
     let parsed = parse_request(text);
     // Only a request that does not parse needs a second look for its ref.
     let reference = match &parsed {
@@ -225,6 +232,14 @@ fn take_request(state: &AppState, session: Option<&SessionKey>, text: &str, requ
             return Some(socket_reply(&reference, Err(e)));
         }
     };
+    // A table's stream takes the requests of that table (and of none, at the cage).
+    if let Some(other) = request.table().filter(|t| *t != table) {
+        let e = ApiError::new(
+            ErrorCode::BadRequest,
+            format!("this stream is table {table}'s: send requests for table {other} on its own stream or over HTTP"),
+        );
+        return Some(socket_reply(&reference, Err(e)));
+    }
     if requests.waiting.len() >= SOCKET_REQUESTS_IN_FLIGHT_MAX {
         let e = ApiError::new(
             ErrorCode::Busy,
