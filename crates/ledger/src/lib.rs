@@ -85,6 +85,13 @@ pub mod minor {
     }
 }
 
+/// A signed amount of minor units as money, as `Minor` shows an unsigned one.
+fn signed_money(minor: &i128) -> String {
+    let sign = if *minor < 0 { "-" } else { "" };
+    let abs = minor.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
 /// Why a transfer is refused. A refusal moves nothing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -96,7 +103,7 @@ pub enum Refusal {
     BadAmount,
     #[error("a transfer from {0} to itself")]
     SameAccount(Account),
-    #[error("{account} holds {balance}, less than {amount}")]
+    #[error("{account} holds {}, less than {amount}", signed_money(.balance))]
     InsufficientFunds {
         account: Account,
         balance: i128,

@@ -566,3 +566,22 @@ proptest! {
         prop_assert_eq!(written, old);
     }
 }
+
+/// A refusal for too little money says both amounts as money, not one in
+/// cents and the other in units.
+#[test]
+fn too_little_money_is_said_in_money() {
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    ledger
+        .commit(1, &[t("c1", "outside", "wallet:ann", 72_300)], Vec::new())
+        .expect("cash in");
+    let refused = ledger
+        .commit(2, &[t("b1", "wallet:ann", "chips:t1:ann", 100_000)], Vec::new())
+        .expect_err("too little");
+    assert!(
+        refused
+            .to_string()
+            .contains("wallet:ann holds 723.00, less than 1000.00"),
+        "{refused}"
+    );
+}
