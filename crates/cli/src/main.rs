@@ -177,6 +177,8 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        // Colours for a person at a terminal, plain text for a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = tokio::runtime::Runtime::new()?;
     let shown = data.display().to_string();

@@ -149,7 +149,36 @@ pub async fn serve(data: &Path, listen: SocketAddr, on_start: impl FnOnce(&Start
         }
     });
     let App { router, _lock, .. } = app;
-    let served = axum::serve(listener, router).await.map_err(|e| e.to_string());
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(stop_asked())
+        .await
+        .map_err(|e| e.to_string());
     drop(_lock);
     served
+}
+
+/// Ctrl-C or SIGTERM: the server stops taking connections and ends once
+/// the requests under way are answered. Nothing is lost either way: an
+/// answer is given only once durable, and a round cut off is void at the
+/// next start.
+async fn stop_asked() {
+    let interrupted = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminated = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminated = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupted => {}
+        _ = terminated => {}
+    }
+    tracing::info!("stopping: no new connections; answering the requests under way");
 }
