@@ -76,6 +76,15 @@ enum Command {
         data: std::path::PathBuf,
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: String,
+        /// Connections (table streams included) the server holds at once.
+        #[arg(long, default_value_t = 16_384)]
+        connections_max: usize,
+        /// Connections one client address holds at once: as many as the terminals behind one address.
+        #[arg(long, default_value_t = 4_096)]
+        connections_per_client: usize,
+        /// How long a client has to send a request's headers, in milliseconds.
+        #[arg(long, default_value_t = 10_000)]
+        header_read_timeout_ms: u64,
     },
 }
 
@@ -166,7 +175,11 @@ fn user_add(data: std::path::PathBuf, username: &str, role: &str) -> Result<(), 
     Ok(())
 }
 
-fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
+fn serve(
+    data: std::path::PathBuf,
+    listen: &str,
+    limits: croupier_server::http::listener::Limits,
+) -> Result<(), Failure> {
     let address: std::net::SocketAddr = listen
         .parse()
         .map_err(|e| Invalid::one(format!("--listen {listen:?} is not ADDRESS:PORT: {e}")))?;
@@ -183,7 +196,7 @@ fn serve(data: std::path::PathBuf, listen: &str) -> Result<(), Failure> {
     let runtime = tokio::runtime::Runtime::new()?;
     let shown = data.display().to_string();
     runtime
-        .block_on(croupier_server::http::serve(&data, address, |started| {
+        .block_on(croupier_server::http::serve(&data, address, limits, |started| {
             println!("croupier: serving on http://{} (data in {shown})", started.address);
             println!(
                 "croupier: point a browser at http://{0}/ : players /terminal, dealers /dealer, the pit /pit, a big screen /board",
@@ -217,7 +230,21 @@ fn main() -> ExitCode {
         Command::Wheel { which } => wheel_cmd::run(which),
         Command::Sim(args) => sim_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
-        Command::Serve { data, listen } => serve(data, &listen),
+        Command::Serve {
+            data,
+            listen,
+            connections_max,
+            connections_per_client,
+            header_read_timeout_ms,
+        } => serve(
+            data,
+            &listen,
+            croupier_server::http::listener::Limits {
+                connections_max,
+                connections_per_client,
+                header_read_timeout: std::time::Duration::from_millis(header_read_timeout_ms),
+            },
+        ),
         Command::User {
             which: UserCommand::Add { data, username, role },
         } => user_add(data, &username, &role),

@@ -39,9 +39,15 @@ impl Server {
     /// only a test of the binary's own crate can name) serving `data` on
     /// `port`, and waits until it listens.
     pub fn start(binary: &str, data: &Path, port: u16) -> Server {
+        Server::start_with(binary, data, port, &[])
+    }
+
+    /// [`Server::start`], with more of `serve`'s options (`--connections-max 10`...).
+    pub fn start_with(binary: &str, data: &Path, port: u16, options: &[&str]) -> Server {
         let address = format!("127.0.0.1:{port}");
         let mut child = Command::new(binary)
             .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
+            .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod error;
+pub mod listener;
 pub mod metrics;
 pub mod openapi;
 pub mod pages;
@@ -33,6 +34,8 @@ pub use state::AppState;
 
 /// The largest request body, in bytes.
 pub const BODY_MAX_BYTES: usize = 64 * 1024;
+/// How long a request's body may take to arrive once its headers have.
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub fn router(state: AppState) -> Router {
     Router::new()
@@ -65,6 +68,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_MAX_BYTES))
+        // A body sent slowly holds its connection: it must arrive within this.
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         // Each request gets an id, logged with it and sent back in `x-request-id`.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http())
@@ -106,6 +111,7 @@ pub fn app(data: &Path) -> Result<App, String> {
                 .any(|u| u.username == a.username && !u.locked && u.role == a.role)
         })
         .map_err(|e| e.to_string())?;
+    channels.count_in(floor.metrics().stream_channels.clone());
     let state = AppState {
         floor: floor.clone(),
         sessions: Arc::new(sessions),
@@ -128,8 +134,14 @@ pub struct Started {
     pub recovered: Vec<EventView>,
 }
 
-/// Opens the data directory, recovers, and serves until the process ends.
-pub async fn serve(data: &Path, listen: SocketAddr, on_start: impl FnOnce(&Started)) -> Result<(), String> {
+/// Opens the data directory, recovers, and serves until Ctrl-C or SIGTERM.
+pub async fn serve(
+    data: &Path,
+    listen: SocketAddr,
+    limits: listener::Limits,
+    on_start: impl FnOnce(&Started),
+) -> Result<(), String> {
+    let limits = limits.within_descriptors();
     let app = app(data)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -140,21 +152,11 @@ pub async fn serve(data: &Path, listen: SocketAddr, on_start: impl FnOnce(&Start
         admin_password: app.admin_password.clone(),
         recovered: app.recovered.clone(),
     });
-    // Small messages (a bet, its reply, a settlement) go out at once, not after
-    // Nagle's algorithm waits on the peer's delayed acknowledgement (about 40 ms).
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::warn!("cannot set TCP_NODELAY: {e}");
-        }
-    });
+    let held = app.floor.metrics().connections.clone();
     let App { router, _lock, .. } = app;
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(stop_asked())
-        .await
-        .map_err(|e| e.to_string());
+    listener::serve(listener, router, limits, held, stop_asked()).await;
     drop(_lock);
-    served
+    Ok(())
 }
 
 /// Ctrl-C or SIGTERM: the server stops taking connections and ends once

@@ -60,6 +60,11 @@ impl Floor {
         self.tables.ids()
     }
 
+    /// Whether there is a table of that id.
+    pub fn has_table(&self, table: &str) -> bool {
+        self.tables.jobs(table).is_some()
+    }
+
     /// Sends a message to a table's writer and waits for its durable answer.
     async fn at_table(&self, table: &str, message: impl FnOnce(ReplyTo) -> TableMsg) -> Result<Answer, ApiError> {
         let jobs = self.tables.jobs(table).ok_or_else(|| no_table(table))?;

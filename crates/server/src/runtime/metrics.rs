@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
@@ -41,6 +42,10 @@ pub struct Metrics {
     pub bets_accepted: Counter,
     pub rounds_settled: Counter,
     pub logins_failed: Counter,
+    /// Connections held now, table streams included.
+    pub connections: Gauge,
+    /// The table streams' channels that exist now: one per key a socket listens to.
+    pub stream_channels: Gauge,
 }
 
 impl Metrics {
@@ -61,6 +66,17 @@ impl Metrics {
         ] {
             registry.register(name, help, counter.clone());
         }
+        let (connections, stream_channels) = (Gauge::default(), Gauge::default());
+        registry.register(
+            "croupier_connections",
+            "Connections held now, table streams included.",
+            connections.clone(),
+        );
+        registry.register(
+            "croupier_stream_channels",
+            "Table stream channels that exist now.",
+            stream_channels.clone(),
+        );
         registry.register(
             "croupier_journal_flush_seconds",
             "Time to write a group of journal entries and flush it to disk; every answer in the group waited for it.",
@@ -73,6 +89,8 @@ impl Metrics {
             bets_accepted,
             rounds_settled,
             logins_failed,
+            connections,
+            stream_channels,
         }
     }
 

@@ -19,15 +19,52 @@ pub const STREAM_BUFFER_EVENTS: usize = 4096;
 #[derive(Default)]
 pub struct Channels {
     senders: Mutex<foldhash::HashMap<String, broadcast::Sender<Utf8Bytes>>>,
+    /// Where the number of channels is shown, once the server's metrics exist.
+    counted: std::sync::OnceLock<prometheus_client::metrics::gauge::Gauge>,
 }
 
 impl Channels {
+    /// Shows the number of channels in `gauge` from now on.
+    pub fn count_in(&self, gauge: prometheus_client::metrics::gauge::Gauge) {
+        let _ = self.counted.set(gauge);
+        self.show(self.len());
+    }
+
+    fn show(&self, channels: usize) {
+        if let Some(gauge) = self.counted.get() {
+            gauge.set(channels as i64);
+        }
+    }
+
     pub fn subscribe(&self, key: String) -> broadcast::Receiver<Utf8Bytes> {
         let mut senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        senders
+        let rx = senders
             .entry(key)
             .or_insert_with(|| broadcast::channel(STREAM_BUFFER_EVENTS).0)
-            .subscribe()
+            .subscribe();
+        self.show(senders.len());
+        rx
+    }
+
+    /// Frees `key`'s channel if no socket listens to it any more.
+    pub fn release(&self, key: &str) {
+        let mut senders = self.senders.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if senders.get(key).is_some_and(|sender| sender.receiver_count() == 0) {
+            senders.remove(key);
+            self.show(senders.len());
+        }
+    }
+
+    /// How many channels exist: one per key some socket listens to.
+    pub fn len(&self) -> usize {
+        self.senders
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn send(&self, key: &str, text: &Utf8Bytes) {
@@ -101,6 +138,24 @@ pub fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A channel is made for its first listener and freed with its last:
+    /// sockets that come and go leave nothing behind.
+    #[test]
+    fn a_channel_is_freed_with_its_last_listener() {
+        let channels = Channels::default();
+        let a = channels.subscribe("public:t1".into());
+        let b = channels.subscribe("public:t1".into());
+        let c = channels.subscribe("player:t1:p1".into());
+        assert_eq!(channels.len(), 2);
+        drop(a);
+        channels.release("public:t1");
+        assert_eq!(channels.len(), 2, "b still listens");
+        drop((b, c));
+        channels.release("public:t1");
+        channels.release("player:t1:p1");
+        assert!(channels.is_empty());
+    }
 
     /// Whether the routing delivers an event about `player` to `viewer`.
     fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {

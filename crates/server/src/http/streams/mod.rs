@@ -53,12 +53,28 @@ pub async fn stream(
             ))
         })?),
     };
-    let mut keys = subscribe_keys(&table, viewer.as_ref()).into_iter();
-    let first = state.channels.subscribe(keys.next().unwrap_or_default());
-    let second = keys.next().map(|key| state.channels.subscribe(key));
+    // A channel is made for the table's first subscriber: only for a table that exists.
+    if !state.floor.has_table(&table) {
+        return Err(ApiError::new(ErrorCode::NoTable, format!("no table {table:?}")).into());
+    }
+    let keys = subscribe_keys(&table, viewer.as_ref());
     Ok(ws
         .max_message_size(BODY_MAX_BYTES)
         // Each read zeroes this much of the buffer first: terminals send small frames.
         .read_buffer_size(SOCKET_READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| socket::forward(state, table, session, socket, first, second)))
+        .on_upgrade(move |socket| async move {
+            // Subscribed once the socket is there, and let go of when it ends: a
+            // channel no socket listens to any more is freed.
+            let channels = state.channels.clone();
+            let mut subscribed = keys.iter().map(|key| channels.subscribe(key.clone()));
+            let first = subscribed.next();
+            let second = subscribed.next();
+            drop(subscribed);
+            if let Some(first) = first {
+                socket::forward(state, table, session, socket, first, second).await;
+            }
+            for key in &keys {
+                channels.release(key);
+            }
+        }))
 }
