@@ -8,6 +8,7 @@ mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
 mod sim_cmd;
+mod user_cmd;
 mod verify_cmd;
 mod wheel_cmd;
 mod wire;
@@ -67,7 +68,7 @@ enum Command {
     /// Users of a data directory, while its server is stopped.
     User {
         #[command(subcommand)]
-        which: UserCommand,
+        which: user_cmd::Which,
     },
     /// Run the table server on an embedded database.
     Serve {
@@ -85,20 +86,9 @@ enum Command {
         /// How long a client has to send a request's headers, in milliseconds.
         #[arg(long, default_value_t = 10_000)]
         header_read_timeout_ms: u64,
-    },
-}
-
-#[derive(Subcommand)]
-enum UserCommand {
-    /// Add a user; the password is read from standard input.
-    Add {
-        #[arg(long, default_value = "croupier-data")]
-        data: std::path::PathBuf,
-        #[arg(long)]
-        username: String,
-        /// admin, pit_supervisor, dealer, cashier, auditor or player.
-        #[arg(long)]
-        role: String,
+        /// Sign-ins one client address may try a minute: raise it for many terminals behind one address.
+        #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
+        sign_ins_per_client_per_minute: u32,
     },
 }
 
@@ -133,46 +123,6 @@ impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Failure {
         Failure::Other(e.into())
     }
-}
-
-fn user_add(data: std::path::PathBuf, username: &str, role: &str) -> Result<(), Failure> {
-    use croupier_server::api::Role;
-    use croupier_server::runtime::passwords::hash_password;
-    let role = Role::parse(role).ok_or_else(|| {
-        Invalid::one(format!(
-            "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
-        ))
-    })?;
-    let mut password = String::new();
-    std::io::stdin().read_line(&mut password)?;
-    let password = password.trim_end_matches(['\r', '\n']);
-    let hash = hash_password(password).map_err(|e| Invalid::one(e.to_string()))?;
-    let _lock = croupier_server::runtime::setup::lock_data(&data).map_err(Invalid::one)?;
-    let mut storage = croupier_ledger::SqliteStorage::open(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    // The clock starts no earlier than the journal's last entry.
-    let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
-    use croupier_server::runtime::Clock;
-    let clock = croupier_server::runtime::WallClock::after(entries.last().map_or(0, |e| e.at_ms));
-    drop(entries);
-    let now = clock.now_ms();
-    let (mut casino, _) = croupier_server::casino::Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
-    casino
-        .execute(
-            now,
-            &croupier_server::casino::Actor::system(),
-            croupier_server::casino::Request::CreateUser {
-                username: username.to_string(),
-                role,
-                password_hash: hash,
-            },
-        )
-        .map_err(|e| Invalid::one(e.to_string()))?;
-    println!(
-        "croupier: user {username} ({}) added to {}",
-        role.name(),
-        data.display()
-    );
-    Ok(())
 }
 
 fn serve(
@@ -236,6 +186,7 @@ fn main() -> ExitCode {
             connections_max,
             connections_per_client,
             header_read_timeout_ms,
+            sign_ins_per_client_per_minute,
         } => serve(
             data,
             &listen,
@@ -243,11 +194,10 @@ fn main() -> ExitCode {
                 connections_max,
                 connections_per_client,
                 header_read_timeout: std::time::Duration::from_millis(header_read_timeout_ms),
+                sign_ins_per_client_per_minute,
             },
         ),
-        Command::User {
-            which: UserCommand::Add { data, username, role },
-        } => user_add(data, &username, &role),
+        Command::User { which } => user_cmd::run(which),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,6 +43,20 @@ impl Served {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> Answer {
+        self.send_from(None, method, path, token, content_type, body).await
+    }
+
+    /// [`Served::send`], as from the client address `from` where one is given
+    /// (the listener tells the router each connection's address so).
+    async fn send_from(
+        &self,
+        from: Option<std::net::SocketAddr>,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Answer {
         let mut request = Request::builder().method(method).uri(path);
         if let Some(token) = token {
             request = request.header("authorization", format!("Bearer {token}"));
@@ -50,7 +64,10 @@ impl Served {
         if let Some(content_type) = content_type {
             request = request.header("content-type", content_type);
         }
-        let request = request.body(Body::from(body)).expect("a request");
+        let mut request = request.body(Body::from(body)).expect("a request");
+        if let Some(from) = from {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(from));
+        }
         let response = self
             .app
             .router
@@ -274,4 +291,50 @@ async fn a_role_that_may_not_create_users_is_refused_before_any_hashing() {
         )
         .await;
     assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
+}
+
+/// A stranger's flood of sign-ins from one address is held back at that
+/// address: a terminal elsewhere still signs in at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_sign_ins_from_one_address_holds_back_only_that_address() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
+        )
+        .await;
+    let stranger: std::net::SocketAddr = "203.0.113.7:40000".parse().expect("address");
+    let terminal: std::net::SocketAddr = "198.51.100.20:40000".parse().expect("address");
+    let sign_in = |from, username: &str, password: &str| {
+        let body = json!({"username": username, "password": password})
+            .to_string()
+            .into_bytes();
+        served.send_from(Some(from), "POST", "/api/login", None, JSON, body)
+    };
+    // Made-up names, so no one account's own backoff is what stops it.
+    let mut held = None;
+    for i in 0..200 {
+        let answer = sign_in(stranger, &format!("guess{i}"), "guess-password").await;
+        if answer.status == 429 {
+            held = Some((i, answer));
+            break;
+        }
+        assert_eq!(answer.status, 401, "{}", answer.body);
+    }
+    let (tries, held) = held.expect("the stranger is held back");
+    assert_eq!(held.body["error"], "too_many_attempts", "{}", held.body);
+    assert!(held.body["message"].as_str().expect("message").contains("this address"));
+    // Twenty failures from one address before its tries are spaced.
+    assert_eq!(tries, 20, "{}", held.body);
+    let answer = sign_in(terminal, "p1", "p1-password-1").await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    // The stranger's address still waits, whatever name it tries next.
+    let answer = sign_in(stranger, "p1", "p1-password-1").await;
+    assert_eq!(
+        answer.status, 429,
+        "the address waits, whoever it names: {}",
+        answer.body
+    );
 }

@@ -51,6 +51,21 @@ impl Client {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Result<(u16, Value), ureq::Error> {
+        self.try_answer(method, path, token, body).map(|a| (a.status, a.body))
+    }
+
+    /// [`Client::http`], with the answer's headers.
+    pub fn answer(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Answer {
+        self.try_answer(method, path, token, body).expect("the server answers")
+    }
+
+    fn try_answer(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<Answer, ureq::Error> {
         let mut request = ureq::http::Request::builder()
             .method(method)
             .uri(format!("http://{}{path}", self.address));
@@ -66,8 +81,23 @@ impl Client {
             None => self.agent.run(request.body(())?)?,
         };
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let text = response.body_mut().read_to_string()?;
         let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Ok((status, body))
+        Ok(Answer { status, headers, body })
+    }
+}
+
+/// A server's answer, headers and all.
+pub struct Answer {
+    pub status: u16,
+    pub headers: ureq::http::HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    /// A header's value, where it is present and text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 }

@@ -8,7 +8,7 @@ mod client;
 mod server;
 mod socket;
 
-pub use client::Client;
+pub use client::{Answer, Client};
 pub use server::Server;
 pub use socket::Socket;
 

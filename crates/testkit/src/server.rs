@@ -125,6 +125,11 @@ impl Server {
         self.client.http(method, path, token, body)
     }
 
+    /// One HTTP request, with its answer's headers: see [`Client::answer`].
+    pub fn answer(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> crate::Answer {
+        self.client.answer(method, path, token, body)
+    }
+
     /// One HTTP request, with an error where the server is gone: see [`Client::try_http`].
     pub fn try_http(
         &self,

@@ -40,6 +40,8 @@ error_codes! {
     Locked = "locked" => 401,
     /// The caller's role may not do this.
     Forbidden = "forbidden" => 403,
+    /// The current password given to change it is wrong.
+    WrongPassword = "wrong_password" => 403,
     NoTable = "no_table" => 404,
     NoPlayer = "no_player" => 404,
     NoUser = "no_user" => 404,
@@ -51,8 +53,10 @@ error_codes! {
     BadRequest = "bad_request" => 400,
     TooLarge = "too_large" => 413,
     UnsupportedMediaType = "unsupported_media_type" => 415,
-    /// Too many requests in flight on one socket.
+    /// Too many requests in flight on one socket, or sign-ins waiting.
     Busy = "busy" => 429,
+    /// Too many sign-ins tried: wait as long as `Retry-After` says.
+    TooManyAttempts = "too_many_attempts" => 429,
     /// The journal could not be written: nothing changed.
     Storage = "storage" => 503,
     Internal = "internal" => 503,
@@ -137,6 +141,8 @@ impl PartialEq<&str> for ErrorCode {
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
+    /// For a refusal that passes with time: how many seconds to wait (`Retry-After`).
+    pub retry_after_s: Option<u64>,
 }
 
 impl ApiError {
@@ -144,6 +150,15 @@ impl ApiError {
         ApiError {
             code,
             message: message.into(),
+            retry_after_s: None,
+        }
+    }
+
+    /// A refusal that passes with time: try again in `seconds`.
+    pub fn wait(code: ErrorCode, message: impl Into<String>, seconds: u64) -> ApiError {
+        ApiError {
+            retry_after_s: Some(seconds),
+            ..ApiError::new(code, message)
         }
     }
 

@@ -27,6 +27,15 @@ pub enum EventView {
     JournalFormatSet {
         format: u32,
     },
+    UserLocked {
+        username: String,
+    },
+    UserUnlocked {
+        username: String,
+    },
+    PasswordSet {
+        username: String,
+    },
     TableCreated {
         table: String,
         profile: String,
@@ -225,6 +234,9 @@ impl EventView {
             | E::LoginFailed { .. }
             | E::LoginSucceeded { .. }
             | E::JournalFormatSet { .. }
+            | E::UserLocked { .. }
+            | E::UserUnlocked { .. }
+            | E::PasswordSet { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. } => None,
         }

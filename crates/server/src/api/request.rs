@@ -125,6 +125,24 @@ pub enum ClientRequest {
         /// The new user's password, as they will type it: the server keeps only its hash.
         password: String,
     },
+    /// An admin locks an account: it signs in no more, and its sessions end.
+    LockUser {
+        username: String,
+    },
+    /// An admin unlocks an account.
+    UnlockUser {
+        username: String,
+    },
+    /// An admin sets another user's password; that user's sessions end.
+    ResetPassword {
+        username: String,
+        password: String,
+    },
+    /// A user changes their own password, giving the old one; their other sessions end.
+    ChangePassword {
+        password: String,
+        new_password: String,
+    },
     CreateTable {
         table: String,
         /// The profile file's text.
@@ -248,7 +266,14 @@ impl ClientRequest {
     pub fn table(&self) -> Option<&str> {
         use ClientRequest as C;
         match self {
-            C::CreateUser { .. } | C::CreateTable { .. } | C::CashIn { .. } | C::CashOut { .. } => None,
+            C::CreateUser { .. }
+            | C::LockUser { .. }
+            | C::UnlockUser { .. }
+            | C::ResetPassword { .. }
+            | C::ChangePassword { .. }
+            | C::CreateTable { .. }
+            | C::CashIn { .. }
+            | C::CashOut { .. } => None,
             C::Inspect { table, .. }
             | C::Adjust { table, .. }
             | C::OpenTable { table }

@@ -33,6 +33,10 @@ enum Effect {
         failures: u32,
         locked: bool,
     },
+    SetPassword {
+        username: String,
+        password_hash: String,
+    },
     AddTable(Box<TableSlot>),
     JournalFormat(u32),
 }
@@ -120,7 +124,7 @@ impl<S: Storage> Cage<S> {
     /// Executes a request that belongs to no table.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         let dir = self.directory.read();
-        policy::require(actor.role, request.act())?;
+        policy::require(actor.role, request.act(actor))?;
         let (transfers, events, effects) = self.plan(&dir, &request)?;
         if transfers.is_empty() && events.is_empty() && effects.is_empty() {
             return Ok(Vec::new());
@@ -205,6 +209,44 @@ impl<S: Storage> Cage<S> {
                     username: username.clone(),
                     failures,
                     locked,
+                });
+            }
+            R::LockUser { username } | R::UnlockUser { username } => {
+                let user = dir
+                    .user(username)
+                    .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                let lock = matches!(request, R::LockUser { .. });
+                // Asked again when it is already so, nothing is written.
+                if user.locked != lock {
+                    events.push(if lock {
+                        JournalEvent::UserLocked {
+                            username: username.clone(),
+                        }
+                    } else {
+                        JournalEvent::UserUnlocked {
+                            username: username.clone(),
+                        }
+                    });
+                    // Unlocking clears the failures an older server counted too.
+                    effects.push(Effect::Login {
+                        username: username.clone(),
+                        failures: if lock { user.failures } else { 0 },
+                        locked: lock,
+                    });
+                }
+            }
+            R::SetPassword {
+                username,
+                password_hash,
+            } => {
+                dir.user(username)
+                    .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                events.push(JournalEvent::PasswordSet {
+                    username: username.clone(),
+                });
+                effects.push(Effect::SetPassword {
+                    username: username.clone(),
+                    password_hash: password_hash.clone(),
                 });
             }
             R::JournalFormat { format } => {
@@ -333,6 +375,10 @@ impl<S: Storage> Cage<S> {
             } => self
                 .directory
                 .change(|dir| dir.record_login(&username, failures, locked)),
+            Effect::SetPassword {
+                username,
+                password_hash,
+            } => self.directory.change(|dir| dir.set_password(&username, password_hash)),
             Effect::AddTable(slot) => {
                 self.tables.insert(slot.id.clone());
                 self.opened.push(*slot);

@@ -88,6 +88,12 @@ impl Directory {
         }
     }
 
+    pub(super) fn set_password(&mut self, username: &str, password_hash: String) {
+        if let Some(u) = self.users.get_mut(username) {
+            u.password_hash = password_hash;
+        }
+    }
+
     pub(super) fn set_journal_format(&mut self, format: u32) {
         self.journal_format = format;
     }

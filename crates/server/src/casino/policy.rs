@@ -6,6 +6,10 @@ use crate::api::{ApiError, Role};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Act {
     CreateUser,
+    /// Lock and unlock accounts, and set anyone's password.
+    ManageUsers,
+    /// Change one's own password (the old one checked first).
+    ChangeOwnPassword,
     CreateTable,
     HandleCash,
     /// Requests only the server makes: logins recorded, the journal's format.
@@ -56,6 +60,12 @@ const STAFF: &[Role] = &[
 /// Each act, the roles that may do it, and what it is in words (for the refusal).
 pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::CreateUser, ADMIN, "create users"),
+    (
+        Act::ManageUsers,
+        ADMIN,
+        "lock, unlock or set the password of another user",
+    ),
+    (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),
     (Act::HandleCash, &[Role::Cashier], "handle cash"),
     (Act::RunTheServer, ADMIN, "record logins or set the journal's format"),

@@ -30,6 +30,21 @@ pub enum Request {
     LoginSucceeded {
         username: String,
     },
+    /// An admin locks an account: it signs in no more, its sessions end.
+    LockUser {
+        username: String,
+    },
+    /// An admin unlocks an account (an older server locked accounts after
+    /// failed logins; this one only throttles them).
+    UnlockUser {
+        username: String,
+    },
+    /// A password set: by an admin for anyone, or by a user for themself
+    /// (whose old password the server checked first). The journal keeps only the hash.
+    SetPassword {
+        username: String,
+        password_hash: String,
+    },
     /// From this entry on, the journal is in `format` (see
     /// [`super::journal::JOURNAL_FORMAT`]). Only the server makes it, when it
     /// opens a journal in an older format.
@@ -263,14 +278,23 @@ pub mod stored_outcome {
     }
 }
 
-/// A client's request as the casino takes it: ready, or a new user whose
-/// password must be hashed first (by the server, off the casino's thread).
+/// A client's request as the casino takes it: ready, or one with a
+/// password the server must hash first (off the casino's thread), and for a
+/// change of one's own password check the old one first.
 pub enum FromClient {
     Ready(Request),
-    HashFirst {
+    NewUser {
         username: String,
         role: Role,
         password: String,
+    },
+    ResetPassword {
+        username: String,
+        password: String,
+    },
+    ChangePassword {
+        password: String,
+        new_password: String,
     },
 }
 
@@ -284,12 +308,18 @@ impl Request {
                 role,
                 password,
             } => {
-                return FromClient::HashFirst {
+                return FromClient::NewUser {
                     username,
                     role,
                     password,
                 }
             }
+            C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },
+            C::ChangePassword { password, new_password } => {
+                return FromClient::ChangePassword { password, new_password }
+            }
+            C::LockUser { username } => Request::LockUser { username },
+            C::UnlockUser { username } => Request::UnlockUser { username },
             C::CreateTable {
                 table,
                 profile_text,
@@ -392,6 +422,9 @@ impl Request {
         use Request as R;
         match self {
             R::CreateUser { .. }
+            | R::LockUser { .. }
+            | R::UnlockUser { .. }
+            | R::SetPassword { .. }
             | R::LoginFailed { .. }
             | R::LoginSucceeded { .. }
             | R::JournalFormat { .. }
@@ -419,11 +452,13 @@ impl Request {
         }
     }
 
-    /// What the request does, for the role policy.
-    pub fn act(&self) -> Act {
+    /// What the request does when `actor` asks it, for the role policy.
+    pub fn act(&self, actor: &super::actor::Actor) -> Act {
         use Request as R;
         match self {
             R::CreateUser { .. } => Act::CreateUser,
+            R::SetPassword { username, .. } if *username == actor.username => Act::ChangeOwnPassword,
+            R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } => Act::ManageUsers,
             R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,

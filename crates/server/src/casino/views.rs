@@ -34,6 +34,9 @@ pub fn view(event: &JournalEvent) -> EventView {
         },
         J::LoginSucceeded { username } => V::LoginSucceeded { username },
         J::JournalFormatSet { format } => V::JournalFormatSet { format },
+        J::UserLocked { username } => V::UserLocked { username },
+        J::UserUnlocked { username } => V::UserUnlocked { username },
+        J::PasswordSet { username } => V::PasswordSet { username },
         J::TableCreated {
             table,
             profile,

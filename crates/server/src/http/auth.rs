@@ -8,8 +8,9 @@ use super::error::{Failure, Json};
 use super::state::{AppState, Caller};
 use crate::api::bodies::{Done, LoginAnswer, Me};
 use crate::api::{ApiError, ErrorBody, ErrorCode};
-use crate::casino::{Actor, Request};
-use crate::runtime::passwords::password_matches;
+use crate::casino::users::valid_username;
+use crate::casino::Actor;
+use crate::runtime::passwords::{password_matches, PASSWORD_MAX_BYTES};
 
 /// The longest licence number taken at sign-in, in bytes.
 pub const LICENCE_MAX_BYTES: usize = 64;
@@ -23,8 +24,19 @@ pub struct LoginBody {
     licence: String,
 }
 
-#[utoipa::path(post, path = "/api/login", request_body = LoginBody, responses((status = 200, description = "A bearer token for the session", body = LoginAnswer), (status = 400, body = ErrorBody), (status = 401, description = "Wrong username or password, or the account is locked", body = ErrorBody), (status = 415, body = ErrorBody)))]
-pub async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -> Result<Json<LoginAnswer>, Failure> {
+/// The address a request came from, when the server took its connection itself.
+pub fn client_of(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+    extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip())
+}
+
+#[utoipa::path(post, path = "/api/login", request_body = LoginBody, responses((status = 200, description = "A bearer token for the session", body = LoginAnswer), (status = 400, body = ErrorBody), (status = 401, description = "Wrong username or password; or, with the right password, the account is locked", body = ErrorBody), (status = 415, body = ErrorBody), (status = 429, description = "Too many tries: wait as long as Retry-After says", body = ErrorBody)))]
+pub async fn login(
+    State(state): State<AppState>,
+    extensions: axum::http::Extensions,
+    Json(body): Json<LoginBody>,
+) -> Result<Json<LoginAnswer>, Failure> {
     let floor = &state.floor;
     // The licence goes into the logs with every request of the session: it is short and plain.
     if body.licence.len() > LICENCE_MAX_BYTES || body.licence.chars().any(char::is_control) {
@@ -34,42 +46,46 @@ pub async fn login(State(state): State<AppState>, Json(body): Json<LoginBody>) -
         )
         .into());
     }
-    let Some(user) = floor.user(&body.username).await? else {
-        return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
-    };
-    if user.locked {
+    // No account has such a name: refused before it is remembered or hashed.
+    if !valid_username(&body.username) {
         return Err(ApiError::new(
-            ErrorCode::Locked,
-            "this account is locked after three failed logins; ask an admin",
+            ErrorCode::BadRequest,
+            "a username is 1 to 32 of a-z, 0-9, '-', '_', '.'",
         )
         .into());
     }
-    let (password, hash) = (body.password.clone(), user.password_hash.clone());
-    let good = floor
-        .hashing()
-        .run(move || password_matches(&password, &hash))
-        .await
-        .unwrap_or(false);
-    let record = if good {
-        Request::LoginSucceeded {
-            username: user.username.clone(),
-        }
-    } else {
-        floor.metrics().logins_failed.inc();
-        Request::LoginFailed {
-            username: user.username.clone(),
-        }
-    };
-    // Only a change of the failure count is journaled.
-    if !good || user.failures > 0 {
-        floor.execute(Actor::system(), record).await?;
+    if body.password.len() > PASSWORD_MAX_BYTES {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("a password has at most {PASSWORD_MAX_BYTES} bytes"),
+        )
+        .into());
     }
-    if !good {
-        // A locked account's sessions end with it.
-        if floor.user(&user.username).await?.is_some_and(|u| u.locked) {
-            state.sessions.retain(|a| a.username != user.username)?;
-        }
+    let client = client_of(&extensions);
+    // The try is reserved before anything is looked up or hashed: guesses sent
+    // at once are spaced like guesses sent one after another.
+    let attempt = state
+        .throttle
+        .begin(&body.username, client, floor.clock().now_ms())
+        .map_err(|w| ApiError::wait(ErrorCode::TooManyAttempts, w.why, w.seconds))?;
+    let user = floor.user(&body.username).await?;
+    // A name no one has is checked against a hash all the same: the answer
+    // takes as long, and says the same, as a wrong password.
+    let hash = user
+        .as_ref()
+        .map_or_else(|| state.unknown_user_hash.to_string(), |u| u.password_hash.clone());
+    let password = body.password.clone();
+    let good = floor.hashing().run(move || password_matches(&password, &hash)).await?;
+    let Some(user) = user.filter(|_| good) else {
+        attempt.failed(floor.clock().now_ms());
+        floor.metrics().logins_failed.inc();
+        tracing::warn!(username = body.username, client = ?client, "a sign-in failed");
         return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
+    };
+    attempt.succeeded();
+    // Looked at again now the password is known good: an admin may have locked it meanwhile.
+    if floor.user(&user.username).await?.is_none_or(|u| u.locked) {
+        return Err(ApiError::new(ErrorCode::Locked, "this account is locked; ask an admin to unlock it").into());
     }
     let mut token = [0u8; 32];
     croupier_rng::CasinoRng::from_os()

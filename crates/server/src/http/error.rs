@@ -20,7 +20,14 @@ impl IntoResponse for Failure {
         if status.is_server_error() {
             tracing::warn!(code = %self.0.code, "{}", self.0.message);
         }
-        (status, axum::Json(ErrorBody::from(self.0))).into_response()
+        let retry_after = self.0.retry_after_s;
+        let mut response = (status, axum::Json(ErrorBody::from(self.0))).into_response();
+        if let Some(seconds) = retry_after {
+            if let Ok(value) = axum::http::HeaderValue::from_str(&seconds.to_string()) {
+                response.headers_mut().insert(axum::http::header::RETRY_AFTER, value);
+            }
+        }
+        response
     }
 }
 

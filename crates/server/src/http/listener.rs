@@ -29,6 +29,9 @@ pub struct Limits {
     /// How long a client has to send a request's headers, on a new
     /// connection or a kept-alive one.
     pub header_read_timeout: Duration,
+    /// Sign-ins one client may try a minute, right or wrong: each costs a
+    /// password hash. Terminals behind one address share it.
+    pub sign_ins_per_client_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -37,6 +40,7 @@ impl Default for Limits {
             connections_max: 16_384,
             connections_per_client: 4_096,
             header_read_timeout: Duration::from_secs(10),
+            sign_ins_per_client_per_minute: 600,
         }
     }
 }
@@ -187,6 +191,7 @@ mod tests {
             connections_max: 3,
             connections_per_client: 2,
             header_read_timeout: Duration::from_secs(1),
+            ..Limits::default()
         };
         let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().expect("ip"), "10.0.0.2".parse().expect("ip"));
         let first = admit(&held, &limits, a).expect("a's first");

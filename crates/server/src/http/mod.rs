@@ -17,6 +17,7 @@ pub mod sessions;
 pub mod state;
 pub mod streams;
 pub mod tables;
+pub mod throttle;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -93,6 +94,11 @@ pub struct App {
 /// send it requests through axum without a socket. Needs a multi-thread
 /// tokio runtime.
 pub fn app(data: &Path) -> Result<App, String> {
+    app_within(data, &listener::Limits::default())
+}
+
+/// [`app`], holding clients to `limits`' sign-ins.
+pub fn app_within(data: &Path, limits: &listener::Limits) -> Result<App, String> {
     let channels = Arc::new(streams::Channels::default());
     let Opened {
         floor,
@@ -112,10 +118,13 @@ pub fn app(data: &Path) -> Result<App, String> {
         })
         .map_err(|e| e.to_string())?;
     channels.count_in(floor.metrics().stream_channels.clone());
+    let unknown_user_hash = unknown_user_hash()?;
     let state = AppState {
         floor: floor.clone(),
         sessions: Arc::new(sessions),
         channels,
+        throttle: throttle::Throttle::new(limits.sign_ins_per_client_per_minute),
+        unknown_user_hash,
     };
     Ok(App {
         router: router(state),
@@ -124,6 +133,19 @@ pub fn app(data: &Path) -> Result<App, String> {
         recovered,
         _lock: lock,
     })
+}
+
+/// A hash of a password no one has, made once at start: a sign-in with a
+/// name no one has is checked against it, so that it takes as long as a
+/// wrong password.
+fn unknown_user_hash() -> Result<Arc<str>, String> {
+    let mut secret = [0u8; 24];
+    croupier_rng::CasinoRng::from_os()
+        .and_then(|mut r| r.fill(&mut secret))
+        .map_err(|e| e.to_string())?;
+    crate::runtime::passwords::hash_password(&hex::encode(secret))
+        .map(Arc::from)
+        .map_err(|e| e.to_string())
 }
 
 /// What `serve` reports once it is listening.
@@ -142,7 +164,7 @@ pub async fn serve(
     on_start: impl FnOnce(&Started),
 ) -> Result<(), String> {
     let limits = limits.within_descriptors();
-    let app = app(data)?;
+    let app = app_within(data, &limits)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;

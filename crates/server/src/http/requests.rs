@@ -2,20 +2,52 @@
 
 use axum::extract::State;
 
+use super::auth::client_of;
 use super::error::{Failure, Json, Path};
-use super::state::{AppState, Caller};
+use super::state::{bearer, AppState, Caller};
 use crate::api::bodies::Events;
-use crate::api::{ClientRequest, ErrorBody};
+use crate::api::{ApiError, ClientRequest, ErrorBody, ErrorCode};
 
 /// Every write: the body is a request; the casino checks the caller's role.
 #[utoipa::path(post, path = "/api/requests", request_body = ClientRequest, responses((status = 200, description = "Done and durable: the events it caused that belong to no player, or to you; each player's bets and settlements are on their stream, the staff stream and in recall", body = Events), (status = 400, description = "Not a request", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 404, description = "No such table, player or user", body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
 pub async fn requests(
     State(state): State<AppState>,
     Caller(actor): Caller,
+    parts: axum::http::request::Parts,
     Json(request): Json<ClientRequest>,
 ) -> Result<Json<Events>, Failure> {
     let username = actor.username.clone();
-    let events = state.floor.submit(actor, request).await?;
+    // An account locked, or given a password by an admin, loses its sessions;
+    // one that changed its own password keeps only this one.
+    let ends = match &request {
+        ClientRequest::LockUser { username } | ClientRequest::ResetPassword { username, .. } => {
+            Some((username.clone(), None))
+        }
+        ClientRequest::ChangePassword { .. } => Some((username.clone(), bearer(&parts).map(str::to_string))),
+        _ => None,
+    };
+    // Changing one's password checks the current one: a guess like a sign-in's, held back alike.
+    let attempt = match &request {
+        ClientRequest::ChangePassword { .. } => Some(
+            state
+                .throttle
+                .begin(&username, client_of(&parts.extensions), state.floor.clock().now_ms())
+                .map_err(|w| ApiError::wait(ErrorCode::TooManyAttempts, w.why, w.seconds))?,
+        ),
+        _ => None,
+    };
+    let done = state.floor.submit(actor, request).await;
+    if let Some(attempt) = attempt {
+        match &done {
+            Err(e) if e.code == ErrorCode::WrongPassword => attempt.failed(state.floor.clock().now_ms()),
+            Ok(_) => attempt.succeeded(),
+            Err(_) => drop(attempt),
+        }
+    }
+    let events = done?;
+    if let Some((whose, keep)) = ends {
+        state.sessions.end_all_of(&whose, keep.as_deref())?;
+    }
     Ok(Json(Events::answering(&username, events)))
 }
 

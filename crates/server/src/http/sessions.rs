@@ -130,6 +130,21 @@ impl Sessions {
         Ok(())
     }
 
+    /// Ends every session of `username`, but the one of `keep` (a token) if given.
+    pub fn end_all_of(&self, username: &str, keep: Option<&str>) -> Result<usize, ApiError> {
+        let kept = keep.map(digest);
+        let ended: Vec<Digest32> = self
+            .live()
+            .iter()
+            .filter(|(key, actor)| actor.username == username && Some(**key) != kept)
+            .map(|(key, _)| *key)
+            .collect();
+        for key in &ended {
+            self.forget(key)?;
+        }
+        Ok(ended.len())
+    }
+
     /// Ends every session whose holder `still_valid` no longer accepts (an
     /// account locked, or one the journal does not know); returns how many.
     pub fn retain(&self, still_valid: impl Fn(&Actor) -> bool) -> Result<usize, ApiError> {

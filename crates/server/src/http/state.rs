@@ -17,6 +17,9 @@ pub struct AppState {
     pub floor: Floor,
     pub sessions: Arc<Sessions>,
     pub channels: Arc<Channels>,
+    pub throttle: super::throttle::Throttle,
+    /// A hash of no one's password, checked for a name no one has.
+    pub unknown_user_hash: Arc<str>,
 }
 
 /// The bearer token of a request, if it carries one.

@@ -12,11 +12,13 @@ use super::archive::Archive;
 use super::cage::CageMsg;
 use super::clock::Clock;
 use super::metrics::Metrics;
+use super::passwords::password_matches;
 use super::passwords::Hashing;
 use super::reply::{Answer, BetAnswer, Publish, ReplyTo};
 use super::tables::{TableMsg, Tables};
 use crate::api::bodies::WheelStatus;
 use crate::api::{ApiError, ClientRequest, ErrorCode, EventView, PlaceBet};
+use crate::casino::policy::{self, Act};
 use crate::casino::reads::{TableAnswer, TableQuery};
 use crate::casino::{Actor, Executed, FromClient, Request, User};
 
@@ -89,17 +91,43 @@ impl Floor {
     pub async fn submit(&self, actor: Actor, request: ClientRequest) -> Result<Vec<EventView>, ApiError> {
         let request = match Request::from_client(request) {
             FromClient::Ready(request) => request,
-            FromClient::HashFirst {
+            // A hash costs tens of milliseconds: no one may spend them who may not set
+            // the password it is for.
+            FromClient::NewUser {
                 username,
                 role,
                 password,
             } => {
-                // A hash costs tens of milliseconds: no one may spend them who may not create users.
-                crate::casino::policy::require(actor.role, crate::casino::policy::Act::CreateUser)?;
+                policy::require(actor.role, Act::CreateUser)?;
                 Request::CreateUser {
                     username,
                     role,
                     password_hash: self.hashing.hash(password).await?,
+                }
+            }
+            FromClient::ResetPassword { username, password } => {
+                policy::require(actor.role, Act::ManageUsers)?;
+                Request::SetPassword {
+                    username,
+                    password_hash: self.hashing.hash(password).await?,
+                }
+            }
+            FromClient::ChangePassword { password, new_password } => {
+                let user = self
+                    .user(&actor.username)
+                    .await?
+                    .ok_or_else(|| ApiError::new(ErrorCode::NoUser, "no such user"))?;
+                let hash = user.password_hash;
+                let matches = self.hashing.run(move || password_matches(&password, &hash)).await?;
+                if !matches {
+                    return Err(ApiError::new(
+                        ErrorCode::WrongPassword,
+                        "the current password given is wrong",
+                    ));
+                }
+                Request::SetPassword {
+                    username: actor.username.clone(),
+                    password_hash: self.hashing.hash(new_password).await?,
                 }
             }
         };

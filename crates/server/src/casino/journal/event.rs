@@ -30,6 +30,16 @@ pub enum JournalEvent {
     JournalFormatSet {
         format: u32,
     },
+    UserLocked {
+        username: String,
+    },
+    UserUnlocked {
+        username: String,
+    },
+    /// A password set; the journal's request holds its hash, never the event.
+    PasswordSet {
+        username: String,
+    },
     TableCreated {
         table: String,
         profile: String,

@@ -221,6 +221,14 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         J::LoginSucceeded { username } => L::LoginSucceeded { username },
         J::JournalFormatSet { format } => L::JournalFormatSet { format },
+        // Formats 1 and 2 had no such requests; a journal still in them shows
+        // an account's lock or password as the login events it knew.
+        J::UserLocked { username } => L::LoginFailed {
+            username,
+            failures: 0,
+            locked: true,
+        },
+        J::UserUnlocked { username } | J::PasswordSet { username } => L::LoginSucceeded { username },
         J::TableCreated {
             table,
             profile,

@@ -433,7 +433,7 @@ impl TableSlot {
     }
 
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
-        super::policy::require(actor.role, request.act())?;
+        super::policy::require(actor.role, request.act(actor))?;
         let mut plan = Plan::new();
         match request {
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
@@ -455,6 +455,9 @@ impl TableSlot {
             | Request::AnnulBets { .. }
             | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
             Request::CreateUser { .. }
+            | Request::LockUser { .. }
+            | Request::UnlockUser { .. }
+            | Request::SetPassword { .. }
             | Request::LoginFailed { .. }
             | Request::LoginSucceeded { .. }
             | Request::JournalFormat { .. }

@@ -1,0 +1,117 @@
+//! `croupier user ...`: an admin's work on the users of a data directory
+//! while its server is stopped (the server holds the directory's lock):
+//! adding a user, unlocking one, setting one's password. Passwords are read
+//! from standard input, never from the command line.
+
+use croupier_server::api::Role;
+use croupier_server::casino::{Actor, Casino, Request};
+use croupier_server::runtime::passwords::hash_password;
+use croupier_server::runtime::{Clock, WallClock};
+
+use crate::{Failure, Invalid};
+
+#[derive(clap::Subcommand)]
+pub enum Which {
+    /// Add a user; the password is read from standard input.
+    Add {
+        #[arg(long, default_value = "croupier-data")]
+        data: std::path::PathBuf,
+        #[arg(long)]
+        username: String,
+        /// admin, pit_supervisor, dealer, cashier, auditor or player.
+        #[arg(long)]
+        role: String,
+    },
+    /// Unlock an account.
+    Unlock {
+        #[arg(long, default_value = "croupier-data")]
+        data: std::path::PathBuf,
+        #[arg(long)]
+        username: String,
+    },
+    /// Set a user's password (a forgotten one, the admin's own included); read from standard input.
+    ResetPassword {
+        #[arg(long, default_value = "croupier-data")]
+        data: std::path::PathBuf,
+        #[arg(long)]
+        username: String,
+    },
+}
+
+fn read_password() -> Result<String, Failure> {
+    let mut password = String::new();
+    std::io::stdin().read_line(&mut password)?;
+    let hash = hash_password(password.trim_end_matches(['\r', '\n'])).map_err(|e| Invalid::one(e.to_string()))?;
+    Ok(hash)
+}
+
+/// Executes `request` as the server itself on the stopped server's data directory.
+fn offline(data: &std::path::Path, request: Request) -> Result<(), Failure> {
+    let _lock = croupier_server::runtime::setup::lock_data(data).map_err(Invalid::one)?;
+    let mut storage = croupier_ledger::SqliteStorage::open(data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The clock starts no earlier than the journal's last entry.
+    let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let clock = WallClock::after(entries.last().map_or(0, |e| e.at_ms));
+    drop(entries);
+    let now = clock.now_ms();
+    let (mut casino, _) = Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
+    casino
+        .execute(now, &Actor::system(), request)
+        .map_err(|e| Invalid::one(e.to_string()))?;
+    Ok(())
+}
+
+pub fn run(which: Which) -> Result<(), Failure> {
+    match which {
+        Which::Add { data, username, role } => {
+            let role = Role::parse(&role).ok_or_else(|| {
+                Invalid::one(format!(
+                    "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
+                ))
+            })?;
+            let password_hash = read_password()?;
+            offline(
+                &data,
+                Request::CreateUser {
+                    username: username.clone(),
+                    role,
+                    password_hash,
+                },
+            )?;
+            println!(
+                "croupier: user {username} ({}) added to {}",
+                role.name(),
+                data.display()
+            );
+        }
+        Which::Unlock { data, username } => {
+            offline(
+                &data,
+                Request::UnlockUser {
+                    username: username.clone(),
+                },
+            )?;
+            println!("croupier: user {username} unlocked in {}", data.display());
+        }
+        Which::ResetPassword { data, username } => {
+            let password_hash = read_password()?;
+            offline(
+                &data,
+                Request::SetPassword {
+                    username: username.clone(),
+                    password_hash,
+                },
+            )?;
+            // Whoever held the old password holds no session of it any more.
+            let sessions = croupier_server::http::sessions::Sessions::open(&data).map_err(|e| anyhow::anyhow!(e))?;
+            let ended = sessions
+                .end_all_of(&username, None)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!(
+                "croupier: the password of {username} is set in {}; {ended} of their sessions ended",
+                data.display()
+            );
+        }
+    }
+    Ok(())
+}
