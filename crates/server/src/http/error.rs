@@ -31,6 +31,11 @@ impl IntoResponse for Failure {
     }
 }
 
+/// The answer to a request whose handler panicked (the panic is logged by the hook).
+pub fn panicked(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    Failure(ApiError::internal("the server failed on this request; see its log")).into_response()
+}
+
 impl From<ApiError> for Failure {
     fn from(e: ApiError) -> Failure {
         Failure(e)
@@ -119,4 +124,39 @@ pub async fn method_not_allowed() -> Failure {
         ErrorCode::MethodNotAllowed,
         "this route does not take that method",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    /// A handler that panics is answered with the one error body, and the
+    /// server goes on answering.
+    #[tokio::test]
+    async fn a_panic_in_a_handler_is_answered_with_the_error_body() {
+        let router = axum::Router::new()
+            .route(
+                "/boom",
+                get(|| async {
+                    panic!("a bug");
+                    #[allow(unreachable_code)]
+                    "never"
+                }),
+            )
+            .route("/fine", get(|| async { "fine" }))
+            .layer(tower_http::catch_panic::CatchPanicLayer::custom(super::panicked));
+        let ask = |path: &str| {
+            let request = axum::http::Request::get(path)
+                .body(axum::body::Body::empty())
+                .expect("request");
+            router.clone().oneshot(request)
+        };
+        let boom = ask("/boom").await.expect("an answer");
+        assert_eq!(boom.status(), 503);
+        let body = axum::body::to_bytes(boom.into_body(), 4096).await.expect("body");
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(body["error"], "internal");
+        assert_eq!(ask("/fine").await.expect("an answer").status(), 200);
+    }
 }

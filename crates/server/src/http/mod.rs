@@ -73,6 +73,8 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         // Each request gets an id, logged with it and sent back in `x-request-id`.
         .layer(PropagateRequestIdLayer::x_request_id())
+        // A bug that panics in a handler is answered, not a dropped connection.
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(error::panicked))
         .layer(TraceLayer::new_for_http())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
