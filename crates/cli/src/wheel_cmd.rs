@@ -162,7 +162,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
             };
             let mut out = std::io::stdout().lock();
             let debouncer = follow(BufReader::new(input), games, |game| {
-                let line = match game {
+                let line = match game.result {
                     GameResult::Pocket { game, pocket } => GameLine {
                         game,
                         pocket: Some(pocket.label()),

@@ -5,7 +5,7 @@ use std::net::{TcpListener, TcpStream};
 
 use croupier_core::round::{Command, Event, Inspection, NoSpinReason, Person, SpinReport, Table, TableConfig};
 use croupier_core::{Outcome, Wheel};
-use croupier_rng::{rng_spin, CasinoRng, OutcomeError};
+use croupier_rng::{drawn_spin, index_of_word, rng_draw, rng_spin, CasinoRng, OutcomeError};
 use croupier_wheel::emulator::{serve, EmulatorConfig, Scripted};
 use croupier_wheel::monitor::{follow, spin_report};
 
@@ -68,7 +68,9 @@ fn the_rng_draws_only_after_no_more_bets() {
         // Betting is open: the generator refuses to draw.
         assert!(matches!(rng_spin(&mut rng, &t), Err(OutcomeError::BettingStillOpen)));
         t.handle(Command::NoMoreBets { at_ms: at + 2 }).expect("nmb");
-        let report = rng_spin(&mut rng, &t).expect("drawn");
+        let (report, word) = rng_draw(&mut rng, &t).expect("drawn");
+        // The word is the draw's evidence: it gives the same spin again.
+        assert_eq!(drawn_spin(word, &t), Some(report));
         let events = t.handle(Command::Spin { at_ms: at + 3, report }).expect("spin");
         settled_bets += settled(&events);
     }
@@ -128,7 +130,7 @@ fn an_automated_wheel_drives_rounds_over_a_socket() {
     t.handle(Command::NoMoreBets { at_ms: now + 2 }).expect("nmb");
     follow(BufReader::new(stream), Some(6), |game| {
         now += 100;
-        let report = spin_report(game, t.profile().spec().min_ball_revolutions);
+        let report = spin_report(game.result, t.profile().spec().min_ball_revolutions);
         let events = t.handle(Command::Spin { at_ms: now, report }).expect("spin");
         results.push(events.clone());
         if events.iter().any(|e| matches!(e, Event::RoundSettled { .. })) {
@@ -158,4 +160,14 @@ fn an_automated_wheel_drives_rounds_over_a_socket() {
             .count(),
         5
     );
+}
+
+#[test]
+fn a_word_the_draw_throws_away_gives_no_outcome() {
+    // 2^32 = 113,025,455 * 38 + 6: the top six words would favour six pockets.
+    let zone = 113_025_455u32 * 38;
+    assert_eq!(index_of_word(zone - 1, 38), Some((zone - 1) % 38));
+    assert_eq!(index_of_word(zone, 38), None);
+    assert_eq!(index_of_word(u32::MAX, 38), None);
+    assert_eq!(index_of_word(5, 0), None);
 }

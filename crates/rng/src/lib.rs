@@ -45,6 +45,13 @@ pub fn draw_index(source: &mut impl WordSource, n: u32) -> u32 {
     }
 }
 
+/// The index a word gives below `n`, or `None` for a word [`draw_index`]
+/// throws away: the check that a recorded draw gives the recorded outcome.
+pub fn index_of_word(word: u32, n: u32) -> Option<u32> {
+    let zone = (1u64 << 32) / u64::from(n.max(1)) * u64::from(n.max(1));
+    (n > 0 && u64::from(word) < zone).then(|| word % n)
+}
+
 /// The pockets of the physical wheel in a fixed order: an RNG table spins
 /// the real wheel, so a double-zero wheel used as single zero can land in 00
 /// and void the spin, exactly as a ball would.
@@ -129,12 +136,17 @@ impl CasinoRng {
 
     /// A uniform index below `n`, by the same rejection as [`draw_index`].
     pub fn index(&mut self, n: u32) -> Result<u32, RngError> {
+        self.index_and_word(n).map(|(index, _)| index)
+    }
+
+    /// [`CasinoRng::index`], with the word that gave it: the evidence of the
+    /// draw ([`index_of_word`] gives the index again).
+    pub fn index_and_word(&mut self, n: u32) -> Result<(u32, u32), RngError> {
         assert!(n > 0, "an index needs a positive range");
-        let zone = (1u64 << 32) / u64::from(n) * u64::from(n);
         loop {
             let word = self.try_word()?;
-            if u64::from(word) < zone {
-                return Ok(word % n);
+            if let Some(index) = index_of_word(word, n) {
+                return Ok((index, word));
             }
         }
     }
@@ -257,17 +269,38 @@ pub fn rng_spin(
     rng: &mut CasinoRng,
     table: &croupier_core::round::Table,
 ) -> Result<croupier_core::round::SpinReport, OutcomeError> {
+    rng_draw(rng, table).map(|(report, _)| report)
+}
+
+/// [`rng_spin`], with the word the pocket came from (see [`drawn_spin`]).
+pub fn rng_draw(
+    rng: &mut CasinoRng,
+    table: &croupier_core::round::Table,
+) -> Result<(croupier_core::round::SpinReport, u32), OutcomeError> {
     if table.phase() != croupier_core::round::Phase::NoMoreBets {
         return Err(OutcomeError::BettingStillOpen);
     }
     rng.cycle_between_games()?;
-    let pocket = rng.pocket(&wheel_pockets(table.config().wheel))?;
-    Ok(croupier_core::round::SpinReport::Ball {
+    let pockets = wheel_pockets(table.config().wheel);
+    let (index, word) = rng.index_and_word(pockets.len() as u32)?;
+    Ok((drawn_ball(pockets[index as usize], table), word))
+}
+
+fn drawn_ball(pocket: Pocket, table: &croupier_core::round::Table) -> croupier_core::round::SpinReport {
+    croupier_core::round::SpinReport::Ball {
         pocket,
         // There is no ball: the draw is a valid spin by construction.
         opposite_direction: true,
         revolutions: table.profile().spec().min_ball_revolutions,
-    })
+    }
+}
+
+/// The spin a drawn `word` gives at `table`: its pocket of the physical
+/// wheel, or `None` for a word the draw would have thrown away.
+pub fn drawn_spin(word: u32, table: &croupier_core::round::Table) -> Option<croupier_core::round::SpinReport> {
+    let pockets = wheel_pockets(table.config().wheel);
+    let index = index_of_word(word, pockets.len() as u32)?;
+    Some(drawn_ball(pockets[index as usize], table))
 }
 
 /// The bonus draws of a round, from the production generator.

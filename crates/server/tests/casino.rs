@@ -623,6 +623,16 @@ fn every_request_refuses_every_role_but_its_own() {
             &[Admin],
             Betting,
         ),
+        (Request::LockUser { username: "bob".into() }, &[Admin], Betting),
+        (Request::UnlockUser { username: "bob".into() }, &[Admin], Betting),
+        (
+            Request::SetPassword {
+                username: "bob".into(),
+                password_hash: "another-hash".into(),
+            },
+            &[Admin],
+            Betting,
+        ),
         (Request::LoginFailed { username: "bob".into() }, &[Admin], Betting),
         (Request::LoginSucceeded { username: "bob".into() }, &[Admin], Betting),
         (Request::JournalFormat { format: JOURNAL_FORMAT }, &[Admin], Closed),
@@ -1429,4 +1439,163 @@ fn a_table_id_begins_with_a_letter_or_a_digit() {
         assert_eq!(refused.code, "bad_table", "{id:?}: {refused}");
     }
     w.ok(&admin(), maryland_dealer_table("9t"));
+}
+
+/// A Maryland double-zero table whose results come from `outcome`.
+fn maryland_table(id: &str, outcome: OutcomeSource) -> Request {
+    let mut table = maryland_dealer_table(id);
+    if let Request::CreateTable {
+        outcome: o,
+        wheel_address,
+        ..
+    } = &mut table
+    {
+        *o = outcome;
+        if outcome == OutcomeSource::Wheel {
+            *wheel_address = Some("127.0.0.1:9".into());
+        }
+    }
+    table
+}
+
+/// Opens `table` and takes it to no more bets.
+fn to_no_more_bets<S: Storage>(w: &mut World<S>, table: &str) {
+    let dealer = actor("dealer", Role::Dealer);
+    w.ok(&actor("pit", Role::PitSupervisor), inspection(table));
+    for request in [
+        Request::OpenTable { table: table.into() },
+        Request::OpenBetting { table: table.into() },
+        Request::NoMoreBets { table: table.into() },
+    ] {
+        w.ok(&dealer, request);
+    }
+}
+
+fn refused_as(w: &mut World<MemoryStorage>, who: &Actor, request: Request, code: &str) {
+    let before = w.casino.ledger().storage().entries.len();
+    let shown = format!("{request:?}");
+    let refused = w.run(who, request).expect_err(&shown);
+    assert_eq!(refused.code, code, "{shown}: {refused}");
+    assert_eq!(
+        w.casino.ledger().storage().entries.len(),
+        before,
+        "{shown} wrote nothing"
+    );
+}
+
+fn settles(events: &[EventView]) -> bool {
+    events.iter().any(|e| matches!(e, EventView::RoundSettled { .. }))
+}
+
+/// The journal from entry `from` on chained again, as someone who can write
+/// the file would: the chain alone no longer tells.
+fn rechained(mut entries: Vec<croupier_ledger::Entry>, from: usize) -> Vec<croupier_ledger::Entry> {
+    for i in from..entries.len() {
+        let prev = if i == 0 { [0; 32] } else { entries[i - 1].hash };
+        let e = &entries[i];
+        entries[i] = croupier_ledger::Entry::new(e.seq, e.at_ms, e.record.clone(), prev);
+    }
+    entries
+}
+
+// Colorado 2205(4) and the RNG's certification: a round's result comes only
+// from its table's outcome source, and the journal keeps the source's evidence.
+#[test]
+fn a_result_comes_only_from_its_tables_source() {
+    let mut w = setup(MemoryStorage::default());
+    let (dealer, system) = (actor("dealer", Role::Dealer), Actor::system());
+    w.ok(&admin(), maryland_table("rng", OutcomeSource::Rng));
+    w.ok(&admin(), maryland_table("wheel", OutcomeSource::Wheel));
+    to_no_more_bets(&mut w, "rng");
+    to_no_more_bets(&mut w, "wheel");
+
+    // No one enters a result at an RNG or a wheel table, not even the server.
+    for table in ["rng", "wheel"] {
+        for who in [&dealer, &admin(), &system] {
+            let entered = Request::Spin {
+                table: table.into(),
+                spin: spin("17"),
+            };
+            refused_as(&mut w, who, entered, "not_dealer_table");
+        }
+    }
+    // A draw is checked against its word: the word gives the pocket.
+    let pockets = croupier_rng::wheel_pockets(croupier_core::Wheel::DoubleZero);
+    let (word, drawn) = (40u32, pockets[40 % 38].label());
+    let other = pockets[(40 + 1) % 38].label();
+    let draw = |pocket: &str, word: u32, table: &str| Request::Draw {
+        table: table.into(),
+        pocket: pocket.into(),
+        word,
+    };
+    refused_as(&mut w, &dealer, draw(other, word, "rng"), "bad_spin");
+    refused_as(&mut w, &dealer, draw(drawn, u32::MAX, "rng"), "bad_spin");
+    refused_as(&mut w, &dealer, draw(drawn, word, "wheel"), "not_rng");
+    refused_as(
+        &mut w,
+        &actor("alice", Role::Player),
+        draw(drawn, word, "rng"),
+        "forbidden",
+    );
+    assert!(settles(&w.ok(&dealer, draw(drawn, word, "rng"))));
+
+    // A wheel's game is read again from its frames; only the server sends it.
+    let frames: Vec<String> = ["*X;1;012;17;0;25;1", "*X;4;012;17;0;23;1", "*X;5;012; 6;0;22;1"]
+        .map(String::from)
+        .to_vec();
+    let game = |game: u16, frames: &[String], table: &str| Request::WheelGame {
+        table: table.into(),
+        game,
+        frames: frames.to_vec(),
+    };
+    refused_as(&mut w, &dealer, game(12, &frames, "wheel"), "forbidden");
+    refused_as(&mut w, &system, game(13, &frames, "wheel"), "bad_spin");
+    refused_as(&mut w, &system, game(12, &frames[..2], "wheel"), "bad_spin");
+    refused_as(&mut w, &system, game(12, &frames, "rng"), "not_wheel");
+    let settled = w.ok(&system, game(12, &frames, "wheel"));
+    assert!(
+        settled
+            .iter()
+            .any(|e| matches!(e, EventView::Result { pocket, .. } if pocket == "6")),
+        "{settled:?}"
+    );
+
+    // A result entered into the file by hand, its chain made good, does not replay.
+    let entries = w.casino.ledger().storage().entries.clone();
+    assert!(replay(&entries).is_ok());
+    let at = entries
+        .iter()
+        .position(|e| e.text.contains(r#""op":"draw""#))
+        .expect("the draw's entry");
+    let mut forged = entries.clone();
+    let text = forged[at].text.replace(
+        &format!(r#""op":"draw","table":"rng","pocket":"{drawn}","word":{word}"#),
+        &format!(r#""op":"spin","table":"rng","spin":{{"pocket":"{drawn}","direction":"opposite","revolutions":6}}"#),
+    );
+    assert_ne!(text, forged[at].text, "the draw's request is in the entry");
+    forged[at].record = serde_json::from_str(&text).expect("a record");
+    let forged = rechained(forged, at);
+    assert!(verify(&forged).first_problem.is_none(), "the chain alone is consistent");
+    let refused = replay(&forged).err().expect("the forged result is refused");
+    assert!(refused.to_string().contains("no one may enter"), "{refused}");
+}
+
+// A journal from before results came only from their source replays as it was.
+#[test]
+fn a_journal_where_a_dealer_entered_an_rng_result_replays_as_it_was() {
+    let mut w = setup_in_format(MemoryStorage::default(), 3);
+    let dealer = actor("dealer", Role::Dealer);
+    w.ok(&admin(), maryland_table("rng", OutcomeSource::Rng));
+    to_no_more_bets(&mut w, "rng");
+    let entered = || Request::Spin {
+        table: "rng".into(),
+        spin: spin("17"),
+    };
+    assert!(settles(&w.ok(&dealer, entered())));
+    let entries = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(entries), w.now).expect("replays");
+    let mut w = World { casino, now: w.now };
+    w.ok(&dealer, Request::OpenBetting { table: "rng".into() });
+    w.ok(&dealer, Request::NoMoreBets { table: "rng".into() });
+    refused_as(&mut w, &dealer, entered(), "not_dealer_table");
 }

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use croupier_core::round::NoSpinReason;
 use croupier_core::{Pocket, Wheel};
 use croupier_wheel::emulator::{serve, EmulatorConfig, Scripted};
-use croupier_wheel::monitor::{follow, GameResult};
+use croupier_wheel::monitor::{follow, replay_game, GameResult};
 use croupier_wheel::slingshot2::{
     HostCommand, WARN_BALL_NOT_SENSED, WARN_SAME_DIRECTION, WARN_SENSOR_FAULT, WARN_VOID_GAME,
 };
@@ -48,7 +48,9 @@ fn monitor_reads_every_game_the_emulator_plays() {
     let stream = TcpStream::connect(address).expect("connect");
     let mut seen = Vec::new();
     follow(BufReader::new(stream), Some(games), |g| {
-        seen.push(g);
+        // Each game's kept frames are its evidence: they give its result again.
+        assert_eq!(replay_game(&g.frames), Ok(g.result), "{:?}", g.frames);
+        seen.push(g.result);
         Ok(())
     })
     .expect("follow");

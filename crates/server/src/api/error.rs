@@ -84,6 +84,10 @@ error_codes! {
     BadSpin = "bad_spin" => 422,
     InsufficientChips = "insufficient_chips" => 422,
     NotRng = "not_rng" => 422,
+    /// Not a table whose outcomes come from an automated wheel.
+    NotWheel = "not_wheel" => 422,
+    /// A result entered at a table whose results come from the RNG or a wheel.
+    NotDealerTable = "not_dealer_table" => 422,
     // The round's refusals (the core's).
     TableClosed = "table_closed" => 422,
     NotInspected = "not_inspected" => 422,

@@ -90,10 +90,27 @@ pub enum Request {
     NoMoreBets {
         table: String,
     },
-    /// The outcome, as keyed by a dealer, read from a wheel, or drawn by the RNG.
+    /// The outcome as a dealer keys it. Up to journal format 3 also what the
+    /// RNG drew and a wheel read; from format 4 only at a dealer's table.
     Spin {
         table: String,
         spin: Spin,
+    },
+    /// The RNG's outcome at an RNG table, with the word it came from: the
+    /// word gives the pocket again (journal format 4). The server alone
+    /// makes it, when a dealer asks for the draw.
+    Draw {
+        table: String,
+        pocket: String,
+        word: u32,
+    },
+    /// An automated wheel's finished game at its table, with the frames of
+    /// the game that say what it was: they give the result again (journal
+    /// format 4). The server alone makes it, from the wheel's stream.
+    WheelGame {
+        table: String,
+        game: u16,
+        frames: Vec<String>,
     },
     CashIn {
         id: String,
@@ -438,6 +455,8 @@ impl Request {
             | R::OpenBetting { table }
             | R::NoMoreBets { table }
             | R::Spin { table, .. }
+            | R::Draw { table, .. }
+            | R::WheelGame { table, .. }
             | R::BuyIn { table, .. }
             | R::SellChips { table, .. }
             | R::LeaveTable { table, .. }
@@ -468,7 +487,8 @@ impl Request {
             R::CloseTable { .. } => Act::CloseTable,
             R::OpenBetting { .. } => Act::OpenBetting,
             R::NoMoreBets { .. } => Act::NoMoreBets,
-            R::Spin { .. } => Act::Spin,
+            R::Spin { .. } | R::Draw { .. } => Act::Spin,
+            R::WheelGame { .. } => Act::RunTheServer,
             R::BuyIn { .. } => Act::BuyIn,
             R::SellChips { .. } => Act::SellChips,
             R::LeaveTable { .. } => Act::LeaveTable,

@@ -23,7 +23,7 @@ use super::clock::Clock;
 use super::reply::{Answer, Pending, ReplyTo};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::reads::{self, TableQuery};
-use crate::casino::{checked_entry, Actor, Commit, Executed, Request, SharedDirectory, Spin, TableSlot};
+use crate::casino::{checked_entry, Actor, Commit, Executed, Request, SharedDirectory, TableSlot};
 
 /// Messages queued for each table before senders wait.
 pub const TABLE_QUEUE_MAX: usize = 65_536;
@@ -197,11 +197,16 @@ impl TableWriter {
             ));
         }
         let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
-        let report = croupier_rng::rng_spin(&mut rng, &self.slot.table)
+        let (report, word) = croupier_rng::rng_draw(&mut rng, &self.slot.table)
             .map_err(|e| ApiError::new(ErrorCode::NotSpinning, e.to_string()))?;
-        let request = Request::Spin {
+        let croupier_core::round::SpinReport::Ball { pocket, .. } = report else {
+            return Err(ApiError::internal("the RNG drew a no spin"));
+        };
+        // The word goes into the journal with the pocket: it gives the pocket again.
+        let request = Request::Draw {
             table: self.slot.id.clone(),
-            spin: Spin::from_report(report),
+            pocket: pocket.label().to_string(),
+            word,
         };
         self.execute(actor, request)
     }

@@ -3,12 +3,11 @@
 //! opens betting for the next game. A thread of its own per wheel, which
 //! keeps reconnecting; the first game after the table opens only opens betting.
 
-use croupier_core::round::SpinReport;
+use croupier_wheel::monitor::GameResult;
 
 use super::floor::Floor;
 use crate::api::EventView;
-use crate::casino::reads::{TableAnswer, TableQuery};
-use crate::casino::{Actor, Request, Spin};
+use crate::casino::{Actor, Request};
 
 /// Seconds between attempts to reach an automated wheel.
 pub const WHEEL_RETRY_SECONDS: u64 = 2;
@@ -55,19 +54,16 @@ pub fn follow(floor: Floor, table: String, address: String) {
     }
 }
 
-/// One finished game of the wheel: no more bets, the spin, and betting for the next game.
-async fn play(floor: &Floor, table: &str, game: croupier_wheel::monitor::GameResult) {
-    let min_revolutions = match floor.read_table(table, TableQuery::MinRevolutions).await {
-        Ok(TableAnswer::MinRevolutions(n)) => n,
-        _ => 0,
+/// One finished game of the wheel: no more bets, the game with its frames
+/// (the table reads its result from them), and betting for the next game.
+async fn play(floor: &Floor, table: &str, finished: croupier_wheel::monitor::FinishedGame) {
+    let (game, result) = match finished.result {
+        GameResult::Pocket { game, pocket } => (game, pocket.label().to_string()),
+        GameResult::NoSpin { game, reason } => (game, format!("no spin: {}", reason.name())),
     };
-    let report = croupier_wheel::monitor::spin_report(game, min_revolutions);
     floor.update_wheel(table, |w| {
         w.games += 1;
-        w.last_result = Some(match &report {
-            SpinReport::Ball { pocket, .. } => pocket.label().to_string(),
-            SpinReport::NoSpin(reason) => format!("no spin: {}", reason.name()),
-        });
+        w.last_result = Some(result);
     });
     let system = Actor::system();
     let t = || table.to_string();
@@ -76,15 +72,19 @@ async fn play(floor: &Floor, table: &str, game: croupier_wheel::monitor::GameRes
     let spun = floor
         .execute(
             system.clone(),
-            Request::Spin {
+            Request::WheelGame {
                 table: t(),
-                spin: Spin::from_report(report),
+                game,
+                frames: finished.frames,
             },
         )
         .await;
     let settled = match &spun {
         Ok(events) => events.iter().any(|e| matches!(e, EventView::RoundSettled { .. })),
-        Err(_) => true,
+        Err(e) => {
+            tracing::warn!(table, game, "the wheel's game was not taken: {}", e.message);
+            true
+        }
     };
     if settled {
         let _ = floor.execute(system, Request::OpenBetting { table: t() }).await;

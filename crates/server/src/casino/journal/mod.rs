@@ -6,7 +6,9 @@
 //!   API's views of the time, English included (format 2 settles a round
 //!   per player where format 1 moved each bet's money on its own);
 //! - format 3: the body JSON as it is, its events [`JournalEvent`]s with
-//!   reasons as codes.
+//!   reasons as codes;
+//! - format 4: as format 3, and a round's result only from its table's
+//!   outcome source, with the source's evidence.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -27,8 +29,13 @@ pub use event::JournalEvent;
 /// about 4,000 transfers. Format 2 settles a round in one transfer of all
 /// its losing stakes, and for each player paid one of their stakes back and
 /// one of their winnings. Format 3 keeps the body as JSON and its events as
-/// the journal's own, with codes for reasons.
-pub const JOURNAL_FORMAT: u32 = 3;
+/// the journal's own, with codes for reasons. Format 4 takes a result only
+/// from the table's own source: a dealer's `spin` at a dealer's table, the
+/// RNG's `draw` with its word, a wheel's `wheel_game` with its frames.
+pub const JOURNAL_FORMAT: u32 = 4;
+
+/// The first format in which a result comes only from its table's source.
+pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;
 
 /// The first format whose bodies are [`JournalEvent`]s stored as JSON.
 pub const FORMAT_JOURNAL_EVENTS: u32 = 3;

@@ -447,6 +447,8 @@ impl TableSlot {
             | Request::OpenBetting { .. }
             | Request::NoMoreBets { .. }
             | Request::Spin { .. }
+            | Request::Draw { .. }
+            | Request::WheelGame { .. }
             | Request::VoidRound { .. } => self.plan_round(dir, at_ms, request, &mut plan)?,
             Request::Inspect { .. }
             | Request::Adjust { .. }

@@ -1,12 +1,13 @@
 //! A table's round: opening and closing the table, betting, no more bets,
 //! the spin and its settlement, and an interrupted round voided.
 
-use croupier_core::round::Command;
+use croupier_core::round::{Command, SpinReport};
 
 use super::{Plan, TableSlot};
-use crate::api::{ApiError, ErrorCode};
+use crate::api::{ApiError, ErrorCode, OutcomeSource};
 use crate::casino::directory::Directory;
 use crate::casino::err;
+use crate::casino::journal::FORMAT_RESULTS_FROM_SOURCE;
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -22,9 +23,28 @@ impl TableSlot {
             Request::CloseTable { .. } => Command::Close { at_ms },
             Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
             Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
-            Request::Spin { spin, .. } => Command::Spin {
+            Request::Spin { spin, .. } => {
+                if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
+                    return Err(err(
+                        ErrorCode::NotDealerTable,
+                        format!(
+                            "this table's results come from {}; no one may enter one",
+                            source_name(self.outcome)
+                        ),
+                    ));
+                }
+                Command::Spin {
+                    at_ms,
+                    report: spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?,
+                }
+            }
+            Request::Draw { pocket, word, .. } => Command::Spin {
                 at_ms,
-                report: spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?,
+                report: self.drawn(pocket, *word)?,
+            },
+            Request::WheelGame { game, frames, .. } => Command::Spin {
+                at_ms,
+                report: self.wheel_game(*game, frames)?,
             },
             Request::VoidRound { reason, .. } => Command::VoidRound {
                 at_ms,
@@ -33,5 +53,59 @@ impl TableSlot {
             _ => return Err(err(ErrorCode::Internal, "not a request about the round")),
         };
         self.plan_core(dir, plan, command)
+    }
+
+    /// The spin the RNG's `word` gives, checked against the `pocket` recorded with it.
+    fn drawn(&self, pocket: &str, word: u32) -> Result<SpinReport, ApiError> {
+        if self.outcome != OutcomeSource::Rng {
+            return Err(err(ErrorCode::NotRng, "this table's outcomes do not come from the RNG"));
+        }
+        let report = croupier_rng::drawn_spin(word, &self.table).ok_or_else(|| {
+            err(
+                ErrorCode::BadSpin,
+                format!("the word {word} is one the draw throws away"),
+            )
+        })?;
+        match report {
+            SpinReport::Ball { pocket: p, .. } if p.label() == pocket => Ok(report),
+            SpinReport::Ball { pocket: p, .. } => Err(err(
+                ErrorCode::BadSpin,
+                format!("the word {word} draws {}, not {pocket}", p.label()),
+            )),
+            SpinReport::NoSpin(_) => Err(err(ErrorCode::BadSpin, "a draw is never a no spin")),
+        }
+    }
+
+    /// The spin a wheel's finished `game` gives, from its frames alone.
+    fn wheel_game(&self, game: u16, frames: &[String]) -> Result<SpinReport, ApiError> {
+        if self.outcome != OutcomeSource::Wheel {
+            return Err(err(
+                ErrorCode::NotWheel,
+                "this table's outcomes do not come from an automated wheel",
+            ));
+        }
+        let result = croupier_wheel::monitor::replay_game(frames)
+            .map_err(|why| err(ErrorCode::BadSpin, format!("the wheel's frames of game {game}: {why}")))?;
+        let (croupier_wheel::monitor::GameResult::Pocket { game: g, .. }
+        | croupier_wheel::monitor::GameResult::NoSpin { game: g, .. }) = result;
+        if g != game {
+            return Err(err(
+                ErrorCode::BadSpin,
+                format!("the frames are of game {g}, not {game}"),
+            ));
+        }
+        Ok(croupier_wheel::monitor::spin_report(
+            result,
+            self.table.profile().spec().min_ball_revolutions,
+        ))
+    }
+}
+
+/// A table's outcome source, in words.
+fn source_name(source: OutcomeSource) -> &'static str {
+    match source {
+        OutcomeSource::Rng => "the RNG",
+        OutcomeSource::Wheel => "its automated wheel",
+        OutcomeSource::Dealer => "its dealer",
     }
 }
