@@ -775,11 +775,15 @@ fn verify_checks_a_journal() {
     {
         let (mut casino, _) = Casino::open(SqliteStorage::open(dir.path()).expect("db"), 0).expect("casino");
         let admin = Actor::new("admin", Role::Admin, "");
-        for (name, role) in [("cash", Role::Cashier), ("p1", Role::Player)] {
+        for (who, name, role) in [
+            (Actor::system(), "admin", Role::Admin),
+            (admin.clone(), "cash", Role::Cashier),
+            (admin, "p1", Role::Player),
+        ] {
             casino
                 .execute(
                     1,
-                    &admin,
+                    &who,
                     Request::CreateUser {
                         username: name.into(),
                         role,

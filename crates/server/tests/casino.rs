@@ -42,10 +42,20 @@ fn setup<S: Storage>(storage: S) -> World<S> {
 fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
     let (casino, _) = Casino::open_in_format(storage, 0, format).expect("open");
     let mut w = World { casino, now: 0 };
+    // The first admin, as a first run makes one: every actor is a user.
+    w.ok(
+        &Actor::system(),
+        Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: "test-hash".into(),
+        },
+    );
     for (name, role) in [
         ("cashier", Role::Cashier),
         ("dealer", Role::Dealer),
         ("pit", Role::PitSupervisor),
+        ("audit", Role::Auditor),
         ("alice", Role::Player),
         ("bob", Role::Player),
     ] {
@@ -803,7 +813,8 @@ fn an_interrupted_round_is_void_after_a_restart() {
 #[test]
 fn deterministic_simulation_with_failing_storage() {
     for seed in 1..=5u64 {
-        let mut w = setup(MemoryStorage::failing_every(7 + seed));
+        // The setup writes nine entries; the storage fails from the next on.
+        let mut w = setup(MemoryStorage::failing_every(9 + seed));
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut next = || {
             rng ^= rng << 13;
@@ -962,6 +973,12 @@ fn simulation_of_many_tables_against_a_reference_model() {
         };
         let tables = ["a", "b", "c"];
         let players = ["p0", "p1", "p2", "p3", "p4", "p5"];
+        let first_admin = Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: "h".into(),
+        };
+        must(&mut w, &Actor::system(), first_admin).expect("the first admin");
         for (name, role) in [
             ("cashier", Role::Cashier),
             ("dealer", Role::Dealer),
@@ -1598,4 +1615,32 @@ fn a_journal_where_a_dealer_entered_an_rng_result_replays_as_it_was() {
     w.ok(&dealer, Request::OpenBetting { table: "rng".into() });
     w.ok(&dealer, Request::NoMoreBets { table: "rng".into() });
     refused_as(&mut w, &dealer, entered(), "not_dealer_table");
+}
+
+// A request carries its actor into the journal; one no sign-in could make
+// (a name the casino does not know, a user in a role not theirs) is refused,
+// live and on replay, so a hand-written entry cannot borrow an admin's power.
+#[test]
+fn only_a_user_the_casino_knows_acts_and_only_in_their_own_role() {
+    let mut w = setup(MemoryStorage::default());
+    let eve = Request::CreateUser {
+        username: "eve".into(),
+        role: Role::Admin,
+        password_hash: "test-hash".into(),
+    };
+    let refused = w.run(&actor("ghost", Role::Admin), eve.clone()).expect_err("a ghost");
+    assert_eq!(
+        (refused.code.as_str(), refused.message.as_str()),
+        ("forbidden", "no user \"ghost\" acts here")
+    );
+    let refused = w
+        .run(&actor("alice", Role::Admin), eve.clone())
+        .expect_err("a player as an admin");
+    assert_eq!(refused.message, "alice is a player, not an admin");
+    let refused = w
+        .run(&actor("alice", Role::Dealer), Request::OpenTable { table: "t1".into() })
+        .expect_err("a player as a dealer, at a table");
+    assert_eq!(refused.message, "alice is a player, not a dealer");
+    assert!(w.casino.user("eve").is_none());
+    w.ok(&admin(), eve);
 }

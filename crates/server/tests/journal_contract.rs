@@ -28,6 +28,15 @@ fn journal_of_every_kind() -> Vec<Entry> {
         casino.execute(now, &who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
     };
     let admin = actor("admin", Role::Admin);
+    // The first admin, as a first run makes one.
+    run(
+        Actor::system(),
+        Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: "h".into(),
+        },
+    );
     let (pit, dealer, cashier) = (
         actor("pit", Role::PitSupervisor),
         actor("dealer", Role::Dealer),

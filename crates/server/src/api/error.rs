@@ -167,13 +167,7 @@ impl ApiError {
     }
 
     pub fn forbidden(what: &str, role: crate::api::Role) -> ApiError {
-        let name = role.name();
-        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-            "an"
-        } else {
-            "a"
-        };
-        ApiError::new(ErrorCode::Forbidden, format!("{article} {name} may not {what}"))
+        ApiError::new(ErrorCode::Forbidden, format!("{} may not {what}", a_role(role)))
     }
 
     pub fn stopped() -> ApiError {
@@ -183,6 +177,17 @@ impl ApiError {
     pub fn internal(why: impl std::fmt::Display) -> ApiError {
         ApiError::new(ErrorCode::Internal, why.to_string())
     }
+}
+
+/// A role with its article: "a dealer", "an admin".
+pub fn a_role(role: crate::api::Role) -> String {
+    let name = role.name();
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
 }
 
 /// Every refusal's body, whatever refused it: the casino, a session check,

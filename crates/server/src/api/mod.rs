@@ -8,6 +8,6 @@ mod error;
 mod event;
 mod request;
 
-pub use error::{ApiError, ErrorBody, ErrorCode};
+pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
 pub use event::EventView;
 pub use request::{BetOp, ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};

@@ -124,6 +124,7 @@ impl<S: Storage> Cage<S> {
     /// Executes a request that belongs to no table.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         let dir = self.directory.read();
+        dir.check_actor(actor)?;
         policy::require(actor.role, request.act(actor))?;
         let (transfers, events, effects) = self.plan(&dir, &request)?;
         if transfers.is_empty() && events.is_empty() && effects.is_empty() {

@@ -38,6 +38,32 @@ impl Directory {
         self.users.get(username)
     }
 
+    /// Whether `actor` is someone the casino knows, in the role they act in:
+    /// the server itself, or a user with that role. A session comes only from
+    /// a user's sign-in, so this refuses only a request no sign-in could make
+    /// (a journal entry written by hand, say).
+    pub fn check_actor(&self, actor: &super::Actor) -> Result<(), ApiError> {
+        if *actor == super::Actor::system() {
+            return Ok(());
+        }
+        match self.user(&actor.username) {
+            Some(user) if user.role == actor.role => Ok(()),
+            Some(user) => Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} is {}, not {}",
+                    actor.username,
+                    crate::api::a_role(user.role),
+                    crate::api::a_role(actor.role)
+                ),
+            )),
+            None => Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!("no user {:?} acts here", actor.username),
+            )),
+        }
+    }
+
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values()
     }

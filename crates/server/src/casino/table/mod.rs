@@ -433,6 +433,7 @@ impl TableSlot {
     }
 
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
+        dir.check_actor(actor)?;
         super::policy::require(actor.role, request.act(actor))?;
         let mut plan = Plan::new();
         match request {
