@@ -108,7 +108,10 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.kill("SIGTERM");
-  if (data) rmSync(data, { recursive: true, force: true });
+  if (data) {
+    rmSync(data, { recursive: true, force: true });
+    rmSync(`${data}-keys`, { recursive: true, force: true });
+  }
 });
 
 test("the pages are reachable and the board shows a table", async () => {

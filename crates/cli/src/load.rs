@@ -1008,6 +1008,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             .map_err(io)?,
     };
     let _ = std::fs::remove_dir_all(&data);
+    let _ = std::fs::remove_dir_all(croupier_server::runtime::keys::default_dir(&data));
     Ok(Report {
         via: args.via,
         tables: args.tables,

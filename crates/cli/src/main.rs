@@ -75,6 +75,10 @@ enum Command {
         /// Where the journal lives (created on the first run).
         #[arg(long, default_value = "croupier-data")]
         data: std::path::PathBuf,
+        /// Where the secret that seals the journal and the sessions lives
+        /// (made on a first run): outside the data directory, by default DATA-keys.
+        #[arg(long)]
+        keys: Option<std::path::PathBuf>,
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: String,
         /// Connections (table streams included) the server holds at once.
@@ -127,6 +131,7 @@ impl From<std::io::Error> for Failure {
 
 fn serve(
     data: std::path::PathBuf,
+    keys: Option<std::path::PathBuf>,
     listen: &str,
     limits: croupier_server::http::listener::Limits,
 ) -> Result<(), Failure> {
@@ -144,10 +149,11 @@ fn serve(
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = tokio::runtime::Runtime::new()?;
-    let shown = data.display().to_string();
+    let keys = keys.unwrap_or_else(|| croupier_server::runtime::keys::default_dir(&data));
+    let shown = format!("data in {}, its secret in {}", data.display(), keys.display());
     runtime
-        .block_on(croupier_server::http::serve(&data, address, limits, |started| {
-            println!("croupier: serving on http://{} (data in {shown})", started.address);
+        .block_on(croupier_server::http::serve(&data, &keys, address, limits, |started| {
+            println!("croupier: serving on http://{} ({shown})", started.address);
             println!(
                 "croupier: point a browser at http://{0}/ : players /terminal, dealers /dealer, the pit /pit, a big screen /board",
                 started.address
@@ -182,6 +188,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify_cmd::run(args),
         Command::Serve {
             data,
+            keys,
             listen,
             connections_max,
             connections_per_client,
@@ -189,6 +196,7 @@ fn main() -> ExitCode {
             sign_ins_per_client_per_minute,
         } => serve(
             data,
+            keys,
             &listen,
             croupier_server::http::listener::Limits {
                 connections_max,

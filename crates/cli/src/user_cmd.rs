@@ -16,6 +16,9 @@ pub enum Which {
     Add {
         #[arg(long, default_value = "croupier-data")]
         data: std::path::PathBuf,
+        /// The folder of the secret the journal is sealed with (by default DATA-keys).
+        #[arg(long)]
+        keys: Option<std::path::PathBuf>,
         #[arg(long)]
         username: String,
         /// admin, pit_supervisor, dealer, cashier, auditor or player.
@@ -26,6 +29,9 @@ pub enum Which {
     Unlock {
         #[arg(long, default_value = "croupier-data")]
         data: std::path::PathBuf,
+        /// The folder of the secret the journal is sealed with (by default DATA-keys).
+        #[arg(long)]
+        keys: Option<std::path::PathBuf>,
         #[arg(long)]
         username: String,
     },
@@ -33,6 +39,9 @@ pub enum Which {
     ResetPassword {
         #[arg(long, default_value = "croupier-data")]
         data: std::path::PathBuf,
+        /// The folder of the secret the journal is sealed with (by default DATA-keys).
+        #[arg(long)]
+        keys: Option<std::path::PathBuf>,
         #[arg(long)]
         username: String,
     },
@@ -45,10 +54,15 @@ fn read_password() -> Result<String, Failure> {
     Ok(hash)
 }
 
-/// Executes `request` as the server itself on the stopped server's data directory.
-fn offline(data: &std::path::Path, request: Request) -> Result<(), Failure> {
+/// Executes `request` as the server itself on the stopped server's data
+/// directory, sealed with the secret in `keys` as the server seals it.
+fn offline(data: &std::path::Path, keys: Option<&std::path::Path>, request: Request) -> Result<(), Failure> {
     let _lock = croupier_server::runtime::setup::lock_data(data).map_err(Invalid::one)?;
-    let mut storage = croupier_ledger::SqliteStorage::open(data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let keys = keys.map_or_else(
+        || croupier_server::runtime::keys::default_dir(data),
+        std::path::Path::to_path_buf,
+    );
+    let (mut storage, keys) = croupier_server::runtime::setup::open_journal(data, &keys).map_err(Invalid::one)?;
     // The clock starts no earlier than the journal's last entry.
     let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
     let clock = WallClock::after(entries.last().map_or(0, |e| e.at_ms));
@@ -58,12 +72,21 @@ fn offline(data: &std::path::Path, request: Request) -> Result<(), Failure> {
     casino
         .execute(now, &Actor::system(), request)
         .map_err(|e| Invalid::one(e.to_string()))?;
+    // The head beside the secret follows the journal, as the server keeps it.
+    if let Some(seal) = casino.ledger().storage().seal().map_err(|e| anyhow::anyhow!("{e}"))? {
+        croupier_server::runtime::keys::write_head(&keys.head_path(), &seal).map_err(|e| anyhow::anyhow!(e))?;
+    }
     Ok(())
 }
 
 pub fn run(which: Which) -> Result<(), Failure> {
     match which {
-        Which::Add { data, username, role } => {
+        Which::Add {
+            data,
+            keys,
+            username,
+            role,
+        } => {
             let role = Role::parse(&role).ok_or_else(|| {
                 Invalid::one(format!(
                     "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
@@ -72,6 +95,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
             let password_hash = read_password()?;
             offline(
                 &data,
+                keys.as_deref(),
                 Request::CreateUser {
                     username: username.clone(),
                     role,
@@ -84,19 +108,21 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 data.display()
             );
         }
-        Which::Unlock { data, username } => {
+        Which::Unlock { data, keys, username } => {
             offline(
                 &data,
+                keys.as_deref(),
                 Request::UnlockUser {
                     username: username.clone(),
                 },
             )?;
             println!("croupier: user {username} unlocked in {}", data.display());
         }
-        Which::ResetPassword { data, username } => {
+        Which::ResetPassword { data, keys, username } => {
             let password_hash = read_password()?;
             offline(
                 &data,
+                keys.as_deref(),
                 Request::SetPassword {
                     username: username.clone(),
                     password_hash,

@@ -1,10 +1,12 @@
-//! `croupier verify --data DIR`: check the journal's chain, recompute every
-//! balance, and check the recall archive's rounds against the journal.
+//! `croupier verify --data DIR`: check the journal's chain and its seal
+//! under the secret, recompute every balance, and check the recall
+//! archive's rounds against the journal.
 
 use std::io::Write;
 
-use croupier_ledger::{verify, SqliteStorage, Storage};
+use croupier_ledger::{check_head, check_seal, verify, SqliteStorage, Storage};
 use croupier_server::runtime::archive::Archive;
+use croupier_server::runtime::keys::{default_dir, read_head, Keys};
 use serde::Serialize;
 
 use crate::wire;
@@ -15,6 +17,16 @@ pub struct Args {
     /// The data directory a table server writes.
     #[arg(long)]
     data: std::path::PathBuf,
+    /// The folder of the secret the journal is sealed with (by default
+    /// DATA-keys). Without the secret the seal is not checked, and a
+    /// journal rewritten by someone who chained it again is not caught.
+    #[arg(long)]
+    keys: Option<std::path::PathBuf>,
+    /// A journal head noted earlier (a copy of KEYS/journal-head.json, kept by
+    /// an auditor): the journal must still hold that entry as it was. By
+    /// default the head the server keeps beside the secret.
+    #[arg(long)]
+    head: Option<std::path::PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -32,7 +44,57 @@ struct Report {
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
     recall: Option<RecallCheck>,
     problem: Option<String>,
+    /// The seal under the secret, and the head kept beside it.
+    seal: SealCheck,
     balances: std::collections::BTreeMap<String, i128>,
+}
+
+#[derive(Serialize)]
+struct SealCheck {
+    /// Whether the secret was found, so the seal could be checked.
+    checked: bool,
+    /// Where the secret was looked for.
+    keys: String,
+    problem: Option<String>,
+}
+
+/// The journal's seal and the head kept beside the secret, against `entries`.
+fn check_sealed(
+    storage: &SqliteStorage,
+    entries: &[croupier_ledger::Entry],
+    keys_dir: &std::path::Path,
+    head: Option<&std::path::Path>,
+) -> Result<SealCheck, Failure> {
+    let mut check = SealCheck {
+        checked: false,
+        keys: keys_dir.display().to_string(),
+        problem: None,
+    };
+    let Some(keys) = Keys::read(keys_dir).map_err(Invalid::one)? else {
+        return Ok(check);
+    };
+    check.checked = true;
+    let key = keys.journal_key();
+    let last = entries.last().map(|e| (e.seq, e.hash));
+    let seal = storage.seal().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut problem = check_seal(seal.as_ref(), last, &key).err();
+    if problem.is_none() {
+        let head_path = head.map_or_else(|| keys.head_path(), std::path::Path::to_path_buf);
+        if head.is_some() && !head_path.is_file() {
+            return Err(Invalid::one(format!("no journal head at {}", head_path.display())).into());
+        }
+        if let Some(head) = read_head(&head_path).map_err(Invalid::one)? {
+            let hash_of = |seq: u64| {
+                entries
+                    .binary_search_by_key(&seq, |e| e.seq)
+                    .ok()
+                    .map(|i| entries[i].hash)
+            };
+            problem = check_head(&head, last.map(|(seq, _)| seq), &key, hash_of).err();
+        }
+    }
+    check.problem = problem.map(|p| p.to_string());
+    Ok(check)
 }
 
 /// How a problem of the recall archive begins: the journal itself is sound.
@@ -107,6 +169,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let entries = storage.load().map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut checked = verify(&entries);
+    let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
+    let seal = check_sealed(&storage, &entries, &keys_dir, args.head.as_deref())?;
     // With the chain intact, replay every request and compare every settlement.
     let mut replayed = None;
     let mut recall = None;
@@ -127,7 +191,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         events: checked.events,
         accounts: checked.balances.len(),
         total: checked.balances.values().sum(),
-        ok: checked.first_problem.is_none(),
+        ok: checked.first_problem.is_none() && seal.problem.is_none(),
         rounds_replayed: replayed,
         recall,
         problem: checked.first_problem.as_ref().map(|(seq, why)| {
@@ -137,6 +201,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 format!("entry {seq}: {why}")
             }
         }),
+        seal,
         balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
     };
     let mut out = std::io::stdout().lock();
@@ -159,6 +224,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     r.rounds_matching, r.rounds_not_archived
                 )?;
             }
+            match (&report.seal.problem, report.seal.checked) {
+                (Some(p), _) => writeln!(out, "JOURNAL NOT AS SEALED: {p}")?,
+                (None, true) => writeln!(
+                    out,
+                    "seal: the journal is as the secret in {} sealed it",
+                    report.seal.keys
+                )?,
+                (None, false) => writeln!(
+                    out,
+                    "seal: NOT CHECKED (no secret in {}; give --keys): a journal chained again by hand would pass",
+                    report.seal.keys
+                )?,
+            }
             match &report.problem {
                 None => writeln!(
                     out,
@@ -168,6 +246,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
         }
+    }
+    if let Some(p) = report.seal.problem {
+        return Err(anyhow::anyhow!("the journal is not as it was sealed: {p}").into());
     }
     match report.problem {
         None => Ok(()),

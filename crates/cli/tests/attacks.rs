@@ -167,3 +167,151 @@ fn a_dealer_cannot_choose_an_rng_tables_result() {
     assert!(!passed, "a result no source gave passed verify: {report}");
     assert!(report.to_string().contains("no one may enter"), "{report}");
 }
+
+/// Adds the record `make` gives for a time after the journal's last entry,
+/// with its chain made good, as someone with the database but not the secret would.
+fn append_to_journal(data: &Path, make: impl Fn(u64) -> String) {
+    let db = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
+    let (seq, at_ms, prev): (i64, i64, String) = db
+        .query_row(
+            "SELECT seq, at_ms, hash FROM journal ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("the last entry");
+    let prev: [u8; 32] = hex::decode(prev).expect("hex").try_into().expect("32 bytes");
+    let record = make(at_ms as u64 + 1);
+    let hash = croupier_ledger::journal::entry_hash(&prev, seq as u64 + 1, at_ms as u64 + 1, &record);
+    db.execute(
+        "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+        rusqlite::params![seq + 1, at_ms + 1, record, hex::encode(prev), hex::encode(hash)],
+    )
+    .expect("appended");
+}
+
+/// The database's files, to put back later (the log included: the server was killed).
+fn database_files(data: &Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            let path = data.join(format!("{}{suffix}", croupier_ledger::storage::DATABASE_FILE));
+            let bytes = std::fs::read(&path).ok();
+            (path, bytes)
+        })
+        .collect()
+}
+
+fn put_back(files: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
+    for (path, bytes) in files {
+        match bytes {
+            Some(bytes) => std::fs::write(path, bytes).expect("put back"),
+            None => {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// `croupier serve` on `data`: it must refuse to start, saying why.
+fn refuses_to_serve(data: &Path) -> String {
+    let out = Command::new(BINARY)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .output()
+        .expect("serve runs");
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "served a journal it should not trust: {said}");
+    said
+}
+
+fn seal_problem(data: &Path) -> String {
+    let (passed, report) = verify(data);
+    assert!(!passed, "verify passed: {report}");
+    report["seal"]["problem"].as_str().unwrap_or_default().to_string()
+}
+
+// Colorado 2212(5) and the brief's ledger: a journal that proves its own
+// history. The chain alone could be rewritten whole, added to or cut by
+// whoever can write the data directory; the seal under a secret kept apart
+// catches each, and the server will not run on such a journal.
+#[test]
+fn someone_with_the_data_directory_cannot_rewrite_add_to_cut_or_roll_back_the_journal() {
+    let data = data_dir();
+    let (mut server, [_, cashier, ..]) = casino(data.path());
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c1", "player": "p1", "amount": 10_000}),
+    );
+    // The head kept beside the secret follows within a second.
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    server.kill();
+    let earlier = database_files(data.path());
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let cashier = server.login("cashier", "cashier-password-1");
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c2", "player": "p2", "amount": 20_000}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    server.kill();
+    assert!(verify(data.path()).0, "the journal as written verifies");
+    let keys = data.parent().join("data-keys");
+    assert!(keys.join("secret").is_file() && keys.join("journal-head.json").is_file());
+    let written = database_files(data.path());
+    let (_, at_ms, cash_in) = journal_rows(data.path())
+        .into_iter()
+        .find(|(_, _, r)| r.contains(r#""op":"cash_in","id":"c2""#))
+        .expect("the cash-in's entry");
+
+    // A forged cash-in, its chain made good: it replays, so only the seal tells.
+    append_to_journal(data.path(), |now| {
+        cash_in
+            .replace("c2", "c9")
+            .replace(&format!(r#""at_ms":{at_ms}"#), &format!(r#""at_ms":{now}"#))
+    });
+    assert!(seal_problem(data.path()).contains("added without the secret"));
+    assert!(refuses_to_serve(data.path()).contains("added without the secret"));
+    // Without the secret the forgery replays clean: the seal is what catches it.
+    let (passed, unchecked) = verify_without_keys(data.path());
+    assert!(passed && unchecked["seal"]["checked"] == false, "{unchecked}");
+
+    // An old entry rewritten, every hash after it computed again.
+    put_back(&written);
+    rewrite_journal(data.path(), |_, record| {
+        record
+            .contains(r#""id":"c1""#)
+            .then(|| record.replace("10000", "99000"))
+    });
+    assert!(seal_problem(data.path()).contains("rewritten"));
+    assert!(refuses_to_serve(data.path()).contains("rewritten"));
+
+    // The last entry cut off.
+    put_back(&written);
+    let db = rusqlite::Connection::open(data.path().join(croupier_ledger::storage::DATABASE_FILE)).expect("db");
+    db.execute("DELETE FROM journal WHERE seq = (SELECT MAX(seq) FROM journal)", [])
+        .expect("cut");
+    drop(db);
+    assert!(seal_problem(data.path()).contains("cut off its end"));
+    assert!(refuses_to_serve(data.path()).contains("cut off its end"));
+
+    // The whole database put back as it was before the second cash-in:
+    // its own seal is good, the head kept beside the secret is not.
+    put_back(&earlier);
+    assert!(seal_problem(data.path()).contains("put back as it was earlier"));
+    assert!(refuses_to_serve(data.path()).contains("put back as it was earlier"));
+
+    // As written, it serves again, with the secret; without it, not at all.
+    put_back(&written);
+    assert!(verify(data.path()).0);
+    std::fs::rename(&keys, data.parent().join("elsewhere")).expect("moved");
+    assert!(refuses_to_serve(data.path()).contains("give --keys"));
+}
+
+fn verify_without_keys(data: &Path) -> (bool, Value) {
+    let out = Command::new(BINARY)
+        .args(["verify", "--format", "json", "--keys", "/nonexistent-keys", "--data"])
+        .arg(data)
+        .output()
+        .expect("verify runs");
+    (out.status.success(), serde_json::from_slice(&out.stdout).expect("JSON"))
+}

@@ -16,6 +16,7 @@
 mod account;
 mod ids;
 pub mod journal;
+pub mod seal;
 pub mod storage;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use account::{Account, Owner, TableAccount};
 pub use croupier_core::Minor;
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, VerifyReport};
+pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 
 /// The longest transfer id and account name, in bytes.

@@ -4,9 +4,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::journal::{Entry, Record};
+use crate::seal::Seal;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -94,6 +95,10 @@ impl Storage for MemoryStorage {
 pub struct SqliteStorage {
     conn: Connection,
     grouped: bool,
+    /// The key the journal is sealed with as it is written, and the head
+    /// appended since the seal was last written (see [`crate::seal`]).
+    sealing: Option<[u8; 32]>,
+    unsealed: Option<(u64, [u8; 32])>,
     /// With checkpoints in the background: how many the thread has done,
     /// and how many of them this connection has caught up after (in `after_group`).
     checkpoints: Option<(Arc<AtomicU64>, u64)>,
@@ -139,11 +144,19 @@ impl SqliteStorage {
                  record TEXT NOT NULL,
                  prev_hash TEXT NOT NULL,
                  hash TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS seal (
+                 id INTEGER PRIMARY KEY CHECK (id = 1),
+                 seq BIGINT NOT NULL,
+                 hash TEXT NOT NULL,
+                 mac TEXT NOT NULL
              );",
         )?;
         Ok(SqliteStorage {
             conn,
             grouped: false,
+            sealing: None,
+            unsealed: None,
             checkpoints: None,
         })
     }
@@ -213,6 +226,8 @@ impl SqliteStorage {
         Ok(SqliteStorage {
             conn,
             grouped: false,
+            sealing: None,
+            unsealed: None,
             checkpoints: None,
         })
     }
@@ -220,6 +235,99 @@ impl SqliteStorage {
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
+
+    /// The journal's seal, if it has one (a journal written before seals, or
+    /// a database with no journal yet, has none).
+    pub fn seal(&self) -> Result<Option<Seal>, StorageError> {
+        read_seal(&self.conn)
+    }
+
+    /// The last entry's number and hash, if there is an entry.
+    pub fn last(&self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+        let row = self
+            .conn
+            .query_row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", [], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })
+            .optional()?;
+        row.map(|(seq, hash)| Ok((seq as u64, hash_from_hex(seq as u64, &hash)?)))
+            .transpose()
+    }
+
+    /// The hash of entry `seq`, if the journal has it.
+    pub fn hash_of(&self, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
+        let hash = self
+            .conn
+            .query_row("SELECT hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?;
+        hash.map(|h| hash_from_hex(seq, &h)).transpose()
+    }
+
+    /// From now on seals the journal under `key` with every append, in
+    /// the append's transaction (a group's, inside one).
+    pub fn seal_with(&mut self, key: [u8; 32]) {
+        self.sealing = Some(key);
+    }
+
+    /// Seals the journal as it stands now (a journal written before seals).
+    pub fn seal_now(&mut self, key: &[u8; 32]) -> Result<Option<Seal>, StorageError> {
+        let Some((seq, hash)) = self.last()? else {
+            return Ok(None);
+        };
+        let seal = Seal::new(key, seq, hash);
+        write_seal(&self.conn, &seal)?;
+        Ok(Some(seal))
+    }
+
+    /// Writes the seal of what was appended since the last one, if sealing.
+    fn write_pending_seal(&mut self) -> Result<(), StorageError> {
+        if let (Some(key), Some((seq, hash))) = (&self.sealing, self.unsealed) {
+            write_seal(&self.conn, &Seal::new(key, seq, hash))?;
+            self.unsealed = None;
+        }
+        Ok(())
+    }
+}
+
+/// The seal in `conn`'s database: none where the table or its row is missing.
+pub fn read_seal(conn: &Connection) -> Result<Option<Seal>, StorageError> {
+    let has_table: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'seal')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_table {
+        return Ok(None);
+    }
+    let row = conn
+        .query_row("SELECT seq, hash, mac FROM seal WHERE id = 1", [], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        })
+        .optional()?;
+    row.map(|(seq, hash, mac)| {
+        let seq = seq as u64;
+        Ok(Seal {
+            seq,
+            hash: hash_from_hex(seq, &hash)?,
+            mac: hash_from_hex(seq, &mac)?,
+        })
+    })
+    .transpose()
+}
+
+fn write_seal(conn: &Connection, seal: &Seal) -> Result<(), StorageError> {
+    conn.prepare_cached(
+        "INSERT INTO seal (id, seq, hash, mac) VALUES (1, ?1, ?2, ?3)
+         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac",
+    )?
+    .execute(params![
+        seal.seq as i64,
+        HashHex::new(&seal.hash).as_str(),
+        HashHex::new(&seal.mac).as_str()
+    ])?;
+    Ok(())
 }
 
 /// A hash as the journal stores it: lowercase hex, as `hex::encode` writes
@@ -305,22 +413,35 @@ impl Storage for SqliteStorage {
             }
             Ok(())
         };
+        let head = entries.last().map(|e| (e.seq, e.hash));
         // One statement is all-or-nothing by itself (SQLite undoes a failed
-        // statement and nothing else), and most requests write one entry.
-        if entries.len() == 1 {
-            return insert_all(&self.conn);
+        // statement and nothing else), and most requests write one entry. A
+        // sealed append outside a group writes its seal too, in one savepoint.
+        let sealed_alone = self.sealing.is_some() && !self.grouped;
+        if entries.len() == 1 && !sealed_alone {
+            insert_all(&self.conn)?;
+            self.unsealed = head.or(self.unsealed);
+            return Ok(());
         }
         // Inside a group a savepoint keeps this append all-or-nothing; alone,
         // the savepoint is the transaction and its release is the commit.
         // Kept prepared, as the insert is: a batch's text would be parsed again at every append.
         self.conn.prepare_cached("SAVEPOINT journal_append")?.execute([])?;
-        let written = insert_all(&self.conn);
+        let before = self.unsealed;
+        let written = insert_all(&self.conn).and_then(|()| {
+            self.unsealed = head.or(self.unsealed);
+            if sealed_alone {
+                self.write_pending_seal()?;
+            }
+            Ok(())
+        });
         match written {
             Ok(()) => {
                 self.conn.prepare_cached("RELEASE journal_append")?.execute([])?;
                 Ok(())
             }
             Err(e) => {
+                self.unsealed = before;
                 self.conn
                     .execute_batch("ROLLBACK TO journal_append; RELEASE journal_append")?;
                 Err(e)
@@ -341,6 +462,11 @@ impl Storage for SqliteStorage {
             return Ok(());
         }
         self.grouped = false;
+        // The group's seal commits with the group's entries.
+        if let Err(e) = self.write_pending_seal() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
         if let Err(e) = self.conn.execute_batch("COMMIT") {
             let _ = self.conn.execute_batch("ROLLBACK");
             return Err(e.into());
@@ -384,5 +510,54 @@ mod tests {
                 hash
             );
         }
+    }
+
+    #[test]
+    fn a_sealed_journal_is_sealed_with_each_append_alone_or_in_a_group() {
+        use crate::journal::{Entry, Record, StreamEvent};
+        use crate::seal::{check_seal, Seal, SealProblem};
+        use crate::Storage;
+        let key = [5u8; 32];
+        let dir = tempfile::tempdir().expect("dir");
+        let mut storage = super::SqliteStorage::open(dir.path()).expect("open");
+        assert_eq!(storage.seal().expect("seal"), None);
+        storage.seal_with(key);
+        let mut prev = [0u8; 32];
+        let mut entry = |seq: u64| {
+            let body = serde_json::value::RawValue::from_string(seq.to_string()).expect("JSON");
+            let e = Entry::new(seq, seq, Record::Event(StreamEvent::new("test", body)), prev);
+            prev = e.hash;
+            e
+        };
+        let first = entry(1);
+        storage.append(std::slice::from_ref(&first)).expect("alone");
+        assert_eq!(storage.seal().expect("seal"), Some(Seal::new(&key, 1, first.hash)));
+        storage.begin_group().expect("begin");
+        let (second, third) = (entry(2), entry(3));
+        storage.append(std::slice::from_ref(&second)).expect("in a group");
+        storage.append(std::slice::from_ref(&third)).expect("in a group");
+        // Until the group is durable, the seal stays where it was.
+        assert_eq!(storage.seal().expect("seal").map(|s| s.seq), Some(1));
+        storage.end_group().expect("end");
+        let seal = storage.seal().expect("seal");
+        assert_eq!(seal, Some(Seal::new(&key, 3, third.hash)));
+        assert_eq!(check_seal(seal.as_ref(), storage.last().expect("last"), &key), Ok(()));
+        // A row added by hand lies past the seal.
+        let fourth = entry(4);
+        storage
+            .connection()
+            .execute(
+                "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (4, 4, ?1, ?2, ?3)",
+                rusqlite::params![fourth.text, hex::encode(fourth.prev_hash), hex::encode(fourth.hash)],
+            )
+            .expect("forged");
+        assert_eq!(
+            check_seal(seal.as_ref(), storage.last().expect("last"), &key),
+            Err(SealProblem::Unsealed {
+                from: 4,
+                last: 4,
+                sealed: 3
+            })
+        );
     }
 }

@@ -30,7 +30,8 @@ impl Served {
     /// Opens the server: inside a multi-thread tokio runtime, since it starts the tables' writers.
     fn open() -> Served {
         let data = tempfile::tempdir().expect("a temporary folder");
-        let app = app(data.path()).expect("the server opens");
+        // The data and its keys folder (its sibling) both inside the temporary one.
+        let app = app(&data.path().join("data")).expect("the server opens");
         Served { app, _data: data }
     }
 

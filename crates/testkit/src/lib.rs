@@ -12,14 +12,36 @@ pub use client::{Answer, Client};
 pub use server::Server;
 pub use socket::Socket;
 
-/// An empty folder of the test's own (a server's data folder, or one for the
-/// files a test writes), removed when the returned value is dropped: keep it
-/// for as long as the test, and every server started on it, needs it.
-pub fn data_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
+/// A folder of the test's own for a server's data (or the files a test
+/// writes), in a temporary folder that also holds the data's keys folder
+/// beside it (`DATA-keys`, where a server keeps its secret by default).
+/// Both are removed when it is dropped: keep it for as long as the test,
+/// and every server started on it, needs it.
+pub struct DataDir {
+    parent: tempfile::TempDir,
+    data: std::path::PathBuf,
+}
+
+impl DataDir {
+    /// The data folder (made, empty).
+    pub fn path(&self) -> &std::path::Path {
+        &self.data
+    }
+
+    /// The temporary folder the data folder and its keys are in.
+    pub fn parent(&self) -> &std::path::Path {
+        self.parent.path()
+    }
+}
+
+pub fn data_dir() -> DataDir {
+    let parent = tempfile::Builder::new()
         .prefix("croupier-")
         .tempdir()
-        .expect("a temporary folder")
+        .expect("a temporary folder");
+    let data = parent.path().join("data");
+    std::fs::create_dir(&data).expect("the data folder");
+    DataDir { parent, data }
 }
 
 /// A loopback port that was free a moment ago. Another process may take it

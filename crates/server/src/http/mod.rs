@@ -88,6 +88,8 @@ pub struct App {
     /// The admin made on a first run, and its one-time password.
     pub admin_password: Option<(String, String)>,
     pub recovered: Vec<EventView>,
+    /// Keeps the journal's head beside the secret; the last copy when dropped.
+    _head: crate::runtime::keys::HeadKeeper,
     /// The data directory's lock, held while the server runs.
     _lock: std::fs::File,
 }
@@ -96,11 +98,15 @@ pub struct App {
 /// send it requests through axum without a socket. Needs a multi-thread
 /// tokio runtime.
 pub fn app(data: &Path) -> Result<App, String> {
-    app_within(data, &listener::Limits::default())
+    app_within(
+        data,
+        &crate::runtime::keys::default_dir(data),
+        &listener::Limits::default(),
+    )
 }
 
-/// [`app`], holding clients to `limits`' sign-ins.
-pub fn app_within(data: &Path, limits: &listener::Limits) -> Result<App, String> {
+/// [`app`], with the secret in `keys`, holding clients to `limits`' sign-ins.
+pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result<App, String> {
     let channels = Arc::new(streams::Channels::default());
     let Opened {
         floor,
@@ -108,7 +114,9 @@ pub fn app_within(data: &Path, limits: &listener::Limits) -> Result<App, String>
         recovered,
         users,
         lock,
-    } = setup::open(data, channels.clone())?;
+        keys: _,
+        head,
+    } = setup::open(data, keys, channels.clone())?;
     // Sessions from before a restart carry on, unless their account is gone,
     // locked, or holds another role now.
     let sessions = sessions::Sessions::open(data)?;
@@ -133,6 +141,7 @@ pub fn app_within(data: &Path, limits: &listener::Limits) -> Result<App, String>
         floor,
         admin_password,
         recovered,
+        _head: head,
         _lock: lock,
     })
 }
@@ -161,12 +170,13 @@ pub struct Started {
 /// Opens the data directory, recovers, and serves until Ctrl-C or SIGTERM.
 pub async fn serve(
     data: &Path,
+    keys: &Path,
     listen: SocketAddr,
     limits: listener::Limits,
     on_start: impl FnOnce(&Started),
 ) -> Result<(), String> {
     let limits = limits.within_descriptors();
-    let app = app_within(data, &limits)?;
+    let app = app_within(data, keys, &limits)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -177,8 +187,11 @@ pub async fn serve(
         recovered: app.recovered.clone(),
     });
     let held = app.floor.metrics().connections.clone();
-    let App { router, _lock, .. } = app;
+    let App {
+        router, _head, _lock, ..
+    } = app;
     listener::serve(listener, router, limits, held, stop_asked()).await;
+    drop(_head);
     drop(_lock);
     Ok(())
 }

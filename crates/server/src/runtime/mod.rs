@@ -9,6 +9,7 @@
 //! | the committer ([`committer`]) | thread `commit` | the journal's storage | groups of entries, with the answers waiting on them | the answers' callers, once durable ([`reply::Pending`]) |
 //! | the checkpointer | thread `checkpoint`, low priority | a second SQLite connection | nothing: a timer | nobody (the committer catches up after it) |
 //! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db` | finished rounds, once durable, through a bounded queue | nobody |
+//! | the head keeper ([`keys`]) | thread `journal-head`, low priority | a read-only SQLite connection; the head file beside the secret | nothing: a timer (a last copy at the stop) | nobody |
 //! | a wheel's follower ([`wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
 //! | a deadline ([`floor`]) | a task per round that opens betting | nothing | a timer | the table: no more bets, if still betting |
 //!
@@ -20,6 +21,7 @@ pub mod cage;
 pub mod clock;
 pub mod committer;
 pub mod floor;
+pub mod keys;
 pub mod metrics;
 pub mod passwords;
 pub mod reply;

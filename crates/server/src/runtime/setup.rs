@@ -1,16 +1,18 @@
 //! Opening a data directory for a server: one process at a time, the
-//! journal recovered and replayed, the writers started, and on a first run
-//! an admin and two tables to play on.
+//! journal's seal checked against the secret, the journal recovered and
+//! replayed, the writers started, and on a first run an admin and two
+//! tables to play on.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use croupier_ledger::SqliteStorage;
+use croupier_ledger::{check_head, check_seal, SealProblem, SqliteStorage};
 
 use super::archive::{Archive, Archiver};
 use super::clock::{Clock, WallClock};
 use super::committer::{Committer, Pipeline, COMMIT_SPACING_US};
 use super::floor::Floor;
+use super::keys::{read_head, HeadKeeper, Keys};
 use super::passwords::hash_password;
 use super::reply::Publish;
 use super::{lower_this_threads_priority, start, Parts};
@@ -45,6 +47,46 @@ pub fn lock_data(data: &Path) -> Result<std::fs::File, String> {
     Ok(file)
 }
 
+/// Opens the journal in `data`, sealed with the secret in `keys_dir`: the
+/// seal (and the head kept beside the secret) must match the journal, or
+/// nothing opens. A journal written before seals is sealed now, with a
+/// secret made now if there is none; a journal with no entries yet alike.
+pub fn open_journal(data: &Path, keys_dir: &Path) -> Result<(SqliteStorage, Keys), String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
+    let mut storage = SqliteStorage::open(data).map_err(|e| cannot(&e))?;
+    let seal = storage.seal().map_err(|e| cannot(&e))?;
+    let last = storage.last().map_err(|e| cannot(&e))?;
+    let (keys, created) = Keys::open(keys_dir, data, seal.is_none())?;
+    let key = keys.journal_key();
+    let distrusted = |e: &dyn std::fmt::Display| {
+        format!(
+            "the journal in {} is not as it was written: {e} (croupier verify --data {} --keys {} reports on it)",
+            data.display(),
+            data.display(),
+            keys_dir.display()
+        )
+    };
+    match check_seal(seal.as_ref(), last, &key) {
+        Ok(()) => {}
+        Err(SealProblem::Missing { entries }) if created => {
+            storage.seal_now(&key).map_err(|e| cannot(&e))?;
+            tracing::info!(
+                "sealed the journal's {entries} entries with the new secret in {}",
+                keys_dir.display()
+            );
+        }
+        Err(e) => return Err(distrusted(&e)),
+    }
+    if let Some(head) = read_head(&keys.head_path())? {
+        check_head(&head, last.map(|(seq, _)| seq), &key, |seq| {
+            storage.hash_of(seq).ok().flatten()
+        })
+        .map_err(|e| distrusted(&e))?;
+    }
+    storage.seal_with(key);
+    Ok((storage, keys))
+}
+
 /// A data directory open for serving.
 pub struct Opened {
     pub floor: Floor,
@@ -56,14 +98,18 @@ pub struct Opened {
     pub users: Vec<User>,
     /// The data directory's lock, held while the server runs.
     pub lock: std::fs::File,
+    /// The secret the journal and the sessions are sealed with.
+    pub keys: Keys,
+    /// Keeps the journal's head beside the secret while the server runs.
+    pub head: HeadKeeper,
 }
 
 /// Opens `data`, recovers, and starts the writers on the current async
 /// runtime (a multi-thread one). Durable events are shown through `shown`.
-pub fn open(data: &Path, shown: Arc<dyn Publish>) -> Result<Opened, String> {
+pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Opened, String> {
     let lock = lock_data(data)?;
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
-    let mut storage = SqliteStorage::open(data).map_err(|e| cannot(&e))?;
+    let (mut storage, keys) = open_journal(data, keys_dir)?;
     // The writer commits; copying the log into the database happens beside it,
     // at low priority: it is no answer's work.
     storage
@@ -103,12 +149,15 @@ pub fn open(data: &Path, shown: Arc<dyn Publish>) -> Result<Opened, String> {
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }
+    let head = HeadKeeper::start(data, &keys)?;
     Ok(Opened {
         floor,
         admin_password,
         recovered,
         users,
         lock,
+        keys,
+        head,
     })
 }
 

@@ -1,0 +1,313 @@
+//! The server's secret and what it keeps outside the data directory. The
+//! secret (32 random bytes, made on a first run) seals the journal and the
+//! sessions: someone who can write the data directory but not the keys
+//! folder can change neither unseen. The keys folder also holds the
+//! journal's head (a copy of its seal, kept up to date within a second), so
+//! that a database put back as it was earlier is caught too. By default the
+//! keys folder is the data directory's sibling, `DATA-keys`; a casino keeps
+//! it on another disk or mount, and backs it up apart from the data.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use croupier_ledger::storage::read_seal;
+use croupier_ledger::Seal;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+/// The secret's file in the keys folder: 64 hex digits.
+pub const SECRET_FILE: &str = "secret";
+/// The journal's head in the keys folder.
+pub const HEAD_FILE: &str = "journal-head.json";
+/// How often the head kept outside the data directory is brought up to date.
+pub const HEAD_EVERY_MS: u64 = 1_000;
+
+/// The keys folder a data directory has when none is given: its sibling `DATA-keys`.
+pub fn default_dir(data: &Path) -> PathBuf {
+    let trimmed = data.components().as_path();
+    let mut name = trimmed.as_os_str().to_owned();
+    name.push("-keys");
+    PathBuf::from(name)
+}
+
+/// The secret, and the folder it came from.
+pub struct Keys {
+    dir: PathBuf,
+    secret: [u8; 32],
+}
+
+fn derived(secret: &[u8; 32], purpose: &str) -> [u8; 32] {
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else {
+        unreachable!("HMAC takes any key length");
+    };
+    mac.update(b"croupier key for ");
+    mac.update(purpose.as_bytes());
+    mac.finalize().into_bytes().into()
+}
+
+impl Keys {
+    /// The secret in `dir`. Where there is none, one is made if `may_create`
+    /// (a journal not sealed yet); otherwise that is an error. Refuses a keys
+    /// folder inside `data`: the secret must not be where the journal is.
+    /// Also says whether the secret was made now.
+    pub fn open(dir: &Path, data: &Path, may_create: bool) -> Result<(Keys, bool), String> {
+        let path = dir.join(SECRET_FILE);
+        let created = if path.exists() {
+            false
+        } else if may_create {
+            make_secret(dir)?;
+            true
+        } else {
+            return Err(format!(
+                "the journal in {} is sealed, and there is no secret at {}: give --keys the folder that holds it",
+                data.display(),
+                path.display()
+            ));
+        };
+        let (data_at, dir_at) = (canonical(data)?, canonical(dir)?);
+        if dir_at.starts_with(&data_at) {
+            return Err(format!(
+                "the keys folder {} is inside the data directory {}: the secret must be kept apart from the journal it seals",
+                dir.display(),
+                data.display()
+            ));
+        }
+        Ok((Keys::read_secret(dir)?, created))
+    }
+
+    /// The secret in `dir`, if there is one (for `croupier verify`, which makes none).
+    pub fn read(dir: &Path) -> Result<Option<Keys>, String> {
+        if !dir.join(SECRET_FILE).exists() {
+            return Ok(None);
+        }
+        Keys::read_secret(dir).map(Some)
+    }
+
+    fn read_secret(dir: &Path) -> Result<Keys, String> {
+        let path = dir.join(SECRET_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let secret = hex::decode(text.trim())
+            .ok()
+            .and_then(|b| <[u8; 32]>::try_from(b).ok())
+            .ok_or_else(|| format!("{} is not a secret: it should hold 64 hex digits", path.display()))?;
+        warn_if_others_may_read(&path);
+        Ok(Keys {
+            dir: dir.to_path_buf(),
+            secret,
+        })
+    }
+
+    /// The folder the secret is in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The key the journal is sealed with.
+    pub fn journal_key(&self) -> [u8; 32] {
+        derived(&self.secret, "the journal's seal")
+    }
+
+    /// The key sessions are kept under.
+    pub fn sessions_key(&self) -> [u8; 32] {
+        derived(&self.secret, "sessions")
+    }
+
+    /// Where the journal's head is kept.
+    pub fn head_path(&self) -> PathBuf {
+        self.dir.join(HEAD_FILE)
+    }
+}
+
+fn canonical(path: &Path) -> Result<PathBuf, String> {
+    path.canonicalize()
+        .map_err(|e| format!("cannot find {}: {e}", path.display()))
+}
+
+/// Makes the keys folder (readable by this user alone) and a new secret in it.
+fn make_secret(dir: &Path) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("cannot make the secret in {}: {e}", dir.display());
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(failed)?;
+    let mut secret = [0u8; 32];
+    croupier_rng::CasinoRng::from_os()
+        .and_then(|mut r| r.fill(&mut secret))
+        .map_err(|e| format!("cannot make a secret: {e}"))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(dir.join(SECRET_FILE)).map_err(failed)?;
+    writeln!(file, "{}", hex::encode(secret)).map_err(failed)?;
+    file.sync_all().map_err(failed)?;
+    Ok(())
+}
+
+fn warn_if_others_may_read(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path) {
+            if meta.permissions().mode() & 0o077 != 0 {
+                tracing::warn!("{} may be read by other users: chmod 600 it", path.display());
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// The journal's head as the keys folder keeps it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct HeadFile {
+    seq: u64,
+    hash: String,
+    mac: String,
+}
+
+/// The head kept in `path`, if there is one.
+pub fn read_head(path: &Path) -> Result<Option<Seal>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let bad = || format!("{} is not a journal head", path.display());
+    let head: HeadFile = serde_json::from_str(&text).map_err(|_| bad())?;
+    let bytes = |h: &str| hex::decode(h).ok().and_then(|b| <[u8; 32]>::try_from(b).ok());
+    Ok(Some(Seal {
+        seq: head.seq,
+        hash: bytes(&head.hash).ok_or_else(bad)?,
+        mac: bytes(&head.mac).ok_or_else(bad)?,
+    }))
+}
+
+/// Writes `seal` as the head in `path`, whole or not at all.
+pub fn write_head(path: &Path, seal: &Seal) -> Result<(), String> {
+    let head = HeadFile {
+        seq: seal.seq,
+        hash: hex::encode(seal.hash),
+        mac: hex::encode(seal.mac),
+    };
+    let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
+    let fresh = path.with_extension("json.new");
+    std::fs::write(&fresh, text)
+        .and_then(|()| std::fs::rename(&fresh, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Copies the journal's seal to the keys folder now, if it changed since `last`.
+fn copy_head(conn: &rusqlite::Connection, path: &Path, last: &mut Option<Seal>) -> Result<(), String> {
+    let seal = read_seal(conn).map_err(|e| e.to_string())?;
+    if let Some(seal) = seal.filter(|s| last.as_ref() != Some(s)) {
+        write_head(path, &seal)?;
+        *last = Some(seal);
+    }
+    Ok(())
+}
+
+/// Keeps the journal's head in the keys folder up to date: a thread that
+/// copies the seal every [`HEAD_EVERY_MS`], at low priority. Dropping it
+/// (the server stopping) copies it a last time.
+pub struct HeadKeeper {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HeadKeeper {
+    pub fn start(data: &Path, keys: &Keys) -> Result<HeadKeeper, String> {
+        let db = data.join(croupier_ledger::storage::DATABASE_FILE);
+        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| format!("cannot open {}: {e}", db.display()))?;
+        let path = keys.head_path();
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("journal-head".into())
+            .spawn(move || {
+                super::lower_this_threads_priority();
+                let mut last = None;
+                loop {
+                    let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
+                    if let Err(e) = copy_head(&conn, &path, &mut last) {
+                        tracing::warn!("the journal's head was not kept: {e}");
+                    }
+                    if !matches!(wait, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the journal's head keeper: {e}"))?;
+        Ok(HeadKeeper {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for HeadKeeper {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_live_beside_the_data_never_inside_it() {
+        assert_eq!(
+            default_dir(Path::new("croupier-data")),
+            PathBuf::from("croupier-data-keys")
+        );
+        assert_eq!(
+            default_dir(Path::new("/srv/casino/data/")),
+            PathBuf::from("/srv/casino/data-keys")
+        );
+        let tmp = tempfile::tempdir().expect("dir");
+        let data = tmp.path().join("data");
+        std::fs::create_dir_all(&data).expect("data");
+        let inside = data.join("keys");
+        let refused = Keys::open(&inside, &data, true).err().expect("refused");
+        assert!(refused.contains("inside the data directory"), "{refused}");
+        // A sealed journal with no secret found is refused, and no secret is made.
+        let apart = tmp.path().join("keys");
+        let refused = Keys::open(&apart, &data, false).err().expect("refused");
+        assert!(refused.contains("give --keys"), "{refused}");
+        assert!(!apart.exists());
+        let (keys, created) = Keys::open(&apart, &data, true).expect("made");
+        assert!(created);
+        let (again, created) = Keys::open(&apart, &data, true).expect("read");
+        assert!(!created);
+        assert_eq!(keys.journal_key(), again.journal_key());
+        assert_ne!(keys.journal_key(), keys.sessions_key());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(apart.join(SECRET_FILE))
+                .expect("secret")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        std::fs::write(apart.join(SECRET_FILE), "not hex").expect("spoiled");
+        assert!(Keys::read(&apart).err().expect("refused").contains("64 hex digits"));
+    }
+
+    #[test]
+    fn a_head_is_written_whole_and_read_back() {
+        let tmp = tempfile::tempdir().expect("dir");
+        let path = tmp.path().join(HEAD_FILE);
+        assert_eq!(read_head(&path), Ok(None));
+        let seal = Seal::new(&[1; 32], 42, [9; 32]);
+        write_head(&path, &seal).expect("written");
+        assert_eq!(read_head(&path), Ok(Some(seal)));
+        std::fs::write(&path, "{}").expect("spoiled");
+        assert!(read_head(&path).is_err());
+    }
+}
