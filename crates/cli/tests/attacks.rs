@@ -315,3 +315,70 @@ fn verify_without_keys(data: &Path) -> (bool, Value) {
         .expect("verify runs");
     (out.status.success(), serde_json::from_slice(&out.stdout).expect("JSON"))
 }
+
+// Colorado 2212(5)-style records and game recall: a player's recall shows
+// the rounds as they were played. A round changed in recall.db by someone
+// without the secret is refused, never shown; nor is another's round shown
+// as theirs.
+#[test]
+fn a_round_changed_in_the_recall_archive_is_not_shown() {
+    let data = data_dir();
+    let (mut server, [_, cashier, dealer, pit, p1, p2]) = casino(data.path());
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.seat(&cashier, ("p1", &p1), "t2", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "t2", 10_000, 5_000);
+    for (n, player) in [(1, &p1), (2, &p2)] {
+        server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+        server.ask(
+            player,
+            json!({"op": "place_bet", "table": "t2", "bet_id": format!("b{n}"), "spot": "red", "stake": 100}),
+        );
+        server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+        server.ask(
+            &dealer,
+            json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 6}}),
+        );
+    }
+    // Opening round 3 makes round 2 final: both are archived.
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let (status, recalled) = server.http("GET", "/api/players/p1/rounds", Some(&p1), None);
+    assert_eq!(status, 200, "{recalled}");
+    assert_eq!(recalled["rounds"][0]["pocket"], "17");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    server.kill();
+
+    let archive = rusqlite::Connection::open(data.path().join("recall.db")).expect("recall.db");
+    // p1's round: the ball landed on 18 (black) instead, and p2's round listed as p1's.
+    let changed = archive
+        .execute(
+            "UPDATE recall_rounds SET record = replace(record, '\"17\"', '\"18\"') WHERE table_id = 't2' AND round = 1",
+            [],
+        )
+        .expect("changed");
+    assert_eq!(changed, 1, "p1's round is archived");
+    archive
+        .execute(
+            "INSERT INTO recall_players (player, opened_at_ms, table_id, round)
+             SELECT 'p1', opened_at_ms, table_id, round FROM recall_rounds WHERE table_id = 't2' AND round = 2",
+            [],
+        )
+        .expect("listed");
+    drop(archive);
+
+    let server = Server::start(BINARY, data.path(), free_port());
+    let p1 = server.login("p1", "p1-password-1");
+    let p2 = server.login("p2", "p2-password-1");
+    let (status, body) = server.http("GET", "/api/players/p1/rounds", Some(&p1), None);
+    assert_eq!(status, 503, "a changed round was served: {body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("changed after it was archived"),
+        "{body}"
+    );
+    // p2's own recall is untouched, and p2's round is not shown to p1 by the listing.
+    let (status, body) = server.http("GET", "/api/players/p2/rounds", Some(&p2), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["rounds"].as_array().map(Vec::len), Some(1), "{body}");
+}

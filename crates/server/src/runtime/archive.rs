@@ -12,12 +12,20 @@
 //! finished it are durable, and the rounds of a table are archived in order:
 //! the archive holds, for each table, every finished round up to its newest.
 //! `croupier verify` checks each archived record against the replay.
+//!
+//! Each record is kept with its MAC under a key from the server's secret
+//! (over its table, its number and its bytes), checked whenever it is read:
+//! someone who can write `recall.db` but not the keys folder cannot have a
+//! changed round, or another's, served. An archive written before records
+//! carried a MAC is written again from the journal at the next start.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
 
+use hmac::{Hmac, Mac};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use sha2::Sha256;
 
 use crate::casino::RoundRecord;
 
@@ -27,6 +35,9 @@ pub const ARCHIVE_FILE: &str = "recall.db";
 /// Finished rounds and their players, in SQL that PostgreSQL runs too.
 pub struct Archive {
     conn: Mutex<Connection>,
+    /// The key records are kept under; none for an archive no one else can
+    /// write (in memory) or one only read to compare with the journal.
+    key: Option<[u8; 32]>,
     /// Each table's newest archived round: rounds up to it are all there.
     newest: Mutex<HashMap<String, u64>>,
     /// A write failed: nothing more is archived until the next start, which
@@ -39,16 +50,28 @@ fn sql(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
 }
 
 impl Archive {
-    /// Opens the archive in `dir`, creating it on a first run.
-    pub fn open(dir: &Path) -> Result<Archive, String> {
+    /// Opens the archive in `dir`, creating it on a first run; its records
+    /// are kept under `key`. Records kept without one are dropped, for the
+    /// journal to write again.
+    pub fn open(dir: &Path, key: [u8; 32]) -> Result<Archive, String> {
         let path = dir.join(ARCHIVE_FILE);
         let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        Archive::create(conn)
+        let unkept: i64 = Archive::make_tables(&conn)?
+            .query_row("SELECT COUNT(*) FROM recall_rounds WHERE mac IS NULL", [], |r| r.get(0))
+            .map_err(sql("read"))?;
+        if unkept > 0 {
+            conn.execute_batch("DELETE FROM recall_rounds; DELETE FROM recall_players;")
+                .map_err(sql("clear"))?;
+            tracing::info!("recall archive: {unkept} rounds archived without a MAC are written again from the journal");
+        }
+        Archive::with(conn, Some(key))
     }
 
     /// An archive in memory, for tests.
     pub fn in_memory() -> Result<Archive, String> {
-        Archive::create(Connection::open_in_memory().map_err(sql("open"))?)
+        let conn = Connection::open_in_memory().map_err(sql("open"))?;
+        Archive::make_tables(&conn)?;
+        Archive::with(conn, None)
     }
 
     /// Opens the archive in `dir` for reading only; `None` if there is none.
@@ -59,10 +82,10 @@ impl Archive {
         }
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        Archive::with(conn).map(Some)
+        Archive::with(conn, None).map(Some)
     }
 
-    fn create(conn: Connection) -> Result<Archive, String> {
+    fn make_tables(conn: &Connection) -> Result<&Connection, String> {
         // Derived from the journal: a commit need not wait for the disk.
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
@@ -72,6 +95,7 @@ impl Archive {
                  round BIGINT NOT NULL,
                  opened_at_ms BIGINT NOT NULL,
                  record TEXT NOT NULL,
+                 mac TEXT,
                  PRIMARY KEY (table_id, round)
              );
              CREATE TABLE IF NOT EXISTS recall_players (
@@ -83,10 +107,22 @@ impl Archive {
              );",
         )
         .map_err(sql("create its tables"))?;
-        Archive::with(conn)
+        // An archive made before records carried a MAC gains the column.
+        let has_mac: bool = conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM pragma_table_info('recall_rounds') WHERE name = 'mac')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(sql("read"))?;
+        if !has_mac {
+            conn.execute_batch("ALTER TABLE recall_rounds ADD COLUMN mac TEXT")
+                .map_err(sql("add the MAC column"))?;
+        }
+        Ok(conn)
     }
 
-    fn with(conn: Connection) -> Result<Archive, String> {
+    fn with(conn: Connection, key: Option<[u8; 32]>) -> Result<Archive, String> {
         let newest = {
             let mut statement = conn
                 .prepare("SELECT table_id, MAX(round) FROM recall_rounds GROUP BY table_id")
@@ -100,6 +136,7 @@ impl Archive {
         };
         Ok(Archive {
             conn: Mutex::new(conn),
+            key,
             newest: Mutex::new(newest),
             failed: Default::default(),
         })
@@ -165,7 +202,7 @@ impl Archive {
         {
             let mut round_row = tx
                 .prepare_cached(
-                    "INSERT INTO recall_rounds (table_id, round, opened_at_ms, record) VALUES (?1, ?2, ?3, ?4)
+                    "INSERT INTO recall_rounds (table_id, round, opened_at_ms, record, mac) VALUES (?1, ?2, ?3, ?4, ?5)
                      ON CONFLICT DO NOTHING",
                 )
                 .map_err(sql("write"))?;
@@ -177,8 +214,11 @@ impl Archive {
                 .map_err(sql("write"))?;
             for r in rounds {
                 let record = serde_json::to_string(r).map_err(|e| format!("recall archive: {e}"))?;
+                let mac = self
+                    .key
+                    .map(|k| hex::encode(record_mac(&k, &r.table, r.round, &record)));
                 round_row
-                    .execute(params![r.table, r.round as i64, r.opened_at_ms as i64, record])
+                    .execute(params![r.table, r.round as i64, r.opened_at_ms as i64, record, mac])
                     .map_err(sql("write"))?;
                 let players: std::collections::BTreeSet<&str> = r.bets.iter().map(|b| b.player.as_str()).collect();
                 for p in players {
@@ -193,16 +233,16 @@ impl Archive {
 
     /// One archived round.
     pub fn round(&self, table: &str, round: u64) -> Result<Option<RoundRecord>, String> {
-        let text: Option<String> = self
+        let row = self
             .conn()
             .query_row(
-                "SELECT record FROM recall_rounds WHERE table_id = ?1 AND round = ?2",
+                "SELECT table_id, round, record, mac FROM recall_rounds WHERE table_id = ?1 AND round = ?2",
                 params![table, round as i64],
-                |row| row.get(0),
+                record_row,
             )
             .optional()
             .map_err(sql("read"))?;
-        text.map(|t| parse(table, round, &t)).transpose()
+        row.map(|r| self.parse_row(r)).transpose()
     }
 
     /// The newest `n` archived rounds `player` bet in, over every table, newest first.
@@ -210,7 +250,7 @@ impl Archive {
         let conn = self.conn();
         let mut statement = conn
             .prepare_cached(
-                "SELECT r.table_id, r.round, r.record FROM recall_players p
+                "SELECT r.table_id, r.round, r.record, r.mac FROM recall_players p
                  JOIN recall_rounds r ON r.table_id = p.table_id AND r.round = p.round
                  WHERE p.player = ?1 ORDER BY p.opened_at_ms DESC, p.table_id, p.round DESC LIMIT ?2",
             )
@@ -218,34 +258,71 @@ impl Archive {
         let rows = statement
             .query_map(params![player, n as i64], record_row)
             .map_err(sql("read"))?;
-        rows.map(|row| row.map_err(sql("read")).and_then(parse_row)).collect()
+        let rounds: Vec<RoundRecord> = rows
+            .map(|row| row.map_err(sql("read")).and_then(|r| self.parse_row(r)))
+            .collect::<Result<_, _>>()?;
+        // The index is not kept under the key: a round is the player's only if they bet in it.
+        Ok(rounds
+            .into_iter()
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .collect())
     }
 
     /// Every archived round, each table's in order, for `verify`.
     pub fn each(&self, mut f: impl FnMut(Result<RoundRecord, String>)) -> Result<(), String> {
         let conn = self.conn();
         let mut statement = conn
-            .prepare("SELECT table_id, round, record FROM recall_rounds ORDER BY table_id, round")
+            .prepare("SELECT table_id, round, record, mac FROM recall_rounds ORDER BY table_id, round")
             .map_err(sql("read"))?;
         let rows = statement.query_map([], record_row).map_err(sql("read"))?;
         for row in rows {
-            f(row.map_err(sql("read")).and_then(parse_row));
+            f(row.map_err(sql("read")).and_then(|r| self.parse_row(r)));
         }
         Ok(())
     }
+
+    /// A record read back: under a key, only as it was archived.
+    fn parse_row(&self, (table, round, text, mac): Row) -> Result<RoundRecord, String> {
+        let round = round as u64;
+        if let Some(key) = &self.key {
+            let kept = mac
+                .and_then(|m| hex::decode(m).ok())
+                .is_some_and(|m| record_mac_matches(key, &table, round, &text, &m));
+            if !kept {
+                tracing::error!("recall archive: round {table}/{round} was changed after it was archived");
+                return Err(format!(
+                    "recall archive: round {table}/{round} was changed after it was archived, and is not shown; `croupier verify` reports on the archive"
+                ));
+            }
+        }
+        serde_json::from_str(&text).map_err(|e| format!("recall archive: round {table}/{round} is unreadable: {e}"))
+    }
 }
 
-/// A row of `table_id, round, record`.
-fn record_row(row: &rusqlite::Row) -> rusqlite::Result<(String, i64, String)> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+/// A row of `table_id, round, record, mac`.
+type Row = (String, i64, String, Option<String>);
+
+fn record_row(row: &rusqlite::Row) -> rusqlite::Result<Row> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
 }
 
-fn parse_row((table, round, text): (String, i64, String)) -> Result<RoundRecord, String> {
-    parse(&table, round as u64, &text)
+fn record_hmac(key: &[u8; 32], table: &str, round: u64, record: &str) -> Hmac<Sha256> {
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        unreachable!("HMAC takes any key length");
+    };
+    mac.update(table.as_bytes());
+    mac.update(format!("\n{round}\n").as_bytes());
+    mac.update(record.as_bytes());
+    mac
 }
 
-fn parse(table: &str, round: u64, text: &str) -> Result<RoundRecord, String> {
-    serde_json::from_str(text).map_err(|e| format!("recall archive: round {table}/{round} is unreadable: {e}"))
+/// The MAC an archived record is kept with: over its table, its number and its bytes.
+fn record_mac(key: &[u8; 32], table: &str, round: u64, record: &str) -> [u8; 32] {
+    record_hmac(key, table, round, record).finalize().into_bytes().into()
+}
+
+fn record_mac_matches(key: &[u8; 32], table: &str, round: u64, record: &str, mac: &[u8]) -> bool {
+    record_hmac(key, table, round, record).verify_slice(mac).is_ok()
 }
 
 /// Batches of finished rounds the archiver's queue holds. A batch is what
@@ -341,6 +418,8 @@ mod tests {
         })
     }
 
+    const KEY: [u8; 32] = [4; 32];
+
     fn empty_dir() -> tempfile::TempDir {
         tempfile::tempdir().expect("a temporary folder")
     }
@@ -369,14 +448,14 @@ mod tests {
         let tmp = empty_dir();
         let dir = tmp.path();
         {
-            let archive = Archive::open(dir).expect("archive");
+            let archive = Archive::open(dir, KEY).expect("archive");
             assert_eq!(
                 archive.save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p1"])]),
                 Ok(2)
             );
             assert!(archive.holds("t1", 2) && !archive.holds("t1", 3) && !archive.holds("t2", 1));
         }
-        let archive = Archive::open(dir).expect("reopen");
+        let archive = Archive::open(dir, KEY).expect("reopen");
         assert!(archive.holds("t1", 1) && archive.holds("t1", 2));
         // A replay offers every round again: only the new one is written.
         let mut changed = round("t1", 2, 2, &["p2"]);
@@ -399,7 +478,7 @@ mod tests {
     fn after_a_failed_write_nothing_more_is_archived_until_the_next_start() {
         let tmp = empty_dir();
         let dir = tmp.path();
-        Archive::open(dir)
+        Archive::open(dir, KEY)
             .expect("create")
             .save(&[round("t1", 1, 1, &["p1"])])
             .expect("save");
@@ -409,5 +488,43 @@ mod tests {
         assert!(!archive.holds("t1", 2));
         let later = archive.save(&[round("t1", 3, 3, &["p1"])]).expect_err("stopped");
         assert!(later.contains("next start"), "{later}");
+    }
+
+    #[test]
+    fn a_round_changed_in_the_file_is_not_served_nor_another_players() {
+        let tmp = empty_dir();
+        let dir = tmp.path();
+        let archive = Archive::open(dir, KEY).expect("archive");
+        archive
+            .save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p2"])])
+            .expect("save");
+        let db = Connection::open(dir.join(ARCHIVE_FILE)).expect("the file");
+        // The pocket changed in round 1; round 2 listed as p1's too.
+        db.execute(
+            "UPDATE recall_rounds SET record = replace(record, '\"17\"', '\"0\"') WHERE round = 1",
+            [],
+        )
+        .expect("changed");
+        db.execute(
+            "INSERT INTO recall_players (player, opened_at_ms, table_id, round) VALUES ('p1', 2, 't1', 2)",
+            [],
+        )
+        .expect("listed");
+        let refused = archive.round("t1", 1).expect_err("not served");
+        assert!(refused.contains("changed after it was archived"), "{refused}");
+        assert!(archive.player("p1", 5).is_err());
+        assert_eq!(archive.round("t1", 2).expect("untouched").map(|r| r.round), Some(2));
+        // A round listed as p1's that p1 did not bet in is not p1's.
+        db.execute("DELETE FROM recall_rounds WHERE round = 1", [])
+            .expect("gone");
+        assert!(archive.player("p1", 5).expect("read").is_empty());
+        // Under another key nothing reads; rows kept without a MAC are dropped for the journal.
+        drop(archive);
+        let other = Archive::open(dir, [5; 32]).expect("open");
+        assert!(other.round("t1", 2).is_err());
+        db.execute("UPDATE recall_rounds SET mac = NULL", []).expect("unkept");
+        let reopened = Archive::open(dir, KEY).expect("open");
+        assert!(!reopened.holds("t1", 2));
+        assert_eq!(reopened.round("t1", 2).expect("read"), None);
     }
 }

@@ -107,6 +107,11 @@ impl Keys {
         derived(&self.secret, "the journal's seal")
     }
 
+    /// The key recall's archived rounds are kept under.
+    pub fn archive_key(&self) -> [u8; 32] {
+        derived(&self.secret, "the recall archive")
+    }
+
     /// The key sessions are kept under.
     pub fn sessions_key(&self) -> [u8; 32] {
         derived(&self.secret, "sessions")

@@ -123,7 +123,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
         .map_err(|e| cannot(&e))?;
     // The clock starts no earlier than the journal's last entry.
     let clock: Arc<dyn Clock> = Arc::new(WallClock::after(pipeline.last_at_ms().unwrap_or(0)));
-    let archive = Arc::new(Archive::open(data)?);
+    let archive = Arc::new(Archive::open(data, keys.archive_key())?);
     let archiver = Archiver::start(archive.clone())?;
     // Finished rounds the archive lacks (a power cut, a failed write) are archived again.
     let (mut casino, recovered) =
