@@ -107,6 +107,15 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
         let shown = format!("{r:?}");
         casino.execute(1_000, who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
     };
+    // The first admin, as a first run makes one.
+    run(
+        &Actor::system(),
+        Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: "h".into(),
+        },
+    );
     let staff = [
         ("cashier", Role::Cashier),
         ("dealer", Role::Dealer),

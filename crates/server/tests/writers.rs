@@ -78,8 +78,17 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
         let shown = format!("{r:?}");
         casino.execute(1_000, who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
     };
+    // The first admin, as a first run makes one.
+    run(
+        &Actor::system(),
+        Request::CreateUser {
+            username: "admin".into(),
+            role: Role::Admin,
+            password_hash: "h".into(),
+        },
+    );
     let users = players.iter().map(|p| (p.as_str(), Role::Player));
-    for (name, role) in [("cashier", Role::Cashier), ("pit", Role::PitSupervisor)]
+    for (name, role) in [("cashier", Role::Cashier), ("pit", Role::PitSupervisor), ("dealer", Role::Dealer)]
         .into_iter()
         .chain(users)
     {

@@ -8,7 +8,9 @@
 //! - format 3: the body JSON as it is, its events [`JournalEvent`]s with
 //!   reasons as codes;
 //! - format 4: as format 3, and a round's result only from its table's
-//!   outcome source, with the source's evidence.
+//!   outcome source, with the source's evidence;
+//! - format 5: as format 4, and every actor the server or a user in their
+//!   own role.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -32,7 +34,12 @@ pub use event::JournalEvent;
 /// the journal's own, with codes for reasons. Format 4 takes a result only
 /// from the table's own source: a dealer's `spin` at a dealer's table, the
 /// RNG's `draw` with its word, a wheel's `wheel_game` with its frames.
-pub const JOURNAL_FORMAT: u32 = 4;
+/// Format 5 takes a request only from the server or a user in their own
+/// role (older journals were written by tools with actors of their own).
+pub const JOURNAL_FORMAT: u32 = 5;
+
+/// The first format whose every actor is the server or a user in their own role.
+pub const FORMAT_ACTORS_KNOWN: u32 = 5;
 
 /// The first format in which a result comes only from its table's source.
 pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;
