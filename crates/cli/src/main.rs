@@ -93,6 +93,15 @@ enum Command {
         /// Sign-ins one client address may try a minute: raise it for many terminals behind one address.
         #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
         sign_ins_per_client_per_minute: u32,
+        /// A session unused this many seconds is over (30 minutes by default).
+        #[arg(long, default_value_t = 1_800, value_parser = clap::value_parser!(u64).range(5..=24 * 3_600))]
+        session_idle_seconds: u64,
+        /// A session this many hours old is over, however busy.
+        #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=7 * 24))]
+        session_hours: u64,
+        /// Sessions one user holds at once; signing in once more ends their oldest.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1_000))]
+        sessions_per_user: u64,
     },
 }
 
@@ -194,6 +203,9 @@ fn main() -> ExitCode {
             connections_per_client,
             header_read_timeout_ms,
             sign_ins_per_client_per_minute,
+            session_idle_seconds,
+            session_hours,
+            sessions_per_user,
         } => serve(
             data,
             keys,
@@ -203,6 +215,11 @@ fn main() -> ExitCode {
                 connections_per_client,
                 header_read_timeout: std::time::Duration::from_millis(header_read_timeout_ms),
                 sign_ins_per_client_per_minute,
+                sessions: croupier_server::http::sessions::SessionLimits {
+                    idle_ms: session_idle_seconds * 1_000,
+                    lifetime_ms: session_hours * 3_600_000,
+                    per_user: sessions_per_user as usize,
+                },
             },
         ),
         Command::User { which } => user_cmd::run(which),

@@ -56,7 +56,11 @@ fn read_password() -> Result<String, Failure> {
 
 /// Executes `request` as the server itself on the stopped server's data
 /// directory, sealed with the secret in `keys` as the server seals it.
-fn offline(data: &std::path::Path, keys: Option<&std::path::Path>, request: Request) -> Result<(), Failure> {
+fn offline(
+    data: &std::path::Path,
+    keys: Option<&std::path::Path>,
+    request: Request,
+) -> Result<croupier_server::runtime::keys::Keys, Failure> {
     let _lock = croupier_server::runtime::setup::lock_data(data).map_err(Invalid::one)?;
     let keys = keys.map_or_else(
         || croupier_server::runtime::keys::default_dir(data),
@@ -76,7 +80,7 @@ fn offline(data: &std::path::Path, keys: Option<&std::path::Path>, request: Requ
     if let Some(seal) = casino.ledger().storage().seal().map_err(|e| anyhow::anyhow!("{e}"))? {
         croupier_server::runtime::keys::write_head(&keys.head_path(), &seal).map_err(|e| anyhow::anyhow!(e))?;
     }
-    Ok(())
+    Ok(keys)
 }
 
 pub fn run(which: Which) -> Result<(), Failure> {
@@ -120,7 +124,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         }
         Which::ResetPassword { data, keys, username } => {
             let password_hash = read_password()?;
-            offline(
+            let keys = offline(
                 &data,
                 keys.as_deref(),
                 Request::SetPassword {
@@ -129,7 +133,13 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 },
             )?;
             // Whoever held the old password holds no session of it any more.
-            let sessions = croupier_server::http::sessions::Sessions::open(&data).map_err(|e| anyhow::anyhow!(e))?;
+            let sessions = croupier_server::http::sessions::Sessions::open(
+                &data,
+                keys.sessions_key(),
+                croupier_server::http::sessions::SessionLimits::default(),
+                0,
+            )
+            .map_err(|e| anyhow::anyhow!(e))?;
             let ended = sessions
                 .end_all_of(&username, None)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;

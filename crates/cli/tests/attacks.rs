@@ -382,3 +382,68 @@ fn a_round_changed_in_the_recall_archive_is_not_shown() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["rounds"].as_array().map(Vec::len), Some(1), "{body}");
 }
+
+// The brief: a row added to sessions.db was an admin session. Sessions are
+// kept under the secret now, end when idle or too old, and a user holds a
+// bounded number of them.
+#[test]
+fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many() {
+    let data = data_dir();
+    let options = ["--session-idle-seconds", "5", "--sessions-per-user", "2"];
+    let mut server = Server::start_with(BINARY, data.path(), free_port(), &options);
+    let admin = server.login("admin", &server.admin_password());
+    server.add_staff_and_players(&admin);
+    // A session of p1's, to copy.
+    let _p1 = server.login("p1", "p1-password-1");
+    server.kill();
+
+    // A row made as sessions were once kept (the token's SHA-256), and one
+    // copied from p1's with the admin put in: neither is a session.
+    let db = rusqlite::Connection::open(data.path().join("sessions.db")).expect("sessions.db");
+    let tables: Vec<String> = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .expect("tables")
+        .query_map([], |r| r.get(0))
+        .expect("rows")
+        .map(|r| r.expect("name"))
+        .collect();
+    let admin_actor = r#"{"username":"admin","role":"admin","licence":""}"#;
+    for table in &tables {
+        let columns: Vec<String> = db
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .expect("columns")
+            .query_map([], |r| r.get(0))
+            .expect("rows")
+            .map(|r| r.expect("name"))
+            .collect();
+        let key_column = columns[0].clone();
+        let forged = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"forged-token"));
+        let copied = format!(
+            "INSERT INTO {table} SELECT ?1, {} FROM {table} LIMIT 1",
+            columns[1..].join(", ")
+        );
+        db.execute(&copied, rusqlite::params![forged]).expect("a row added");
+        db.execute(
+            &format!("UPDATE {table} SET actor = ?1 WHERE {key_column} = ?2"),
+            rusqlite::params![admin_actor, forged],
+        )
+        .expect("made the admin's");
+    }
+    drop(db);
+    let server = Server::start_with(BINARY, data.path(), free_port(), &options);
+    let (status, body) = server.http("GET", "/api/me", Some("forged-token"), None);
+    assert_eq!(status, 401, "a row written into the file is a session: {body}");
+
+    // A third sign-in of p1 ends the oldest of the two before it.
+    let first = server.login("p1", "p1-password-1");
+    let second = server.login("p1", "p1-password-1");
+    let third = server.login("p1", "p1-password-1");
+    assert_eq!(server.http("GET", "/api/me", Some(&first), None).0, 401);
+    assert_eq!(server.http("GET", "/api/me", Some(&second), None).0, 200);
+    // Unused for the idle spell, a session is over; one in use lives on.
+    for _ in 0..4 {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        assert_eq!(server.http("GET", "/api/me", Some(&third), None).0, 200, "in use");
+    }
+    assert_eq!(server.http("GET", "/api/me", Some(&second), None).0, 401, "idle 8 s");
+}

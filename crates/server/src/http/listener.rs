@@ -32,6 +32,8 @@ pub struct Limits {
     /// Sign-ins one client may try a minute, right or wrong: each costs a
     /// password hash. Terminals behind one address share it.
     pub sign_ins_per_client_per_minute: u32,
+    /// How long sessions last, and how many one user holds.
+    pub sessions: super::sessions::SessionLimits,
 }
 
 impl Default for Limits {
@@ -41,6 +43,7 @@ impl Default for Limits {
             connections_per_client: 4_096,
             header_read_timeout: Duration::from_secs(10),
             sign_ins_per_client_per_minute: 600,
+            sessions: super::sessions::SessionLimits::default(),
         }
     }
 }

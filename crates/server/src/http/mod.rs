@@ -114,12 +114,12 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         recovered,
         users,
         lock,
-        keys: _,
+        keys,
         head,
     } = setup::open(data, keys, channels.clone())?;
-    // Sessions from before a restart carry on, unless their account is gone,
-    // locked, or holds another role now.
-    let sessions = sessions::Sessions::open(data)?;
+    // Sessions from before a restart carry on, unless they are over, their
+    // account is gone, locked, or holds another role now.
+    let sessions = sessions::Sessions::open(data, keys.sessions_key(), limits.sessions, floor.clock().now_ms())?;
     sessions
         .retain(|a| {
             users
@@ -129,9 +129,11 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         .map_err(|e| e.to_string())?;
     channels.count_in(floor.metrics().stream_channels.clone());
     let unknown_user_hash = unknown_user_hash()?;
+    let sessions = Arc::new(sessions);
+    sweep_sessions(sessions.clone(), floor.clone());
     let state = AppState {
         floor: floor.clone(),
-        sessions: Arc::new(sessions),
+        sessions,
         channels,
         throttle: throttle::Throttle::new(limits.sign_ins_per_client_per_minute),
         unknown_user_hash,
@@ -144,6 +146,27 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         _head: head,
         _lock: lock,
     })
+}
+
+/// How often sessions over (idle too long, or too old) are ended, whether
+/// or not anyone asks about them: their sockets end with them.
+pub const SESSIONS_SWEPT_EVERY_MS: u64 = 15_000;
+
+/// Ends the sessions that are over, every [`SESSIONS_SWEPT_EVERY_MS`].
+fn sweep_sessions(sessions: Arc<sessions::Sessions>, floor: crate::runtime::floor::Floor) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_millis(SESSIONS_SWEPT_EVERY_MS));
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            let sessions = sessions.clone();
+            let now = floor.clock().now_ms();
+            let swept = tokio::task::spawn_blocking(move || sessions.sweep(now)).await;
+            if let Ok(Err(e)) = swept {
+                tracing::warn!("sessions over could not be ended: {}", e.message);
+            }
+        }
+    });
 }
 
 /// A hash of a password no one has, made once at start: a sign-in with a

@@ -1,15 +1,21 @@
 //! Sessions: bearer tokens and whom they belong to. They are kept in
-//! `sessions.db` beside the journal, so terminals and consoles that were signed
-//! in carry on after a restart, a `kill -9` included. Only each token's SHA-256
-//! is stored: reading the file gives no one a session. Sessions are not money
-//! and not history, so they live outside the journal.
+//! `sessions.db` beside the journal, so terminals and consoles that were
+//! signed in carry on after a restart, a `kill -9` included. A session is
+//! found by its token's HMAC under a key from the server's secret, and each
+//! row carries a MAC of what it says (whose it is, in which role, since
+//! when): reading the file gives no one a session, and a row written or
+//! changed by someone without the secret is not taken. A session ends when
+//! its holder signs out, after an idle spell, after its lifetime however
+//! busy, and when its user opens one too many (the oldest ends). Sessions
+//! are not money and not history, so they live outside the journal.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
+use hmac::{Hmac, Mac};
 use rusqlite::{params, Connection};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::Actor;
@@ -17,26 +23,91 @@ use crate::casino::Actor;
 /// The sessions file inside a data directory.
 pub const SESSIONS_FILE: &str = "sessions.db";
 
-type Digest32 = [u8; 32];
+/// How often a session's last use is written down: a restart may forget
+/// up to this much of it, and no request waits on the disk more often.
+pub const SEEN_WRITTEN_EVERY_MS: u64 = 60_000;
 
-/// How a session is found: its token's SHA-256. Whoever holds a token for
-/// long (a table stream's socket) works this out once.
-pub type SessionKey = Digest32;
+/// How a session is found: its token's HMAC under the sessions key. Whoever
+/// holds a token for long (a table stream's socket) works this out once.
+pub type SessionKey = [u8; 32];
 
-fn digest(token: &str) -> Digest32 {
-    Sha256::digest(token.as_bytes()).into()
+/// How long sessions last, and how many a user holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// A session unused this long is over.
+    pub idle_ms: u64,
+    /// A session this old is over, however busy.
+    pub lifetime_ms: u64,
+    /// Sessions one user holds at once; signing in once more ends the oldest.
+    pub per_user: usize,
+}
+
+impl Default for SessionLimits {
+    fn default() -> SessionLimits {
+        SessionLimits {
+            idle_ms: 30 * 60 * 1_000,
+            lifetime_ms: 12 * 60 * 60 * 1_000,
+            per_user: 16,
+        }
+    }
+}
+
+struct Live {
+    actor: Actor,
+    started_ms: u64,
+    seen_ms: u64,
+    /// The last use written down.
+    seen_written_ms: u64,
+}
+
+impl Live {
+    fn over(&self, now_ms: u64, limits: &SessionLimits) -> bool {
+        now_ms.saturating_sub(self.seen_ms) >= limits.idle_ms
+            || now_ms.saturating_sub(self.started_ms) >= limits.lifetime_ms
+    }
 }
 
 /// The live sessions, and where they are kept (nowhere for a server in memory).
-#[derive(Default)]
 pub struct Sessions {
-    live: Mutex<HashMap<Digest32, Actor>>,
+    key: [u8; 32],
+    limits: SessionLimits,
+    live: Mutex<HashMap<SessionKey, Live>>,
     store: Option<Mutex<Connection>>,
 }
 
+fn hmac(key: &[u8; 32]) -> Hmac<Sha256> {
+    let Ok(mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        unreachable!("HMAC takes any key length");
+    };
+    mac
+}
+
+/// The MAC of a stored session: whose, in which role, since when.
+fn row_mac(key: &[u8; 32], session: &SessionKey, actor: &str, started_ms: u64) -> Hmac<Sha256> {
+    let mut mac = hmac(key);
+    mac.update(b"croupier session\n");
+    mac.update(session);
+    mac.update(actor.as_bytes());
+    mac.update(format!("\n{started_ms}").as_bytes());
+    mac
+}
+
 impl Sessions {
-    /// Opens the sessions kept in `dir`, creating the file on a first run.
-    pub fn open(dir: &Path) -> Result<Sessions, String> {
+    /// Sessions in memory only, under `key`.
+    pub fn in_memory(key: [u8; 32], limits: SessionLimits) -> Sessions {
+        Sessions {
+            key,
+            limits,
+            live: Mutex::new(HashMap::new()),
+            store: None,
+        }
+    }
+
+    /// Opens the sessions kept in `dir` under `key`, creating the file on a
+    /// first run. Sessions over by `now_ms`, and rows whose MAC is not the
+    /// key's, are dropped. Sessions kept as a server before these keys kept
+    /// them (by their token's SHA-256) are dropped: their holders sign in again.
+    pub fn open(dir: &Path, key: [u8; 32], limits: SessionLimits, now_ms: u64) -> Result<Sessions, String> {
         let path = dir.join(SESSIONS_FILE);
         let failed = |e: rusqlite::Error| format!("cannot open {}: {e}", path.display());
         let conn = Connection::open(&path).map_err(failed)?;
@@ -45,39 +116,72 @@ impl Sessions {
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
-             CREATE TABLE IF NOT EXISTS sessions (
-                 token_sha256 TEXT PRIMARY KEY,
+             DROP TABLE IF EXISTS sessions;
+             CREATE TABLE IF NOT EXISTS keyed_sessions (
+                 session TEXT PRIMARY KEY,
                  actor TEXT NOT NULL,
-                 started_ms BIGINT NOT NULL
+                 started_ms BIGINT NOT NULL,
+                 seen_ms BIGINT NOT NULL,
+                 mac TEXT NOT NULL
              );",
         )
         .map_err(failed)?;
         let mut live = HashMap::new();
+        let mut dropped = Vec::new();
         {
             let mut rows = conn
-                .prepare("SELECT token_sha256, actor FROM sessions")
+                .prepare("SELECT session, actor, started_ms, seen_ms, mac FROM keyed_sessions")
                 .map_err(failed)?;
             let rows = rows
-                .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))
+                .query_map([], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, i64>(3)?,
+                        row.get::<_, String>(4)?,
+                    ))
+                })
                 .map_err(failed)?;
             for row in rows {
-                let (key, actor) = row.map_err(failed)?;
-                let unreadable = |why: String| format!("{}: a session is unreadable: {why}", path.display());
-                let key: Digest32 = hex::decode(&key)
-                    .map_err(|e| unreadable(e.to_string()))?
-                    .try_into()
-                    .map_err(|_| unreadable("its token digest is not 32 bytes".into()))?;
-                let actor: Actor = serde_json::from_str(&actor).map_err(|e| unreadable(e.to_string()))?;
-                live.insert(key, actor);
+                let (session_hex, actor_text, started, seen, mac) = row.map_err(failed)?;
+                let session: Option<SessionKey> = hex::decode(&session_hex).ok().and_then(|b| b.try_into().ok());
+                let kept = session.filter(|s| {
+                    hex::decode(&mac)
+                        .is_ok_and(|m| row_mac(&key, s, &actor_text, started as u64).verify_slice(&m).is_ok())
+                });
+                let actor = serde_json::from_str::<Actor>(&actor_text).ok();
+                let (Some(session), Some(actor)) = (kept, actor) else {
+                    tracing::warn!("{}: a session not kept under the secret was dropped", path.display());
+                    dropped.push(session_hex);
+                    continue;
+                };
+                let held = Live {
+                    actor,
+                    started_ms: started as u64,
+                    seen_ms: seen as u64,
+                    seen_written_ms: seen as u64,
+                };
+                if held.over(now_ms, &limits) {
+                    dropped.push(session_hex);
+                } else {
+                    live.insert(session, held);
+                }
             }
         }
+        for session in dropped {
+            conn.execute("DELETE FROM keyed_sessions WHERE session = ?1", params![session])
+                .map_err(failed)?;
+        }
         Ok(Sessions {
+            key,
+            limits,
             live: Mutex::new(live),
             store: Some(Mutex::new(conn)),
         })
     }
 
-    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<Digest32, Actor>> {
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<SessionKey, Live>> {
         self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -89,41 +193,94 @@ impl Sessions {
             .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the session could not be kept: {e}")))
     }
 
-    /// Starts a session for `actor` under `token`.
+    /// The key by which `token`'s session is found.
+    pub fn key(&self, token: &str) -> SessionKey {
+        let mut mac = hmac(&self.key);
+        mac.update(b"croupier token\n");
+        mac.update(token.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
+    /// How long sessions last.
+    pub fn limits(&self) -> SessionLimits {
+        self.limits
+    }
+
+    /// Starts a session for `actor` under `token`. If the user holds as many
+    /// as they may already, their oldest ends.
     pub fn start(&self, token: &str, actor: Actor, now_ms: u64) -> Result<(), ApiError> {
-        let key = digest(token);
+        let key = self.key(token);
         let text = serde_json::to_string(&actor).map_err(ApiError::internal)?;
+        let mac = row_mac(&self.key, &key, &text, now_ms).finalize().into_bytes();
+        let oldest: Vec<SessionKey> = {
+            let live = self.live();
+            let mut theirs: Vec<(&SessionKey, &Live)> = live
+                .iter()
+                .filter(|(_, l)| l.actor.username == actor.username)
+                .collect();
+            theirs.sort_by_key(|(_, l)| l.started_ms);
+            let over = (theirs.len() + 1).saturating_sub(self.limits.per_user);
+            theirs.iter().take(over).map(|(k, _)| **k).collect()
+        };
+        for old in &oldest {
+            self.forget(old)?;
+        }
         self.write(
-            "INSERT INTO sessions (token_sha256, actor, started_ms) VALUES (?1, ?2, ?3)",
-            params![hex::encode(key), text, now_ms as i64],
+            "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac) VALUES (?1, ?2, ?3, ?3, ?4)",
+            params![hex::encode(key), text, now_ms as i64, hex::encode(mac)],
         )?;
-        self.live().insert(key, actor);
+        self.live().insert(
+            key,
+            Live {
+                actor,
+                started_ms: now_ms,
+                seen_ms: now_ms,
+                seen_written_ms: now_ms,
+            },
+        );
         Ok(())
     }
 
-    /// Who holds `token`, if its session is live.
-    pub fn get(&self, token: &str) -> Option<Actor> {
-        self.get_by_key(&Sessions::key(token))
+    /// Who holds `token`, if its session is live at `now_ms`; the use keeps it alive.
+    pub fn get(&self, token: &str, now_ms: u64) -> Option<Actor> {
+        self.get_by_key(&self.key(token), now_ms)
     }
 
-    /// The key by which `token`'s session is found.
-    pub fn key(token: &str) -> SessionKey {
-        digest(token)
-    }
-
-    /// Who holds the session of `key`, if it is live.
-    pub fn get_by_key(&self, key: &SessionKey) -> Option<Actor> {
-        self.live().get(key).cloned()
+    /// Who holds the session of `key`, if it is live at `now_ms`; the use keeps it alive.
+    pub fn get_by_key(&self, key: &SessionKey, now_ms: u64) -> Option<Actor> {
+        let (actor, write_seen) = {
+            let mut live = self.live();
+            let held = live.get_mut(key)?;
+            if held.over(now_ms, &self.limits) {
+                drop(live);
+                let _ = self.forget(key);
+                return None;
+            }
+            held.seen_ms = held.seen_ms.max(now_ms);
+            let write_seen = now_ms.saturating_sub(held.seen_written_ms) >= SEEN_WRITTEN_EVERY_MS;
+            if write_seen {
+                held.seen_written_ms = now_ms;
+            }
+            (held.actor.clone(), write_seen)
+        };
+        if write_seen {
+            // Losing this write only shortens the session after a restart.
+            let _ = self.write(
+                "UPDATE keyed_sessions SET seen_ms = ?1 WHERE session = ?2",
+                params![now_ms as i64, hex::encode(key)],
+            );
+        }
+        Some(actor)
     }
 
     /// Ends the session of `token`.
     pub fn end(&self, token: &str) -> Result<(), ApiError> {
-        self.forget(&digest(token))
+        self.forget(&self.key(token))
     }
 
-    fn forget(&self, key: &Digest32) -> Result<(), ApiError> {
+    fn forget(&self, key: &SessionKey) -> Result<(), ApiError> {
         self.write(
-            "DELETE FROM sessions WHERE token_sha256 = ?1",
+            "DELETE FROM keyed_sessions WHERE session = ?1",
             params![hex::encode(key)],
         )?;
         self.live().remove(key);
@@ -132,26 +289,27 @@ impl Sessions {
 
     /// Ends every session of `username`, but the one of `keep` (a token) if given.
     pub fn end_all_of(&self, username: &str, keep: Option<&str>) -> Result<usize, ApiError> {
-        let kept = keep.map(digest);
-        let ended: Vec<Digest32> = self
-            .live()
-            .iter()
-            .filter(|(key, actor)| actor.username == username && Some(**key) != kept)
-            .map(|(key, _)| *key)
-            .collect();
-        for key in &ended {
-            self.forget(key)?;
-        }
-        Ok(ended.len())
+        let kept = keep.map(|t| self.key(t));
+        self.end_where(|key, live| live.actor.username == username && Some(*key) != kept)
     }
 
     /// Ends every session whose holder `still_valid` no longer accepts (an
     /// account locked, or one the journal does not know); returns how many.
     pub fn retain(&self, still_valid: impl Fn(&Actor) -> bool) -> Result<usize, ApiError> {
-        let ended: Vec<Digest32> = self
+        self.end_where(|_, live| !still_valid(&live.actor))
+    }
+
+    /// Ends every session over at `now_ms` (idle too long, or too old); returns how many.
+    pub fn sweep(&self, now_ms: u64) -> Result<usize, ApiError> {
+        let limits = self.limits;
+        self.end_where(|_, live| live.over(now_ms, &limits))
+    }
+
+    fn end_where(&self, ends: impl Fn(&SessionKey, &Live) -> bool) -> Result<usize, ApiError> {
+        let ended: Vec<SessionKey> = self
             .live()
             .iter()
-            .filter(|(_, actor)| !still_valid(actor))
+            .filter(|(key, live)| ends(key, live))
             .map(|(key, _)| *key)
             .collect();
         for key in &ended {
@@ -166,6 +324,9 @@ mod tests {
     use super::*;
     use crate::api::Role;
 
+    const KEY: [u8; 32] = [3; 32];
+    const MINUTE: u64 = 60_000;
+
     fn who(name: &str, role: Role) -> Actor {
         Actor::new(name, role, "")
     }
@@ -174,25 +335,103 @@ mod tests {
     fn sessions_outlive_a_reopening_and_the_file_holds_no_token() {
         let tmp = tempfile::tempdir().expect("a temporary folder");
         let dir = tmp.path().to_path_buf();
+        let limits = SessionLimits::default();
         {
-            let sessions = Sessions::open(&dir).expect("open");
+            let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
             sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
             sessions.start("token-b", who("bob", Role::Dealer), 2).expect("b");
             sessions.start("token-c", who("carol", Role::Player), 3).expect("c");
             sessions.end("token-b").expect("end");
-            assert_eq!(sessions.get("token-b"), None);
+            assert_eq!(sessions.get("token-b", 4), None);
         }
         let bytes = std::fs::read(dir.join(SESSIONS_FILE)).expect("file");
         let wal = std::fs::read(dir.join(format!("{SESSIONS_FILE}-wal"))).unwrap_or_default();
         for file in [&bytes, &wal] {
             assert!(!file.windows(7).any(|w| w == b"token-a"), "a token was stored");
         }
-        let reopened = Sessions::open(&dir).expect("reopen");
-        assert_eq!(reopened.get("token-a"), Some(who("alice", Role::Player)));
-        assert_eq!(reopened.get("token-b"), None, "an ended session stays ended");
+        let reopened = Sessions::open(&dir, KEY, limits, 5).expect("reopen");
+        assert_eq!(reopened.get("token-a", 6), Some(who("alice", Role::Player)));
+        assert_eq!(reopened.get("token-b", 6), None, "an ended session stays ended");
         assert_eq!(reopened.retain(|a| a.username != "carol").expect("retain"), 1);
-        assert_eq!(reopened.get("token-c"), None);
+        assert_eq!(reopened.get("token-c", 6), None);
         drop(reopened);
-        assert_eq!(Sessions::open(&dir).expect("again").get("token-c"), None);
+        assert_eq!(
+            Sessions::open(&dir, KEY, limits, 7).expect("again").get("token-c", 8),
+            None
+        );
+        // Under another secret no session is taken.
+        assert_eq!(
+            Sessions::open(&dir, [4; 32], limits, 9)
+                .expect("other")
+                .get("token-a", 9),
+            None
+        );
+    }
+
+    // The brief: a row written into sessions.db is not a session, and one
+    // changed to another user or role is not taken either.
+    #[test]
+    fn a_row_written_or_changed_without_the_secret_is_no_session() {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let dir = tmp.path().to_path_buf();
+        let limits = SessionLimits::default();
+        let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
+        sessions.start("mine", who("mallory", Role::Player), 1).expect("start");
+        drop(sessions);
+        let db = Connection::open(dir.join(SESSIONS_FILE)).expect("db");
+        let admin = serde_json::to_string(&who("admin", Role::Admin)).expect("JSON");
+        // The token's SHA-256, as sessions were once kept, and a row copied with another actor.
+        let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"forged"));
+        db.execute(
+            "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac)
+             SELECT ?1, actor, started_ms, seen_ms, mac FROM keyed_sessions",
+            params![sha],
+        )
+        .expect("forged row");
+        db.execute(
+            "UPDATE keyed_sessions SET actor = ?1 WHERE session != ?2",
+            params![admin, sha],
+        )
+        .expect("changed role");
+        let sessions = Sessions::open(&dir, KEY, limits, 2).expect("reopen");
+        assert_eq!(sessions.get("forged", 3), None);
+        assert_eq!(sessions.get("mine", 3), None);
+        let left: i64 = db
+            .query_row("SELECT COUNT(*) FROM keyed_sessions", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(left, 0, "both rows dropped");
+    }
+
+    #[test]
+    fn a_session_ends_when_idle_when_old_and_when_its_user_holds_too_many() {
+        let limits = SessionLimits {
+            idle_ms: 30 * MINUTE,
+            lifetime_ms: 12 * 60 * MINUTE,
+            per_user: 3,
+        };
+        let sessions = Sessions::in_memory(KEY, limits);
+        sessions.start("t", who("ann", Role::Player), 0).expect("start");
+        // Used every 29 minutes it lives on, until its lifetime is up.
+        let mut now = 0;
+        while now + 29 * MINUTE < limits.lifetime_ms {
+            now += 29 * MINUTE;
+            assert!(sessions.get("t", now).is_some(), "alive at {now}");
+        }
+        assert_eq!(sessions.get("t", limits.lifetime_ms), None, "over at its lifetime");
+        // Unused for 30 minutes, it is over; the sweep finds those no one asks about.
+        sessions.start("u", who("ann", Role::Player), 0).expect("start");
+        sessions.start("v", who("bob", Role::Player), 0).expect("start");
+        assert_eq!(sessions.get("u", 30 * MINUTE), None);
+        assert_eq!(sessions.sweep(30 * MINUTE).expect("sweep"), 1);
+        assert_eq!(sessions.get("v", 30 * MINUTE + 1), None);
+        // A fourth sign-in of one user ends their oldest session, nobody else's.
+        for (i, token) in ["a", "b", "c", "d"].iter().enumerate() {
+            sessions.start(token, who("cy", Role::Player), i as u64).expect("start");
+        }
+        sessions.start("e", who("dee", Role::Player), 9).expect("start");
+        assert_eq!(sessions.get("a", 10), None, "the oldest ended");
+        for token in ["b", "c", "d", "e"] {
+            assert!(sessions.get(token, 10).is_some(), "{token}");
+        }
     }
 }

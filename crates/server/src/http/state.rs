@@ -39,12 +39,16 @@ impl FromRequestParts<AppState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, Failure> {
         let token = bearer(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated, "log in first"))?;
-        state.sessions.get(token).map(Caller).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Unauthenticated,
-                "the session is unknown or over; log in again",
-            )
-            .into()
-        })
+        state
+            .sessions
+            .get(token, state.floor.clock().now_ms())
+            .map(Caller)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Unauthenticated,
+                    "the session is unknown or over; log in again",
+                )
+                .into()
+            })
     }
 }

@@ -17,7 +17,6 @@ pub use channels::{publish_keys, subscribe_keys, Channels, STREAM_BUFFER_EVENTS}
 pub use socket::{parse_request, socket_reply, SocketRequest, SOCKET_BATCH_MAX, SOCKET_REQUESTS_IN_FLIGHT_MAX};
 
 use super::error::{Failure, Path, Query};
-use super::sessions::Sessions;
 use super::state::AppState;
 use super::BODY_MAX_BYTES;
 use crate::api::{ApiError, ErrorBody, ErrorCode, EventView};
@@ -43,15 +42,20 @@ pub async fn stream(
 ) -> Result<Response, Failure> {
     let ws = ws?;
     // The session's key is worked out once for the socket: each request over it looks it up again.
-    let session = q.token.as_deref().map(Sessions::key);
+    let session = q.token.as_deref().map(|t| state.sessions.key(t));
     let viewer = match &session {
         None => None,
-        Some(key) => Some(state.sessions.get_by_key(key).ok_or_else(|| {
-            Failure::from(ApiError::new(
-                ErrorCode::Unauthenticated,
-                "the session is unknown or over",
-            ))
-        })?),
+        Some(key) => Some(
+            state
+                .sessions
+                .get_by_key(key, state.floor.clock().now_ms())
+                .ok_or_else(|| {
+                    Failure::from(ApiError::new(
+                        ErrorCode::Unauthenticated,
+                        "the session is unknown or over",
+                    ))
+                })?,
+        ),
     };
     // A channel is made for the table's first subscriber: only for a table that exists.
     if !state.floor.has_table(&table) {

@@ -215,7 +215,8 @@ fn take_request(
             .unwrap_or_default(),
     };
     // The session is looked up for every request: signing out stops the socket's requests too.
-    let Some(actor) = session.and_then(|key| state.sessions.get_by_key(key)) else {
+    let now = state.floor.clock().now_ms();
+    let Some(actor) = session.and_then(|key| state.sessions.get_by_key(key, now)) else {
         let e = ApiError::new(
             ErrorCode::Unauthenticated,
             "open the stream with ?token= of a current session to send requests",
