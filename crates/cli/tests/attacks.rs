@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use croupier_testkit::{data_dir, free_port, Server};
+use croupier_testkit::{data_dir, free_port, Server, Socket};
 use serde_json::{json, Value};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_croupier");
@@ -446,4 +446,185 @@ fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many(
         assert_eq!(server.http("GET", "/api/me", Some(&third), None).0, 200, "in use");
     }
     assert_eq!(server.http("GET", "/api/me", Some(&second), None).0, 401, "idle 8 s");
+}
+
+/// The frames a table stream received up to the first of type `last`, that one included.
+fn frames_until(socket: &mut Socket, last: &str) -> Vec<Value> {
+    let mut frames = Vec::new();
+    loop {
+        let frame = socket.next_frame();
+        let done = frame["type"] == last;
+        frames.push(frame);
+        if done {
+            return frames;
+        }
+    }
+}
+
+/// The frames of type `kind` among `frames`.
+fn of_type<'a>(frames: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    frames.iter().filter(|f| f["type"] == kind).collect()
+}
+
+// A stranger at a display board and a player at their terminal listen to a
+// table's stream while the pit inspects it (the licence goes into the log,
+// Colorado 2212(5)), annuls a player's bet, declares and lifts an emergency,
+// and decides a dispute with corrections to two players (Colorado 2206(5)).
+// Each sees what a number display board shows, and a player besides their
+// own bets and money: no staff member's name or licence, no one else's money.
+#[test]
+fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
+    const LICENCE: &str = "PIT-LICENCE-31337";
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, _, p1, p2]) = casino(data.path());
+    server.add_users(&admin, &[("p3", "player")]);
+    let p3 = server.login("p3", "p3-password-1");
+    let (status, signed_in) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "pit", "password": "pit-password-1", "licence": LICENCE})),
+    );
+    assert_eq!(status, 200, "{signed_in}");
+    let pit = signed_in["token"].as_str().expect("token").to_string();
+    server.ask(&admin, table("d1", "dealer"));
+
+    let mut board = server.subscribe("d1", None);
+    let mut other = server.subscribe("d1", Some(&p2));
+    let mut corrected = server.subscribe("d1", Some(&p1));
+    let mut staff = server.subscribe("d1", Some(&pit));
+
+    server.inspect_and_open(&pit, &dealer, "d1");
+    for (player, token) in [("p1", &p1), ("p2", &p2), ("p3", &p3)] {
+        server.seat(&cashier, (player, token), "d1", 10_000, 5_000);
+    }
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    server.ask(
+        &p1,
+        json!({"op": "place_bet", "table": "d1", "bet_id": "b1", "spot": "17", "stake": 300}),
+    );
+    // european-casino 3.7: a pooled bet annulled; its stake goes back to its player.
+    server.ask(
+        &pit,
+        json!({"op": "annul_bets", "table": "d1", "bet_ids": ["b1"], "reason": "pooled"}),
+    );
+    server.ask(
+        &pit,
+        json!({"op": "declare_emergency", "table": "d1", "reason": "smoke"}),
+    );
+    server.ask(&pit, json!({"op": "lift_emergency", "table": "d1"}));
+    let dispute = json!({"op": "dispute", "table": "d1", "reason": "chip knocked off 17",
+                         "corrections": [{"player": "p1", "amount": 250}, {"player": "p3", "amount": -100}]});
+    let decided = server.ask(&pit, dispute);
+    let answered = decided["events"].as_array().expect("events");
+    assert!(
+        answered
+            .iter()
+            .any(|e| e["type"] == "dispute_decided" && e["corrections"].as_array().map(Vec::len) == Some(2)),
+        "the pit's answer holds the whole decision: {decided}"
+    );
+    // Every stream shows no more bets: what came before it is all each was sent.
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
+    let board = frames_until(&mut board, "no_more_bets");
+    let other = frames_until(&mut other, "no_more_bets");
+    let corrected = frames_until(&mut corrected, "no_more_bets");
+    let staff = frames_until(&mut staff, "no_more_bets");
+
+    // The staff see everything: the licence, who acted, every correction.
+    let inspections = of_type(&staff, "inspection_recorded");
+    assert_eq!(inspections.len(), 1, "{staff:?}");
+    assert_eq!(
+        (inspections[0]["by"].as_str(), inspections[0]["licence"].as_str()),
+        (Some("pit"), Some(LICENCE))
+    );
+    let disputes = of_type(&staff, "dispute_decided");
+    assert_eq!(disputes.len(), 1, "{staff:?}");
+    assert_eq!(disputes[0]["by"], "pit");
+    assert_eq!(
+        disputes[0]["corrections"],
+        json!([{"player": "p1", "amount": 250}, {"player": "p3", "amount": -100}])
+    );
+    assert_eq!(of_type(&staff, "bets_annulled").len(), 1, "{staff:?}");
+    assert_eq!(of_type(&staff, "emergency_declared")[0]["by"], "pit");
+    assert_eq!(of_type(&staff, "bought_in").len(), 3, "{staff:?}");
+
+    // What a number display board shows, and what everyone sees.
+    for (who, frames) in [("the board", &board), ("p2", &other), ("p1", &corrected)] {
+        for kind in [
+            "table_opened",
+            "betting_opened",
+            "emergency_declared",
+            "emergency_lifted",
+        ] {
+            assert_eq!(of_type(frames, kind).len(), 1, "{who} saw no {kind}: {frames:?}");
+        }
+        for frame in frames.iter() {
+            let text = frame.to_string();
+            assert!(!text.contains(LICENCE), "{who} was shown the pit's licence: {text}");
+            assert!(
+                frame.get("by").is_none(),
+                "{who} was shown who on the staff acted: {text}"
+            );
+            assert!(frame.get("licence").is_none(), "{who}: {text}");
+            for kind in ["inspection_recorded", "bets_annulled"] {
+                assert_ne!(frame["type"], kind, "{who}: {text}");
+            }
+        }
+    }
+    // The board knows of no player at all.
+    for frame in &board {
+        assert!(
+            frame.get("player").is_none() && frame.get("corrections").is_none(),
+            "the board was shown a player's business: {frame}"
+        );
+    }
+    // p2, about whom nothing was decided, sees only their own chips.
+    for frame in &other {
+        assert!(frame.get("corrections").is_none(), "p2 was shown a dispute: {frame}");
+        if let Some(player) = frame.get("player") {
+            assert_eq!(player, "p2", "p2 was shown another player's business: {frame}");
+        }
+    }
+    // p1 sees their own bet come back and their own correction, not p3's.
+    for frame in &corrected {
+        if let Some(player) = frame.get("player") {
+            assert_eq!(player, "p1", "p1 was shown another player's business: {frame}");
+        }
+    }
+    let returned = of_type(&corrected, "bet_returned");
+    assert_eq!(
+        (
+            returned.len(),
+            returned[0]["bet_id"].as_str(),
+            returned[0]["reason"].as_str()
+        ),
+        (1, Some("b1"), Some("annulled")),
+        "{corrected:?}"
+    );
+    let own = of_type(&corrected, "dispute_decided");
+    assert_eq!(own.len(), 1, "{corrected:?}");
+    assert_eq!(own[0]["corrections"], json!([{"player": "p1", "amount": 250}]));
+    assert_eq!(own[0]["reason"], "chip knocked off 17");
+
+    // The list of tables shows a player their own seat, the staff every seat;
+    // a display board's view of a table names no player.
+    let seats = |token: &str| -> Vec<String> {
+        let (status, list) = server.http("GET", "/api/tables", Some(token), None);
+        assert_eq!(status, 200, "{list}");
+        let tables = list["tables"].as_array().expect("tables");
+        let d1 = tables.iter().find(|t| t["table"] == "d1").expect("d1 listed");
+        d1["colours"]
+            .as_array()
+            .expect("colours")
+            .iter()
+            .map(|seat| seat["player"].as_str().expect("player").to_string())
+            .collect()
+    };
+    assert_eq!(seats(&p2), ["p2"]);
+    assert_eq!(seats(&pit), ["p1", "p2", "p3"]);
+    assert_eq!(seats(&cashier), ["p1", "p2", "p3"]);
+    let (_, shown) = server.http("GET", "/api/public/tables/d1", None, None);
+    for name in ["p1", "p2", "p3", "pit", LICENCE] {
+        assert!(!shown.to_string().contains(&format!("\"{name}\"")), "{name}: {shown}");
+    }
 }

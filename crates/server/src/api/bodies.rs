@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{EventView, OutcomeSource, Role};
+use super::{Audience, EventView, OutcomeSource, Role, Viewer};
 
 /// A session begun: the bearer token to send with every request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -31,29 +31,39 @@ pub struct Me {
     pub accounts: BTreeMap<String, i128>,
 }
 
-/// A write's answer: the events it caused that belong to no player, or to
-/// the caller. Each player's own events (a bet placed, settled, returned)
-/// go out on that player's stream and the staff's, and are in recall; a
-/// round's answer to the dealer carries its result and totals, not a
-/// settlement per bet (3,000 bets made a 600 KB answer that no console
-/// reads, written while every table's bets waited for the cores).
+/// A write's answer: the events it caused that the caller may see and that
+/// belong to no player, or to the caller. Each player's own events (a bet
+/// placed, settled, returned) go out on that player's stream and the
+/// staff's, and are in recall; a round's answer to the dealer carries its
+/// result and totals, not a settlement per bet (3,000 bets made a 600 KB
+/// answer that no console reads, written while every table's bets waited
+/// for the cores).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct Events {
     pub events: Vec<EventView>,
 }
 
 impl Events {
-    pub fn answering(username: &str, mut events: Vec<EventView>) -> Events {
-        events.retain(|e| answer_shows(e, username));
+    /// A write's answer to `viewer`: what they may see of each event (see
+    /// [`EventView::seen_by`]), but no player's own events to staff, and the
+    /// events at no table (the caller's own doing at the cage) as they are.
+    pub fn answering(viewer: Viewer<'_>, events: Vec<EventView>) -> Events {
+        let events = events
+            .into_iter()
+            .filter_map(|e| {
+                let shown = match (e.audience(), viewer) {
+                    (Audience::NoStream, _) => return Some(e),
+                    (Audience::Player { .. }, Viewer::Staff) => return None,
+                    // `Some(None)`: shown as it is; `Some(Some(part))`: only a part of it.
+                    _ => e.seen_by(viewer).map(|seen| match seen {
+                        std::borrow::Cow::Borrowed(_) => None,
+                        std::borrow::Cow::Owned(part) => Some(part),
+                    }),
+                };
+                shown.map(|part| part.unwrap_or(e))
+            })
+            .collect();
         Events { events }
-    }
-}
-
-/// Whether a write's answer to `username` shows `event` (see [`Events`]).
-pub fn answer_shows(event: &EventView, username: &str) -> bool {
-    match event.audience() {
-        Some((_, Some(player))) => player == username,
-        _ => true,
     }
 }
 
@@ -77,6 +87,7 @@ pub struct TableSummary {
     pub round: u64,
     /// The last pockets, newest first, at most 16.
     pub last_pockets: Vec<String>,
+    /// The seated players' colours: every seat for staff, a player's own for a player.
     pub colours: Vec<Seat>,
 }
 

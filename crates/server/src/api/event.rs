@@ -178,12 +178,16 @@ pub enum EventView {
     },
     EmergencyDeclared {
         table: String,
-        by: String,
+        /// Who declared it: shown to the table's staff only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
         reason: String,
     },
     EmergencyLifted {
         table: String,
-        by: String,
+        /// Who lifted it: shown to the table's staff only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
     },
     BetsAnnulled {
         table: String,
@@ -191,132 +195,13 @@ pub enum EventView {
         bet_ids: Vec<String>,
         reason: String,
     },
+    /// A dispute decided (Colorado 2206(5)): a player sees it only with their own corrections.
     DisputeDecided {
         table: String,
-        by: String,
+        /// Who decided it: shown to the table's staff only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
         reason: String,
         corrections: Vec<Correction>,
     },
-}
-
-impl EventView {
-    /// Who an event is for: its table, and the player it belongs to (None: it is
-    /// public at that table). None for events that are about no table.
-    pub fn audience(&self) -> Option<(&str, Option<&str>)> {
-        use EventView as E;
-        match self {
-            E::BoughtIn { table, player, .. }
-            | E::ChipsSold { table, player, .. }
-            | E::LeftTable { table, player, .. }
-            | E::Tipped { table, player, .. }
-            | E::BetAccepted { table, player, .. }
-            | E::BetCancelled { table, player, .. }
-            | E::BetSettled { table, player, .. }
-            | E::BetReturned { table, player, .. }
-            | E::BetImprisoned { table, player, .. } => Some((table, Some(player))),
-            E::TableCreated { table, .. }
-            | E::FloatFilled { table, .. }
-            | E::InspectionRecorded { table, .. }
-            | E::AdjustmentRecorded { table, .. }
-            | E::TableOpened { table }
-            | E::TableClosed { table }
-            | E::BettingOpened { table, .. }
-            | E::NoMoreBets { table, .. }
-            | E::NoSpin { table, .. }
-            | E::SpinVoided { table, .. }
-            | E::Result { table, .. }
-            | E::RoundSettled { table, .. }
-            | E::EmergencyDeclared { table, .. }
-            | E::EmergencyLifted { table, .. }
-            | E::BetsAnnulled { table, .. }
-            | E::DisputeDecided { table, .. } => Some((table, None)),
-            E::UserCreated { .. }
-            | E::LoginFailed { .. }
-            | E::LoginSucceeded { .. }
-            | E::JournalFormatSet { .. }
-            | E::UserLocked { .. }
-            | E::UserUnlocked { .. }
-            | E::PasswordSet { .. }
-            | E::CashedIn { .. }
-            | E::CashedOut { .. } => None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The stream routing reads `audience`; it must name the same table and
-    /// player as the event's own JSON, or a player's bet would reach the public.
-    #[test]
-    fn audience_agrees_with_the_events_json() {
-        let t = || "t1".to_string();
-        let p = || "p1".to_string();
-        let events = [
-            EventView::UserCreated {
-                username: p(),
-                role: Role::Player,
-            },
-            EventView::CashedIn { player: p(), amount: 1 },
-            EventView::BoughtIn {
-                table: t(),
-                player: p(),
-                amount: 1,
-                colour: "pink".into(),
-                chip_value: 1,
-            },
-            EventView::ChipsSold {
-                table: t(),
-                player: p(),
-                amount: 1,
-                colour: "pink".into(),
-                chip_value: 1,
-            },
-            EventView::BetAccepted {
-                table: t(),
-                round: 1,
-                bet_id: "b".into(),
-                player: p(),
-                spot: "17".into(),
-                kind: "straight".into(),
-                stake: 1,
-            },
-            EventView::BetSettled {
-                table: t(),
-                round: 1,
-                bet_id: "b".into(),
-                player: p(),
-                result: "win".into(),
-                staked: 1,
-                returned: 36,
-                net: 35,
-            },
-            EventView::BetImprisoned {
-                table: t(),
-                round: 1,
-                bet_id: "b".into(),
-                player: p(),
-                held: 1,
-            },
-            EventView::Result {
-                table: t(),
-                round: 1,
-                pocket: "17".into(),
-                colour: "black".into(),
-            },
-            EventView::TableOpened { table: t() },
-            EventView::BetsAnnulled {
-                table: t(),
-                by: "pit".into(),
-                bet_ids: vec!["b".into()],
-                reason: "pooled".into(),
-            },
-        ];
-        for e in &events {
-            let v = serde_json::to_value(e).expect("JSON");
-            let from_json = v["table"].as_str().map(|table| (table, v["player"].as_str()));
-            assert_eq!(e.audience(), from_json, "{v}");
-        }
-    }
 }

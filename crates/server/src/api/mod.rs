@@ -1,13 +1,16 @@
 //! The wire, in one place: what clients send ([`ClientRequest`]), what the
-//! server answers ([`bodies`]), the events it shows ([`EventView`]) and its
-//! refusals ([`ErrorCode`]). Plain data: nothing here knows the casino,
-//! the runtime or HTTP, and the journal keeps types of its own.
+//! server answers ([`bodies`]), the events it shows ([`EventView`]) and to
+//! whom ([`Audience`]), and its refusals ([`ErrorCode`]). Plain data:
+//! nothing here knows the casino, the runtime or HTTP, and the journal
+//! keeps types of its own.
 
+mod audience;
 pub mod bodies;
 mod error;
 mod event;
 mod request;
 
+pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
 pub use event::EventView;
 pub use request::{BetOp, ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};

@@ -1,6 +1,7 @@
 //! Who may do what: the casino's role policy, as one table.
 
-use crate::api::{ApiError, Role};
+use super::actor::Actor;
+use crate::api::{ApiError, Role, Viewer};
 
 /// Everything a role may or may not do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,6 +117,16 @@ pub fn require(role: Role, act: Act) -> Result<(), ApiError> {
         Ok(())
     } else {
         Err(ApiError::forbidden(what, role))
+    }
+}
+
+/// How `actor` (`None`: no one signed in, a display board) sees a table's
+/// stream and a write's answer: staff everything, a player their own.
+pub fn viewer(actor: Option<&Actor>) -> Viewer<'_> {
+    match actor {
+        Some(a) if allows(a.role, Act::WatchTable) => Viewer::Staff,
+        Some(a) if a.role == Role::Player => Viewer::Player(&a.username),
+        _ => Viewer::Public,
     }
 }
 

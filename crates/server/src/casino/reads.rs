@@ -21,8 +21,8 @@ use crate::api::bodies::{
 /// A question about one table.
 #[derive(Clone, Debug)]
 pub enum TableQuery {
-    /// Its profile, wheel, phase, last numbers and colours.
-    Summary,
+    /// Its profile, wheel, phase, last numbers, and the colours `viewer` may see.
+    Summary { viewer: Actor },
     /// What a display board shows: nothing about players.
     Public,
     /// Its felt and posted rules.
@@ -79,7 +79,7 @@ fn pocket_colours(slot: &TableSlot) -> BTreeMap<String, String> {
 
 pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
     match query {
-        TableQuery::Summary => TableAnswer::Summary(TableSummary {
+        TableQuery::Summary { viewer } => TableAnswer::Summary(TableSummary {
             table: slot.id.clone(),
             profile: slot.profile_name.clone(),
             wheel: slot.table.config().wheel.name().to_string(),
@@ -94,9 +94,11 @@ pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
                 .take(16)
                 .map(|p| p.label().to_string())
                 .collect(),
+            // Who sits at a table, in which colour, is the staff's to see; a player sees their own seat.
             colours: slot
                 .colours
                 .iter()
+                .filter(|(p, _)| policy::allows(viewer.role, Act::WatchTable) || **p == viewer.username)
                 .map(|(p, (c, v))| Seat {
                     player: p.clone(),
                     colour: c.clone(),

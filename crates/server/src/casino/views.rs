@@ -225,8 +225,12 @@ pub fn view(event: &JournalEvent) -> EventView {
             staked,
             returned,
         },
-        J::EmergencyDeclared { table, by, reason } => V::EmergencyDeclared { table, by, reason },
-        J::EmergencyLifted { table, by } => V::EmergencyLifted { table, by },
+        J::EmergencyDeclared { table, by, reason } => V::EmergencyDeclared {
+            table,
+            by: Some(by),
+            reason,
+        },
+        J::EmergencyLifted { table, by } => V::EmergencyLifted { table, by: Some(by) },
         J::BetsAnnulled {
             table,
             by,
@@ -245,7 +249,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             corrections,
         } => V::DisputeDecided {
             table,
-            by,
+            by: Some(by),
             reason,
             corrections: corrections
                 .into_iter()

@@ -7,6 +7,7 @@ use super::error::{Failure, Json, Path};
 use super::state::{bearer, AppState, Caller};
 use crate::api::bodies::Events;
 use crate::api::{ApiError, ClientRequest, ErrorBody, ErrorCode};
+use crate::casino::policy;
 
 /// Every write: the body is a request; the casino checks the caller's role.
 #[utoipa::path(post, path = "/api/requests", request_body = ClientRequest, responses((status = 200, description = "Done and durable: the events it caused that belong to no player, or to you; each player's bets and settlements are on their stream, the staff stream and in recall", body = Events), (status = 400, description = "Not a request", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, description = "Your role may not do this", body = ErrorBody), (status = 404, description = "No such table, player or user", body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, description = "Refused by the rules (past posting, over the limit, unknown spot...)", body = ErrorBody), (status = 503, description = "Could not be made durable; nothing changed", body = ErrorBody)))]
@@ -17,6 +18,7 @@ pub async fn requests(
     Json(request): Json<ClientRequest>,
 ) -> Result<Json<Events>, Failure> {
     let username = actor.username.clone();
+    let caller = actor.clone();
     // An account locked, or given a password by an admin, loses its sessions;
     // one that changed its own password keeps only this one.
     let ends = match &request {
@@ -48,7 +50,7 @@ pub async fn requests(
     if let Some((whose, keep)) = ends {
         state.sessions.end_all_of(&whose, keep.as_deref())?;
     }
-    Ok(Json(Events::answering(&username, events)))
+    Ok(Json(Events::answering(policy::viewer(Some(&caller)), events)))
 }
 
 /// The RNG's outcome for a table, drawn only after no more bets.
@@ -58,7 +60,7 @@ pub async fn draw(
     Caller(actor): Caller,
     Path(table): Path<String>,
 ) -> Result<Json<Events>, Failure> {
-    let username = actor.username.clone();
+    let caller = actor.clone();
     let events = state.floor.draw(actor, &table).await?;
-    Ok(Json(Events::answering(&username, events)))
+    Ok(Json(Events::answering(policy::viewer(Some(&caller)), events)))
 }

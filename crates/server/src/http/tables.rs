@@ -14,11 +14,11 @@ fn unexpected() -> Failure {
     ApiError::internal("a table answered another question").into()
 }
 
-#[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers, colours", body = TableList), (status = 401, body = ErrorBody)))]
-pub async fn tables(State(state): State<AppState>, _caller: Caller) -> Json<TableList> {
+#[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers; the seated players' colours to staff, a player's own seat to a player", body = TableList), (status = 401, body = ErrorBody)))]
+pub async fn tables(State(state): State<AppState>, Caller(viewer): Caller) -> Json<TableList> {
     let tables = state
         .floor
-        .every_table(TableQuery::Summary)
+        .every_table(TableQuery::Summary { viewer })
         .await
         .into_iter()
         .filter_map(|a| match a {

@@ -1,15 +1,17 @@
 //! Where events go, so that each one wakes only the sockets that show it:
 //! `public:T` (round state, results), `all:T` (staff: everything at T),
-//! `player:T:P` (player P's own bets and chips at T).
+//! `player:T:P` (player P's own bets, chips and money at T). Which event
+//! goes where is decided in `api::audience`; this only follows it.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 use tokio::sync::broadcast;
 
-use crate::api::{EventView, Role};
-use crate::casino::policy::{self, Act};
+use crate::api::{EventView, Viewer};
+use crate::casino::policy;
 use crate::casino::Actor;
 use crate::runtime::Publish;
 
@@ -77,61 +79,77 @@ impl Channels {
 }
 
 impl Publish for Channels {
-    /// Sends each event to the channels that show it: its text from `texts`
-    /// when the table wrote them, else serialised here.
+    /// Sends each event to the channels that show it, in the form each shows
+    /// ([`EventView::seen_by`]): `all:T` the staff's, `public:T` the
+    /// public's, which every player at T sees too, and `player:T:P` a
+    /// player's own form where the public sees nothing of it. An event's text
+    /// comes from `texts` when the table wrote them, else it is serialised here.
     fn publish(&self, events: &[EventView], texts: &[Bytes]) {
         // Reused for every event: a round's settlement publishes thousands.
-        let mut keys = [String::new(), String::new()];
+        let mut key = String::new();
         let rendered = texts.len() == events.len();
         for (i, e) in events.iter().enumerate() {
-            let Some((table, player)) = e.audience() else {
+            let audience = e.audience();
+            let Some(table) = audience.table() else {
                 continue;
             };
-            let text = if rendered {
-                Utf8Bytes::try_from(texts[i].clone()).ok()
-            } else {
-                serde_json::to_string(e).ok().map(Utf8Bytes::from)
+            let mut whole = None;
+            let mut text_of = |seen: &Cow<'_, EventView>| -> Option<Utf8Bytes> {
+                match seen {
+                    Cow::Borrowed(event) => whole
+                        .get_or_insert_with(|| match rendered {
+                            true => Utf8Bytes::try_from(texts[i].clone()).ok(),
+                            false => serde_json::to_string(event).ok().map(Utf8Bytes::from),
+                        })
+                        .clone(),
+                    Cow::Owned(part) => serde_json::to_string(part).ok().map(Utf8Bytes::from),
+                }
             };
-            let Some(text) = text else {
-                continue;
+            let public = e.seen_by(Viewer::Public);
+            let mut send = |key_parts: &[&str], seen: &Cow<'_, EventView>| {
+                channel_key(&mut key, key_parts);
+                if let Some(text) = text_of(seen) {
+                    self.send(&key, &text);
+                }
             };
-            publish_keys(table, player, &mut keys);
-            for key in &keys {
-                self.send(key, &text);
+            if let Some(seen) = e.seen_by(Viewer::Staff) {
+                send(&["all", table], &seen);
+            }
+            if let Some(seen) = &public {
+                send(&["public", table], seen);
+            }
+            // A player sees the public's form on `public:T`; their own only where there is none.
+            if public.is_none() {
+                for player in audience.players() {
+                    if let Some(seen) = e.seen_by(Viewer::Player(player)) {
+                        send(&["player", table, player], &seen);
+                    }
+                }
             }
         }
     }
 }
 
-/// The channels an event about `player` (None: a public event) at `table` goes to,
-/// written over `keys`, so that publishing allocates no key.
-pub fn publish_keys(table: &str, player: Option<&str>, keys: &mut [String; 2]) {
-    let [all, own] = keys;
-    all.clear();
-    all.push_str("all:");
-    all.push_str(table);
-    own.clear();
-    match player {
-        Some(p) => {
-            own.push_str("player:");
-            own.push_str(table);
-            own.push(':');
-            own.push_str(p);
+/// Writes the channel key of `parts` (`all:T`, `public:T`, `player:T:P`)
+/// over `key`, so that publishing allocates no key. A username has no `:`,
+/// so no two (table, player) pairs share a key.
+fn channel_key(key: &mut String, parts: &[&str]) {
+    key.clear();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            key.push(':');
         }
-        None => {
-            own.push_str("public:");
-            own.push_str(table);
-        }
+        key.push_str(part);
     }
 }
 
 /// The channels a viewer's socket listens to: staff everything, a player the
 /// public events and their own, a display board (no viewer) the public ones.
 pub fn subscribe_keys(table: &str, viewer: Option<&Actor>) -> Vec<String> {
-    match viewer {
-        Some(a) if policy::allows(a.role, Act::WatchTable) => vec![format!("all:{table}")],
-        Some(a) if a.role == Role::Player => vec![format!("public:{table}"), format!("player:{table}:{}", a.username)],
-        _ => vec![format!("public:{table}")],
+    match policy::viewer(viewer) {
+        Viewer::Staff => vec![format!("all:{table}")],
+        Viewer::Player(p) => vec![format!("public:{table}"), format!("player:{table}:{p}")],
+        Viewer::Public => vec![format!("public:{table}")],
     }
 }
 
@@ -155,26 +173,5 @@ mod tests {
         channels.release("public:t1");
         channels.release("player:t1:p1");
         assert!(channels.is_empty());
-    }
-
-    /// Whether the routing delivers an event about `player` to `viewer`.
-    fn visible(player: Option<&str>, viewer: Option<&Actor>) -> bool {
-        let mut published = [String::from("left over"), String::new()];
-        publish_keys("t", player, &mut published);
-        subscribe_keys("t", viewer).iter().any(|k| published.contains(k))
-    }
-
-    #[test]
-    fn players_see_only_their_own_bets_on_the_stream() {
-        let p1 = Actor::new("p1", Role::Player, "");
-        let pit = Actor::new("pit", Role::PitSupervisor, "");
-        // Public events (results, round state) reach everyone, a display board included.
-        assert!(visible(None, None));
-        assert!(visible(None, Some(&p1)));
-        // A bet's settlement goes to its player and to staff, never to other players or the board.
-        assert!(visible(Some("p1"), Some(&p1)));
-        assert!(!visible(Some("p2"), Some(&p1)));
-        assert!(!visible(Some("p1"), None));
-        assert!(visible(Some("p2"), Some(&pit)));
     }
 }

@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::response::Response;
 use serde::Deserialize;
 
-pub use channels::{publish_keys, subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
+pub use channels::{subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
 pub use socket::{parse_request, socket_reply, SocketRequest, SOCKET_BATCH_MAX, SOCKET_REQUESTS_IN_FLIGHT_MAX};
 
 use super::error::{Failure, Path, Query};
@@ -30,9 +30,11 @@ pub struct StreamQuery {
     token: Option<String>,
 }
 
-/// A table's events as they happen. A player's socket (`?token=`) gets the
-/// table's public events and that player's own bets; staff get everything;
-/// a socket without a token (a number display board) gets the public events.
+/// A table's events as they happen, each to whom `api::audience` decides.
+/// A socket without a token (a number display board) gets what the table
+/// shows the room: its phases, results and round totals. A player's socket
+/// (`?token=`) gets that and the player's own bets, chips and money; staff
+/// get everything.
 #[utoipa::path(get, path = "/api/tables/{table}/stream", params(("table" = String, Path, description = "Table id"), ("token" = Option<String>, Query, description = "A session token: a player's socket carries that player's own bets")), responses((status = 101, description = "A WebSocket of the table's events as JSON", body = EventView), (status = 401, body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
