@@ -6,6 +6,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use croupier_testkit::{data_dir, free_port, Server, Socket};
 use serde_json::{json, Value};
@@ -627,4 +628,90 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     for name in ["p1", "p2", "p3", "pit", LICENCE] {
         assert!(!shown.to_string().contains(&format!("\"{name}\"")), "{name}: {shown}");
     }
+}
+
+/// What a socket whose session ended must be told, and how soon.
+const SESSION_OVER: (u16, &str) = (4001, "the session is over");
+const CLOSED_WITHIN: Duration = Duration::from_secs(2);
+
+fn closes(socket: &mut Socket, why: &str) {
+    let closed = socket.closed_within(CLOSED_WITHIN);
+    assert_eq!(
+        closed.as_ref().map(|(code, reason)| (*code, reason.as_str())),
+        Ok(SESSION_OVER),
+        "{why}"
+    );
+}
+
+// A terminal's socket lives on after its session: signed out, the account
+// locked or its password reset by an admin, or changed by its owner from
+// another terminal. Each time the socket is closed within a moment, carries
+// no more of the table, takes no more bets, and its token opens no new one.
+#[test]
+fn a_socket_is_closed_when_its_session_ends() {
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path());
+    server.ask(&admin, table("s1", "dealer"));
+    server.inspect_and_open(&pit, &dealer, "s1");
+    server.seat(&cashier, ("p1", &p1), "s1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "s1"}));
+    let mut board = server.subscribe("s1", None);
+    let mut bystander = server.subscribe("s1", Some(&p2));
+
+    // Signed out: the socket closes, and the bet it still sends goes nowhere.
+    let mut socket = server.subscribe("s1", Some(&p1));
+    assert_eq!(server.http("POST", "/api/logout", Some(&p1), None).0, 200);
+    closes(&mut socket, "signed out");
+    let bet = json!({"ref": "late", "request": {"op": "place_bet", "table": "s1", "bet_id": "late", "spot": "17", "stake": 100}});
+    let _ = socket.try_send(&bet.to_string());
+    assert!(socket.try_next_frame().is_err(), "a closed socket answered");
+    assert_eq!(Socket::handshake_status(server.address(), "s1", Some(&p1)), 401);
+
+    // Locked by an admin: every socket of the account closes.
+    let p1 = server.login("p1", "p1-password-1");
+    let mut here = server.subscribe("s1", Some(&p1));
+    let mut there = server.subscribe("s1", Some(&p1));
+    server.ask(&admin, json!({"op": "lock_user", "username": "p1"}));
+    closes(&mut here, "locked, the first terminal");
+    closes(&mut there, "locked, the second terminal");
+    assert_eq!(Socket::handshake_status(server.address(), "s1", Some(&p1)), 401);
+    server.ask(&admin, json!({"op": "unlock_user", "username": "p1"}));
+
+    // A password set by an admin.
+    let p1 = server.login("p1", "p1-password-1");
+    let mut socket = server.subscribe("s1", Some(&p1));
+    server.ask(
+        &admin,
+        json!({"op": "reset_password", "username": "p1", "password": "p1-password-2"}),
+    );
+    closes(&mut socket, "the password reset");
+
+    // A password changed by its owner ends the other sessions, not this one.
+    let here = server.login("p1", "p1-password-2");
+    let there = server.login("p1", "p1-password-2");
+    let mut kept = server.subscribe("s1", Some(&here));
+    let mut ended = server.subscribe("s1", Some(&there));
+    server.ask(
+        &here,
+        json!({"op": "change_password", "password": "p1-password-2", "new_password": "p1-password-3"}),
+    );
+    closes(&mut ended, "the password changed elsewhere");
+    kept.send(&bet.to_string());
+    assert_eq!(kept.next_reply()["ok"], true, "the session that changed it goes on");
+
+    // The board and the other player never lost their streams.
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "s1"}));
+    for (who, socket) in [("the board", &mut board), ("p2", &mut bystander)] {
+        let frames = frames_until(socket, "no_more_bets");
+        assert!(!frames.is_empty(), "{who}");
+    }
+    // Only the bet sent from the session that goes on was taken.
+    let (_, bets) = server.http("GET", "/api/tables/s1/bets", Some(&pit), None);
+    let ids: Vec<&str> = bets["bets"]
+        .as_array()
+        .expect("bets")
+        .iter()
+        .filter_map(|b| b["bet_id"].as_str())
+        .collect();
+    assert_eq!(ids, ["late"], "{bets}");
 }

@@ -88,9 +88,13 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
         },
     );
     let users = players.iter().map(|p| (p.as_str(), Role::Player));
-    for (name, role) in [("cashier", Role::Cashier), ("pit", Role::PitSupervisor), ("dealer", Role::Dealer)]
-        .into_iter()
-        .chain(users)
+    for (name, role) in [
+        ("cashier", Role::Cashier),
+        ("pit", Role::PitSupervisor),
+        ("dealer", Role::Dealer),
+    ]
+    .into_iter()
+    .chain(users)
     {
         run(
             &admin,

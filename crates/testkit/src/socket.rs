@@ -2,7 +2,7 @@
 //! display board on `/api/tables/{table}/stream`.
 
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tungstenite::{HandshakeError, Message, WebSocket};
@@ -82,6 +82,34 @@ impl Socket {
                     e,
                 )))
             });
+        }
+    }
+
+    /// Reads until the server closes the socket, passing over its events:
+    /// the close frame's code and reason, or what happened instead (no
+    /// close frame, or none within `limit`).
+    pub fn closed_within(&mut self, limit: Duration) -> Result<(u16, String), String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!("still open after {limit:?}"));
+            }
+            self.ws
+                .get_mut()
+                .set_read_timeout(Some(left))
+                .map_err(|e| e.to_string())?;
+            match self.ws.read() {
+                Ok(Message::Close(Some(frame))) => return Ok((u16::from(frame.code), frame.reason.to_string())),
+                Ok(Message::Close(None)) => return Err("closed without a code".into()),
+                Ok(_) => continue,
+                Err(tungstenite::Error::Io(e))
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                {
+                    return Err(format!("still open after {limit:?}"))
+                }
+                Err(e) => return Err(format!("ended without a close frame: {e}")),
+            }
         }
     }
 

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use hmac::{Hmac, Mac};
 use rusqlite::{params, Connection};
 use sha2::Sha256;
+use tokio::sync::watch;
 
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::Actor;
@@ -52,15 +53,47 @@ impl Default for SessionLimits {
     }
 }
 
+/// A live session: who holds it, since when, its last use, and what tells
+/// its sockets it is over.
 struct Live {
     actor: Actor,
     started_ms: u64,
     seen_ms: u64,
     /// The last use written down.
     seen_written_ms: u64,
+    /// Never sent on: dropped when the session ends, which every [`SessionEnd`] sees.
+    over: watch::Sender<()>,
+}
+
+/// What a table stream's socket holds of its session: it says when the
+/// session ends (signed out, locked, its password set, idle or too old), so
+/// that the socket closes then rather than stream on.
+pub struct SessionEnd(watch::Receiver<()>);
+
+impl SessionEnd {
+    /// Whether the session is over already.
+    pub fn is_over(&self) -> bool {
+        self.0.has_changed().is_err()
+    }
+
+    /// Waits until the session is over.
+    pub async fn over(&mut self) {
+        // Nothing is ever sent: `changed` returns only once the sender is gone.
+        while self.0.changed().await.is_ok() {}
+    }
 }
 
 impl Live {
+    fn new(actor: Actor, started_ms: u64, seen_ms: u64) -> Live {
+        Live {
+            actor,
+            started_ms,
+            seen_ms,
+            seen_written_ms: seen_ms,
+            over: watch::Sender::new(()),
+        }
+    }
+
     fn over(&self, now_ms: u64, limits: &SessionLimits) -> bool {
         now_ms.saturating_sub(self.seen_ms) >= limits.idle_ms
             || now_ms.saturating_sub(self.started_ms) >= limits.lifetime_ms
@@ -156,12 +189,7 @@ impl Sessions {
                     dropped.push(session_hex);
                     continue;
                 };
-                let held = Live {
-                    actor,
-                    started_ms: started as u64,
-                    seen_ms: seen as u64,
-                    seen_written_ms: seen as u64,
-                };
+                let held = Live::new(actor, started as u64, seen as u64);
                 if held.over(now_ms, &limits) {
                     dropped.push(session_hex);
                 } else {
@@ -229,15 +257,7 @@ impl Sessions {
             "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac) VALUES (?1, ?2, ?3, ?3, ?4)",
             params![hex::encode(key), text, now_ms as i64, hex::encode(mac)],
         )?;
-        self.live().insert(
-            key,
-            Live {
-                actor,
-                started_ms: now_ms,
-                seen_ms: now_ms,
-                seen_written_ms: now_ms,
-            },
-        );
+        self.live().insert(key, Live::new(actor, now_ms, now_ms));
         Ok(())
     }
 
@@ -248,7 +268,21 @@ impl Sessions {
 
     /// Who holds the session of `key`, if it is live at `now_ms`; the use keeps it alive.
     pub fn get_by_key(&self, key: &SessionKey, now_ms: u64) -> Option<Actor> {
-        let (actor, write_seen) = {
+        self.use_session(key, now_ms, |live| live.actor.clone())
+    }
+
+    /// Who holds the session of `key`, if it is live at `now_ms`, and what
+    /// says when it ends: taken together, so that a session that ends just
+    /// after is seen ending.
+    pub fn follow(&self, key: &SessionKey, now_ms: u64) -> Option<(Actor, SessionEnd)> {
+        self.use_session(key, now_ms, |live| {
+            (live.actor.clone(), SessionEnd(live.over.subscribe()))
+        })
+    }
+
+    /// `take` of the session of `key`, if it is live at `now_ms`; the use keeps it alive.
+    fn use_session<T>(&self, key: &SessionKey, now_ms: u64, take: impl FnOnce(&Live) -> T) -> Option<T> {
+        let (taken, write_seen) = {
             let mut live = self.live();
             let held = live.get_mut(key)?;
             if held.over(now_ms, &self.limits) {
@@ -261,7 +295,7 @@ impl Sessions {
             if write_seen {
                 held.seen_written_ms = now_ms;
             }
-            (held.actor.clone(), write_seen)
+            (take(held), write_seen)
         };
         if write_seen {
             // Losing this write only shortens the session after a restart.
@@ -270,7 +304,7 @@ impl Sessions {
                 params![now_ms as i64, hex::encode(key)],
             );
         }
-        Some(actor)
+        Some(taken)
     }
 
     /// Ends the session of `token`.
@@ -283,6 +317,7 @@ impl Sessions {
             "DELETE FROM keyed_sessions WHERE session = ?1",
             params![hex::encode(key)],
         )?;
+        // Dropping it tells every socket of the session that it is over.
         self.live().remove(key);
         Ok(())
     }
@@ -329,6 +364,42 @@ mod tests {
 
     fn who(name: &str, role: Role) -> Actor {
         Actor::new(name, role, "")
+    }
+
+    /// Every way a session ends tells the sockets that follow it, and only
+    /// theirs: signing out, an admin's lock or reset (`end_all_of`), a
+    /// password changed, which keeps the session it was changed from, and
+    /// the sweep of sessions over.
+    #[test]
+    fn a_session_that_ends_tells_the_sockets_that_follow_it() {
+        let sessions = Sessions::in_memory(KEY, SessionLimits::default());
+        for (token, name) in [
+            ("a1", "alice"),
+            ("a2", "alice"),
+            ("a3", "alice"),
+            ("b1", "bob"),
+            ("c1", "cy"),
+        ] {
+            sessions.start(token, who(name, Role::Player), 1).expect("start");
+        }
+        let follow = |token: &str| sessions.follow(&sessions.key(token), 2).expect("live").1;
+        let [a1, a2, a3, b1] = ["a1", "a2", "a3", "b1"].map(follow);
+        assert!(sessions.follow(&sessions.key("nobody's"), 2).is_none());
+        assert!(![&a1, &a2, &a3, &b1].iter().any(|s| s.is_over()));
+        sessions.end("a1").expect("sign out");
+        assert!(a1.is_over() && !a2.is_over() && !b1.is_over());
+        assert_eq!(sessions.end_all_of("alice", Some("a2")).expect("end"), 1);
+        assert!(
+            a3.is_over() && !a2.is_over(),
+            "the session that changed the password goes on"
+        );
+        assert_eq!(sessions.end_all_of("alice", None).expect("lock"), 1);
+        assert!(a2.is_over() && !b1.is_over());
+        sessions.retain(|a| a.username != "bob").expect("retain");
+        assert!(b1.is_over());
+        let c1 = follow("c1");
+        sessions.sweep(SessionLimits::default().idle_ms + 2).expect("sweep");
+        assert!(c1.is_over(), "idle too long");
     }
 
     #[test]

@@ -14,7 +14,10 @@ use axum::response::Response;
 use serde::Deserialize;
 
 pub use channels::{subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
-pub use socket::{parse_request, socket_reply, SocketRequest, SOCKET_BATCH_MAX, SOCKET_REQUESTS_IN_FLIGHT_MAX};
+pub use socket::{
+    parse_request, socket_reply, SocketRequest, SESSION_OVER_CLOSE_CODE, SOCKET_BATCH_MAX,
+    SOCKET_REQUESTS_IN_FLIGHT_MAX,
+};
 
 use super::error::{Failure, Path, Query};
 use super::state::AppState;
@@ -45,19 +48,22 @@ pub async fn stream(
     let ws = ws?;
     // The session's key is worked out once for the socket: each request over it looks it up again.
     let session = q.token.as_deref().map(|t| state.sessions.key(t));
-    let viewer = match &session {
-        None => None,
-        Some(key) => Some(
-            state
+    // What says when the session ends is taken with it: a socket whose session
+    // ends before it is upgraded is closed as soon as it opens.
+    let (viewer, ended) = match &session {
+        None => (None, None),
+        Some(key) => {
+            let (actor, ended) = state
                 .sessions
-                .get_by_key(key, state.floor.clock().now_ms())
+                .follow(key, state.floor.clock().now_ms())
                 .ok_or_else(|| {
                     Failure::from(ApiError::new(
                         ErrorCode::Unauthenticated,
                         "the session is unknown or over",
                     ))
-                })?,
-        ),
+                })?;
+            (Some(actor), Some(ended))
+        }
     };
     // A channel is made for the table's first subscriber: only for a table that exists.
     if !state.floor.has_table(&table) {
@@ -77,7 +83,7 @@ pub async fn stream(
             let second = subscribed.next();
             drop(subscribed);
             if let Some(first) = first {
-                socket::forward(state, table, session, socket, first, second).await;
+                socket::forward(state, table, (session, ended), socket, first, second).await;
             }
             for key in &keys {
                 channels.release(key);

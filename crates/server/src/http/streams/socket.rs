@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::following::{waiting, Following};
 use crate::api::{ApiError, ClientRequest, ErrorCode, PlaceBet};
 use crate::casino::Executed;
-use crate::http::sessions::SessionKey;
+use crate::http::sessions::{SessionEnd, SessionKey};
 use crate::http::state::AppState;
 use crate::runtime::BetAnswer;
 
@@ -26,6 +26,10 @@ pub const SOCKET_REQUESTS_IN_FLIGHT_MAX: usize = 256;
 /// Messages written to a socket with one flush: whatever else is already
 /// waiting (a reply and its event, a round's settlements) goes out together.
 pub const SOCKET_BATCH_MAX: usize = 64;
+
+/// The close code of a socket whose session ended (signed out, locked, its
+/// password set): one of the codes RFC 6455 leaves to applications.
+pub const SESSION_OVER_CLOSE_CODE: u16 = 4001;
 
 /// A request sent over a table stream: `ref` is the client's, echoed in the reply.
 #[derive(Deserialize)]
@@ -110,10 +114,27 @@ struct Requests {
     answers: mpsc::Sender<BetAnswer>,
 }
 
+/// Waits until the socket's session is over; forever for a socket opened without one.
+async fn session_over(ended: &mut Option<SessionEnd>) {
+    match ended {
+        Some(ended) => ended.over().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the socket's session is over already.
+fn is_over(ended: &Option<SessionEnd>) -> bool {
+    ended.as_ref().is_some_and(SessionEnd::is_over)
+}
+
+/// A socket signed in with `session` (`ended` says when that ends) sends
+/// its table's events and takes its requests until the client leaves or
+/// the session ends: then the socket is closed with
+/// [`SESSION_OVER_CLOSE_CODE`], and sends nothing more.
 pub async fn forward(
     state: AppState,
     table: String,
-    session: Option<SessionKey>,
+    (session, mut ended): (Option<SessionKey>, Option<SessionEnd>),
     mut socket: WebSocket,
     first: broadcast::Receiver<Utf8Bytes>,
     second: Option<broadcast::Receiver<Utf8Bytes>>,
@@ -130,6 +151,7 @@ pub async fn forward(
     loop {
         // An event's text is shared by every socket that sends it, not copied.
         let outgoing: Utf8Bytes = tokio::select! {
+            () = session_over(&mut ended) => break,
             text = std::future::poll_fn(|cx| first.poll_event(cx)) => match text {
                 Some(text) => text,
                 None => break,
@@ -149,11 +171,12 @@ pub async fn forward(
                     };
                     Utf8Bytes::from(reply)
                 }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => continue,
             },
         };
-        if socket.feed(Message::Text(outgoing)).await.is_err() {
+        // A session that ended while the socket waited sends nothing more.
+        if is_over(&ended) || socket.feed(Message::Text(outgoing)).await.is_err() {
             break;
         }
         // Each channel stays in order; a write per message would cost a system call each.
@@ -172,14 +195,25 @@ pub async fn forward(
                     .map(|answer| Utf8Bytes::from(reply_to(&state, &mut requests, answer)))
             });
             let Some(text) = next else { break };
+            if is_over(&ended) {
+                break;
+            }
             if socket.feed(Message::Text(text)).await.is_err() {
                 return;
             }
             batched += 1;
         }
         if socket.flush().await.is_err() {
-            break;
+            return;
         }
+    }
+    if is_over(&ended) {
+        tracing::info!(table, "a table stream's session is over: closing its socket");
+        let over = CloseFrame {
+            code: SESSION_OVER_CLOSE_CODE,
+            reason: Utf8Bytes::from_static("the session is over"),
+        };
+        let _ = socket.send(Message::Close(Some(over))).await;
     }
 }
 
