@@ -1,7 +1,7 @@
 //! Bets: placed and cancelled by their players.
 
 use croupier_core::round::Command;
-use croupier_core::ZeroChoice;
+use croupier_core::{BetRequest, ZeroChoice};
 
 use super::{bet_id_max_bytes, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
@@ -46,12 +46,6 @@ impl TableSlot {
                         format!("a bet id at table {} is at most {longest} bytes", self.id),
                     ));
                 }
-                // A resent bet that was already accepted is acknowledged again, not placed twice.
-                if let Some(b) = self.table.bet(bet_id).filter(|b| !b.carried) {
-                    if b.player == me.player_id && b.bet.stake().minor() == *stake {
-                        return Ok(());
-                    }
-                }
                 let zero_choice = zero_choice
                     .as_deref()
                     .map(|c| {
@@ -59,14 +53,23 @@ impl TableSlot {
                             .ok_or_else(|| err(ErrorCode::BadZeroChoice, "zero_choice is half or prison"))
                     })
                     .transpose()?;
+                let placing = BetRequest {
+                    spot,
+                    stake_minor: i128::from(stake.get()),
+                    zero_choice,
+                    coupon_minor: coupon.map(|c| i128::from(c.get())),
+                };
+                if self.is_resent(me.player_id, bet_id, &placing)? {
+                    return Ok(());
+                }
                 Command::PlaceBet {
                     at_ms,
                     bet_id: bet_id.clone(),
                     player: me.player_id,
                     spot: spot.clone(),
-                    stake_minor: i128::from(stake.get()),
+                    stake_minor: placing.stake_minor,
                     zero_choice,
-                    coupon_minor: coupon.map(|c| i128::from(c.get())),
+                    coupon_minor: placing.coupon_minor,
                 }
             }
             Request::CancelBet { bet_id, .. } => Command::CancelBet {
@@ -77,5 +80,35 @@ impl TableSlot {
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
         };
         self.plan_core(dir, plan, command)
+    }
+
+    /// Whether a bet is one this player placed already in this round under
+    /// the same id: a resend, acknowledged again with nothing written. The
+    /// same id with any other contents (spot, stake, zero choice, coupon) is
+    /// refused as a duplicate, as a conflicting resend of money is: the
+    /// bet that stands is the first.
+    fn is_resent(&self, player: u64, bet_id: &str, placing: &BetRequest<'_>) -> Result<bool, ApiError> {
+        let Some(placed) = self.table.bet(bet_id) else {
+            return Ok(false);
+        };
+        if placed.player != player || placed.carried {
+            // Someone else's bet, or one carried in prison from an earlier
+            // round: the round refuses the id without saying whose it is.
+            return Ok(false);
+        }
+        let same = self.table.rules().place(placing).is_ok_and(|b| b == placed.bet);
+        if same {
+            return Ok(true);
+        }
+        let was = &placed.bet;
+        Err(err(
+            ErrorCode::DuplicateBet,
+            format!(
+                "bet id {bet_id} is already your bet of {} on {} in this round; a resend must be the same bet, \
+                 and a new bet needs a new id",
+                was.stake().get(),
+                was.spot().notation()
+            ),
+        ))
     }
 }

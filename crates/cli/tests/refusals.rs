@@ -1,0 +1,143 @@
+//! Refusals through the real binary, as a hostile player, a careless client
+//! and a dishonest employee would meet them: a bet id stands for one bet, a
+//! resend that changes nothing writes nothing, one player cannot fill a
+//! round, and a dispute pays only what the disputed round could have paid.
+//! Each refusal names what was wrong, moves no money, and leaves a journal
+//! that `croupier verify` passes.
+
+use std::path::Path;
+use std::process::Command;
+
+use croupier_testkit::{data_dir, free_port, Server};
+use serde_json::{json, Value};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_croupier");
+
+/// `croupier verify --data DATA --format json`: whether it passed, and its report.
+fn verify(data: &Path) -> (bool, Value) {
+    let out = Command::new(BINARY)
+        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
+        .output()
+        .expect("verify runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify's report is not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), report)
+}
+
+/// The journal's records, in order, read straight from its database.
+fn journal_records(data: &Path) -> Vec<String> {
+    let db = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
+    let mut rows = db.prepare("SELECT record FROM journal ORDER BY seq").expect("select");
+    rows.query_map([], |r| r.get(0))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect()
+}
+
+/// How many journal records hold every one of `needles` (as the record's JSON writes them).
+fn records_with(data: &Path, needles: &[&str]) -> usize {
+    journal_records(data)
+        .iter()
+        .filter(|r| needles.iter().all(|n| r.contains(n)))
+        .count()
+}
+
+/// A server with the staff and players p1 and p2, signed in, and a
+/// dealer's table `d1` of `profile`, inspected and open:
+/// (server, [admin, cashier, dealer, pit, p1, p2]).
+fn casino(data: &Path, profile: &str) -> (Server, [String; 6]) {
+    let server = Server::start(BINARY, data, free_port());
+    let admin = server.login("admin", &server.admin_password());
+    server.add_staff_and_players(&admin);
+    let tokens = [
+        admin,
+        server.login("cashier", "cashier-password-1"),
+        server.login("dealer", "dealer-password-1"),
+        server.login("pit", "pit-password-1"),
+        server.login("p1", "p1-password-1"),
+        server.login("p2", "p2-password-1"),
+    ];
+    server.ask(&tokens[0], table("d1", profile));
+    server.inspect_and_open(&tokens[3], &tokens[2], "d1");
+    (server, tokens)
+}
+
+fn profile_text(profile: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../profiles/{profile}.toml")))
+        .expect("a shipped profile")
+}
+
+fn table(table: &str, profile: &str) -> Value {
+    json!({"op": "create_table", "table": table, "profile_text": profile_text(profile),
+           "wheel": "double-zero", "in_prison": false, "betting_window_ms": 600000, "outcome": "dealer"})
+}
+
+/// A request that must be refused: (status, code, message).
+fn refused(server: &Server, token: &str, request: Value) -> (u16, String, String) {
+    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
+    (
+        status,
+        body["error"].as_str().unwrap_or_default().to_string(),
+        body["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// The balance of one of the caller's own accounts.
+fn balance(server: &Server, token: &str, account: &str) -> i64 {
+    let (status, me) = server.http("GET", "/api/me", Some(token), None);
+    assert_eq!(status, 200, "{me}");
+    me["accounts"][account].as_i64().unwrap_or(0)
+}
+
+fn bet(id: &str, spot: &str, stake: u64) -> Value {
+    json!({"op": "place_bet", "table": "d1", "bet_id": id, "spot": spot, "stake": stake})
+}
+
+fn spin(pocket: &str) -> Value {
+    json!({"op": "spin", "table": "d1", "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}})
+}
+
+/// Item 15: a bet id resent with another spot was answered 200 while the
+/// first bet stood. Now the resend is refused as a duplicate, naming the
+/// bet that stands; the same bet sent again is acknowledged and writes
+/// nothing; the first bet is the one settled.
+#[test]
+fn a_bet_id_resent_with_another_spot_is_refused_and_the_first_bet_stands() {
+    let data = data_dir();
+    let (mut server, [_, cashier, dealer, _, p1, p2]) = casino(data.path(), "maryland");
+    server.seat(&cashier, ("p1", &p1), "d1", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "d1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    server.ask(&p1, bet("b1", "17", 100));
+
+    let (status, code, message) = refused(&server, &p1, bet("b1", "18", 100));
+    assert_eq!((status, code.as_str()), (422, "duplicate_bet"), "{message}");
+    assert!(message.contains("100 on 17"), "{message}");
+    let (status, code, message) = refused(&server, &p1, bet("b1", "17", 200));
+    assert_eq!((status, code.as_str()), (422, "duplicate_bet"), "{message}");
+    // Another player reusing the id learns nothing about the bet.
+    let (status, code, message) = refused(&server, &p2, bet("b1", "18", 100));
+    assert_eq!((status, code.as_str()), (422, "duplicate_bet"), "{message}");
+    assert!(!message.contains("17"), "{message}");
+    // The same bet again: acknowledged, nothing placed twice.
+    let again = server.ask(&p1, bet("b1", "17", 100));
+    assert_eq!(again["events"], json!([]), "{again}");
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 4_900);
+
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
+    server.ask(&dealer, spin("17"));
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 4_900 + 3_600);
+    server.kill();
+    assert_eq!(
+        records_with(data.path(), &[r#""op":"place_bet""#, r#""bet_id":"b1""#]),
+        1,
+        "one bet b1 in the journal"
+    );
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}

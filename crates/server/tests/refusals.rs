@@ -1,0 +1,230 @@
+//! Refusals that keep a resend, a bet id or one player from going further
+//! than the rules let them. Each refusal names what was wrong, writes
+//! nothing, and leaves a journal that replays to itself.
+
+use croupier_core::Minor;
+use croupier_ledger::{verify, MemoryStorage};
+use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::{replay, Actor, Casino, Request, Spin, JOURNAL_FORMAT};
+
+fn actor(name: &str, role: Role) -> Actor {
+    Actor::new(name, role, "L-77")
+}
+
+fn admin() -> Actor {
+    actor("admin", Role::Admin)
+}
+
+fn dealer() -> Actor {
+    actor("dealer", Role::Dealer)
+}
+
+fn pit() -> Actor {
+    actor("pit", Role::PitSupervisor)
+}
+
+fn cashier() -> Actor {
+    actor("cashier", Role::Cashier)
+}
+
+fn alice() -> Actor {
+    actor("alice", Role::Player)
+}
+
+fn bob() -> Actor {
+    actor("bob", Role::Player)
+}
+
+struct World {
+    casino: Casino<MemoryStorage>,
+    now: u64,
+}
+
+impl World {
+    /// A casino writing journal `format`, its staff, players alice and bob,
+    /// and table t1 of `profile`, inspected and open.
+    fn in_format(format: u32, profile: &str) -> World {
+        let (casino, _) = Casino::open_in_format(MemoryStorage::default(), 0, format).expect("open");
+        let mut w = World { casino, now: 0 };
+        for (name, role) in [
+            ("cashier", Role::Cashier),
+            ("dealer", Role::Dealer),
+            ("pit", Role::PitSupervisor),
+            ("alice", Role::Player),
+            ("bob", Role::Player),
+        ] {
+            w.ok(
+                &admin(),
+                Request::CreateUser {
+                    username: name.into(),
+                    role,
+                    password_hash: "test-hash".into(),
+                },
+            );
+        }
+        w.ok(&admin(), table("t1", profile));
+        w.ok(&pit(), inspection("t1"));
+        w.ok(&dealer(), Request::OpenTable { table: "t1".into() });
+        w
+    }
+
+    fn new() -> World {
+        World::in_format(JOURNAL_FORMAT, "maryland")
+    }
+
+    fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        self.now += 10;
+        self.casino.execute(self.now, who, request)
+    }
+
+    fn ok(&mut self, who: &Actor, request: Request) -> Vec<EventView> {
+        let shown = format!("{request:?}");
+        self.run(who, request).unwrap_or_else(|e| panic!("{shown}: {e}"))
+    }
+
+    /// Refused with `code`, and nothing written: the refusal.
+    fn refused(&mut self, who: &Actor, request: Request, code: &str) -> ApiError {
+        let before = self.entries();
+        let shown = format!("{request:?}");
+        let refused = self.run(who, request).expect_err(&shown);
+        assert_eq!(refused.code, code, "{shown}: {refused}");
+        assert_eq!(self.entries(), before, "{shown} wrote nothing");
+        refused
+    }
+
+    /// Done, with no events and nothing written: a resend.
+    fn resent(&mut self, who: &Actor, request: Request) {
+        let before = self.entries();
+        let shown = format!("{request:?}");
+        assert_eq!(self.ok(who, request), Vec::new(), "{shown}");
+        assert_eq!(self.entries(), before, "{shown} wrote nothing");
+    }
+
+    fn entries(&self) -> usize {
+        self.casino.ledger().storage().entries.len()
+    }
+
+    fn balance(&self, account: &str) -> i128 {
+        self.casino.balance(account)
+    }
+
+    /// The journal verifies, and replays to itself with the same balances.
+    fn replays(&self) {
+        let entries = &self.casino.ledger().storage().entries;
+        assert_eq!(verify(entries).first_problem, None);
+        let again = replay(entries).expect("the journal replays");
+        assert_eq!(&again.ledger().storage().entries, entries);
+        assert_eq!(again.ledger().balances(), self.casino.ledger().balances());
+    }
+
+    /// The cashier cashes in `cash` for `player`, who buys in for `chips` in chips of 100.
+    fn seat(&mut self, player: &str, cash: u64, chips: u64) {
+        self.ok(&cashier(), cash_in(&format!("cash-{player}"), player, cash));
+        self.ok(&actor(player, Role::Player), buy_in(&format!("buy-{player}"), chips));
+    }
+}
+
+fn table(id: &str, profile: &str) -> Request {
+    Request::CreateTable {
+        table: id.into(),
+        profile_text: croupier_profiles::builtin_text(profile)
+            .expect("a shipped profile")
+            .into(),
+        wheel: "double-zero".into(),
+        in_prison: false,
+        betting_window_ms: 60_000,
+        outcome: OutcomeSource::Dealer,
+        shared_colours: false,
+        wheel_address: None,
+    }
+}
+
+fn inspection(table: &str) -> Request {
+    Request::Inspect {
+        table: table.into(),
+        no_magnet_or_contrivance: true,
+        wheel_level_and_rotating_freely: true,
+        parts_secure: true,
+        ball_non_magnetic: true,
+        layout_and_signage_comply: true,
+    }
+}
+
+fn cash_in(id: &str, player: &str, amount: u64) -> Request {
+    Request::CashIn {
+        id: id.into(),
+        player: player.into(),
+        amount: Minor::new(amount),
+    }
+}
+
+fn buy_in(id: &str, amount: u64) -> Request {
+    Request::BuyIn {
+        id: id.into(),
+        table: "t1".into(),
+        amount: Minor::new(amount),
+        chip_value: Minor::new(100),
+    }
+}
+
+fn bet(id: &str, spot: &str, stake: u64) -> Request {
+    Request::PlaceBet {
+        table: "t1".into(),
+        bet_id: id.into(),
+        spot: spot.into(),
+        stake: Minor::new(stake),
+        zero_choice: None,
+        coupon: None,
+    }
+}
+
+fn spin(pocket: &str) -> Request {
+    Request::Spin {
+        table: "t1".into(),
+        spin: Spin::Ball {
+            pocket: pocket.into(),
+            direction: "opposite".into(),
+            revolutions: 6,
+        },
+    }
+}
+
+fn open_betting() -> Request {
+    Request::OpenBetting { table: "t1".into() }
+}
+
+fn no_more_bets() -> Request {
+    Request::NoMoreBets { table: "t1".into() }
+}
+
+/// A bet id stands for one bet: resent with another spot or stake it is
+/// refused as a duplicate and the first bet stands (it was answered 200
+/// while only the first counted); resent the same, it is acknowledged and
+/// writes nothing; another player's use of the id tells nothing of the bet.
+#[test]
+fn a_bet_resent_with_other_contents_is_a_duplicate_and_the_first_stands() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 5_000);
+    w.seat("bob", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("a1", "17", 500));
+    for (spot, stake) in [("18", 500), ("17", 1_000), ("red", 500), ("17-18", 500)] {
+        let refused = w.refused(&alice(), bet("a1", spot, stake), "duplicate_bet");
+        assert!(
+            refused.message.contains("a1") && refused.message.contains("500 on 17"),
+            "{refused}"
+        );
+    }
+    // Another player's use of the id is refused without a word about alice's bet.
+    let refused = w.refused(&bob(), bet("a1", "18", 500), "duplicate_bet");
+    assert!(!refused.message.contains("17"), "{refused}");
+    // The same bet sent again is acknowledged and writes nothing.
+    w.resent(&alice(), bet("a1", "17", 500));
+    assert_eq!(w.balance("chips:t1:alice"), 4_500);
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("17"));
+    // The first bet stood: 17 paid 35 to 1.
+    assert_eq!(w.balance("chips:t1:alice"), 4_500 + 500 * 36);
+    w.replays();
+}
+
