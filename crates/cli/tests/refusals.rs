@@ -141,3 +141,67 @@ fn a_bet_id_resent_with_another_spot_is_refused_and_the_first_bet_stands() {
     let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
 }
+
+/// Item 18: a cash-in resent with its id after a crash moved no money but
+/// was journaled a second time, so anyone summing the journal's cash
+/// events counted it twice. Resent after a `kill -9` and a restart, a
+/// cash-in, a buy-in and a tip now write nothing; their ids with other
+/// contents are refused; and a used leave id no longer unseats a player
+/// whose chips stay on the table.
+#[test]
+fn a_resend_after_a_crash_writes_nothing_and_a_used_leave_id_is_refused() {
+    let data = data_dir();
+    let (mut server, [_, cashier, _, _, p1, _]) = casino(data.path(), "maryland");
+    let cash = json!({"op": "cash_in", "id": "c1", "player": "p1", "amount": 10_000});
+    let buy = json!({"op": "buy_in", "id": "b1", "table": "d1", "amount": 5_000, "chip_value": 100});
+    let tip = json!({"op": "tip", "id": "tip1", "table": "d1", "amount": 100});
+    server.ask(&cashier, cash.clone());
+    server.ask(&p1, buy.clone());
+    server.ask(&p1, tip.clone());
+    server.kill();
+
+    let server = Server::start(BINARY, data.path(), free_port());
+    let cashier = server.login("cashier", "cashier-password-1");
+    let dealer = server.login("dealer", "dealer-password-1");
+    let p1 = server.login("p1", "p1-password-1");
+    for (token, request) in [(&cashier, &cash), (&p1, &buy), (&p1, &tip)] {
+        let again = server.ask(token, request.clone());
+        assert_eq!(again["events"], json!([]), "{request}: {again}");
+    }
+    let (status, code, message) = refused(
+        &server,
+        &cashier,
+        json!({"op": "cash_in", "id": "c1", "player": "p1", "amount": 20_000}),
+    );
+    assert_eq!((status, code.as_str()), (422, "refused"), "{message}");
+    assert!(message.contains("cashin/c1"), "{message}");
+    assert_eq!(balance(&server, &p1, "wallet:p1"), 5_000);
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 4_900);
+
+    // p1 leaves, sits down again, and sends the old leave id.
+    server.ask(&p1, json!({"op": "leave_table", "id": "l1", "table": "d1"}));
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b2", "table": "d1", "amount": 4_900, "chip_value": 100}),
+    );
+    let (status, code, message) = refused(&server, &p1, json!({"op": "leave_table", "id": "l1", "table": "d1"}));
+    assert_eq!((status, code.as_str()), (422, "refused"), "{message}");
+    assert!(message.contains("l1"), "{message}");
+    assert_eq!(
+        balance(&server, &p1, "chips:d1:p1"),
+        4_900,
+        "still seated with the chips"
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    let bet = server.ask(&p1, bet("x1", "red", 100));
+    assert_ne!(bet["events"], json!([]), "a seated player bets: {bet}");
+    drop(server);
+
+    for (op, id) in [("cash_in", "c1"), ("buy_in", "b1"), ("tip", "tip1")] {
+        let needles = [format!(r#""op":"{op}""#), format!(r#""id":"{id}""#)];
+        let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+        assert_eq!(records_with(data.path(), &needles), 1, "{op} {id} journaled once");
+    }
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}

@@ -228,3 +228,148 @@ fn a_bet_resent_with_other_contents_is_a_duplicate_and_the_first_stands() {
     w.replays();
 }
 
+fn leave(id: &str) -> Request {
+    Request::LeaveTable {
+        id: id.into(),
+        table: "t1".into(),
+    }
+}
+
+fn tip(id: &str, amount: u64) -> Request {
+    Request::Tip {
+        id: id.into(),
+        table: "t1".into(),
+        amount: Minor::new(amount),
+    }
+}
+
+fn sale(id: &str, player: &str, amount: u64) -> Request {
+    Request::SellChips {
+        id: id.into(),
+        table: "t1".into(),
+        player: player.into(),
+        amount: Minor::new(amount),
+        chip_value: Minor::new(100),
+    }
+}
+
+fn cash_out(id: &str, player: &str, amount: u64) -> Request {
+    Request::CashOut {
+        id: id.into(),
+        player: player.into(),
+        amount: Minor::new(amount),
+    }
+}
+
+/// How many journal entries hold `needle` in their text.
+fn entries_with(w: &World, needle: &str) -> usize {
+    w.casino
+        .ledger()
+        .storage()
+        .entries
+        .iter()
+        .filter(|e| e.text.contains(needle))
+        .count()
+}
+
+/// A cash-in resent with its id after a crash moved no money, but was
+/// journaled a second time with the same event: anyone summing the
+/// journal's cash events counted it twice. Every request that moves money
+/// under a client's id now writes nothing when resent, and is refused when
+/// the id comes back with other contents.
+#[test]
+fn a_resend_that_changes_nothing_writes_nothing() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&dealer(), sale("s1", "bob", 2_000));
+    w.ok(&alice(), tip("t1-tip", 100));
+    w.ok(&cashier(), cash_out("out1", "alice", 1_000));
+    let balances = w.casino.ledger().balances().clone();
+    for (who, request) in [
+        (cashier(), cash_in("cash-alice", "alice", 10_000)),
+        (cashier(), cash_out("out1", "alice", 1_000)),
+        (alice(), buy_in("buy-alice", 5_000)),
+        (dealer(), sale("s1", "bob", 2_000)),
+        (alice(), tip("t1-tip", 100)),
+    ] {
+        w.resent(&who, request);
+    }
+    assert_eq!(w.casino.ledger().balances(), &balances, "nothing moved");
+    // The journal holds each cash movement once: summing it gives the wallets.
+    assert_eq!(entries_with(&w, r#""op":"cash_in""#), 1);
+    assert_eq!(entries_with(&w, r#""op":"cash_out""#), 1);
+    assert_eq!(entries_with(&w, r#""op":"buy_in""#), 1);
+    assert_eq!(entries_with(&w, r#""op":"sell_chips""#), 1);
+    assert_eq!(entries_with(&w, r#""op":"tip""#), 1);
+    // The same ids with other contents are refused, naming the id.
+    for (who, request, id) in [
+        (cashier(), cash_in("cash-alice", "alice", 10_001), "cashin/cash-alice"),
+        (cashier(), cash_in("cash-alice", "bob", 10_000), "cashin/cash-alice"),
+        (cashier(), cash_out("out1", "alice", 999), "cashout/out1"),
+        (alice(), buy_in("buy-alice", 4_000), "buyin/buy-alice"),
+        (dealer(), sale("s1", "alice", 2_000), "sale/s1"),
+        (alice(), tip("t1-tip", 200), "tip/t1-tip"),
+    ] {
+        let refused = w.refused(&who, request, "refused");
+        assert!(refused.message.contains(id), "{refused}");
+    }
+    // Another player's id is refused too: bob cannot move money under it.
+    w.ok(&cashier(), cash_in("cash-bob", "bob", 1_000));
+    let refused = w.refused(&bob(), buy_in("buy-alice", 5_000), "refused");
+    assert!(refused.message.contains("buyin/buy-alice"), "{refused}");
+    assert_eq!(w.balance("wallet:bob"), 1_000);
+    w.replays();
+}
+
+/// Maryland ch.3 C: leaving cashes the colour chips in. A leave's id used
+/// again once the player sat down again found its transfer "made before"
+/// (the same amount) and unseated the player while their chips stayed on
+/// the table. A used leave id is now refused and the player keeps seat and
+/// chips; a resend after leaving finds no seat and writes nothing.
+#[test]
+fn a_used_leave_id_is_refused_and_leaves_the_player_seated_with_their_chips() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&alice(), leave("l1"));
+    assert_eq!(w.balance("chips:t1:alice"), 0);
+    w.refused(&alice(), leave("l1"), "not_seated");
+    w.ok(&alice(), buy_in("buy-again", 5_000));
+    let refused = w.refused(&alice(), leave("l1"), "refused");
+    assert!(refused.message.contains("l1"), "{refused}");
+    let table = w.casino.table("t1").expect("t1");
+    assert!(table.colours.contains_key("alice"), "still seated");
+    assert_eq!(w.balance("chips:t1:alice"), 5_000);
+    // With other chips the old id is refused as well.
+    w.ok(&alice(), buy_in("buy-more", 1_000));
+    w.refused(&alice(), leave("l1"), "refused");
+    w.ok(&alice(), leave("l2"));
+    assert_eq!(w.balance("chips:t1:alice"), 0);
+    assert_eq!(w.balance("wallet:alice"), 10_000);
+    w.replays();
+}
+
+/// A journal of format 4 keeps what format 4 wrote: a resent cash-in's
+/// second entry, and a leave that reused its id. It replays byte for byte,
+/// and once a server goes on in format 5 a resend writes nothing.
+#[test]
+fn a_format_4_journal_with_resends_replays_and_goes_on_writing_none() {
+    let mut w = World::in_format(4, "maryland");
+    w.seat("alice", 10_000, 5_000);
+    let before = w.entries();
+    w.ok(&cashier(), cash_in("cash-alice", "alice", 10_000));
+    assert_eq!(w.entries(), before + 1, "format 4 journaled the resend");
+    w.ok(&alice(), leave("l1"));
+    w.ok(&alice(), buy_in("buy-again", 5_000));
+    w.ok(&alice(), leave("l1"));
+    assert_eq!(w.balance("chips:t1:alice"), 5_000, "format 4 left the chips behind");
+    w.replays();
+    let entries = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(entries.clone()), w.now + 10).expect("opens");
+    let mut w = World {
+        casino,
+        now: w.now + 10,
+    };
+    assert_eq!(w.casino.ledger().storage().entries[..entries.len()], entries[..]);
+    w.resent(&cashier(), cash_in("cash-alice", "alice", 10_000));
+    w.replays();
+}

@@ -12,7 +12,7 @@ use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, 
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
-use super::journal::{self, JournalEvent, JOURNAL_FORMAT};
+use super::journal::{self, JournalEvent, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
@@ -131,15 +131,38 @@ impl<S: Storage> Cage<S> {
             return Ok(Vec::new());
         }
         let event = journal::write(dir.journal_format(), at_ms, actor, &request, &events)?;
-        self.write(at_ms, &transfers, event)?;
+        let applied = self.write(at_ms, &transfers, event)?;
+        if journal::resent(dir.journal_format(), &applied) {
+            return Ok(Vec::new());
+        }
         for effect in effects {
             self.apply(effect);
         }
         Ok(events.iter().map(views::view).collect())
     }
 
-    /// Writes one request's transfers and journal event as one entry, all or nothing.
+    /// Writes one request's transfers and journal event as one entry, all or
+    /// nothing. From journal format 5 a resend, whose every transfer was made
+    /// before, writes nothing: the ledger checks that each is the transfer
+    /// made (another under its id is refused) and moves nothing again. A
+    /// request some of whose ids were used before and some not is no resend:
+    /// it is refused.
     fn write(&mut self, at_ms: u64, transfers: &[Transfer], event: StreamEvent) -> Result<Vec<Applied>, ApiError> {
+        if self.directory.read().journal_format() >= FORMAT_RESENDS_WRITE_NOTHING {
+            let used = transfers.iter().filter(|t| self.ledger.has_transfer(&t.id)).count();
+            if used > 0 && used == transfers.len() {
+                return self.ledger.commit(at_ms, transfers, Vec::new()).map_err(ledger_error);
+            }
+            if let Some(t) = transfers.iter().find(|t| self.ledger.has_transfer(&t.id)) {
+                return Err(err(
+                    ErrorCode::Refused,
+                    format!(
+                        "transfer id {} was used before by another request; nothing was written",
+                        t.id
+                    ),
+                ));
+            }
+        }
         self.ledger.commit(at_ms, transfers, vec![event]).map_err(ledger_error)
     }
 

@@ -9,8 +9,10 @@
 //!   reasons as codes;
 //! - format 4: as format 3, and a round's result only from its table's
 //!   outcome source, with the source's evidence;
-//! - format 5: as format 4, and every actor the server or a user in their
-//!   own role.
+//! - format 5: as format 4, every actor the server or a user in their own
+//!   role; a request resent with its id that moves no money (a cash-in,
+//!   cash-out, buy-in, sale or tip) writes nothing, and a leave's used id is
+//!   refused.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -23,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::actor::Actor;
 use super::request::Request;
 use crate::api::ApiError;
-use croupier_ledger::StreamEvent;
+use croupier_ledger::{Applied, StreamEvent};
 pub use event::JournalEvent;
 
 /// The journal's format that this server writes. Format 1 moved each
@@ -35,11 +37,19 @@ pub use event::JournalEvent;
 /// from the table's own source: a dealer's `spin` at a dealer's table, the
 /// RNG's `draw` with its word, a wheel's `wheel_game` with its frames.
 /// Format 5 takes a request only from the server or a user in their own
-/// role (older journals were written by tools with actors of their own).
+/// role (older journals were written by tools with actors of their own),
+/// and writes nothing for a resend that changes nothing: up to format 4 a
+/// cash-in sent again with its id moved no money but was journaled a
+/// second time with the same event, which anyone summing the journal's
+/// cash events counted twice.
 pub const JOURNAL_FORMAT: u32 = 5;
 
 /// The first format whose every actor is the server or a user in their own role.
 pub const FORMAT_ACTORS_KNOWN: u32 = 5;
+
+/// The first format in which a request whose transfers were all made
+/// before (a resend with the same id) writes no entry.
+pub const FORMAT_RESENDS_WRITE_NOTHING: u32 = 5;
 
 /// The first format in which a result comes only from its table's source.
 pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;
@@ -49,6 +59,15 @@ pub const FORMAT_JOURNAL_EVENTS: u32 = 3;
 
 /// The format from which a round settles per player (see [`JOURNAL_FORMAT`]).
 pub const FORMAT_SETTLES_PER_PLAYER: u32 = 2;
+
+/// Whether a request whose transfers the ledger judged `applied` was a
+/// resend that wrote nothing: in `format` 5 on, one whose every transfer
+/// was made before.
+pub fn resent(format: u32, applied: &[Applied]) -> bool {
+    format >= FORMAT_RESENDS_WRITE_NOTHING
+        && !applied.is_empty()
+        && applied.iter().all(|a| *a == Applied::AlreadyExisted)
+}
 
 /// The journal stream casino requests are written to.
 pub const STREAM: &str = "casino";

@@ -332,6 +332,10 @@ impl TableSlot {
     ) -> Result<Executed, ApiError> {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
+        let leave_id = match &request {
+            Request::LeaveTable { id, .. } => Some(id.clone()),
+            _ => None,
+        };
         let Some(Prepared {
             transfers,
             event,
@@ -345,6 +349,22 @@ impl TableSlot {
         if needs_verdict {
             let kept = transfers.clone();
             let applied = cage.commit(at_ms, transfers, event, true)?;
+            if journal::resent(dir.journal_format(), &applied) {
+                // A resend moved nothing and wrote nothing. A leave's amount
+                // is the chips held now, not the request's: its id found used
+                // means it cashed in chips before, and the player now seated
+                // again keeps their seat and chips.
+                return match leave_id {
+                    Some(id) => Err(err(
+                        ErrorCode::Refused,
+                        format!(
+                            "leave id {id} was used before, when you left with the chips you held then; \
+                             to leave with these, send a new id"
+                        ),
+                    )),
+                    None => Ok(Executed::default()),
+                };
+            }
             let made = kept
                 .iter()
                 .zip(&applied)
