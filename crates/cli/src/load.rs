@@ -82,7 +82,8 @@ struct Report {
     seconds: f64,
     bets_accepted: u64,
     bets_per_second: f64,
-    /// Bets refused because betting was closed (between rounds) when they arrived.
+    /// Bets refused because betting was closed to the terminal when they
+    /// arrived: between rounds, or its player's share of the round placed.
     bets_refused_betting_closed: u64,
     /// Bets refused for any other reason (none are expected).
     bets_refused_other: u64,
@@ -570,7 +571,7 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
             )?;
             writeln!(
                 out,
-                "refused: {} while betting was closed between rounds, {} for other reasons",
+                "refused: {} while betting was closed (between rounds, or the player's share of the round placed), {} for other reasons",
                 report.bets_refused_betting_closed, report.bets_refused_other
             )?;
             writeln!(
@@ -1172,9 +1173,10 @@ struct Refused {
 impl Refused {
     fn count(&self, code: Option<&str>) {
         // After no more bets a bet is past posting; between a result and the next
-        // round's opening there is no betting to join.
+        // round's opening there is no betting to join; a terminal betting as fast
+        // as it is answered may place its player's whole share of a long round.
         let counter = match code {
-            Some("past_posting" | "betting_not_open") => &self.betting_closed,
+            Some("past_posting" | "betting_not_open" | "too_many_bets") => &self.betting_closed,
             _ => &self.other,
         };
         counter.fetch_add(1, Ordering::Relaxed);

@@ -205,3 +205,44 @@ fn a_resend_after_a_crash_writes_nothing_and_a_used_leave_id_is_refused() {
     let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
 }
+
+/// Item 8: one player sent 100,000 one-unit bets in seconds, filled the
+/// round and every other player was refused. Now the 501st bet of a player
+/// in a round is refused (422, naming the cap), the other player still
+/// bets, and a bet under the table minimum the profile states is refused
+/// (low-limit-house "The wager amounts for the game").
+#[test]
+fn one_player_cannot_fill_a_round_and_a_bet_under_the_minimum_is_refused() {
+    let data = data_dir();
+    let (mut server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path(), "maryland");
+    server.seat(&cashier, ("p1", &p1), "d1", 100_000, 100_000);
+    server.seat(&cashier, ("p2", &p2), "d1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    for i in 0..500 {
+        let (status, body) = server.http(
+            "POST",
+            "/api/requests",
+            Some(&p1),
+            Some(&bet(&format!("p1-{i}"), "red", 100)),
+        );
+        assert_eq!(status, 200, "bet {i}: {body}");
+    }
+    let (status, code, message) = refused(&server, &p1, bet("p1-500", "red", 100));
+    assert_eq!((status, code.as_str()), (422, "too_many_bets"), "{message}");
+    assert!(message.contains("500"), "{message}");
+    server.ask(&p2, bet("p2-0", "black", 100));
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 100_000 - 500 * 100);
+
+    // low-limit-house: outside bets $5-$10, inside $1-$10, in cents.
+    server.ask(&admin, table("h1", "low-limit-house"));
+    server.inspect_and_open(&pit, &dealer, "h1");
+    server.seat(&cashier, ("p2", &p2), "h1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "h1"}));
+    let under = json!({"op": "place_bet", "table": "h1", "bet_id": "h-red", "spot": "red", "stake": 100});
+    let (status, code, message) = refused(&server, &p2, under);
+    assert_eq!((status, code.as_str()), (422, "under_minimum"), "{message}");
+    assert!(message.contains("500"), "{message}");
+    server.kill();
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}

@@ -22,6 +22,12 @@ pub const BET_ID_MAX_BYTES: usize = 64;
 /// most two transfers per bet, and the ledger's batch limit is sized from
 /// this, so a full round always settles in one batch.
 pub const ROUND_BETS_MAX: usize = 100_000;
+/// The most bets one player may place in one round, cancelled and annulled
+/// ones included: a round's capacity is shared, and one player alone takes
+/// at most a small part of it (the server holds players to it from journal
+/// format 5).
+pub const PLAYER_ROUND_BETS_MAX: usize = 500;
+const _: () = assert!(PLAYER_ROUND_BETS_MAX * 100 <= ROUND_BETS_MAX);
 /// The longest free text (names, reasons, descriptions), in bytes.
 pub const TEXT_MAX_BYTES: usize = 512;
 /// The shortest and longest betting window a table may use.
@@ -466,6 +472,9 @@ pub struct Table {
     /// Ids of bets cancelled or returned this round: each names its stake's
     /// movement in the ledger, so it is not used again until the next round.
     withdrawn: std::collections::HashSet<String>,
+    /// How many bets each player has placed this round, cancelled and
+    /// annulled ones included.
+    placed: std::collections::HashMap<PlayerId, usize>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,
 }
@@ -504,6 +513,7 @@ impl Table {
             bets: Vec::new(),
             index: std::collections::HashMap::new(),
             withdrawn: std::collections::HashSet::new(),
+            placed: std::collections::HashMap::new(),
             last_ms: 0,
             last_pockets: Vec::new(),
         })
@@ -535,6 +545,13 @@ impl Table {
 
     pub fn bets(&self) -> &[RoundBet] {
         &self.bets
+    }
+
+    /// How many bets `player` has placed in this round, cancelled and
+    /// annulled ones included; bets carried in prison from an earlier round
+    /// are not.
+    pub fn placed_by(&self, player: PlayerId) -> usize {
+        self.placed.get(&player).copied().unwrap_or(0)
     }
 
     /// The bet on the layout with this id.
@@ -977,12 +994,14 @@ impl Table {
                 self.last_ms = *at_ms;
                 self.round = *round;
                 self.withdrawn.clear();
+                self.placed.clear();
                 self.phase = Phase::BettingOpen {
                     deadline_ms: *deadline_ms,
                 };
             }
             E::BetAccepted { at_ms, bet, .. } => {
                 self.last_ms = *at_ms;
+                *self.placed.entry(bet.player).or_default() += 1;
                 self.index.insert(bet.bet_id.clone(), self.bets.len());
                 self.bets.push(bet.clone());
             }

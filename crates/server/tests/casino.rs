@@ -904,28 +904,62 @@ fn deterministic_simulation_with_failing_storage() {
 
 /// Regression: the ledger's batch limit (100,000 transfers) was below what
 /// settling a full round needs (two per bet), so a round of over 50,000
-/// bets could never settle.
+/// bets could never settle. One player places at most
+/// `PLAYER_ROUND_BETS_MAX` bets a round, so 102 players bet here, at a
+/// table of electronic terminals where colours repeat (Colorado 2203(3)).
 #[test]
 fn a_round_of_over_fifty_thousand_bets_settles() {
     let mut w = setup(MemoryStorage::default());
-    inspect_and_open(&mut w);
-    fund(&mut w, "alice", 10_000_000, 6_000_000);
-    let dealer = actor("dealer", Role::Dealer);
-    let alice = actor("alice", Role::Player);
-    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
-    let bets = 51_000;
-    for i in 0..bets {
-        w.now += 1;
-        w.casino
-            .execute(w.now, &alice, bet("t1", &format!("x{i}"), "red", 100))
-            .expect("bet");
+    let mut big = maryland_dealer_table("big");
+    if let Request::CreateTable { shared_colours, .. } = &mut big {
+        *shared_colours = true;
     }
-    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(&admin(), big);
+    w.ok(&actor("pit", Role::PitSupervisor), inspection("big"));
+    let dealer = actor("dealer", Role::Dealer);
+    w.ok(&dealer, Request::OpenTable { table: "big".into() });
+    let per_player = croupier_core::round::PLAYER_ROUND_BETS_MAX;
+    let players: Vec<String> = (0..102).map(|i| format!("p{i}")).collect();
+    for p in &players {
+        w.ok(
+            &admin(),
+            Request::CreateUser {
+                username: p.clone(),
+                role: Role::Player,
+                password_hash: "test-hash".into(),
+            },
+        );
+        w.ok(
+            &actor("cashier", Role::Cashier),
+            Request::CashIn {
+                id: format!("ci-{p}"),
+                player: p.clone(),
+                amount: Minor::new(100_000),
+            },
+        );
+        w.ok(
+            &actor(p, Role::Player),
+            buy_in(format!("bi-{p}"), "big", 100 * per_player as u64),
+        );
+    }
+    w.ok(&dealer, Request::OpenBetting { table: "big".into() });
+    for p in &players {
+        let player = actor(p, Role::Player);
+        for i in 0..per_player {
+            w.now += 1;
+            w.casino
+                .execute(w.now, &player, bet("big", &format!("{p}-{i}"), "red", 100))
+                .expect("bet");
+        }
+    }
+    let bets = players.len() * per_player;
+    assert!(bets > 50_000);
+    w.ok(&dealer, Request::NoMoreBets { table: "big".into() });
     // 1 is red: every bet wins, two transfers each.
     let events = w.ok(
         &dealer,
         Request::Spin {
-            table: "t1".into(),
+            table: "big".into(),
             spin: spin("1"),
         },
     );
@@ -936,7 +970,9 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
             .count(),
         bets
     );
-    assert_eq!(w.chips("alice"), 6_000_000 + 100 * bets as i128);
+    for p in &players {
+        assert_eq!(w.casino.balance(&format!("chips:big:{p}")), 2 * 100 * per_player as i128);
+    }
 }
 
 /// Many tables and terminals from one seed, storage failing on purpose, and

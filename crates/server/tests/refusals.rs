@@ -2,6 +2,7 @@
 //! than the rules let them. Each refusal names what was wrong, writes
 //! nothing, and leaves a journal that replays to itself.
 
+use croupier_core::round::PLAYER_ROUND_BETS_MAX;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
@@ -371,5 +372,74 @@ fn a_format_4_journal_with_resends_replays_and_goes_on_writing_none() {
     };
     assert_eq!(w.casino.ledger().storage().entries[..entries.len()], entries[..]);
     w.resent(&cashier(), cash_in("cash-alice", "alice", 10_000));
+    w.replays();
+}
+
+fn cancel(id: &str) -> Request {
+    Request::CancelBet {
+        table: "t1".into(),
+        bet_id: id.into(),
+    }
+}
+
+/// One player sent 100,000 one-unit bets in seconds, filled the round
+/// (`ROUND_BETS_MAX`) and every other player was refused. A player now
+/// places at most `PLAYER_ROUND_BETS_MAX` bets in a round, cancelled ones
+/// included; a resend of one is still acknowledged, the others still bet,
+/// and the next round gives the player a new share.
+#[test]
+fn one_player_places_at_most_their_share_of_a_round() {
+    let mut w = World::new();
+    w.seat("alice", 100_000, 100_000);
+    w.seat("bob", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    for i in 0..PLAYER_ROUND_BETS_MAX {
+        w.ok(&alice(), bet(&format!("a{i}"), "red", 100));
+    }
+    w.ok(&alice(), cancel("a0"));
+    let refused = w.refused(&alice(), bet("one-more", "black", 100), "too_many_bets");
+    assert!(
+        refused.message.contains(&PLAYER_ROUND_BETS_MAX.to_string()) && refused.message.contains("cancelled"),
+        "{refused}"
+    );
+    w.resent(&alice(), bet("a1", "red", 100));
+    w.ok(&bob(), bet("b1", "red", 100));
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("2"));
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("next-round", "red", 100));
+    w.replays();
+}
+
+/// Up to journal format 4 a player's bets were not counted: such a journal
+/// replays as it was, with more bets of one player in a round than format 5 takes.
+#[test]
+fn a_format_4_journal_with_more_bets_of_one_player_replays() {
+    let mut w = World::in_format(4, "maryland");
+    w.seat("alice", 100_000, 100_000);
+    w.ok(&dealer(), open_betting());
+    for i in 0..=PLAYER_ROUND_BETS_MAX {
+        w.ok(&alice(), bet(&format!("a{i}"), "red", 100));
+    }
+    w.replays();
+}
+
+/// The table minimum is the profile's per-kind minimum, which the round
+/// already enforces on each bet and each part of a composite one
+/// (low-limit-house "The wager amounts for the game": $1-$10 inside, $5-$10
+/// outside; Colorado 2207: the table minimum is set and posted).
+#[test]
+fn a_bet_under_the_table_minimum_is_refused() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    for (spot, stake) in [("red", 100), ("dozen1", 400), ("column2", 100)] {
+        let refused = w.refused(&alice(), bet(spot, spot, stake), "under_minimum");
+        assert!(refused.message.contains("500"), "{spot}: {refused}");
+    }
+    w.ok(&alice(), bet("straight", "17", 100));
+    w.ok(&alice(), bet("red", "red", 500));
+    let refused = w.refused(&alice(), bet("over", "17", 1_100), "over_maximum");
+    assert!(refused.message.contains("1000"), "{refused}");
     w.replays();
 }

@@ -100,6 +100,8 @@ error_codes! {
     DuplicateBet = "duplicate_bet" => 422,
     BadBetId = "bad_bet_id" => 422,
     RoundFull = "round_full" => 422,
+    /// A player's share of a round is used: so many bets placed in it.
+    TooManyBets = "too_many_bets" => 422,
     NotSpinning = "not_spinning" => 422,
     Emergency = "emergency" => 422,
     NoEmergency = "no_emergency" => 422,

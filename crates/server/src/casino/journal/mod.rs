@@ -11,8 +11,9 @@
 //!   outcome source, with the source's evidence;
 //! - format 5: as format 4, every actor the server or a user in their own
 //!   role; a request resent with its id that moves no money (a cash-in,
-//!   cash-out, buy-in, sale or tip) writes nothing, and a leave's used id is
-//!   refused.
+//!   cash-out, buy-in, sale or tip) writes nothing, a leave's used id is
+//!   refused, and a player places at most
+//!   [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -41,7 +42,8 @@ pub use event::JournalEvent;
 /// and writes nothing for a resend that changes nothing: up to format 4 a
 /// cash-in sent again with its id moved no money but was journaled a
 /// second time with the same event, which anyone summing the journal's
-/// cash events counted twice.
+/// cash events counted twice; and it holds each player to a share of a
+/// round's bets.
 pub const JOURNAL_FORMAT: u32 = 5;
 
 /// The first format whose every actor is the server or a user in their own role.
@@ -68,6 +70,11 @@ pub fn resent(format: u32, applied: &[Applied]) -> bool {
         && !applied.is_empty()
         && applied.iter().all(|a| *a == Applied::AlreadyExisted)
 }
+
+/// The first format in which a player places at most
+/// [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round: up to
+/// format 4 one player could fill a round's [`croupier_core::round::ROUND_BETS_MAX`].
+pub const FORMAT_PLAYER_BETS_CAPPED: u32 = 5;
 
 /// The journal stream casino requests are written to.
 pub const STREAM: &str = "casino";

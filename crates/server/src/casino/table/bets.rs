@@ -1,6 +1,6 @@
 //! Bets: placed and cancelled by their players.
 
-use croupier_core::round::Command;
+use croupier_core::round::{Command, Phase, PLAYER_ROUND_BETS_MAX};
 use croupier_core::{BetRequest, ZeroChoice};
 
 use super::{bet_id_max_bytes, Plan, TableSlot};
@@ -8,6 +8,7 @@ use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
+use crate::casino::journal::FORMAT_PLAYER_BETS_CAPPED;
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -62,6 +63,7 @@ impl TableSlot {
                 if self.is_resent(me.player_id, bet_id, &placing)? {
                     return Ok(());
                 }
+                self.check_share(dir, me.player_id)?;
                 Command::PlaceBet {
                     at_ms,
                     bet_id: bet_id.clone(),
@@ -80,6 +82,27 @@ impl TableSlot {
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
         };
         self.plan_core(dir, plan, command)
+    }
+
+    /// From journal format 5 a player places at most
+    /// [`PLAYER_ROUND_BETS_MAX`] bets in a round, cancelled ones included:
+    /// one player sending 100,000 one-unit bets filled the round and every
+    /// other player was refused.
+    fn check_share(&self, dir: &Directory, player: u64) -> Result<(), ApiError> {
+        let betting = matches!(self.table.phase(), Phase::BettingOpen { .. });
+        let placed = self.table.placed_by(player);
+        if dir.journal_format() >= FORMAT_PLAYER_BETS_CAPPED && betting && placed >= PLAYER_ROUND_BETS_MAX {
+            return Err(err(
+                ErrorCode::TooManyBets,
+                format!(
+                    "a player places at most {PLAYER_ROUND_BETS_MAX} bets in a round, cancelled ones included; \
+                     you have placed {placed} in round {} at table {}",
+                    self.table.round(),
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether a bet is one this player placed already in this round under
