@@ -246,3 +246,61 @@ fn one_player_cannot_fill_a_round_and_a_bet_under_the_minimum_is_refused() {
     let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
 }
+
+/// Item 12: dispute power followed the profile's free text, and one
+/// correction could pay 2^50 to a player who had not even bet. A profile
+/// whose `dispute_authority` is no supervising role is refused when a table
+/// takes it, naming the field and the value; at a Maryland table only the
+/// pit supervisor (the floorperson) decides (Colorado 2206(5)); and a
+/// correction is for a player who bet in the disputed round, within what
+/// their bets there could have returned.
+#[test]
+fn disputes_are_the_supervisors_and_correct_only_the_rounds_wagers() {
+    let data = data_dir();
+    let (mut server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path(), "maryland");
+    let player_decides = profile_text("maryland").replace(
+        r#"dispute_authority = "floorperson""#,
+        r#"dispute_authority = "player""#,
+    );
+    let request = json!({"op": "create_table", "table": "x1", "profile_text": player_decides,
+                         "wheel": "double-zero", "in_prison": false, "betting_window_ms": 600000, "outcome": "dealer"});
+    let (status, code, message) = refused(&server, &admin, request);
+    assert_eq!((status, code.as_str()), (422, "bad_profile"), "{message}");
+    assert!(message.contains(r#"dispute_authority: "player""#), "{message}");
+
+    server.seat(&cashier, ("p1", &p1), "d1", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "d1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    server.ask(&p1, bet("b1", "17", 100));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
+    server.ask(&dealer, spin("2"));
+    let dispute = |player: &str, amount: i64| {
+        json!({"op": "dispute", "table": "d1", "reason": "a chip knocked off 17",
+               "corrections": [{"player": player, "amount": amount}]})
+    };
+    for (token, role) in [(&p1, "player"), (&dealer, "dealer"), (&admin, "admin")] {
+        let (status, code, message) = refused(&server, token, dispute("p1", 3_600));
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{role}: {message}");
+    }
+    let (status, code, message) = refused(&server, &pit, dispute("p2", 100));
+    assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
+    assert!(message.contains("no bet"), "{message}");
+    let (status, code, message) = refused(&server, &pit, dispute("p1", 1 << 50));
+    assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
+    assert!(message.contains("3600"), "{message}");
+    // The chip on 17 should have won: the pit pays what it would have.
+    let decided = server.ask(&pit, dispute("p1", 3_600));
+    let events = decided["events"].as_array().expect("events");
+    let decision = events
+        .iter()
+        .find(|e| e["type"] == "dispute_decided")
+        .expect("the decision");
+    assert_eq!(decision["round"], 1, "{decided}");
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 4_900 + 3_600);
+    assert_eq!(balance(&server, &p2, "chips:d1:p2"), 5_000);
+    let (status, code, message) = refused(&server, &pit, dispute("p1", 1));
+    assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
+    server.kill();
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}

@@ -522,7 +522,17 @@ fn every_role_is_checked() {
     assert_eq!(refused(&mut w, &alice, bet("t1", "x", "17", 150)), "bad_stake");
     // A refused bet says why in its own code.
     assert_eq!(refused(&mut w, &alice, bet("t1", "x", "1-36", 100)), "not_on_layout");
-    // Colorado 2206(5): disputes are the pit supervisor's, not the dealer's.
+    // Colorado 2206(5): disputes are the pit supervisor's, not the dealer's;
+    // a correction pays or collects a wager of the round disputed.
+    w.ok(&alice, bet("t1", "x", "17", 100));
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("2"),
+        },
+    );
     let dispute = Request::Dispute {
         table: "t1".into(),
         reason: "chip on the line".into(),
@@ -530,10 +540,11 @@ fn every_role_is_checked() {
             player: "alice".into(),
             amount: 300,
         }],
+        round: None,
     };
     assert_eq!(refused(&mut w, &dealer, dispute.clone()), "forbidden");
     w.ok(&actor("pit", Role::PitSupervisor), dispute);
-    assert_eq!(w.chips("alice"), 1_300);
+    assert_eq!(w.chips("alice"), 1_000 - 100 + 300);
 }
 
 /// Where a table stands when a request of [`every_request_refuses_every_role_but_its_own`]
@@ -553,6 +564,8 @@ enum Stage {
     NoMoreBets,
     /// As `Betting`, then an emergency.
     Emergency,
+    /// As `Betting`, then the round settled on 2 (alice's bet lost).
+    Settled,
     /// Alice seated, betting open, nothing on the layout.
     Seated,
 }
@@ -581,6 +594,16 @@ fn staged(stage: Stage) -> World<MemoryStorage> {
     match stage {
         Stage::NoMoreBets => {
             w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+        }
+        Stage::Settled => {
+            w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+            w.ok(
+                &dealer,
+                Request::Spin {
+                    table: "t1".into(),
+                    spin: spin("2"),
+                },
+            );
         }
         Stage::Emergency => {
             w.ok(
@@ -727,7 +750,8 @@ fn every_request_refuses_every_role_but_its_own() {
             Betting,
         ),
         (Request::LiftEmergency { table: t1() }, PIT, Emergency),
-        // Maryland ch.6 B(2): the floorperson, here the pit supervisor, decides.
+        // Maryland ch.6 B(2): the floorperson, here the pit supervisor, decides
+        // (Colorado 2206(5)), correcting a wager of the round settled.
         (
             Request::Dispute {
                 table: t1(),
@@ -736,9 +760,10 @@ fn every_request_refuses_every_role_but_its_own() {
                     player: "alice".into(),
                     amount: 100,
                 }],
+                round: None,
             },
             &[PitSupervisor],
-            Betting,
+            Settled,
         ),
         // european-casino 3.7: bets pooled over the maximum are annulled by the pit.
         (
@@ -971,7 +996,10 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
         bets
     );
     for p in &players {
-        assert_eq!(w.casino.balance(&format!("chips:big:{p}")), 2 * 100 * per_player as i128);
+        assert_eq!(
+            w.casino.balance(&format!("chips:big:{p}")),
+            2 * 100 * per_player as i128
+        );
     }
 }
 
@@ -1233,6 +1261,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                                 player: players[(next() % 6) as usize].into(),
                                 amount,
                             }],
+                            round: None,
                         },
                     )
                 }
@@ -1469,6 +1498,7 @@ fn a_dispute_from_a_role_that_cannot_decide_one_tells_nothing() {
             player: player.into(),
             amount: 1,
         }],
+        round: None,
     };
     for named in ["bob", "nobody"] {
         let refused = w

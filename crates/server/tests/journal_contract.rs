@@ -213,6 +213,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
                 player: "ann".into(),
                 amount: 300,
             }],
+            round: None,
         },
     );
     run(

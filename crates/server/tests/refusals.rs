@@ -6,7 +6,7 @@ use croupier_core::round::PLAYER_ROUND_BETS_MAX;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
-use croupier_server::casino::{replay, Actor, Casino, Request, Spin, JOURNAL_FORMAT};
+use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
 
 fn actor(name: &str, role: Role) -> Actor {
     Actor::new(name, role, "L-77")
@@ -125,13 +125,24 @@ impl World {
     }
 }
 
+/// A dealer's table `id` of a shipped profile, on the profile's own wheel.
 fn table(id: &str, profile: &str) -> Request {
+    let wheel = croupier_profiles::load(profile)
+        .expect("a shipped profile")
+        .spec()
+        .default_wheel;
+    table_of(
+        id,
+        croupier_profiles::builtin_text(profile).expect("a shipped profile"),
+        wheel.name(),
+    )
+}
+
+fn table_of(id: &str, profile_text: &str, wheel: &str) -> Request {
     Request::CreateTable {
         table: id.into(),
-        profile_text: croupier_profiles::builtin_text(profile)
-            .expect("a shipped profile")
-            .into(),
-        wheel: "double-zero".into(),
+        profile_text: profile_text.into(),
+        wheel: wheel.into(),
         in_prison: false,
         betting_window_ms: 60_000,
         outcome: OutcomeSource::Dealer,
@@ -441,5 +452,185 @@ fn a_bet_under_the_table_minimum_is_refused() {
     w.ok(&alice(), bet("red", "red", 500));
     let refused = w.refused(&alice(), bet("over", "17", 1_100), "over_maximum");
     assert!(refused.message.contains("1000"), "{refused}");
+    w.replays();
+}
+
+fn dispute(corrections: &[(&str, i64)], round: Option<u64>) -> Request {
+    Request::Dispute {
+        table: "t1".into(),
+        reason: "a chip knocked off 17 by the dealer".into(),
+        corrections: corrections
+            .iter()
+            .map(|&(player, amount)| StoredCorrection {
+                player: player.into(),
+                amount,
+            })
+            .collect(),
+        round,
+    }
+}
+
+/// Maryland's profile text with another `dispute_authority`.
+fn maryland_decided_by(authority: &str) -> String {
+    let text = croupier_profiles::builtin_text("maryland").expect("maryland");
+    let named = text.replace(
+        r#"dispute_authority = "floorperson""#,
+        &format!("dispute_authority = {authority:?}"),
+    );
+    assert_ne!(named, text, "the profile names its authority");
+    named
+}
+
+/// Colorado 2206(5): "The pit supervisor, and not the dealer, must make all
+/// decisions concerning disputed play". A profile whose `dispute_authority`
+/// is no role that supervises the game (a player, the dealer, a name no role
+/// acts as) is refused when a table takes it, naming the field and the value.
+#[test]
+fn a_profile_whose_dispute_authority_is_no_supervising_role_is_refused() {
+    let mut w = World::new();
+    for authority in ["player", "dealer", "cashier", "the croupier"] {
+        let request = table_of("t2", &maryland_decided_by(authority), "double-zero");
+        let refused = w.refused(&admin(), request, "bad_profile");
+        assert!(
+            refused.message.contains("dispute_authority") && refused.message.contains(&format!("{authority:?}")),
+            "{refused}"
+        );
+    }
+    for (i, authority) in ["pit supervisor", "Pit_Supervisor", "floor manager", "casino manager"]
+        .iter()
+        .enumerate()
+    {
+        w.ok(
+            &admin(),
+            table_of(&format!("t{}", i + 2), &maryland_decided_by(authority), "double-zero"),
+        );
+    }
+    w.replays();
+}
+
+/// A table a format 4 journal made with an authority no role acts as still
+/// replays, and so do the disputes format 4 let the pit decide there (any
+/// player, any amount); from format 5 no one decides that table's disputes.
+#[test]
+fn a_format_4_table_without_a_dispute_authority_replays_and_decides_no_more() {
+    let mut w = World::in_format(4, "maryland");
+    w.ok(&admin(), table_of("t2", &maryland_decided_by("player"), "double-zero"));
+    w.seat("alice", 10_000, 5_000);
+    w.seat("bob", 10_000, 5_000);
+    // Format 4: bob, who never bet, is paid 10^12 by a dispute.
+    w.ok(&pit(), dispute(&[("bob", 1_000_000_000_000)], None));
+    assert_eq!(w.balance("chips:t1:bob"), 5_000 + 1_000_000_000_000);
+    w.replays();
+    let entries = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(entries), w.now + 10).expect("opens");
+    let mut w = World {
+        casino,
+        now: w.now + 10,
+    };
+    let at_t2 = Request::Dispute {
+        table: "t2".into(),
+        reason: "a chip on the line".into(),
+        corrections: Vec::new(),
+        round: None,
+    };
+    let refused = w.refused(&pit(), at_t2, "forbidden");
+    assert!(refused.message.contains("\"player\""), "{refused}");
+    w.refused(&pit(), dispute(&[("bob", 100)], None), "bad_correction");
+    w.replays();
+}
+
+/// Colorado 2206(5): the pit supervisor decides disputes, not the dealer;
+/// european-casino: "the casino manager's decision is final", and the
+/// casino's manager is its admin. Each table's disputes go to the roles its
+/// profile's authority maps to, and to no one else.
+#[test]
+fn only_the_roles_a_profile_names_decide_its_disputes() {
+    for (profile, deciders) in [
+        ("maryland", vec![Role::PitSupervisor]),
+        ("colorado-2014", vec![Role::PitSupervisor]),
+        ("low-limit-house", vec![Role::PitSupervisor]),
+        ("european-casino", vec![Role::Admin]),
+    ] {
+        let mut w = World::in_format(JOURNAL_FORMAT, profile);
+        w.seat("alice", 10_000, 5_000);
+        w.ok(&dealer(), open_betting());
+        w.ok(&alice(), bet("a1", "17", 500));
+        w.ok(&dealer(), no_more_bets());
+        w.ok(&dealer(), spin("2"));
+        for role in Role::ALL {
+            let who = actor(role.name(), role);
+            let asked = dispute(&[("alice", 100)], None);
+            if deciders.contains(&role) {
+                w.ok(&who, asked);
+            } else {
+                let refused = w.refused(&who, asked, "forbidden");
+                assert!(refused.message.contains(role.name()), "{profile}: {refused}");
+            }
+        }
+        assert_eq!(w.balance("chips:t1:alice"), 5_000 - 500 + 100, "{profile}");
+        w.replays();
+    }
+}
+
+/// Colorado 2206(5): disputes concern "disputed play or the payment or
+/// collection of wagers". One correction once paid 2^50 to a player who was
+/// not even seated. A correction is now for a player who bet in the round
+/// disputed (the one named, or the table's last settled round), once per
+/// dispute, and the round gives that player in all, earlier corrections
+/// included, between nothing and the most their bets in it could return.
+#[test]
+fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_return() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 5_000);
+    w.seat("bob", 10_000, 5_000);
+    // No round has settled: there is nothing to correct.
+    w.refused(&pit(), dispute(&[("alice", 100)], None), "bad_correction");
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("a1", "17", 100));
+    w.ok(&alice(), bet("a2", "red", 200));
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("17"));
+    // 17 is black: a1 returned 3,600 (its most), a2 nothing (its most 400).
+    assert_eq!(w.balance("chips:t1:alice"), 5_000 - 300 + 3_600);
+    let most: i64 = 3_600 + 400;
+    for (corrections, why) in [
+        (vec![("bob", 100)], "no bet"),
+        (vec![("alice", 1 << 50)], "at most"),
+        (vec![("alice", 401)], "at most"),
+        (vec![("alice", -3_601)], "take back"),
+        (vec![("alice", i64::MIN)], "take back"),
+        (vec![("alice", 0)], "changes nothing"),
+        (vec![("alice", 100), ("alice", 100)], "twice"),
+    ] {
+        let refused = w.refused(&pit(), dispute(&corrections, None), "bad_correction");
+        assert!(
+            refused.message.contains(why) && refused.message.contains("round 1"),
+            "{corrections:?}: {refused}"
+        );
+    }
+    w.refused(&pit(), dispute(&[("nobody", 100)], None), "no_player");
+    w.refused(&pit(), dispute(&[("alice", 100)], Some(7)), "no_round");
+    // The red bet should have been paid: 400 back, and not twice.
+    let events = w.ok(&pit(), dispute(&[("alice", 400)], Some(1)));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EventView::DisputeDecided { round: Some(1), .. })),
+        "{events:?}"
+    );
+    assert_eq!(w.balance("chips:t1:alice"), 5_000 - 300 + i128::from(most));
+    w.refused(&pit(), dispute(&[("alice", 1)], None), "bad_correction");
+    // It can be taken back, down to nothing from the round and no further.
+    w.ok(&pit(), dispute(&[("alice", -most)], None));
+    w.refused(&pit(), dispute(&[("alice", -1)], None), "bad_correction");
+    // A round under way is not settled: no correction of it yet; left
+    // unnamed, the dispute is about the last settled round.
+    w.ok(&dealer(), open_betting());
+    w.ok(&bob(), bet("b1", "red", 100));
+    let refused = w.refused(&pit(), dispute(&[("bob", 100)], Some(2)), "bad_correction");
+    assert!(refused.message.contains("not settled"), "{refused}");
+    w.refused(&pit(), dispute(&[("bob", 100)], None), "bad_correction");
+    w.ok(&pit(), dispute(&[("alice", 100)], None));
+    w.ok(&pit(), dispute(&[], None));
     w.replays();
 }

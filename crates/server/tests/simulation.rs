@@ -264,6 +264,7 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
                     player: p.into(),
                     amount: *dice.pick(&[-200, 100, 700]),
                 }],
+                round: None,
             },
         ),
         19 if dice.below(3) == 0 => (

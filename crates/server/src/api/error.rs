@@ -108,6 +108,8 @@ error_codes! {
     PocketNotOnWheel = "pocket_not_on_wheel" => 422,
     BadText = "bad_text" => 422,
     TimeWentBackwards = "time_went_backwards" => 422,
+    /// A dispute's correction the disputed round cannot account for.
+    BadCorrection = "bad_correction" => 422,
     // A bet's refusals (the core's).
     EmptySpot = "empty_spot" => 422,
     UnknownPocket = "unknown_pocket" => 422,

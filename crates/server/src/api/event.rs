@@ -203,5 +203,8 @@ pub enum EventView {
         by: Option<String>,
         reason: String,
         corrections: Vec<Correction>,
+        /// The round disputed, where the dispute named one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u64>,
     },
 }

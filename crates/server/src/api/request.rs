@@ -252,7 +252,14 @@ pub enum ClientRequest {
     Dispute {
         table: String,
         reason: String,
+        /// Each a player who bet in the disputed round, once: paid (positive)
+        /// or collected (negative), so that the round gives them in all
+        /// between nothing and the most their bets there could return.
         corrections: Vec<Correction>,
+        /// The round disputed, by its number at this table; left out: the
+        /// table's last settled round.
+        #[serde(default)]
+        round: Option<u64>,
     },
     AnnulBets {
         table: String,

@@ -12,7 +12,7 @@ use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, 
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
-use super::journal::{self, JournalEvent, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
+use super::journal::{self, JournalEvent, FORMAT_DISPUTES_BOUND, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
@@ -335,6 +335,15 @@ impl<S: Storage> Cage<S> {
                 }
                 let profile = croupier_profiles::parse(profile_text, table)
                     .map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
+                // Colorado 2206(5): disputes are decided by a role that supervises the game.
+                if dir.journal_format() >= FORMAT_DISPUTES_BOUND {
+                    policy::dispute_deciders(&profile.spec().dispute_authority).map_err(|why| {
+                        err(
+                            ErrorCode::BadProfile,
+                            format!("profile {table}: dispute_authority: {why}"),
+                        )
+                    })?;
+                }
                 let wheel =
                     Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
                 let profile_name = profile.name().to_string();

@@ -130,9 +130,10 @@ pub fn viewer(actor: Option<&Actor>) -> Viewer<'_> {
     }
 }
 
-/// Whether a role, deciding a dispute, acts as the authority a profile
-/// names (`dispute_authority`): the pit supervisor decides them
-/// (Colorado 2206(5)), and an admin acts as the casino manager.
+/// Whether a role, deciding a dispute up to journal format 4, acts as the
+/// authority a profile names (`dispute_authority`): the pit supervisor
+/// decided them whatever the profile named (Colorado 2206(5)), and an admin
+/// acted as the casino manager. From format 5, [`dispute_deciders`] says.
 pub fn acts_as_authority(role: Role, authority: &str) -> bool {
     match role {
         Role::PitSupervisor => true,
@@ -141,9 +142,74 @@ pub fn acts_as_authority(role: Role, authority: &str) -> bool {
     }
 }
 
+/// Each person a profile may name to decide disputes (`dispute_authority`),
+/// and the roles that act as them. Only those who supervise the game
+/// decide its disputes: "the pit supervisor, and not the dealer"
+/// (Colorado 2206(5)); a dealer, a cashier, an auditor or a player is no
+/// one's dispute authority.
+pub const DISPUTE_AUTHORITIES: &[(&str, &[Role])] = &[
+    // Colorado 2206(5); the european-casino glossary's pit boss controls the pit.
+    ("pit supervisor", &[Role::PitSupervisor]),
+    ("pit boss", &[Role::PitSupervisor]),
+    // Maryland's floorperson (ch.2 A-B, ch.6 B(2)), low-limit-house's floor
+    // manager (Irregularities (4)-(5)): the one supervising the floor.
+    ("floorperson", &[Role::PitSupervisor]),
+    ("floor person", &[Role::PitSupervisor]),
+    ("floor supervisor", &[Role::PitSupervisor]),
+    ("floor manager", &[Role::PitSupervisor]),
+    // european-casino: "the casino manager's decision is final"; the admin is the casino's manager.
+    ("casino manager", &[Role::Admin]),
+    ("admin", &[Role::Admin]),
+];
+
+/// The roles that decide disputes at a table whose profile names
+/// `authority`, or why no one can: the name is compared without case, `_`
+/// and `-` read as spaces (`pit_supervisor` is the pit supervisor).
+pub fn dispute_deciders(authority: &str) -> Result<&'static [Role], String> {
+    let name = authority
+        .to_lowercase()
+        .replace(['_', '-'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    DISPUTE_AUTHORITIES
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, roles)| *roles)
+        .ok_or_else(|| {
+            let known: Vec<String> = DISPUTE_AUTHORITIES.iter().map(|(n, _)| format!("{n:?}")).collect();
+            format!(
+                "{authority:?} is no staff role that may decide disputes; name one of {} \
+                 (not a dealer, cashier, auditor or player: Colorado 2206(5))",
+                known.join(", ")
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every shipped profile names someone who decides disputes, as the
+    /// roles that act as them (Colorado 2206(5): the pit supervisor, not
+    /// the dealer; european-casino: the casino manager).
+    #[test]
+    fn every_shipped_profile_names_a_role_that_decides_disputes() {
+        for name in croupier_profiles::builtin_names() {
+            let profile = croupier_profiles::load(name).expect("a shipped profile");
+            let roles = dispute_deciders(&profile.spec().dispute_authority).expect(name);
+            assert!(roles.iter().all(|r| allows(*r, Act::DecideDispute)), "{name}");
+        }
+        assert_eq!(dispute_deciders("Pit_Supervisor"), Ok(&[Role::PitSupervisor][..]));
+        assert_eq!(dispute_deciders("casino manager"), Ok(&[Role::Admin][..]));
+        for nobody in ["player", "dealer", "cashier", "auditor", "the croupier", ""] {
+            let why = dispute_deciders(nobody).expect_err(nobody);
+            assert!(
+                why.contains(&format!("{nobody:?}")) && why.contains("pit supervisor"),
+                "{why}"
+            );
+        }
+    }
 
     #[test]
     fn every_act_has_one_rule() {

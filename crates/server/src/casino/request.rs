@@ -177,6 +177,10 @@ pub enum Request {
         table: String,
         reason: String,
         corrections: Vec<StoredCorrection>,
+        /// The round disputed, at this table; none: its last settled round
+        /// (journal format 5 on; before it, no round was named).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u64>,
     },
     AnnulBets {
         table: String,
@@ -424,10 +428,12 @@ impl Request {
                 table,
                 reason,
                 corrections,
+                round,
             } => Request::Dispute {
                 table,
                 reason,
                 corrections: corrections.into_iter().map(StoredCorrection::from).collect(),
+                round,
             },
             C::AnnulBets { table, bet_ids, reason } => Request::AnnulBets { table, bet_ids, reason },
         })

@@ -247,7 +247,9 @@ pub fn view(event: &JournalEvent) -> EventView {
             by,
             reason,
             corrections,
+            round,
         } => V::DisputeDecided {
+            round,
             table,
             by: Some(by),
             reason,

@@ -198,6 +198,9 @@ pub enum JournalEvent {
         by: String,
         reason: String,
         corrections: Vec<CorrectionMade>,
+        /// The round disputed (journal format 5 on).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u64>,
     },
 }
 
@@ -362,6 +365,7 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
                     amount: amount as i64,
                 })
                 .collect(),
+            round: None,
         },
     }
 }

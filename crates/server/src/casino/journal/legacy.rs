@@ -434,6 +434,7 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             by,
             reason,
             corrections,
+            round: _,
         } => L::DisputeDecided {
             table,
             by,

@@ -12,8 +12,11 @@
 //! - format 5: as format 4, every actor the server or a user in their own
 //!   role; a request resent with its id that moves no money (a cash-in,
 //!   cash-out, buy-in, sale or tip) writes nothing, a leave's used id is
-//!   refused, and a player places at most
-//!   [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round.
+//!   refused, a player places at most
+//!   [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round, and a
+//!   dispute is decided by the roles its profile's authority maps to and
+//!   corrects only a settled round's players, within what their bets
+//!   there could have returned.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -42,8 +45,8 @@ pub use event::JournalEvent;
 /// and writes nothing for a resend that changes nothing: up to format 4 a
 /// cash-in sent again with its id moved no money but was journaled a
 /// second time with the same event, which anyone summing the journal's
-/// cash events counted twice; and it holds each player to a share of a
-/// round's bets.
+/// cash events counted twice; it holds each player to a share of a
+/// round's bets; and it ties a dispute's corrections to the round disputed.
 pub const JOURNAL_FORMAT: u32 = 5;
 
 /// The first format whose every actor is the server or a user in their own role.
@@ -75,6 +78,13 @@ pub fn resent(format: u32, applied: &[Applied]) -> bool {
 /// [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round: up to
 /// format 4 one player could fill a round's [`croupier_core::round::ROUND_BETS_MAX`].
 pub const FORMAT_PLAYER_BETS_CAPPED: u32 = 5;
+
+/// The first format in which a profile's `dispute_authority` must name a
+/// role that decides disputes, only that role decides them, and a
+/// correction pays or collects only what the disputed round could have
+/// paid its player: up to format 4 a pit supervisor decided any table's
+/// disputes, for any player, of any amount.
+pub const FORMAT_DISPUTES_BOUND: u32 = 5;
 
 /// The journal stream casino requests are written to.
 pub const STREAM: &str = "casino";

@@ -9,6 +9,7 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+mod disputes;
 mod money;
 mod operations;
 mod round;
@@ -55,6 +56,9 @@ pub struct TableSlot {
     books: HashMap<Account, i128>,
     /// Entries written for this table: they number its fills and dispute corrections.
     pub(super) entries: u64,
+    /// What disputes from journal format 5 have corrected, by round and
+    /// player, for the rounds still kept in `rounds`.
+    pub(super) corrected: HashMap<(u64, u64), i128>,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
@@ -98,6 +102,11 @@ pub(super) enum Effect {
     Seat {
         player: String,
         colour: Option<(String, u64)>,
+    },
+    /// A dispute corrected these players' takings from `round`.
+    Corrected {
+        round: u64,
+        corrections: Vec<(u64, i128)>,
     },
 }
 
@@ -246,6 +255,7 @@ impl TableSlot {
             log: VecDeque::new(),
             books: HashMap::new(),
             entries: 0,
+            corrected: HashMap::new(),
             finished: None,
             layout: account(Account::of_table(TableAccount::Layout, id))?,
             float: account(Account::of_table(TableAccount::Float, id))?,
@@ -493,6 +503,14 @@ impl TableSlot {
 
     fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
         match effect {
+            Effect::Corrected { round, corrections } => {
+                for (player, amount) in corrections {
+                    *self.corrected.entry((round, player)).or_default() += amount;
+                }
+                // Only the rounds kept can be disputed.
+                let oldest = self.rounds.front().map_or(0, |r| r.round);
+                self.corrected.retain(|(r, _), _| *r >= oldest);
+            }
             Effect::Seat { player, colour } => match colour {
                 Some(c) => {
                     self.colours.insert(player, c);

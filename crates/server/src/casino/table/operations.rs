@@ -1,13 +1,16 @@
 //! A table's operations: inspections and adjustments (Colorado 2212,
 //! Maryland ch.2), emergencies (european-casino 6.1-6.3), annulled pooled
-//! bets (european-casino 3.7-3.8) and disputes (Colorado 2206(5)).
+//! bets (european-casino 3.7-3.8) and disputes up to journal format 4
+//! (Colorado 2206(5); from format 5 in [`super::disputes`]).
 
 use croupier_core::round::{Adjustment, Command, Inspection};
 
+use super::disputes::Dispute;
 use super::{person, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
+use crate::casino::journal::FORMAT_DISPUTES_BOUND;
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
 
@@ -61,8 +64,22 @@ impl TableSlot {
                 reason: reason.clone(),
             },
             Request::Dispute {
+                reason,
+                corrections,
+                round,
+                ..
+            } if dir.journal_format() >= FORMAT_DISPUTES_BOUND => {
+                let dispute = Dispute {
+                    reason,
+                    corrections,
+                    round: *round,
+                };
+                return self.plan_dispute(dir, at_ms, actor, dispute, plan);
+            }
+            Request::Dispute {
                 reason, corrections, ..
             } => {
+                // Up to journal format 4.
                 let authority = self.table.profile().spec().dispute_authority.clone();
                 // Colorado 2206(5): the pit supervisor, not the dealer.
                 let role_text = if policy::acts_as_authority(actor.role, &authority) {

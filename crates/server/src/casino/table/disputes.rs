@@ -1,0 +1,207 @@
+//! Disputes from journal format 5. "The pit supervisor, and not the
+//! dealer, must make all decisions concerning disputed play or the payment
+//! or collection of wagers" (Colorado 2206(5)): a dispute is decided only by
+//! the roles its profile's `dispute_authority` maps to
+//! ([`policy::dispute_deciders`]), and it pays or collects wagers of the
+//! round disputed. Each correction is for a player who bet in that round,
+//! once, and leaves the round giving them in all (what it returned, every
+//! correction of it so far, and this one) between nothing and the most
+//! their bets in it could have returned. Up to format 4 any pit supervisor
+//! could pay anyone at the table any amount.
+
+use croupier_core::round::Command;
+use croupier_core::{BetRequest, TableRules};
+
+use super::{person, Effect, Plan, TableSlot};
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::actor::Actor;
+use crate::casino::directory::Directory;
+use crate::casino::journal::JournalEvent;
+use crate::casino::recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};
+use crate::casino::request::StoredCorrection;
+use crate::casino::{err, policy};
+
+/// Corrections as the round takes them: each player's number and amount.
+type Corrections = Vec<(u64, i128)>;
+
+/// A dispute as asked: why, the corrections, and the round named (if any).
+pub(super) struct Dispute<'a> {
+    pub reason: &'a str,
+    pub corrections: &'a [StoredCorrection],
+    pub round: Option<u64>,
+}
+
+impl TableSlot {
+    pub(super) fn plan_dispute(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        dispute: Dispute<'_>,
+        plan: &mut Plan,
+    ) -> Result<(), ApiError> {
+        let authority = &self.table.profile().spec().dispute_authority;
+        // A table made before format 5 may name no one who decides disputes.
+        let deciders = policy::dispute_deciders(authority).map_err(|why| {
+            err(
+                ErrorCode::Forbidden,
+                format!(
+                    "no one decides disputes at table {}: its profile's dispute_authority {why}",
+                    self.id
+                ),
+            )
+        })?;
+        if !deciders.contains(&actor.role) {
+            let roles: Vec<&str> = deciders.iter().map(|r| r.name()).collect();
+            let what = format!(
+                "decide disputes at table {}: its profile gives them to the {authority} ({})",
+                self.id,
+                roles.join(" or ")
+            );
+            return Err(ApiError::forbidden(&what, actor.role));
+        }
+        let (round, corrections) = self.checked_corrections(dir, dispute.round, dispute.corrections)?;
+        let command = Command::DecideDispute {
+            at_ms,
+            by: person(actor, authority),
+            reason: dispute.reason.to_string(),
+            corrections: corrections.clone(),
+        };
+        self.plan_core(dir, plan, command)?;
+        if let Some(n) = round {
+            for event in &mut plan.events {
+                if let JournalEvent::DisputeDecided { round, .. } = event {
+                    *round = Some(n);
+                }
+            }
+            if !corrections.is_empty() {
+                plan.effects.push(Effect::Corrected { round: n, corrections });
+            }
+        }
+        Ok(())
+    }
+
+    /// The round disputed (the one named, or the table's last settled
+    /// round) and the corrections, each checked against it.
+    fn checked_corrections(
+        &self,
+        dir: &Directory,
+        round: Option<u64>,
+        corrections: &[StoredCorrection],
+    ) -> Result<(Option<u64>, Corrections), ApiError> {
+        let record: Option<&RoundRecord> = match round {
+            Some(n) => Some(self.round_kept(n)?),
+            None => self.rounds.iter().rev().find(|r| r.settled).map(|r| r.as_ref()),
+        };
+        if corrections.is_empty() {
+            return Ok((record.map(|r| r.round), Vec::new()));
+        }
+        let Some(record) = record else {
+            return Err(err(
+                ErrorCode::BadCorrection,
+                format!(
+                    "table {} has no settled round: a correction pays or collects what a round paid",
+                    self.id
+                ),
+            ));
+        };
+        if !record.settled {
+            return Err(err(
+                ErrorCode::BadCorrection,
+                format!(
+                    "round {} at table {} is not settled: a correction pays or collects what a settled round paid",
+                    record.round, self.id
+                ),
+            ));
+        }
+        let rules = self.table.rules().ignoring_limits();
+        let mut checked: Corrections = Vec::with_capacity(corrections.len());
+        for c in corrections {
+            let player = dir.player(&c.player)?.player_id;
+            let refuse = |why: String| {
+                err(
+                    ErrorCode::BadCorrection,
+                    format!("{} in round {} at table {}: {why}", c.player, record.round, self.id),
+                )
+            };
+            if checked.iter().any(|(p, _)| *p == player) {
+                return Err(refuse(
+                    "corrected twice in one dispute; give one correction of the sum".into(),
+                ));
+            }
+            if c.amount == 0 {
+                return Err(refuse("a correction of 0 changes nothing".into()));
+            }
+            let bets: Vec<&BetRecord> = record.bets.iter().filter(|b| b.player == c.player).collect();
+            if bets.is_empty() {
+                return Err(refuse(
+                    "they had no bet in it, and a dispute corrects only the round's own wagers".into(),
+                ));
+            }
+            let returned: i128 = bets.iter().map(|b| i128::from(b.returned.unwrap_or(0))).sum();
+            let most: i128 = bets.iter().map(|b| self.most_returned(&rules, b)).sum();
+            let earlier = self.corrected.get(&(record.round, player)).copied().unwrap_or(0);
+            let given = returned + earlier;
+            let total = given + i128::from(c.amount);
+            if total < 0 {
+                return Err(refuse(format!(
+                    "collecting {} would take back more than the {given} the round gave them",
+                    c.amount.unsigned_abs()
+                )));
+            }
+            if total > most {
+                return Err(refuse(format!(
+                    "paying {} would give them {total} from the round, more than the {most} their bets \
+                     in it could return at most (each stake with the most it could win)",
+                    c.amount
+                )));
+            }
+            checked.push((player, i128::from(c.amount)));
+        }
+        Ok((Some(record.round), checked))
+    }
+
+    /// Round `n` of this table, if the table still keeps it.
+    fn round_kept(&self, n: u64) -> Result<&RoundRecord, ApiError> {
+        self.rounds
+            .iter()
+            .find(|r| r.round == n)
+            .map(|r| r.as_ref())
+            .ok_or_else(|| {
+                err(
+                    ErrorCode::NoRound,
+                    format!(
+                        "table {} has no round {n} among the last {RECALL_ROUNDS_MAX} it keeps for disputes",
+                        self.id
+                    ),
+                )
+            })
+    }
+
+    /// The most `bet` could have handed back on any pocket of the wheel: its
+    /// stake with the most it could win, a match play coupon's win included
+    /// where the profile takes one on it (the record keeps no coupon).
+    fn most_returned(&self, rules: &TableRules<'_>, bet: &BetRecord) -> i128 {
+        let stake = i128::from(bet.stake);
+        let placed = [Some(stake), None].into_iter().find_map(|coupon| {
+            let request = BetRequest {
+                spot: &bet.spot,
+                stake_minor: stake,
+                zero_choice: None,
+                coupon_minor: coupon,
+            };
+            rules.place(&request).ok()
+        });
+        let Some(placed) = placed else {
+            return stake;
+        };
+        self.table
+            .config()
+            .wheel
+            .pockets()
+            .iter()
+            .map(|pocket| i128::from(rules.settle(&placed, &[pocket]).returned.get()))
+            .max()
+            .unwrap_or(stake)
+    }
+}
