@@ -449,14 +449,15 @@ fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many(
     assert_eq!(server.http("GET", "/api/me", Some(&second), None).0, 401, "idle 8 s");
 }
 
-/// The frames a table stream received up to the first of type `last`, that one included.
-fn frames_until(socket: &mut Socket, last: &str) -> Vec<Value> {
+/// The frames a table stream received up to the `nth` of type `last`, that one included.
+fn frames_until(socket: &mut Socket, last: &str, nth: usize) -> Vec<Value> {
     let mut frames = Vec::new();
+    let mut seen = 0;
     loop {
         let frame = socket.next_frame();
-        let done = frame["type"] == last;
+        seen += usize::from(frame["type"] == last);
         frames.push(frame);
-        if done {
+        if seen == nth {
             return frames;
         }
     }
@@ -500,10 +501,16 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
         server.seat(&cashier, (player, token), "d1", 10_000, 5_000);
     }
     server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
-    server.ask(
-        &p1,
-        json!({"op": "place_bet", "table": "d1", "bet_id": "b1", "spot": "17", "stake": 300}),
-    );
+    for (token, id, spot, stake) in [
+        (&p1, "b1", "17", 300),
+        (&p1, "b2", "red", 100),
+        (&p3, "b3", "black", 200),
+    ] {
+        server.ask(
+            token,
+            json!({"op": "place_bet", "table": "d1", "bet_id": id, "spot": spot, "stake": stake}),
+        );
+    }
     // european-casino 3.7: a pooled bet annulled; its stake goes back to its player.
     server.ask(
         &pit,
@@ -514,8 +521,14 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
         json!({"op": "declare_emergency", "table": "d1", "reason": "smoke"}),
     );
     server.ask(&pit, json!({"op": "lift_emergency", "table": "d1"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "d1", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 6}}),
+    );
+    // The round disputed: p1's red lost, p3's black won; each is corrected by 100.
     let dispute = json!({"op": "dispute", "table": "d1", "reason": "chip knocked off 17",
-                         "corrections": [{"player": "p1", "amount": 250}, {"player": "p3", "amount": -100}]});
+                         "corrections": [{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}]});
     let decided = server.ask(&pit, dispute);
     let answered = decided["events"].as_array().expect("events");
     assert!(
@@ -524,12 +537,12 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
             .any(|e| e["type"] == "dispute_decided" && e["corrections"].as_array().map(Vec::len) == Some(2)),
         "the pit's answer holds the whole decision: {decided}"
     );
-    // Every stream shows no more bets: what came before it is all each was sent.
-    server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
-    let board = frames_until(&mut board, "no_more_bets");
-    let other = frames_until(&mut other, "no_more_bets");
-    let corrected = frames_until(&mut corrected, "no_more_bets");
-    let staff = frames_until(&mut staff, "no_more_bets");
+    // Every stream shows the next round's betting: what came before it is all each was sent.
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    let board = frames_until(&mut board, "betting_opened", 2);
+    let other = frames_until(&mut other, "betting_opened", 2);
+    let corrected = frames_until(&mut corrected, "betting_opened", 2);
+    let staff = frames_until(&mut staff, "betting_opened", 2);
 
     // The staff see everything: the licence, who acted, every correction.
     let inspections = of_type(&staff, "inspection_recorded");
@@ -543,7 +556,7 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     assert_eq!(disputes[0]["by"], "pit");
     assert_eq!(
         disputes[0]["corrections"],
-        json!([{"player": "p1", "amount": 250}, {"player": "p3", "amount": -100}])
+        json!([{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}])
     );
     assert_eq!(of_type(&staff, "bets_annulled").len(), 1, "{staff:?}");
     assert_eq!(of_type(&staff, "emergency_declared")[0]["by"], "pit");
@@ -551,13 +564,15 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
 
     // What a number display board shows, and what everyone sees.
     for (who, frames) in [("the board", &board), ("p2", &other), ("p1", &corrected)] {
-        for kind in [
-            "table_opened",
-            "betting_opened",
-            "emergency_declared",
-            "emergency_lifted",
+        for (kind, count) in [
+            ("table_opened", 1),
+            ("betting_opened", 2),
+            ("emergency_declared", 1),
+            ("emergency_lifted", 1),
+            ("result", 1),
+            ("round_settled", 1),
         ] {
-            assert_eq!(of_type(frames, kind).len(), 1, "{who} saw no {kind}: {frames:?}");
+            assert_eq!(of_type(frames, kind).len(), count, "{who} saw no {kind}: {frames:?}");
         }
         for frame in frames.iter() {
             let text = frame.to_string();
@@ -604,7 +619,7 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     );
     let own = of_type(&corrected, "dispute_decided");
     assert_eq!(own.len(), 1, "{corrected:?}");
-    assert_eq!(own[0]["corrections"], json!([{"player": "p1", "amount": 250}]));
+    assert_eq!(own[0]["corrections"], json!([{"player": "p1", "amount": 100}]));
     assert_eq!(own[0]["reason"], "chip knocked off 17");
 
     // The list of tables shows a player their own seat, the staff every seat;
@@ -702,7 +717,7 @@ fn a_socket_is_closed_when_its_session_ends() {
     // The board and the other player never lost their streams.
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "s1"}));
     for (who, socket) in [("the board", &mut board), ("p2", &mut bystander)] {
-        let frames = frames_until(socket, "no_more_bets");
+        let frames = frames_until(socket, "no_more_bets", 1);
         assert!(!frames.is_empty(), "{who}");
     }
     // Only the bet sent from the session that goes on was taken.

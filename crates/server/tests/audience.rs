@@ -259,6 +259,7 @@ fn every_kind() -> Vec<EventView> {
                     amount: -100,
                 },
             ],
+            round: Some(1),
         },
     ]
 }

@@ -47,15 +47,20 @@ impl World {
     fn in_format(format: u32, profile: &str) -> World {
         let (casino, _) = Casino::open_in_format(MemoryStorage::default(), 0, format).expect("open");
         let mut w = World { casino, now: 0 };
-        for (name, role) in [
-            ("cashier", Role::Cashier),
-            ("dealer", Role::Dealer),
-            ("pit", Role::PitSupervisor),
-            ("alice", Role::Player),
-            ("bob", Role::Player),
+        for (who, name, role) in [
+            (Actor::system(), "admin", Role::Admin),
+            (admin(), "cashier", Role::Cashier),
+            (admin(), "dealer", Role::Dealer),
+            (admin(), "pit", Role::PitSupervisor),
+            (admin(), "alice", Role::Player),
+            (admin(), "bob", Role::Player),
+            // Someone of every role, named for it.
+            (admin(), "pit_supervisor", Role::PitSupervisor),
+            (admin(), "auditor", Role::Auditor),
+            (admin(), "player", Role::Player),
         ] {
             w.ok(
-                &admin(),
+                &who,
                 Request::CreateUser {
                     username: name.into(),
                     role,

@@ -202,6 +202,7 @@ mod tests {
                 by: Some("pit".into()),
                 reason: "r".into(),
                 corrections: vec![Correction { player: p(), amount: 5 }],
+                round: Some(1),
             },
         ];
         for e in &events {
