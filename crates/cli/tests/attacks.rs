@@ -730,3 +730,67 @@ fn a_socket_is_closed_when_its_session_ends() {
         .collect();
     assert_eq!(ids, ["late"], "{bets}");
 }
+
+// Colorado 2203(1): only valid match play coupons. A player once minted
+// them by naming a value on a bet: red and black, each with a coupon of
+// its stake, won every round. Through the server: a coupon by value, a
+// forged id, another player's and a second play of one are each refused,
+// and the hedge no longer pays.
+#[test]
+fn a_player_cannot_mint_or_reuse_match_play_coupons() {
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path());
+    let mut colorado = table("c1", "dealer");
+    colorado["profile_text"] = json!(include_str!("../../../profiles/colorado-2014.toml"));
+    server.ask(&admin, colorado);
+    server.inspect_and_open(&pit, &dealer, "c1");
+    server.seat(&cashier, ("p1", &p1), "c1", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "c1", 10_000, 5_000);
+    server.ask(
+        &cashier,
+        json!({"op": "issue_coupon", "id": "mp-7", "player": "p2", "table": "c1", "value": 500}),
+    );
+    server.ask(
+        &pit,
+        json!({"op": "issue_coupon", "id": "mp-8", "player": "p1", "table": "c1", "value": 500}),
+    );
+    let (status, _, _) = refused(
+        &server,
+        &p1,
+        json!({"op": "issue_coupon", "id": "mine", "player": "p1", "table": "c1", "value": 500}),
+    );
+    assert_eq!(status, 403, "a player issues themself a coupon");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "c1"}));
+    let bet = |id: &str, spot: &str, coupon: Value| {
+        let mut bet = json!({"op": "place_bet", "table": "c1", "bet_id": id, "spot": spot, "stake": 500});
+        for (k, v) in coupon.as_object().expect("fields") {
+            bet[k] = v.clone();
+        }
+        bet
+    };
+    for (attempt, coupon) in [
+        ("a coupon by its value", json!({"coupon": 500})),
+        ("a forged id", json!({"coupon_id": "mp-1000"})),
+        ("another player's", json!({"coupon_id": "mp-7"})),
+    ] {
+        let (status, code, message) = refused(&server, &p1, bet("h1", "red", coupon));
+        assert_eq!(
+            (status, code.as_str()),
+            (422, "coupon_not_issued"),
+            "{attempt}: {message}"
+        );
+    }
+    server.ask(&p1, bet("h1", "red", json!({"coupon_id": "mp-8"})));
+    let (status, code, message) = refused(&server, &p1, bet("h2", "black", json!({"coupon_id": "mp-8"})));
+    assert_eq!((status, code.as_str()), (422, "coupon_used"), "{message}");
+    // The hedge without a second coupon: black for chips.
+    server.ask(&p1, bet("h2", "black", json!({})));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "c1"}));
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "c1", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 6}}),
+    );
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    // Black wins 500 on 500; red's stake and its coupon lose: p1 is even, not ahead.
+    assert_eq!(me["accounts"]["chips:c1:p1"], 5_000, "{me}");
+}

@@ -122,6 +122,7 @@ fn main() {
                 stake: Minor::new(100),
                 zero_choice: None,
                 coupon: None,
+                coupon_id: None,
             },
         );
     }

@@ -70,7 +70,9 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::BetCancelled { .. }
         | E::BetSettled { .. }
         | E::BetReturned { .. }
-        | E::BetImprisoned { .. } => [Nothing, Whole, Nothing, Whole],
+        | E::BetImprisoned { .. }
+        // A match play coupon is its player's business (Colorado 2203(1)).
+        | E::CouponIssued { .. } => [Nothing, Whole, Nothing, Whole],
         // Colorado 2212(5): the licence is written into the log, which is the staff's.
         E::InspectionRecorded { .. } | E::AdjustmentRecorded { .. } => [Nothing, Nothing, Nothing, Whole],
         E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
@@ -113,6 +115,12 @@ fn every_kind() -> Vec<EventView> {
         EventView::CashedOut {
             player: p(),
             amount: 9_000,
+        },
+        EventView::CouponIssued {
+            id: "mp-1".into(),
+            player: p(),
+            table: t(),
+            value: 500,
         },
         EventView::BoughtIn {
             table: t(),

@@ -117,6 +117,7 @@ fn bet(table: &str, id: &str, spot: &str, stake: u64) -> Request {
         stake: Minor::new(stake),
         zero_choice: None,
         coupon: None,
+        coupon_id: None,
     }
 }
 

@@ -140,6 +140,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
         stake: Minor::new(stake),
         zero_choice: zero_choice.map(String::from),
         coupon: None,
+        coupon_id: None,
     };
     let ball = |pocket: &str| Spin::Ball {
         pocket: pocket.into(),

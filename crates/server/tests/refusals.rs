@@ -192,6 +192,7 @@ fn bet(id: &str, spot: &str, stake: u64) -> Request {
         stake: Minor::new(stake),
         zero_choice: None,
         coupon: None,
+        coupon_id: None,
     }
 }
 
@@ -637,5 +638,115 @@ fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_ret
     w.refused(&pit(), dispute(&[("bob", 100)], None), "bad_correction");
     w.ok(&pit(), dispute(&[("alice", 100)], None));
     w.ok(&pit(), dispute(&[], None));
+    w.replays();
+}
+
+fn issue(id: &str, player: &str, table: &str, value: u64) -> Request {
+    Request::IssueCoupon {
+        id: id.into(),
+        player: player.into(),
+        table: table.into(),
+        value: Minor::new(value),
+    }
+}
+
+fn coupon_bet(id: &str, spot: &str, stake: u64, coupon: Option<u64>, coupon_id: Option<&str>) -> Request {
+    Request::PlaceBet {
+        table: "t1".into(),
+        bet_id: id.into(),
+        spot: spot.into(),
+        stake: Minor::new(stake),
+        zero_choice: None,
+        coupon: coupon.map(Minor::new),
+        coupon_id: coupon_id.map(str::to_string),
+    }
+}
+
+// Colorado 2203(1): "valid match play coupons may be accepted ... on the even
+// money and 2 to 1 wagers only". A coupon was once taken on the player's
+// word: a hedged red and black, each with a coupon, won every round. Now a
+// coupon is played only as issued to its player for its table, and once.
+#[test]
+fn a_match_play_coupon_is_played_only_as_issued_to_its_player_and_once() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.ok(&admin(), table("t2", "colorado-2014"));
+    w.seat("alice", 10_000, 5_000);
+    w.seat("bob", 10_000, 5_000);
+
+    // Issued by the cage or the pit, to a player, for a table; once.
+    let issued = w.ok(&cashier(), issue("mp-1", "alice", "t1", 500));
+    assert!(
+        matches!(&issued[..], [EventView::CouponIssued { value: 500, .. }]),
+        "{issued:?}"
+    );
+    w.resent(&cashier(), issue("mp-1", "alice", "t1", 500));
+    w.refused(&cashier(), issue("mp-1", "alice", "t1", 600), "exists");
+    w.refused(&alice(), issue("mp-9", "alice", "t1", 500), "forbidden");
+    w.refused(&cashier(), issue("not a coupon", "alice", "t1", 500), "bad_coupon");
+    w.refused(&cashier(), issue("mp-9", "dealer", "t1", 500), "no_player");
+    w.refused(&cashier(), issue("mp-9", "alice", "t9", 500), "no_table");
+    w.refused(&cashier(), issue("mp-9", "alice", "t1", 0), "bad_amount");
+    w.ok(&pit(), issue("mp-2", "alice", "t2", 500));
+    w.ok(&pit(), issue("mp-3", "bob", "t1", 500));
+
+    w.ok(&dealer(), open_betting());
+    // A coupon by its value alone, one no one issued, another's, another table's, another value.
+    w.refused(
+        &alice(),
+        coupon_bet("a1", "red", 500, Some(500), None),
+        "coupon_not_issued",
+    );
+    w.refused(
+        &alice(),
+        coupon_bet("a1", "red", 500, None, Some("mp-404")),
+        "coupon_not_issued",
+    );
+    w.refused(
+        &alice(),
+        coupon_bet("a1", "red", 500, None, Some("mp-3")),
+        "coupon_not_issued",
+    );
+    let elsewhere = w.refused(
+        &alice(),
+        coupon_bet("a1", "red", 500, None, Some("mp-2")),
+        "coupon_not_issued",
+    );
+    assert!(elsewhere.message.contains("for table t2"), "{elsewhere}");
+    w.refused(
+        &alice(),
+        coupon_bet("a1", "red", 500, Some(400), Some("mp-1")),
+        "coupon_not_matched",
+    );
+    // Played once: the hedge on black with the same coupon is refused.
+    w.ok(&alice(), coupon_bet("a1", "red", 500, None, Some("mp-1")));
+    w.resent(&alice(), coupon_bet("a1", "red", 500, None, Some("mp-1")));
+    let again = w.refused(
+        &alice(),
+        coupon_bet("a2", "black", 500, None, Some("mp-1")),
+        "coupon_used",
+    );
+    assert!(again.message.contains("bet a1"), "{again}");
+    // A bet cancelled gives its coupon back, to play once.
+    w.ok(
+        &alice(),
+        Request::CancelBet {
+            table: "t1".into(),
+            bet_id: "a1".into(),
+        },
+    );
+    w.ok(&alice(), coupon_bet("a3", "black", 500, None, Some("mp-1")));
+    w.ok(&bob(), coupon_bet("b1", "red", 500, Some(500), Some("mp-3")));
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("17"));
+    // 17 is black: the coupon's stake of 500 wins even money with the coupon's 500.
+    assert_eq!(w.balance("chips:t1:alice"), 5_000 - 500 + 1_500);
+    assert_eq!(w.balance("chips:t1:bob"), 5_000 - 500);
+    // Not in the next round either.
+    w.ok(&dealer(), open_betting());
+    w.refused(
+        &alice(),
+        coupon_bet("a4", "red", 500, None, Some("mp-1")),
+        "coupon_used",
+    );
     w.replays();
 }

@@ -289,6 +289,7 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
                     stake: Minor::new(100 * (1 + dice.below(4))),
                     zero_choice,
                     coupon: None,
+                    coupon_id: None,
                 },
             )
         }

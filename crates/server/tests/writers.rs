@@ -186,6 +186,7 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
                             stake: Minor::new(100),
                             zero_choice: None,
                             coupon: None,
+                            coupon_id: None,
                         };
                         run(actor(p, Role::Player), bet).expect("bet");
                     }
@@ -278,6 +279,7 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
                 stake: Minor::new(10),
                 zero_choice: None,
                 coupon: None,
+                coupon_id: None,
             },
         };
         let who = if matches!(request, Request::OpenBetting { .. }) {

@@ -82,7 +82,8 @@ impl EventView {
             | E::BetCancelled { table, player, .. }
             | E::BetSettled { table, player, .. }
             | E::BetReturned { table, player, .. }
-            | E::BetImprisoned { table, player, .. } => A::Player { table, player },
+            | E::BetImprisoned { table, player, .. }
+            | E::CouponIssued { table, player, .. } => A::Player { table, player },
             // What a number display board shows: the table's phases, results and each round's totals.
             E::TableCreated { table, .. }
             | E::TableOpened { table }

@@ -129,6 +129,12 @@ error_codes! {
     CouponNotAccepted = "coupon_not_accepted" => 422,
     CouponNotMatched = "coupon_not_matched" => 422,
     CouponWithZeroChoice = "coupon_with_zero_choice" => 422,
+    /// No such coupon was issued to the player for the table.
+    CouponNotIssued = "coupon_not_issued" => 422,
+    /// The coupon was played already.
+    CouponUsed = "coupon_used" => 422,
+    /// A coupon's id is not one a coupon can have.
+    BadCoupon = "bad_coupon" => 422,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -50,6 +50,13 @@ pub enum EventView {
         player: String,
         amount: u64,
     },
+    /// A match play coupon issued to a player for a table: theirs to play once.
+    CouponIssued {
+        id: String,
+        player: String,
+        table: String,
+        value: u64,
+    },
     BoughtIn {
         table: String,
         player: String,

@@ -103,6 +103,10 @@ pub struct PlaceBet {
     #[serde(default, with = "minor::option")]
     #[schema(value_type = Option<u64>)]
     pub coupon: Option<Minor>,
+    /// The match play coupon played, as issued to this player for this
+    /// table (`issue_coupon`); its value is the coupon's. Each is played once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupon_id: Option<String>,
 }
 
 /// The one `op` a bet read on its own takes.
@@ -203,6 +207,18 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         amount: Minor,
     },
+    /// A match play coupon issued to `player` for `table` (Colorado
+    /// 2203(1): "valid" coupons only): the player may play it once, on a
+    /// bet the table's profile takes coupons on, matched by an equal stake.
+    IssueCoupon {
+        /// The coupon's own number, unique in the casino.
+        id: String,
+        player: String,
+        table: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        value: Minor,
+    },
     BuyIn {
         id: String,
         table: String,
@@ -280,7 +296,8 @@ impl ClientRequest {
             | C::ChangePassword { .. }
             | C::CreateTable { .. }
             | C::CashIn { .. }
-            | C::CashOut { .. } => None,
+            | C::CashOut { .. }
+            | C::IssueCoupon { .. } => None,
             C::Inspect { table, .. }
             | C::Adjust { table, .. }
             | C::OpenTable { table }

@@ -11,7 +11,7 @@ use croupier_core::Wheel;
 use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
 
 use super::actor::Actor;
-use super::directory::{Directory, SharedDirectory};
+use super::directory::{Coupon, Directory, SharedDirectory, COUPONS_MAX};
 use super::journal::{self, JournalEvent, FORMAT_DISPUTES_BOUND, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
@@ -39,6 +39,7 @@ enum Effect {
     },
     AddTable(Box<TableSlot>),
     JournalFormat(u32),
+    AddCoupon(String, Coupon),
 }
 
 pub struct Cage<S: Storage> {
@@ -393,6 +394,54 @@ impl<S: Storage> Cage<S> {
                     }
                 });
             }
+            R::IssueCoupon {
+                id,
+                player,
+                table,
+                value,
+            } => {
+                let coupon = Coupon {
+                    player: player.clone(),
+                    table: table.clone(),
+                    value: value.get(),
+                };
+                if let Some(issued) = dir.coupon(id) {
+                    // Sent again as it was: done already, nothing to write.
+                    if *issued == coupon {
+                        return Ok((transfers, events, effects));
+                    }
+                    return Err(err(
+                        ErrorCode::Exists,
+                        format!("coupon {id} was issued already, with other contents"),
+                    ));
+                }
+                if !valid_coupon_id(id) {
+                    return Err(err(
+                        ErrorCode::BadCoupon,
+                        "a coupon id is 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'",
+                    ));
+                }
+                dir.player(player)?;
+                if !self.tables.contains(table) {
+                    return Err(err(ErrorCode::NoTable, format!("no table {table:?}")));
+                }
+                if value.get() == 0 {
+                    return Err(err(ErrorCode::BadAmount, "a coupon is worth more than nothing"));
+                }
+                if dir.coupons_issued() >= COUPONS_MAX {
+                    return Err(err(
+                        ErrorCode::Full,
+                        format!("the casino keeps at most {COUPONS_MAX} coupons issued"),
+                    ));
+                }
+                events.push(JournalEvent::CouponIssued {
+                    id: id.clone(),
+                    player: player.clone(),
+                    table: table.clone(),
+                    value: value.get(),
+                });
+                effects.push(Effect::AddCoupon(id.clone(), coupon));
+            }
             _ => return Err(err(ErrorCode::Internal, "a table's request reached the cage")),
         }
         Ok((transfers, events, effects))
@@ -417,6 +466,16 @@ impl<S: Storage> Cage<S> {
                 self.opened.push(*slot);
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
+            Effect::AddCoupon(id, coupon) => self.directory.change(|dir| dir.add_coupon(id, coupon)),
         }
     }
+}
+
+/// A coupon's id: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
+fn valid_coupon_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }

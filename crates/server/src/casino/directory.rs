@@ -14,10 +14,23 @@ use arc_swap::ArcSwap;
 use super::users::User;
 use crate::api::{ApiError, ErrorCode, Role};
 
+/// A match play coupon as issued: whose, for which table, worth what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coupon {
+    pub player: String,
+    pub table: String,
+    pub value: u64,
+}
+
+/// The most match play coupons a casino keeps issued.
+pub const COUPONS_MAX: usize = 1_000_000;
+
 #[derive(Clone)]
 pub struct Directory {
     users: imbl::OrdMap<String, User>,
     player_names: imbl::OrdMap<u64, String>,
+    /// Match play coupons issued, by id: tables check a bet's coupon here.
+    coupons: imbl::OrdMap<String, Coupon>,
     /// The format of the entries written from now on: 1 until a
     /// `journal_format` entry says otherwise.
     journal_format: u32,
@@ -28,6 +41,7 @@ impl Default for Directory {
         Directory {
             users: imbl::OrdMap::new(),
             player_names: imbl::OrdMap::new(),
+            coupons: imbl::OrdMap::new(),
             journal_format: 1,
         }
     }
@@ -36,6 +50,20 @@ impl Default for Directory {
 impl Directory {
     pub fn user(&self, username: &str) -> Option<&User> {
         self.users.get(username)
+    }
+
+    /// The match play coupon issued under `id`, if one was.
+    pub fn coupon(&self, id: &str) -> Option<&Coupon> {
+        self.coupons.get(id)
+    }
+
+    /// How many match play coupons were issued.
+    pub fn coupons_issued(&self) -> usize {
+        self.coupons.len()
+    }
+
+    pub fn add_coupon(&mut self, id: String, coupon: Coupon) {
+        self.coupons.insert(id, coupon);
     }
 
     /// Whether `actor` is someone the casino knows, in the role they act in:

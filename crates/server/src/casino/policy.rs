@@ -13,6 +13,8 @@ pub enum Act {
     ChangeOwnPassword,
     CreateTable,
     HandleCash,
+    /// Issue a match play coupon to a player for a table.
+    IssueCoupon,
     /// Requests only the server makes: logins recorded, the journal's format.
     RunTheServer,
     VoidRound,
@@ -69,6 +71,11 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),
     (Act::HandleCash, &[Role::Cashier], "handle cash"),
+    (
+        Act::IssueCoupon,
+        &[Role::Cashier, Role::PitSupervisor, Role::Admin],
+        "issue match play coupons",
+    ),
     (Act::RunTheServer, ADMIN, "record logins or set the journal's format"),
     (Act::VoidRound, ADMIN, "void rounds"),
     (Act::BuyIn, PLAYER, "buy in"),

@@ -124,6 +124,14 @@ pub enum Request {
         #[serde(with = "minor")]
         amount: Minor,
     },
+    /// A match play coupon issued to `player` for `table` (journal format 5).
+    IssueCoupon {
+        id: String,
+        player: String,
+        table: String,
+        #[serde(with = "minor")]
+        value: Minor,
+    },
     BuyIn {
         id: String,
         table: String,
@@ -161,6 +169,9 @@ pub enum Request {
         zero_choice: Option<String>,
         #[serde(default, with = "minor::option")]
         coupon: Option<Minor>,
+        /// The issued coupon played (journal format 5); left out of bets without one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        coupon_id: Option<String>,
     },
     CancelBet {
         table: String,
@@ -394,6 +405,17 @@ impl Request {
             },
             C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
+            C::IssueCoupon {
+                id,
+                player,
+                table,
+                value,
+            } => Request::IssueCoupon {
+                id,
+                player,
+                table,
+                value,
+            },
             C::BuyIn {
                 id,
                 table,
@@ -453,7 +475,8 @@ impl Request {
             | R::JournalFormat { .. }
             | R::CreateTable { .. }
             | R::CashIn { .. }
-            | R::CashOut { .. } => None,
+            | R::CashOut { .. }
+            | R::IssueCoupon { .. } => None,
             R::Inspect { table, .. }
             | R::Adjust { table, .. }
             | R::OpenTable { table }
@@ -487,6 +510,7 @@ impl Request {
             R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
+            R::IssueCoupon { .. } => Act::IssueCoupon,
             R::Inspect { .. } => Act::Inspect,
             R::Adjust { .. } => Act::Adjust,
             R::OpenTable { .. } => Act::OpenTable,
@@ -520,6 +544,7 @@ impl From<PlaceBet> for Request {
             stake,
             zero_choice,
             coupon,
+            coupon_id,
         } = bet;
         Request::PlaceBet {
             table,
@@ -528,6 +553,7 @@ impl From<PlaceBet> for Request {
             stake,
             zero_choice,
             coupon,
+            coupon_id,
         }
     }
 }

@@ -49,6 +49,17 @@ pub fn view(event: &JournalEvent) -> EventView {
             outcome,
         },
         J::CashedIn { player, amount } => V::CashedIn { player, amount },
+        J::CouponIssued {
+            id,
+            player,
+            table,
+            value,
+        } => V::CouponIssued {
+            id,
+            player,
+            table,
+            value,
+        },
         J::CashedOut { player, amount } => V::CashedOut { player, amount },
         J::BoughtIn {
             table,

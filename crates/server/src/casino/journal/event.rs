@@ -55,6 +55,12 @@ pub enum JournalEvent {
         player: String,
         amount: u64,
     },
+    CouponIssued {
+        id: String,
+        player: String,
+        table: String,
+        value: u64,
+    },
     BoughtIn {
         table: String,
         player: String,

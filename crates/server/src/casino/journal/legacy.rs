@@ -47,6 +47,14 @@ pub enum LegacyEvent {
         player: String,
         amount: u64,
     },
+    /// Never written by formats 1 and 2 (which had no coupons to issue):
+    /// here so that every event has a form in every format.
+    CouponIssued {
+        id: String,
+        player: String,
+        table: String,
+        value: u64,
+    },
     BoughtIn {
         table: String,
         player: String,
@@ -242,6 +250,17 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         J::CashedIn { player, amount } => L::CashedIn { player, amount },
         J::CashedOut { player, amount } => L::CashedOut { player, amount },
+        J::CouponIssued {
+            id,
+            player,
+            table,
+            value,
+        } => L::CouponIssued {
+            id,
+            player,
+            table,
+            value,
+        },
         J::BoughtIn {
             table,
             player,

@@ -16,7 +16,8 @@
 //!   [`croupier_core::round::PLAYER_ROUND_BETS_MAX`] bets in a round, and a
 //!   dispute is decided by the roles its profile's authority maps to and
 //!   corrects only a settled round's players, within what their bets
-//!   there could have returned.
+//!   there could have returned; a match play coupon is played only as
+//!   issued to its player for its table, once.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -55,6 +56,10 @@ pub const FORMAT_ACTORS_KNOWN: u32 = 5;
 /// The first format in which a request whose transfers were all made
 /// before (a resend with the same id) writes no entry.
 pub const FORMAT_RESENDS_WRITE_NOTHING: u32 = 5;
+
+/// The first format in which a match play coupon is played only as issued,
+/// once (`issue_coupon`, then a bet's `coupon_id`).
+pub const FORMAT_COUPONS_ISSUED: u32 = 5;
 
 /// The first format in which a result comes only from its table's source.
 pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;

@@ -27,6 +27,7 @@ impl TableSlot {
                 stake,
                 zero_choice,
                 coupon,
+                coupon_id,
                 ..
             } => {
                 let me = dir.player(&actor.username)?;
@@ -54,13 +55,16 @@ impl TableSlot {
                             .ok_or_else(|| err(ErrorCode::BadZeroChoice, "zero_choice is half or prison"))
                     })
                     .transpose()?;
+                let coupon_minor =
+                    self.coupon_played(dir, &actor.username, bet_id, *coupon, coupon_id.as_deref(), plan)?;
                 let placing = BetRequest {
                     spot,
                     stake_minor: i128::from(stake.get()),
                     zero_choice,
-                    coupon_minor: coupon.map(|c| i128::from(c.get())),
+                    coupon_minor,
                 };
                 if self.is_resent(me.player_id, bet_id, &placing)? {
+                    plan.effects.clear();
                     return Ok(());
                 }
                 self.check_share(dir, me.player_id)?;
@@ -74,11 +78,17 @@ impl TableSlot {
                     coupon_minor: placing.coupon_minor,
                 }
             }
-            Request::CancelBet { bet_id, .. } => Command::CancelBet {
-                at_ms,
-                bet_id: bet_id.clone(),
-                player: dir.player(&actor.username)?.player_id,
-            },
+            Request::CancelBet { bet_id, .. } => {
+                let player = dir.player(&actor.username)?.player_id;
+                if self.table.bet(bet_id).is_some_and(|b| b.player == player) {
+                    self.coupon_freed(bet_id, plan);
+                }
+                Command::CancelBet {
+                    at_ms,
+                    bet_id: bet_id.clone(),
+                    player,
+                }
+            }
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
         };
         self.plan_core(dir, plan, command)

@@ -9,6 +9,7 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+mod coupons;
 mod disputes;
 mod money;
 mod operations;
@@ -59,6 +60,9 @@ pub struct TableSlot {
     /// What disputes from journal format 5 have corrected, by round and
     /// player, for the rounds still kept in `rounds`.
     pub(super) corrected: HashMap<(u64, u64), i128>,
+    /// The issued match play coupons played here, each with the bet and
+    /// round it was played on: each is played once (journal format 5).
+    pub(super) coupons_played: HashMap<String, (String, u64)>,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
@@ -107,6 +111,12 @@ pub(super) enum Effect {
     Corrected {
         round: u64,
         corrections: Vec<(u64, i128)>,
+    },
+    /// A match play coupon was played on a bet (`Some`: its id and round),
+    /// or its bet was cancelled and it may be played again (`None`).
+    Coupon {
+        coupon: String,
+        played_on: Option<(String, u64)>,
     },
 }
 
@@ -256,6 +266,7 @@ impl TableSlot {
             books: HashMap::new(),
             entries: 0,
             corrected: HashMap::new(),
+            coupons_played: HashMap::new(),
             finished: None,
             layout: account(Account::of_table(TableAccount::Layout, id))?,
             float: account(Account::of_table(TableAccount::Float, id))?,
@@ -496,13 +507,24 @@ impl TableSlot {
             | Request::JournalFormat { .. }
             | Request::CreateTable { .. }
             | Request::CashIn { .. }
-            | Request::CashOut { .. } => return Err(err(ErrorCode::Internal, "the cage's request reached a table")),
+            | Request::CashOut { .. }
+            | Request::IssueCoupon { .. } => {
+                return Err(err(ErrorCode::Internal, "the cage's request reached a table"))
+            }
         }
         Ok(plan)
     }
 
     fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
         match effect {
+            Effect::Coupon { coupon, played_on } => match played_on {
+                Some(on) => {
+                    self.coupons_played.insert(coupon, on);
+                }
+                None => {
+                    self.coupons_played.remove(&coupon);
+                }
+            },
             Effect::Corrected { round, corrections } => {
                 for (player, amount) in corrections {
                     *self.corrected.entry((round, player)).or_default() += amount;

@@ -1,0 +1,88 @@
+//! Match play coupons at the table: only a coupon issued to the player for
+//! this table, once (Colorado 2203(1): "valid match play coupons"). A bet
+//! once took a coupon's value on the player's word, so a hedged red and
+//! black with coupons won every round.
+
+use croupier_core::Minor;
+
+use super::{Effect, Plan, TableSlot};
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::directory::Directory;
+use crate::casino::err;
+use crate::casino::journal::FORMAT_COUPONS_ISSUED;
+
+impl TableSlot {
+    /// The value of the coupon a bet plays, checked: issued to `player` for
+    /// this table, of the value the bet names if it names one, and not
+    /// played before on another bet. Up to journal format 4 a coupon was
+    /// its value alone, and replays as it was. Plans the coupon's play.
+    pub(super) fn coupon_played(
+        &self,
+        dir: &Directory,
+        player: &str,
+        bet_id: &str,
+        coupon: Option<Minor>,
+        coupon_id: Option<&str>,
+        plan: &mut Plan,
+    ) -> Result<Option<i128>, ApiError> {
+        if dir.journal_format() < FORMAT_COUPONS_ISSUED {
+            return Ok(coupon.map(|c| i128::from(c.get())));
+        }
+        let Some(id) = coupon_id else {
+            return match coupon {
+                None => Ok(None),
+                Some(_) => Err(err(
+                    ErrorCode::CouponNotIssued,
+                    "a match play coupon is played by its id (coupon_id), as issued to you for this table",
+                )),
+            };
+        };
+        let issued = dir
+            .coupon(id)
+            .filter(|c| c.player == player)
+            .ok_or_else(|| err(ErrorCode::CouponNotIssued, format!("no coupon {id} was issued to you")))?;
+        if issued.table != self.id {
+            return Err(err(
+                ErrorCode::CouponNotIssued,
+                format!("coupon {id} is for table {}, not {}", issued.table, self.id),
+            ));
+        }
+        if let Some(named) = coupon.filter(|v| v.get() != issued.value) {
+            return Err(err(
+                ErrorCode::CouponNotMatched,
+                format!("coupon {id} is worth {}, not {}", issued.value, named.get()),
+            ));
+        }
+        let round = self.table.round();
+        match self.coupons_played.get(id) {
+            // The same bet sent again: it is the round's to call a resend.
+            Some((bet, r)) if bet == bet_id && *r == round => {}
+            Some((bet, r)) => {
+                return Err(err(
+                    ErrorCode::CouponUsed,
+                    format!("coupon {id} was played already, on bet {bet} in round {r}"),
+                ))
+            }
+            None => plan.effects.push(Effect::Coupon {
+                coupon: id.to_string(),
+                played_on: Some((bet_id.to_string(), round)),
+            }),
+        }
+        Ok(Some(i128::from(issued.value)))
+    }
+
+    /// Plans a cancelled bet's coupon back to its player, to play again.
+    pub(super) fn coupon_freed(&self, bet_id: &str, plan: &mut Plan) {
+        let round = self.table.round();
+        if let Some((coupon, _)) = self
+            .coupons_played
+            .iter()
+            .find(|(_, (bet, r))| bet == bet_id && *r == round)
+        {
+            plan.effects.push(Effect::Coupon {
+                coupon: coupon.clone(),
+                played_on: None,
+            });
+        }
+    }
+}
