@@ -23,6 +23,7 @@ struct Served {
 struct Answer {
     status: u16,
     request_id: Option<String>,
+    headers: axum::http::HeaderMap,
     body: Value,
 }
 
@@ -81,6 +82,7 @@ impl Served {
             .headers()
             .get("x-request-id")
             .map(|v| v.to_str().expect("a text header").to_string());
+        let headers = response.headers().clone();
         let bytes = axum::body::to_bytes(response.into_body(), ANSWER_MAX_BYTES)
             .await
             .expect("the body");
@@ -90,6 +92,7 @@ impl Served {
         Answer {
             status,
             request_id,
+            headers,
             body,
         }
     }
@@ -265,6 +268,51 @@ async fn every_response_carries_a_request_id() {
         let id = answer.request_id.expect("an x-request-id header");
         assert!(!id.is_empty(), "{method} {path}");
         assert!(ids.insert(id.clone()), "{method} {path}: {id} was given before");
+    }
+}
+
+/// Every answer is never sniffed nor framed; each page runs only its own
+/// script and the server's (a script slipped into the page's data does not
+/// run), and talks only to the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_carries_the_security_headers_and_pages_their_policy() {
+    let served = Served::open();
+    for path in [
+        "/",
+        "/board",
+        "/terminal",
+        "/dealer",
+        "/pit",
+        "/api/public/tables",
+        "/api/me",
+        "/static/common.js",
+    ] {
+        let answer = served.send("GET", path, None, None, Vec::new()).await;
+        let header = |name: &str| {
+            answer
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
+        let policy = header("content-security-policy");
+        if path.starts_with("/api") || path.starts_with("/static") {
+            continue;
+        }
+        let script = policy
+            .split(';')
+            .find(|d| d.trim().starts_with("script-src"))
+            .unwrap_or_else(|| panic!("{path}: no script-src in {policy:?}"));
+        assert!(!script.contains("unsafe-inline"), "{path}: {script}");
+        assert!(
+            script.contains("'sha256-") || path == "/",
+            "{path}: its own script is allowed by hash: {script}"
+        );
+        assert!(policy.contains("frame-ancestors 'none'"), "{path}: {policy}");
     }
 }
 
