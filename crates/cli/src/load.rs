@@ -800,13 +800,15 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let mut sockets = Vec::new();
     for (i, _, token) in &terminals {
         let table = tables[*i % tables.len()].clone();
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(
-            format!("ws://{address}/api/tables/{table}/stream?token={token}"),
-            Some(socket_config()),
-            true,
-        )
-        .await
+        let mut request = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
+            "ws://{address}/api/tables/{table}/stream"
+        ))
         .map_err(io)?;
+        let protocols = format!("croupier.v1, croupier-token.{token}").parse().map_err(io)?;
+        request.headers_mut().insert("sec-websocket-protocol", protocols);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(socket_config()), true)
+            .await
+            .map_err(io)?;
         if args.via == Via::Websocket {
             sockets.push(ws);
             continue;

@@ -794,3 +794,19 @@ fn a_player_cannot_mint_or_reuse_match_play_coupons() {
     // Black wins 500 on 500; red's stake and its coupon lose: p1 is even, not ahead.
     assert_eq!(me["accounts"]["chips:c1:p1"], 5_000, "{me}");
 }
+
+// A session token in a stream's URL is written into access logs, proxies'
+// logs and browser histories: the stream refuses one there, and takes it
+// only as a subprotocol, as the pages send it.
+#[test]
+fn a_stream_takes_no_token_in_its_url() {
+    let data = data_dir();
+    let (server, [_, _, _, _, p1, _]) = casino(data.path());
+    let (status, body) = server.http("GET", &format!("/api/tables/t1/stream?token={p1}"), None, None);
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{body}");
+    assert!(
+        body["message"].as_str().unwrap_or_default().contains("subprotocol"),
+        "{body}"
+    );
+    assert_eq!(Socket::handshake_status(server.address(), "t1", Some(&p1)), 101);
+}

@@ -127,8 +127,9 @@ const Croupier = (() => {
       if (stopped) return;
       const s = session.get();
       const proto = location.protocol === "https:" ? "wss" : "ws";
-      const query = s?.token ? `?token=${encodeURIComponent(s.token)}` : "";
-      socket = new WebSocket(`${proto}://${location.host}/api/tables/${encodeURIComponent(table)}/stream${query}`);
+      // The token goes as a subprotocol, never in the URL (where logs keep it).
+      const protocols = s?.token ? ["croupier.v1", `croupier-token.${s.token}`] : [];
+      socket = new WebSocket(`${proto}://${location.host}/api/tables/${encodeURIComponent(table)}/stream`, protocols);
       socket.onopen = () => onState?.("live");
       socket.onmessage = (m) => {
         try {

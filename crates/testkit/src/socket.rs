@@ -21,9 +21,16 @@ fn handshake(address: &str, table: &str, token: Option<&str>) -> Result<Socket, 
     let tcp = TcpStream::connect(address).expect("connect");
     // A server that stops answering fails the test instead of hanging it.
     tcp.set_read_timeout(Some(READ_TIMEOUT)).expect("timeout");
-    let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
-    let url = format!("ws://{address}/api/tables/{table}/stream{query}");
-    let opened = tungstenite::client(url.as_str(), tcp);
+    let url = format!("ws://{address}/api/tables/{table}/stream");
+    let mut request = tungstenite::client::IntoClientRequest::into_client_request(url.as_str()).expect("a request");
+    if let Some(token) = token {
+        // As the pages send it: the token among the subprotocols, never in the URL.
+        let protocols = format!("croupier.v1, croupier-token.{token}");
+        request
+            .headers_mut()
+            .insert("sec-websocket-protocol", protocols.parse().expect("a header"));
+    }
+    let opened = tungstenite::client(request, tcp);
     if let Err(HandshakeError::Failure(tungstenite::Error::Http(response))) = &opened {
         return Err(response.status().as_u16());
     }
@@ -32,9 +39,9 @@ fn handshake(address: &str, table: &str, token: Option<&str>) -> Result<Socket, 
 }
 
 impl Socket {
-    /// Opens `table`'s stream at `address`, signed in with `token` (sent as
-    /// `?token=`, as the pages do: a browser's WebSocket sends no headers) or as
-    /// a display board without one. The server must accept it.
+    /// Opens `table`'s stream at `address`, signed in with `token` (offered as
+    /// the subprotocol `croupier-token.TOKEN`, as the pages do) or as a
+    /// display board without one. The server must accept it.
     pub fn connect(address: &str, table: &str, token: Option<&str>) -> Socket {
         handshake(address, table, token)
             .map_err(|status| format!("the stream was refused with {status}"))

@@ -28,26 +28,56 @@ use crate::api::{ApiError, ErrorBody, ErrorCode, EventView};
 /// every read, which cost a fifth of the server's time under load.
 pub const SOCKET_READ_BUFFER_BYTES: usize = 4 * 1024;
 
+/// The subprotocol a table stream speaks: a client offers it, with its
+/// session token as [`TOKEN_PROTOCOL_PREFIX`]`TOKEN` where it is signed in
+/// (a browser's WebSocket sends no other header), and the server takes it.
+pub const STREAM_PROTOCOL: &str = "croupier.v1";
+/// How a client offers its session token among a stream's subprotocols.
+pub const TOKEN_PROTOCOL_PREFIX: &str = "croupier-token.";
+
 #[derive(Deserialize)]
 pub struct StreamQuery {
+    /// Refused: a token in the URL is written into logs and histories.
     token: Option<String>,
+}
+
+/// The session token a stream's client offered among its subprotocols.
+fn offered_token(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get_all(axum::http::header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .find_map(|p| p.trim().strip_prefix(TOKEN_PROTOCOL_PREFIX).map(str::to_string))
 }
 
 /// A table's events as they happen, each to whom `api::audience` decides.
 /// A socket without a token (a number display board) gets what the table
 /// shows the room: its phases, results and round totals. A player's socket
-/// (`?token=`) gets that and the player's own bets, chips and money; staff
-/// get everything.
-#[utoipa::path(get, path = "/api/tables/{table}/stream", params(("table" = String, Path, description = "Table id"), ("token" = Option<String>, Query, description = "A session token: a player's socket carries that player's own bets")), responses((status = 101, description = "A WebSocket of the table's events as JSON", body = EventView), (status = 401, body = ErrorBody)))]
+/// (its token offered as the subprotocol `croupier-token.TOKEN`, beside
+/// `croupier.v1`) gets that and the player's own bets, chips and money;
+/// staff get everything.
+#[utoipa::path(get, path = "/api/tables/{table}/stream", params(("table" = String, Path, description = "Table id"), ("Sec-WebSocket-Protocol" = Option<String>, Header, description = "`croupier.v1`, and `croupier-token.TOKEN` to be signed in: a player's socket carries that player's own bets")), responses((status = 101, description = "A WebSocket of the table's events as JSON", body = EventView), (status = 400, description = "A token in the URL", body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
     Path(table): Path<String>,
     Query(q): Query<StreamQuery>,
+    headers: axum::http::HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, Failure> {
-    let ws = ws?;
+    if q.token.is_some() {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!(
+                "a session token is not taken in the URL, where logs keep it: offer it as the WebSocket \
+                 subprotocol {TOKEN_PROTOCOL_PREFIX}TOKEN, beside {STREAM_PROTOCOL}"
+            ),
+        )
+        .into());
+    }
+    let ws = ws?.protocols([STREAM_PROTOCOL]);
     // The session's key is worked out once for the socket: each request over it looks it up again.
-    let session = q.token.as_deref().map(|t| state.sessions.key(t));
+    let session = offered_token(&headers).map(|t| state.sessions.key(&t));
     // What says when the session ends is taken with it: a socket whose session
     // ends before it is upgraded is closed as soon as it opens.
     let (viewer, ended) = match &session {

@@ -253,7 +253,7 @@ fn take_request(
     let Some(actor) = session.and_then(|key| state.sessions.get_by_key(key, now)) else {
         let e = ApiError::new(
             ErrorCode::Unauthenticated,
-            "open the stream with ?token= of a current session to send requests",
+            "open the stream with a current session's token (the subprotocol croupier-token.TOKEN) to send requests",
         );
         return Some(socket_reply(&reference, Err(e)));
     };
