@@ -824,7 +824,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         }));
     }
 
-    let flushed_before = journal_histogram(address).await?;
+    let flushed_before = journal_histogram(address, &admin_token).await?;
     eprintln!("croupier: measuring for {:.1} s", args.duration);
     let stop = Arc::new(AtomicBool::new(false));
     let accepted = Arc::new(AtomicU64::new(0));
@@ -947,7 +947,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let cpu = cpu_before
         .zip(CpuReading::now(server_pid))
         .and_then(|(before, after)| before.shares(&after));
-    let journal = journal_flushes(&flushed_before, &journal_histogram(address).await?);
+    let journal = journal_flushes(&flushed_before, &journal_histogram(address, &admin_token).await?);
     for p in players {
         let _ = p.await;
     }
@@ -1061,9 +1061,12 @@ fn disk_verdict(stalled_share: f64) -> String {
 
 /// The server's journal-write histogram: each bucket's upper bound in
 /// seconds with its cumulative count, `+Inf` last.
-async fn journal_histogram(address: SocketAddr) -> Result<Vec<(f64, u64)>, Failure> {
+async fn journal_histogram(address: SocketAddr, admin_token: &str) -> Result<Vec<(f64, u64)>, Failure> {
     let mut conn = Conn::open(address).await.map_err(io)?;
-    let (status, body) = conn.fetch("GET", "/metrics", None, None).await.map_err(io)?;
+    let (status, body) = conn
+        .fetch("GET", "/metrics", Some(admin_token), None)
+        .await
+        .map_err(io)?;
     let text = String::from_utf8_lossy(&body);
     let buckets = parse_histogram(&text, "croupier_journal_flush_seconds");
     if status != 200 || buckets.last().is_none_or(|(bound, _)| *bound != f64::INFINITY) {

@@ -81,6 +81,11 @@ enum Command {
         keys: Option<std::path::PathBuf>,
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: String,
+        /// Also serve /metrics with no session asked on this address (for a
+        /// scraper on the casino's own network); on --listen only an admin or
+        /// an auditor reads them.
+        #[arg(long)]
+        metrics_listen: Option<std::net::SocketAddr>,
         /// Connections (table streams included) the server holds at once.
         #[arg(long, default_value_t = 16_384)]
         connections_max: usize,
@@ -142,6 +147,7 @@ fn serve(
     data: std::path::PathBuf,
     keys: Option<std::path::PathBuf>,
     listen: &str,
+    metrics_listen: Option<std::net::SocketAddr>,
     limits: croupier_server::http::listener::Limits,
 ) -> Result<(), Failure> {
     let address: std::net::SocketAddr = listen
@@ -161,7 +167,7 @@ fn serve(
     let keys = keys.unwrap_or_else(|| croupier_server::runtime::keys::default_dir(&data));
     let shown = format!("data in {}, its secret in {}", data.display(), keys.display());
     runtime
-        .block_on(croupier_server::http::serve(&data, &keys, address, limits, |started| {
+        .block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
             println!("croupier: serving on http://{} ({shown})", started.address);
             println!(
                 "croupier: point a browser at http://{0}/ : players /terminal, dealers /dealer, the pit /pit, a big screen /board",
@@ -199,6 +205,7 @@ fn main() -> ExitCode {
             data,
             keys,
             listen,
+            metrics_listen,
             connections_max,
             connections_per_client,
             header_read_timeout_ms,
@@ -210,6 +217,7 @@ fn main() -> ExitCode {
             data,
             keys,
             &listen,
+            metrics_listen,
             croupier_server::http::listener::Limits {
                 connections_max,
                 connections_per_client,

@@ -58,7 +58,7 @@ fn user_command(args: &[&str], password: Option<&str>) -> (bool, String) {
 #[test]
 fn failed_sign_ins_hold_back_the_next_try_but_lock_no_one_out() {
     let data = data_dir();
-    let (server, _admin) = server_with(data.path(), &[], &[("p1", "player")]);
+    let (server, admin) = server_with(data.path(), &[], &[("p1", "player")]);
     let session = server.login("p1", "p1-password-1");
 
     // A stranger guesses three times: each is simply wrong.
@@ -87,7 +87,7 @@ fn failed_sign_ins_hold_back_the_next_try_but_lock_no_one_out() {
     let owner = sign_in(&server, "p1", "p1-password-1");
     assert_eq!(owner.status, 200, "after the wait the owner signs in: {}", owner.body);
 
-    let (_, metrics) = server.http("GET", "/metrics", None, None);
+    let (_, metrics) = server.http("GET", "/metrics", Some(&admin), None);
     assert!(metrics
         .as_str()
         .expect("text")

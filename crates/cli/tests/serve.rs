@@ -449,7 +449,10 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         "{body}"
     );
     assert_eq!(server.http("GET", "/api/me", Some(&p2), None).0, 200);
-    let (_, metrics) = server.http("GET", "/metrics", None, None);
+    // The metrics are an admin's or an auditor's.
+    assert_eq!(server.http("GET", "/metrics", None, None).0, 401);
+    assert_eq!(server.http("GET", "/metrics", Some(&p1), None).0, 403);
+    let (_, metrics) = server.http("GET", "/metrics", Some(&admin), None);
     let metrics = metrics.as_str().expect("text");
     assert!(metrics.contains("croupier_logins_failed_total 3"));
     // Every write of the journal so far is in the flush histogram, and its buckets add up.
@@ -906,6 +909,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         // Colorado 2212(5), Maryland ch.2 E: the inspection log is the staff's and the auditor's.
         ("GET", "/api/tables/t1/log", None, READERS),
         ("GET", "/api/tables/t1/report", None, READERS),
+        ("GET", "/metrics", None, &["admin", "auditor"]),
         ("POST", "/api/tables/t1/draw", None, STAFF),
         (
             "POST",
@@ -1009,7 +1013,6 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         "/dealer",
         "/pit",
         "/healthz",
-        "/metrics",
         "/api/openapi.json",
         "/api/public/tables",
         "/api/public/tables/t1",
@@ -1204,9 +1207,9 @@ fn the_servers_background_threads_yield_to_the_bets() {
     }
 }
 
-/// A gauge of the server's `/metrics`, by name.
-fn gauge(server: &Server, name: &str) -> i64 {
-    let (_, text) = server.http("GET", "/metrics", None, None);
+/// A gauge of the server's `/metrics`, by name, as `admin` reads it.
+fn gauge(server: &Server, admin: &str, name: &str) -> i64 {
+    let (_, text) = server.http("GET", "/metrics", Some(admin), None);
     let text = text.as_str().expect("metrics are text").to_string();
     text.lines()
         .find_map(|l| l.strip_prefix(&format!("{name} ")))
@@ -1247,7 +1250,7 @@ fn a_stranger_cannot_hold_the_servers_memory_or_connections() {
         let status = Socket::handshake_status(server.address(), &format!("made-up-{i}"), None);
         assert_eq!(status, 404, "made-up-{i}");
     }
-    assert_eq!(gauge(&server, "croupier_stream_channels"), 0);
+    assert_eq!(gauge(&server, &admin, "croupier_stream_channels"), 0);
     let grown = resident_kib(server.pid()).saturating_sub(before);
     assert!(grown < 32 * 1024, "2,000 refused streams took {grown} KiB");
     // Sockets come and go: their channels go with the last of them.
@@ -1255,14 +1258,14 @@ fn a_stranger_cannot_hold_the_servers_memory_or_connections() {
         .map(|i| server.subscribe("t1", if i % 3 == 2 { None } else { Some(&players[i % 2]) }))
         .collect();
     assert_eq!(
-        gauge(&server, "croupier_stream_channels"),
+        gauge(&server, &admin, "croupier_stream_channels"),
         3,
         "public:t1 and each player's"
     );
     drop(sockets);
     let freed = (0..100).any(|_| {
         std::thread::sleep(Duration::from_millis(50));
-        gauge(&server, "croupier_stream_channels") == 0
+        gauge(&server, &admin, "croupier_stream_channels") == 0
     });
     assert!(freed, "the channels outlived their sockets");
     // A client holds at most its share (24 here, this test's own HTTP client
@@ -1305,4 +1308,32 @@ fn a_stranger_cannot_hold_the_servers_memory_or_connections() {
         waited >= Duration::from_millis(1_000) && waited < Duration::from_secs(8),
         "closed after {waited:?}"
     );
+}
+
+/// The metrics tell how busy the casino is and who failed to sign in: on
+/// the public address only an admin or an auditor reads them; a scraper
+/// reads them with no session on an address of their own.
+#[test]
+fn the_metrics_are_the_staffs_or_on_an_address_of_their_own() {
+    let data = data_dir();
+    let metrics_port = free_port();
+    let metrics_at = format!("127.0.0.1:{metrics_port}");
+    let server = Server::start_with(
+        env!("CARGO_BIN_EXE_croupier"),
+        data.path(),
+        free_port(),
+        &["--metrics-listen", &metrics_at],
+    );
+    let admin = server.login("admin", &server.admin_password());
+    assert_eq!(server.http("GET", "/metrics", None, None).0, 401);
+    assert_eq!(server.http("GET", "/metrics", Some(&admin), None).0, 200);
+    let scraper = croupier_testkit::Client::new(&metrics_at);
+    let (status, text) = scraper.http("GET", "/metrics", None, None);
+    assert_eq!(status, 200);
+    assert!(
+        text.as_str().expect("text").contains("croupier_requests_total"),
+        "{text}"
+    );
+    // Nothing else is served there.
+    assert_eq!(scraper.http("GET", "/api/me", Some(&admin), None).0, 404);
 }

@@ -40,6 +40,8 @@ pub enum Act {
     DecideDispute,
     /// Read a table's operations log and report.
     ReadTableBooks,
+    /// Read the server's metrics (on its own listener, anyone who reaches it).
+    ReadMetrics,
     /// Follow every event at a table on its stream, every player's bets included.
     WatchTable,
     /// See every player's bets and balances in game recall.
@@ -95,6 +97,11 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::LiftEmergency, PIT, "lift emergencies"),
     (Act::AnnulBets, PIT, "annul bets"),
     (Act::DecideDispute, PIT, "decide disputes"),
+    (
+        Act::ReadMetrics,
+        &[Role::Admin, Role::Auditor],
+        "read the server's metrics",
+    ),
     (
         Act::ReadTableBooks,
         &[Role::Admin, Role::PitSupervisor, Role::Dealer, Role::Auditor],

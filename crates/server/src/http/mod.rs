@@ -104,6 +104,8 @@ pub struct App {
     /// The admin made on a first run, and its one-time password.
     pub admin_password: Option<(String, String)>,
     pub recovered: Vec<EventView>,
+    /// `/metrics` with no session asked, for `--metrics-listen` alone.
+    pub metrics_router: Router,
     /// Keeps the journal's head beside the secret; the last copy when dropped.
     _head: crate::runtime::keys::HeadKeeper,
     /// The data directory's lock, held while the server runs.
@@ -154,8 +156,13 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         throttle: throttle::Throttle::new(limits.sign_ins_per_client_per_minute),
         unknown_user_hash,
     };
+    let metrics_router = Router::new()
+        .route("/metrics", get(metrics::open_metrics))
+        .route("/healthz", get(metrics::healthz))
+        .with_state(state.clone());
     Ok(App {
         router: router(state),
+        metrics_router,
         floor,
         admin_password,
         recovered,
@@ -211,6 +218,7 @@ pub async fn serve(
     data: &Path,
     keys: &Path,
     listen: SocketAddr,
+    metrics_listen: Option<SocketAddr>,
     limits: listener::Limits,
     on_start: impl FnOnce(&Started),
 ) -> Result<(), String> {
@@ -219,6 +227,19 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    // The metrics for a scraper, on an address of their own (the casino's
+    // own network): there no session is asked.
+    if let Some(at) = metrics_listen {
+        let metrics = tokio::net::TcpListener::bind(at)
+            .await
+            .map_err(|e| format!("cannot listen for metrics on {at}: {e}"))?;
+        let router = app.metrics_router.clone();
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(metrics, router).await {
+                tracing::error!("the metrics listener stopped: {e}");
+            }
+        });
+    }
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     on_start(&Started {
         address,
