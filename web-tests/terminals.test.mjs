@@ -89,6 +89,8 @@ before(async () => {
   server = started.child;
   base = started.address;
   adminToken = await login("admin", started.password);
+  // The one-time password is changed before anything else is taken.
+  await ask(adminToken, { op: "change_password", password: started.password, new_password: "admin-secret-1" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
   }

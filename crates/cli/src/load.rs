@@ -743,6 +743,13 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     );
 
     let (mut admin, admin_token) = login(address, "admin", &password).await?;
+    // The one-time password is changed before anything else is taken.
+    expect_ok(
+        &mut admin,
+        &admin_token,
+        json!({"op": "change_password", "password": password, "new_password": "bench-admin-password-1"}),
+    )
+    .await?;
     let staff_password = "bench-password-1";
     for (name, role) in [("dealer", "dealer"), ("pit", "pit_supervisor"), ("cashier", "cashier")] {
         expect_ok(

@@ -130,6 +130,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 Request::SetPassword {
                     username: username.clone(),
                     password_hash,
+                    must_change: false,
                 },
             )?;
             // Whoever held the old password holds no session of it any more.

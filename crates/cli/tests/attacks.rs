@@ -32,7 +32,7 @@ fn verify(data: &Path) -> (bool, Value) {
 /// A server with the staff and players p1 and p2, signed in: (server, [admin, cashier, dealer, pit, p1, p2]).
 fn casino(data: &Path) -> (Server, [String; 6]) {
     let server = Server::start(BINARY, data, free_port());
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     let tokens = [
         admin,
@@ -392,7 +392,7 @@ fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many(
     let data = data_dir();
     let options = ["--session-idle-seconds", "5", "--sessions-per-user", "2"];
     let mut server = Server::start_with(BINARY, data.path(), free_port(), &options);
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     // A session of p1's, to copy.
     let _p1 = server.login("p1", "p1-password-1");
@@ -701,14 +701,22 @@ fn a_socket_is_closed_when_its_session_ends() {
     );
     closes(&mut socket, "the password reset");
 
+    // The admin chose that password: p1 changes it before anything else,
+    // and cannot follow a table until then.
+    let first = server.login("p1", "p1-password-2");
+    assert_eq!(Socket::handshake_status(server.address(), "s1", Some(&first)), 403);
+    server.ask(
+        &first,
+        json!({"op": "change_password", "password": "p1-password-2", "new_password": "p1-password-3"}),
+    );
     // A password changed by its owner ends the other sessions, not this one.
-    let here = server.login("p1", "p1-password-2");
-    let there = server.login("p1", "p1-password-2");
+    let here = server.login("p1", "p1-password-3");
+    let there = server.login("p1", "p1-password-3");
     let mut kept = server.subscribe("s1", Some(&here));
     let mut ended = server.subscribe("s1", Some(&there));
     server.ask(
         &here,
-        json!({"op": "change_password", "password": "p1-password-2", "new_password": "p1-password-3"}),
+        json!({"op": "change_password", "password": "p1-password-3", "new_password": "p1-password-4"}),
     );
     closes(&mut ended, "the password changed elsewhere");
     kept.send(&bet.to_string());

@@ -28,7 +28,7 @@ fn sign_in(server: &Server, username: &str, password: &str) -> croupier_testkit:
 /// each with the password `NAME-password-1`.
 fn server_with(data: &Path, options: &[&str], users: &[(&str, &str)]) -> (Server, String) {
     let server = Server::start_with(BINARY, data, free_port(), options);
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_users(&admin, users);
     (server, admin)
 }
@@ -349,4 +349,41 @@ fn an_admin_locks_unlocks_and_resets_and_a_user_changes_their_password() {
     );
     server.login("admin", "admin-new-password-4");
     server.login("p1", "my-own-password-3");
+}
+
+// The first admin's password is printed once, into the service's log: it
+// takes nothing but its own change until changed, across a restart too.
+#[test]
+fn the_first_admin_changes_the_printed_password_before_anything_else() {
+    let data = data_dir();
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let printed = server.admin_password();
+    let answer = sign_in(&server, "admin", &printed);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body["must_change_password"], true);
+    let admin = answer.body["token"].as_str().expect("token").to_string();
+    let create = json!({"op": "create_user", "username": "eve", "role": "admin", "password": "eve-password-1"});
+    for (method, path, body) in [
+        ("POST", "/api/requests", Some(&create)),
+        ("GET", "/api/tables", None),
+        ("GET", "/api/tables/t1/log", None),
+        ("GET", "/metrics", None),
+    ] {
+        let (status, body) = server.http(method, path, Some(&admin), body);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (403, Some("password_change_needed")),
+            "{path}: {body}"
+        );
+    }
+    assert_eq!(server.http("GET", "/api/me", Some(&admin), None).0, 200);
+    // Still so after a restart.
+    server.kill();
+    let server = Server::start(BINARY, data.path(), free_port());
+    assert_eq!(ask(&server, &admin, create.clone()).0, 403);
+    let change = json!({"op": "change_password", "password": printed, "new_password": "my-admin-password-1"});
+    assert_eq!(ask(&server, &admin, change).0, 200);
+    assert_eq!(ask(&server, &admin, create).0, 200);
+    let again = sign_in(&server, "admin", "my-admin-password-1");
+    assert_eq!(again.body["must_change_password"], false);
 }

@@ -52,7 +52,7 @@ fn records_with(data: &Path, needles: &[&str]) -> usize {
 /// (server, [admin, cashier, dealer, pit, p1, p2]).
 fn casino(data: &Path, profile: &str) -> (Server, [String; 6]) {
     let server = Server::start(BINARY, data, free_port());
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     let tokens = [
         admin,

@@ -200,7 +200,6 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     let data = data_dir();
     let port = free_port();
     let mut server = start(data.path(), port);
-    let password = server.admin_password();
     assert_eq!(server.http("GET", "/healthz", None, None).0, 200);
     // The number display board and its public data.
     let (status, page) = server.http("GET", "/board", None, None);
@@ -232,7 +231,7 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert_eq!(status, 200);
     assert!(doc["paths"]["/api/requests"]["post"].is_object(), "{doc}");
 
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     let cashier = server.login("cashier", "cashier-password-1");
     let dealer = server.login("dealer", "dealer-password-1");
@@ -507,7 +506,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     let data = data_dir();
     let port = free_port();
     let mut server = start(data.path(), port);
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
     let [cashier, dealer, pit] = ["cashier", "dealer", "pit"].map(|u| server.login(u, &format!("{u}-password-1")));
@@ -645,8 +644,7 @@ fn serve_follows_an_automated_wheel() {
     let wheel = Emulator::start(60);
     let data = data_dir();
     let server = start(data.path(), free_port());
-    let password = server.admin_password();
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     server.add_users(
         &admin,
         &[
@@ -747,8 +745,7 @@ fn betting_closes_by_itself_when_the_window_ends() {
     let data = data_dir();
     let port = free_port();
     let mut server = start(data.path(), port);
-    let password = server.admin_password();
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     let profile_text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/maryland.toml")).expect("profile");
     server.ask(
@@ -772,8 +769,7 @@ fn betting_closes_by_itself_when_the_window_ends() {
 fn a_terminal_bets_over_its_table_stream() {
     let data = data_dir();
     let mut server = start(data.path(), free_port());
-    let password = server.admin_password();
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     server.add_users(&admin, &[("cashier", "cashier"), ("p1", "player")]);
     let (cashier, p1) = (
         server.login("cashier", "cashier-password-1"),
@@ -875,8 +871,7 @@ fn a_terminal_bets_over_its_table_stream() {
 fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
     let data = data_dir();
     let server = start(data.path(), free_port());
-    let password = server.admin_password();
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     server.add_users(&admin, &[("audit", "auditor")]);
     let people: Vec<(&str, String)> = [
@@ -1049,7 +1044,7 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     let data = data_dir();
     let port = free_port();
     let mut server = start(data.path(), port);
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     let [cashier, dealer, pit, p1, p2] =
         ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
@@ -1241,8 +1236,7 @@ fn a_stranger_cannot_hold_the_servers_memory_or_connections() {
         free_port(),
         &["--connections-per-client", "24", "--header-read-timeout-ms", "1500"],
     );
-    let password = server.admin_password();
-    let admin = server.login("admin", &password);
+    let admin = server.admin_token();
     server.add_users(&admin, &[("p1", "player"), ("p2", "player")]);
     let players = [server.login("p1", "p1-password-1"), server.login("p2", "p2-password-1")];
     let before = resident_kib(server.pid());
@@ -1324,7 +1318,7 @@ fn the_metrics_are_the_staffs_or_on_an_address_of_their_own() {
         free_port(),
         &["--metrics-listen", &metrics_at],
     );
-    let admin = server.login("admin", &server.admin_password());
+    let admin = server.admin_token();
     assert_eq!(server.http("GET", "/metrics", None, None).0, 401);
     assert_eq!(server.http("GET", "/metrics", Some(&admin), None).0, 200);
     let scraper = croupier_testkit::Client::new(&metrics_at);

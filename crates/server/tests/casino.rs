@@ -663,6 +663,7 @@ fn every_request_refuses_every_role_but_its_own() {
             Request::SetPassword {
                 username: "bob".into(),
                 password_hash: "another-hash".into(),
+                must_change: true,
             },
             &[Admin],
             Betting,

@@ -122,10 +122,17 @@ impl Served {
         body["token"].as_str().expect("token").to_string()
     }
 
-    /// Signs in as the admin a first run made, with its one-time password.
+    /// Signs in as the admin a first run made, with its one-time password,
+    /// and changes it, as the server demands before anything else.
     async fn admin(&self) -> String {
         let (username, password) = self.app.admin_password.clone().expect("a first run makes an admin");
-        self.login(&username, &password).await
+        let token = self.login(&username, &password).await;
+        self.ask(
+            &token,
+            json!({"op": "change_password", "password": password, "new_password": "admin-password-1"}),
+        )
+        .await;
+        token
     }
 
     /// A request at `/api/requests` that must succeed: its answer.

@@ -9,7 +9,7 @@ mod server;
 mod socket;
 
 pub use client::{Answer, Client};
-pub use server::Server;
+pub use server::{Server, ADMIN_PASSWORD};
 pub use socket::Socket;
 
 /// A folder of the test's own for a server's data (or the files a test

@@ -14,6 +14,9 @@ use crate::{Client, Socket};
 /// How long a server may take to start listening: 200 tries, 25 ms apart.
 const START_TRIES: u32 = 200;
 const START_TRY_EVERY: Duration = Duration::from_millis(25);
+/// The admin's password once [`Server::admin_token`] has changed the one-time one.
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
+
 /// How long a test waits for a line the server is expected to print.
 const LINE_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -139,6 +142,19 @@ impl Server {
         body: Option<&Value>,
     ) -> Result<(u16, Value), ureq::Error> {
         self.client.try_http(method, path, token, body)
+    }
+
+    /// Signs in as the admin a first run made, changes its one-time password
+    /// to [`ADMIN_PASSWORD`] as the server demands first, and gives the
+    /// session's token.
+    pub fn admin_token(&self) -> String {
+        let password = self.admin_password();
+        let token = self.login("admin", &password);
+        self.ask(
+            &token,
+            json!({"op": "change_password", "password": password, "new_password": ADMIN_PASSWORD}),
+        );
+        token
     }
 
     /// Signs in: the session's token.

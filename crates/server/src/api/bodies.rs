@@ -14,6 +14,9 @@ pub struct LoginAnswer {
     pub token: String,
     pub username: String,
     pub role: Role,
+    /// The password was chosen by someone else (the first admin's, an
+    /// admin's reset): the session takes nothing but `change_password` until it is changed.
+    pub must_change_password: bool,
 }
 
 /// A request done that has nothing more to say.

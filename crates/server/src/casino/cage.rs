@@ -36,6 +36,7 @@ enum Effect {
     SetPassword {
         username: String,
         password_hash: String,
+        must_change: bool,
     },
     AddTable(Box<TableSlot>),
     JournalFormat(u32),
@@ -209,6 +210,7 @@ impl<S: Storage> Cage<S> {
                     password_hash: password_hash.clone(),
                     failures: 0,
                     locked: false,
+                    must_change_password: false,
                     player_id: dir.len() as u64,
                 }));
             }
@@ -263,6 +265,7 @@ impl<S: Storage> Cage<S> {
             R::SetPassword {
                 username,
                 password_hash,
+                must_change,
             } => {
                 dir.user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
@@ -272,6 +275,7 @@ impl<S: Storage> Cage<S> {
                 effects.push(Effect::SetPassword {
                     username: username.clone(),
                     password_hash: password_hash.clone(),
+                    must_change: *must_change,
                 });
             }
             R::JournalFormat { format } => {
@@ -460,7 +464,10 @@ impl<S: Storage> Cage<S> {
             Effect::SetPassword {
                 username,
                 password_hash,
-            } => self.directory.change(|dir| dir.set_password(&username, password_hash)),
+                must_change,
+            } => self
+                .directory
+                .change(|dir| dir.set_password(&username, password_hash, must_change)),
             Effect::AddTable(slot) => {
                 self.tables.insert(slot.id.clone());
                 self.opened.push(*slot);

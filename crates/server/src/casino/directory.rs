@@ -142,9 +142,10 @@ impl Directory {
         }
     }
 
-    pub(super) fn set_password(&mut self, username: &str, password_hash: String) {
+    pub(super) fn set_password(&mut self, username: &str, password_hash: String, must_change: bool) {
         if let Some(u) = self.users.get_mut(username) {
             u.password_hash = password_hash;
+            u.must_change_password = must_change;
         }
     }
 

@@ -44,6 +44,10 @@ pub enum Request {
     SetPassword {
         username: String,
         password_hash: String,
+        /// A password someone else chose (the first admin's, printed once;
+        /// an admin's reset): its holder changes it before anything else.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        must_change: bool,
     },
     /// From this entry on, the journal is in `format` (see
     /// [`super::journal::JOURNAL_FORMAT`]). Only the server makes it, when it

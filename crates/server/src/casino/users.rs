@@ -16,6 +16,8 @@ pub struct User {
     pub locked: bool,
     /// The player's number in the core's round (players only).
     pub player_id: u64,
+    /// The password was chosen by someone else: it must be changed first.
+    pub must_change_password: bool,
 }
 
 /// A username: 1 to 32 of a-z, 0-9, '-', '_', '.'; it names ledger accounts.

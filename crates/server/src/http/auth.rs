@@ -94,10 +94,14 @@ pub async fn login(
     let token = hex::encode(token);
     let actor = Actor::new(&user.username, user.role, &body.licence);
     state.sessions.start(&token, actor, floor.clock().now_ms())?;
+    if user.must_change_password {
+        state.sessions.require_change(|a| a.username == user.username);
+    }
     Ok(Json(LoginAnswer {
         token,
         username: user.username,
         role: user.role,
+        must_change_password: user.must_change_password,
     }))
 }
 

@@ -145,6 +145,7 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
                 .any(|u| u.username == a.username && !u.locked && u.role == a.role)
         })
         .map_err(|e| e.to_string())?;
+    sessions.require_change(|a| users.iter().any(|u| u.username == a.username && u.must_change_password));
     channels.count_in(floor.metrics().stream_channels.clone());
     let unknown_user_hash = unknown_user_hash()?;
     let sessions = Arc::new(sessions);

@@ -18,9 +18,14 @@ pub async fn requests(
     Json(request): Json<ClientRequest>,
 ) -> Result<Json<Events>, Failure> {
     let username = actor.username.clone();
+    let token = bearer(&parts).unwrap_or_default().to_string();
+    if !matches!(request, ClientRequest::ChangePassword { .. }) && state.sessions.must_change(&token) {
+        return Err(super::state::must_change_first().into());
+    }
     let caller = actor.clone();
     // An account locked, or given a password by an admin, loses its sessions;
     // one that changed its own password keeps only this one.
+    let changes_own = matches!(request, ClientRequest::ChangePassword { .. });
     let ends = match &request {
         ClientRequest::LockUser { username } | ClientRequest::ResetPassword { username, .. } => {
             Some((username.clone(), None))
@@ -49,6 +54,9 @@ pub async fn requests(
     let events = done?;
     if let Some((whose, keep)) = ends {
         state.sessions.end_all_of(&whose, keep.as_deref())?;
+    }
+    if changes_own {
+        state.sessions.password_changed(&username);
     }
     Ok(Json(Events::answering(policy::viewer(Some(&caller)), events)))
 }

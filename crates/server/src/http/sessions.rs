@@ -63,6 +63,8 @@ struct Live {
     seen_written_ms: u64,
     /// Never sent on: dropped when the session ends, which every [`SessionEnd`] sees.
     over: watch::Sender<()>,
+    /// Signed in with a password someone else chose: only changing it is taken.
+    must_change: bool,
 }
 
 /// What a table stream's socket holds of its session: it says when the
@@ -91,6 +93,7 @@ impl Live {
             seen_ms,
             seen_written_ms: seen_ms,
             over: watch::Sender::new(()),
+            must_change: false,
         }
     }
 
@@ -305,6 +308,30 @@ impl Sessions {
             );
         }
         Some(taken)
+    }
+
+    /// Whether the session of `token` must change its password before anything else.
+    pub fn must_change(&self, token: &str) -> bool {
+        self.live().get(&self.key(token)).is_some_and(|l| l.must_change)
+    }
+
+    /// Marks the sessions whose holder `must` says signed in with a password
+    /// someone else chose (a new session, or after a restart); returns how many.
+    pub fn require_change(&self, must: impl Fn(&Actor) -> bool) -> usize {
+        let mut live = self.live();
+        let mut marked = 0;
+        for held in live.values_mut().filter(|l| must(&l.actor)) {
+            held.must_change = true;
+            marked += 1;
+        }
+        marked
+    }
+
+    /// `username` chose their own password: their sessions are free of the demand.
+    pub fn password_changed(&self, username: &str) {
+        for held in self.live().values_mut().filter(|l| l.actor.username == username) {
+            held.must_change = false;
+        }
     }
 
     /// Ends the session of `token`.

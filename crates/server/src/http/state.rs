@@ -31,6 +31,16 @@ pub fn bearer(parts: &Parts) -> Option<&str> {
         .and_then(|v| v.strip_prefix("Bearer "))
 }
 
+/// The refusal of anything but `change_password` to a session signed in
+/// with a password someone else chose.
+pub fn must_change_first() -> ApiError {
+    ApiError::new(
+        ErrorCode::PasswordChangeNeeded,
+        "the password you signed in with was chosen by someone else: change it first \
+         ({\"op\":\"change_password\",\"password\":...,\"new_password\":...})",
+    )
+}
+
 /// Who sent the request: a session that is live, or a refusal (401).
 pub struct Caller(pub Actor);
 
@@ -39,16 +49,18 @@ impl FromRequestParts<AppState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, Failure> {
         let token = bearer(parts).ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated, "log in first"))?;
-        state
-            .sessions
-            .get(token, state.floor.clock().now_ms())
-            .map(Caller)
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::Unauthenticated,
-                    "the session is unknown or over; log in again",
-                )
-                .into()
-            })
+        let actor = state.sessions.get(token, state.floor.clock().now_ms()).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unauthenticated,
+                "the session is unknown or over; log in again",
+            )
+        })?;
+        // With a password someone else chose, only who one is, signing out
+        // and a request (which must be `change_password`) are taken.
+        let open = matches!(parts.uri.path(), "/api/me" | "/api/logout" | "/api/requests");
+        if !open && state.sessions.must_change(token) {
+            return Err(must_change_first().into());
+        }
+        Ok(Caller(actor))
     }
 }

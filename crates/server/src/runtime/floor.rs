@@ -107,9 +107,11 @@ impl Floor {
             }
             FromClient::ResetPassword { username, password } => {
                 policy::require(actor.role, Act::ManageUsers)?;
+                // The admin knows it: its holder changes it at their next sign-in.
                 Request::SetPassword {
                     username,
                     password_hash: self.hashing.hash(password).await?,
+                    must_change: true,
                 }
             }
             FromClient::ChangePassword { password, new_password } => {
@@ -128,6 +130,7 @@ impl Floor {
                 Request::SetPassword {
                     username: actor.username.clone(),
                     password_hash: self.hashing.hash(new_password).await?,
+                    must_change: false,
                 }
             }
         };

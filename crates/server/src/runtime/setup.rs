@@ -186,7 +186,17 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
             Request::CreateUser {
                 username: username.into(),
                 role: Role::Admin,
+                password_hash: hash.clone(),
+            },
+        )?;
+        // Printed once, it lands in the service's log: the admin changes it
+        // before doing anything else.
+        run(
+            casino,
+            Request::SetPassword {
+                username: username.into(),
                 password_hash: hash,
+                must_change: true,
             },
         )?;
         admin_password = Some((username.to_string(), password));

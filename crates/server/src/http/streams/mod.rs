@@ -77,7 +77,11 @@ pub async fn stream(
     }
     let ws = ws?.protocols([STREAM_PROTOCOL]);
     // The session's key is worked out once for the socket: each request over it looks it up again.
-    let session = offered_token(&headers).map(|t| state.sessions.key(&t));
+    let offered = offered_token(&headers);
+    if offered.as_deref().is_some_and(|t| state.sessions.must_change(t)) {
+        return Err(crate::http::state::must_change_first().into());
+    }
+    let session = offered.map(|t| state.sessions.key(&t));
     // What says when the session ends is taken with it: a socket whose session
     // ends before it is upgraded is closed as soon as it opens.
     let (viewer, ended) = match &session {
