@@ -1712,3 +1712,28 @@ fn only_a_user_the_casino_knows_acts_and_only_in_their_own_role() {
     assert!(w.casino.user("eve").is_none());
     w.ok(&admin(), eve);
 }
+
+// Colorado 2202, 2203(1): the dealer sells chips for cash into the drop
+// box. A dishonest dealer alone once could sell 10^15 in chips to a friend
+// against cash never paid; a dealer now sells at most so much at once, and a
+// larger sale is the pit supervisor's.
+#[test]
+fn a_dealer_alone_sells_only_so_much_in_chips_at_once() {
+    use croupier_server::casino::table::DEALER_SALE_MAX;
+    let mut w = setup(MemoryStorage::default());
+    inspect_and_open(&mut w);
+    let dealer = actor("dealer", Role::Dealer);
+    let before = w.casino.ledger().storage().entries.len();
+    let refused = w
+        .run(&dealer, sale("big", "bob", DEALER_SALE_MAX + 100, 100))
+        .expect_err("over a dealer's limit");
+    assert_eq!(refused.code, "over_role_limit", "{refused}");
+    assert!(refused.message.contains("pit supervisor"), "{refused}");
+    assert_eq!(w.casino.ledger().storage().entries.len(), before, "nothing written");
+    w.ok(&dealer, sale("most", "bob", DEALER_SALE_MAX, 100));
+    w.ok(
+        &actor("pit", Role::PitSupervisor),
+        sale("big", "bob", DEALER_SALE_MAX + 100, 100),
+    );
+    assert_eq!(w.chips("bob"), i128::from(2 * DEALER_SALE_MAX + 100));
+}

@@ -42,6 +42,8 @@ error_codes! {
     Forbidden = "forbidden" => 403,
     /// The current password given to change it is wrong.
     WrongPassword = "wrong_password" => 403,
+    /// More than the caller's role may do alone: someone above makes it.
+    OverRoleLimit = "over_role_limit" => 403,
     /// Signed in with a password someone else chose: change it first.
     PasswordChangeNeeded = "password_change_needed" => 403,
     NoTable = "no_table" => 404,

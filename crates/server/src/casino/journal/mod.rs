@@ -17,7 +17,8 @@
 //!   dispute is decided by the roles its profile's authority maps to and
 //!   corrects only a settled round's players, within what their bets
 //!   there could have returned; a match play coupon is played only as
-//!   issued to its player for its table, once.
+//!   issued to its player for its table, once; and a dealer alone sells at
+//!   most so much in chips at once.
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
@@ -60,6 +61,10 @@ pub const FORMAT_RESENDS_WRITE_NOTHING: u32 = 5;
 /// The first format in which a match play coupon is played only as issued,
 /// once (`issue_coupon`, then a bet's `coupon_id`).
 pub const FORMAT_COUPONS_ISSUED: u32 = 5;
+
+/// The first format in which a dealer alone sells at most
+/// [`crate::casino::table::DEALER_SALE_MAX`] in chips at once.
+pub const FORMAT_DEALER_SALES_CAPPED: u32 = 5;
 
 /// The first format in which a result comes only from its table's source.
 pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;

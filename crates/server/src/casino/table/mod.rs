@@ -12,6 +12,7 @@ mod bets;
 mod coupons;
 mod disputes;
 mod money;
+pub use money::DEALER_SALE_MAX;
 mod operations;
 mod round;
 

@@ -5,11 +5,17 @@ use croupier_core::Minor;
 use croupier_ledger::{Account, TableAccount};
 
 use super::{account, transfer, Effect, Plan, TableSlot};
-use crate::api::{ApiError, ErrorCode};
+use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::JournalEvent;
+use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED};
+
+/// The most chips, in minor units, a dealer sells for cash in one sale
+/// (10,000.00): a dishonest dealer alone could sell 10^15 in chips to a
+/// friend against cash never paid. Above it a pit supervisor (or an admin)
+/// makes the sale: a second person on a large one.
+pub const DEALER_SALE_MAX: u64 = 1_000_000;
 use crate::casino::request::Request;
 
 /// Where a player's new colour chips are paid from.
@@ -130,6 +136,18 @@ impl TableSlot {
                 ..
             } => {
                 dir.player(player)?;
+                // One person alone sells only so much: above it, a pit supervisor makes the sale.
+                if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED
+                    && actor.role == Role::Dealer
+                    && amount.get() > DEALER_SALE_MAX
+                {
+                    return Err(err(
+                        ErrorCode::OverRoleLimit,
+                        format!(
+                            "a dealer sells at most {DEALER_SALE_MAX} in chips at once; a pit supervisor makes a larger sale"
+                        ),
+                    ));
+                }
                 self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)
             }
             Request::LeaveTable { id, .. } => {
