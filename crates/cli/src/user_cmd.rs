@@ -10,40 +10,37 @@ use croupier_server::runtime::{Clock, WallClock};
 
 use crate::{Failure, Invalid};
 
+/// The user, and the stopped server's data directory and keys folder.
+#[derive(clap::Args)]
+pub struct Whose {
+    #[arg(long, default_value = "croupier-data")]
+    data: std::path::PathBuf,
+    /// The folder of the secret the journal is sealed with (by default DATA-keys).
+    #[arg(long)]
+    keys: Option<std::path::PathBuf>,
+    #[arg(long)]
+    username: String,
+}
+
 #[derive(clap::Subcommand)]
 pub enum Which {
     /// Add a user; the password is read from standard input.
     Add {
-        #[arg(long, default_value = "croupier-data")]
-        data: std::path::PathBuf,
-        /// The folder of the secret the journal is sealed with (by default DATA-keys).
-        #[arg(long)]
-        keys: Option<std::path::PathBuf>,
-        #[arg(long)]
-        username: String,
+        #[command(flatten)]
+        whose: Whose,
         /// admin, pit_supervisor, dealer, cashier, auditor or player.
         #[arg(long)]
         role: String,
     },
     /// Unlock an account.
     Unlock {
-        #[arg(long, default_value = "croupier-data")]
-        data: std::path::PathBuf,
-        /// The folder of the secret the journal is sealed with (by default DATA-keys).
-        #[arg(long)]
-        keys: Option<std::path::PathBuf>,
-        #[arg(long)]
-        username: String,
+        #[command(flatten)]
+        whose: Whose,
     },
     /// Set a user's password (a forgotten one, the admin's own included); read from standard input.
     ResetPassword {
-        #[arg(long, default_value = "croupier-data")]
-        data: std::path::PathBuf,
-        /// The folder of the secret the journal is sealed with (by default DATA-keys).
-        #[arg(long)]
-        keys: Option<std::path::PathBuf>,
-        #[arg(long)]
-        username: String,
+        #[command(flatten)]
+        whose: Whose,
     },
 }
 
@@ -86,9 +83,7 @@ fn offline(
 pub fn run(which: Which) -> Result<(), Failure> {
     match which {
         Which::Add {
-            data,
-            keys,
-            username,
+            whose: Whose { data, keys, username },
             role,
         } => {
             let role = Role::parse(&role).ok_or_else(|| {
@@ -112,7 +107,9 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 data.display()
             );
         }
-        Which::Unlock { data, keys, username } => {
+        Which::Unlock {
+            whose: Whose { data, keys, username },
+        } => {
             offline(
                 &data,
                 keys.as_deref(),
@@ -122,7 +119,9 @@ pub fn run(which: Which) -> Result<(), Failure> {
             )?;
             println!("croupier: user {username} unlocked in {}", data.display());
         }
-        Which::ResetPassword { data, keys, username } => {
+        Which::ResetPassword {
+            whose: Whose { data, keys, username },
+        } => {
             let password_hash = read_password()?;
             let keys = offline(
                 &data,

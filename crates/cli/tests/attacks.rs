@@ -15,18 +15,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_croupier");
 
 /// `croupier verify --data DATA --format json`: whether it passed, and its report.
 fn verify(data: &Path) -> (bool, Value) {
-    let out = Command::new(BINARY)
-        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-        .output()
-        .expect("verify runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "verify's report is not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.success(), report)
+    croupier_testkit::verify(BINARY, data, &[])
 }
 
 /// A server with the staff and players p1 and p2, signed in: (server, [admin, cashier, dealer, pit, p1, p2]).
@@ -309,12 +298,7 @@ fn someone_with_the_data_directory_cannot_rewrite_add_to_cut_or_roll_back_the_jo
 }
 
 fn verify_without_keys(data: &Path) -> (bool, Value) {
-    let out = Command::new(BINARY)
-        .args(["verify", "--format", "json", "--keys", "/nonexistent-keys", "--data"])
-        .arg(data)
-        .output()
-        .expect("verify runs");
-    (out.status.success(), serde_json::from_slice(&out.stdout).expect("JSON"))
+    croupier_testkit::verify(BINARY, data, &["--keys", "/nonexistent-keys"])
 }
 
 // Colorado 2212(5)-style records and game recall: a player's recall shows

@@ -6,7 +6,6 @@
 //! that `croupier verify` passes.
 
 use std::path::Path;
-use std::process::Command;
 
 use croupier_testkit::{data_dir, free_port, Server};
 use serde_json::{json, Value};
@@ -15,18 +14,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_croupier");
 
 /// `croupier verify --data DATA --format json`: whether it passed, and its report.
 fn verify(data: &Path) -> (bool, Value) {
-    let out = Command::new(BINARY)
-        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-        .output()
-        .expect("verify runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "verify's report is not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.success(), report)
+    croupier_testkit::verify(BINARY, data, &[])
 }
 
 /// The journal's records, in order, read straight from its database.

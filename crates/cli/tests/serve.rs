@@ -10,17 +10,7 @@ use serde_json::{json, Value};
 
 /// `croupier verify --data DATA --format json`: whether it passed, and its report.
 fn verify(data: &Path) -> (bool, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["verify", "--data", data.to_str().expect("path"), "--format", "json"])
-        .output()
-        .expect("verify runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "verify's report is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    (out.status.success(), report)
+    croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data, &[])
 }
 
 /// `croupier serve` on `data`, listening on `port`.

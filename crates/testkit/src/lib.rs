@@ -54,3 +54,22 @@ pub fn free_port() -> u16 {
         .expect("addr")
         .port()
 }
+
+/// `BINARY verify --data DATA --format json` with `extra` arguments (`--keys
+/// DIR`...): whether it passed, and its report.
+pub fn verify(binary: &str, data: &std::path::Path, extra: &[&str]) -> (bool, serde_json::Value) {
+    let out = std::process::Command::new(binary)
+        .args(["verify", "--format", "json", "--data"])
+        .arg(data)
+        .args(extra)
+        .output()
+        .expect("verify runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify's report is not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), report)
+}
