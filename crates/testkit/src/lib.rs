@@ -64,12 +64,14 @@ pub fn verify(binary: &str, data: &std::path::Path, extra: &[&str]) -> (bool, se
         .args(extra)
         .output()
         .expect("verify runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "verify's report is not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = serde_json::from_slice(&out.stdout)
+        .map_err(|e| {
+            format!(
+                "{e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+        .expect("verify's report is JSON");
     (out.status.success(), report)
 }
