@@ -1713,12 +1713,50 @@ fn only_a_user_the_casino_knows_acts_and_only_in_their_own_role() {
     w.ok(&admin(), eve);
 }
 
+// A locked account acts no more, even through a request already on its way
+// when the lock landed; and the last admin who can sign in is never locked,
+// so someone is always left to unlock the others.
+#[test]
+fn a_locked_user_acts_no_more_and_the_last_admin_stays_unlocked() {
+    let mut w = setup(MemoryStorage::default());
+    let lock = |who: &str| Request::LockUser { username: who.into() };
+    w.ok(&admin(), lock("cashier"));
+    let refused = w
+        .run(
+            &actor("cashier", Role::Cashier),
+            Request::CashIn {
+                id: "c1".into(),
+                player: "alice".into(),
+                amount: Minor::new(100),
+            },
+        )
+        .expect_err("locked");
+    assert_eq!(refused.code, "locked", "{refused}");
+    let refused = w.run(&admin(), lock("admin")).expect_err("the last admin");
+    assert_eq!(refused.code, "forbidden", "{refused}");
+    assert!(refused.message.contains("last admin"), "{refused}");
+    w.ok(
+        &admin(),
+        Request::CreateUser {
+            username: "admin2".into(),
+            role: Role::Admin,
+            password_hash: "test-hash".into(),
+        },
+    );
+    w.ok(&admin(), lock("admin"));
+    let refused = w
+        .run(&actor("admin2", Role::Admin), lock("admin2"))
+        .expect_err("now admin2 is the last");
+    assert_eq!(refused.code, "forbidden", "{refused}");
+    replay(&w.casino.ledger().storage().entries).expect("replays");
+}
+
 // Colorado 2202, 2203(1): the dealer sells chips for cash into the drop
 // box. A dishonest dealer alone once could sell 10^15 in chips to a friend
-// against cash never paid; a dealer now sells at most so much at once, and a
-// larger sale is the pit supervisor's.
+// against cash never paid; dealers now sell a player at most so much a day
+// at a table, however split, and more is the pit supervisor's.
 #[test]
-fn a_dealer_alone_sells_only_so_much_in_chips_at_once() {
+fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     use croupier_server::casino::table::DEALER_SALE_MAX;
     let mut w = setup(MemoryStorage::default());
     inspect_and_open(&mut w);

@@ -12,12 +12,14 @@ use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, 
 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory, COUPONS_MAX};
-use super::journal::{self, JournalEvent, FORMAT_DISPUTES_BOUND, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
+use super::journal::{
+    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_DISPUTES_BOUND, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
+};
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
 use super::{err, policy, views};
-use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
+use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource, Role};
 
 /// The most tables a casino runs.
 pub const TABLES_MAX: usize = 256;
@@ -243,6 +245,18 @@ impl<S: Storage> Cage<S> {
                     .user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
                 let lock = matches!(request, R::LockUser { .. });
+                // Someone must be left who can sign in and unlock the others.
+                let last_admin = user.role == Role::Admin
+                    && !user.locked
+                    && !dir
+                        .users()
+                        .any(|u| u.role == Role::Admin && !u.locked && u.username != *username);
+                if lock && last_admin && dir.journal_format() >= FORMAT_ACTORS_KNOWN {
+                    return Err(err(
+                        ErrorCode::Forbidden,
+                        format!("{username} is the last admin who can sign in, and is not locked"),
+                    ));
+                }
                 // Asked again when it is already so, nothing is written.
                 if user.locked != lock {
                     events.push(if lock {

@@ -75,6 +75,10 @@ impl Directory {
             return Ok(());
         }
         match self.user(&actor.username) {
+            Some(user) if user.locked => Err(ApiError::new(
+                ErrorCode::Locked,
+                format!("{}'s account is locked", actor.username),
+            )),
             Some(user) if user.role == actor.role => Ok(()),
             Some(user) => Err(ApiError::new(
                 ErrorCode::Forbidden,
