@@ -802,3 +802,53 @@ fn a_stream_takes_no_token_in_its_url() {
     );
     assert_eq!(Socket::handshake_status(server.address(), "t1", Some(&p1)), 101);
 }
+
+// A table's stream once took the cage's requests too: a socket could lock
+// the last admin, reset passwords and queue password hashes past the
+// sign-in throttle. Now they are refused there, and go over HTTP alone.
+#[test]
+fn a_table_stream_takes_only_that_tables_requests() {
+    let data = data_dir();
+    let (server, [admin, _cashier, dealer, pit, p1, _p2]) = casino(data.path());
+    server.ask(&admin, table("s1", "dealer"));
+    server.inspect_and_open(&pit, &dealer, "s1");
+    let mut socket = server.subscribe("s1", Some(&admin));
+    for (i, request) in [
+        json!({"op": "lock_user", "username": "p1"}),
+        json!({"op": "reset_password", "username": "p1", "password": "chosen-password-9"}),
+        json!({"op": "change_password", "password": "admin-password-1", "new_password": "admin-password-2"}),
+        json!({"op": "create_user", "username": "eve", "role": "admin", "password": "eve-password-1"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let op = request["op"].clone();
+        socket.send(&json!({"ref": format!("r{i}"), "request": request}).to_string());
+        let reply = socket.next_reply();
+        assert_eq!(reply["ok"], false, "{op}: {reply}");
+        assert_eq!(reply["error"], "bad_request", "{op}: {reply}");
+        assert!(
+            reply["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("POST /api/requests")),
+            "{op}: {reply}"
+        );
+    }
+    // Nothing of it happened: p1 still signs in, the admin's password
+    // stands, and there is no eve.
+    assert_eq!(server.http("GET", "/api/me", Some(&p1), None).0, 200);
+    server.login("p1", "p1-password-1");
+    server.login("admin", "admin-password-1");
+    let (status, _) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "eve", "password": "eve-password-1"})),
+    );
+    assert_eq!(status, 401);
+    // Another table's request is refused there too.
+    socket.send(&json!({"ref": "other", "request": {"op": "open_betting", "table": "s2"}}).to_string());
+    let reply = socket.next_reply();
+    assert_eq!(reply["ok"], false, "{reply}");
+    assert!(verify(data.path()).0);
+}

@@ -789,9 +789,9 @@ fn a_terminal_bets_over_its_table_stream() {
         "{reply}"
     );
     assert!(reply["message"].as_str().unwrap_or("").contains("17-35"), "{reply}");
-    // A player still cannot act for someone else, whichever socket it uses.
+    // A player still cannot act as the cage: its requests are not a table's.
     socket.send(&json!({"ref": "c", "request": {"op": "cash_in", "id": "x", "player": "p1", "amount": 1}}).to_string());
-    assert_eq!(socket.next_reply()["error"], "forbidden");
+    assert_eq!(socket.next_reply()["error"], "bad_request");
     // Not a request at all.
     socket.send("{\"ref\": \"d\", \"request\": {\"op\": \"fly\"}}");
     let reply = socket.next_reply();

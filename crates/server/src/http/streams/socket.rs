@@ -267,13 +267,27 @@ fn take_request(
             return Some(socket_reply(&reference, Err(e)));
         }
     };
-    // A table's stream takes the requests of that table (and of none, at the cage).
-    if let Some(other) = request.table().filter(|t| *t != table) {
-        let e = ApiError::new(
-            ErrorCode::BadRequest,
-            format!("this stream is table {table}'s: send requests for table {other} on its own stream or over HTTP"),
-        );
-        return Some(socket_reply(&reference, Err(e)));
+    // A table's stream takes the requests of that table alone. The cage's
+    // (users, passwords, cash, coupons, new tables) go over HTTP, where
+    // their sessions' effects and the guessing throttle are.
+    match request.table() {
+        Some(t) if t == table => {}
+        Some(other) => {
+            let e = ApiError::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "this stream is table {table}'s: send requests for table {other} on its own stream or over HTTP"
+                ),
+            );
+            return Some(socket_reply(&reference, Err(e)));
+        }
+        None => {
+            let e = ApiError::new(
+                ErrorCode::BadRequest,
+                format!("this stream takes table {table}'s requests; send this one to POST /api/requests"),
+            );
+            return Some(socket_reply(&reference, Err(e)));
+        }
     }
     if requests.waiting.len() >= SOCKET_REQUESTS_IN_FLIGHT_MAX {
         let e = ApiError::new(
