@@ -394,3 +394,45 @@ async fn a_flood_of_sign_ins_from_one_address_holds_back_only_that_address() {
         answer.body
     );
 }
+
+/// A stranger guessing at one account is held back at the stranger's
+/// address: the account's owner, elsewhere, still signs in at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guesses_at_an_account_hold_back_the_guesser_not_the_owner() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
+        )
+        .await;
+    let stranger: std::net::SocketAddr = "203.0.113.7:40000".parse().expect("address");
+    let owner: std::net::SocketAddr = "198.51.100.20:40000".parse().expect("address");
+    let sign_in = |from, password: &str| {
+        let body = json!({"username": "p1", "password": password}).to_string().into_bytes();
+        served.send_from(Some(from), "POST", "/api/login", None, JSON, body)
+    };
+    let mut held = None;
+    for i in 0..20 {
+        let answer = sign_in(stranger, &format!("guess-password-{i}")).await;
+        if answer.status == 429 {
+            held = Some(answer);
+            break;
+        }
+        assert_eq!(answer.status, 401, "{}", answer.body);
+    }
+    let held = held.expect("the guesser is held back");
+    assert!(
+        held.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("this account from this address")),
+        "{}",
+        held.body
+    );
+    let answer = sign_in(owner, "p1-password-1").await;
+    assert_eq!(answer.status, 200, "the owner is not locked out: {}", answer.body);
+    // Even the right password waits at the guesser's address.
+    let answer = sign_in(stranger, "p1-password-1").await;
+    assert_eq!(answer.status, 429, "{}", answer.body);
+}

@@ -82,9 +82,18 @@ pub async fn login(
         tracing::warn!(username = body.username, client = ?client, "a sign-in failed");
         return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
     };
+    // Looked at again now the password is known good: an admin may have
+    // locked the account, or set another password, while it was hashed.
+    let Some(user) = floor
+        .user(&user.username)
+        .await?
+        .filter(|u| u.password_hash == user.password_hash)
+    else {
+        attempt.failed(floor.clock().now_ms());
+        return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
+    };
     attempt.succeeded();
-    // Looked at again now the password is known good: an admin may have locked it meanwhile.
-    if floor.user(&user.username).await?.is_none_or(|u| u.locked) {
+    if user.locked {
         return Err(ApiError::new(ErrorCode::Locked, "this account is locked; ask an admin to unlock it").into());
     }
     let mut token = [0u8; 32];

@@ -1,16 +1,18 @@
 //! Holding back password guesses without locking anyone out. Failed
-//! sign-ins are counted per account and per client address, in memory, and
-//! forgotten after a while; past a few, each next try must wait, twice as
-//! long after each failure. A try is reserved before its password is
-//! hashed, so guesses sent at once are not all checked, and an account has
-//! one try under way at a time. No failure ever locks an account for good
-//! or ends a session: only an admin locks.
+//! sign-ins are counted per account from each client address, and per
+//! address, in memory, and forgotten after a while; past a few, each next
+//! try must wait, twice as long after each failure. A stranger's guesses
+//! at an account hold back that stranger's address, not the owner signing
+//! in from another. A try is reserved before its password is hashed, so
+//! guesses sent at once are not all checked, and an account has one try
+//! under way at a time. No failure ever locks an account or ends a
+//! session: only an admin locks.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-/// Failures of an account before its tries are spaced.
+/// Failures of an account from one address before its tries from there are spaced.
 pub const ACCOUNT_FREE_FAILURES: u32 = 3;
 /// Failures from one address before its tries are spaced: many terminals
 /// may sign in from behind one address.
@@ -30,7 +32,6 @@ pub const REMEMBERED_MAX: usize = 100_000;
 struct Tries {
     failures: u32,
     last_failure_ms: u64,
-    under_way: bool,
     /// When this address's tries would all have been paid off at its
     /// steady rate, in microseconds (a generic cell rate: a burst of a
     /// minute's tries, then one each 1/rate of a minute).
@@ -50,15 +51,16 @@ impl Tries {
     }
 
     fn quiet(&self, now_ms: u64) -> bool {
-        !self.under_way
-            && now_ms >= self.last_failure_ms + FAILURES_FORGOTTEN_MS
-            && self.paid_until_us <= now_ms.saturating_mul(1_000)
+        now_ms >= self.last_failure_ms + FAILURES_FORGOTTEN_MS && self.paid_until_us <= now_ms.saturating_mul(1_000)
     }
 }
 
 #[derive(Default)]
 struct Remembered {
+    /// By account and address (see [`guess_key`]).
     accounts: HashMap<String, Tries>,
+    /// The accounts with a try under way: one at a time, from anywhere.
+    under_way: HashSet<String>,
     clients: HashMap<IpAddr, Tries>,
     /// Sign-ins one address may try a minute, failed or not.
     per_client_per_minute: u32,
@@ -83,10 +85,19 @@ fn wait(ms: u64, why: &str) -> Wait {
 #[derive(Clone)]
 pub struct Throttle(Arc<Mutex<Remembered>>);
 
+/// Where guesses at `account` from `client` are counted.
+fn guess_key(account: &str, client: Option<IpAddr>) -> String {
+    match client {
+        Some(ip) => format!("{account} from {ip}"),
+        None => account.to_string(),
+    }
+}
+
 /// A try under way; it ends as a failure, a success, or (dropped) neither.
 pub struct Attempt {
     throttle: Throttle,
     account: String,
+    key: String,
     client: Option<IpAddr>,
     done: bool,
 }
@@ -103,7 +114,6 @@ fn make_room<K: Eq + std::hash::Hash + Clone>(map: &mut HashMap<K, Tries>, now_m
     }
     let oldest = map
         .iter()
-        .filter(|(_, t)| !t.under_way)
         .min_by_key(|(_, t)| t.last_failure_ms)
         .map(|(k, _)| k.clone());
     if let Some(key) = oldest {
@@ -144,17 +154,18 @@ impl Throttle {
                 return Err(wait(ms, "too many failed sign-ins from this address"));
             }
         }
-        if !r.accounts.contains_key(account) {
-            make_room(&mut r.accounts, now_ms);
-        }
-        let tries = r.accounts.entry(account.to_string()).or_default();
-        if tries.under_way {
+        if r.under_way.contains(account) {
             return Err(wait(1_000, "a sign-in to this account is under way"));
         }
-        if let Some(ms) = tries.wait_ms(now_ms, ACCOUNT_FREE_FAILURES) {
-            return Err(wait(ms, "too many failed sign-ins to this account"));
+        let key = guess_key(account, client);
+        if !r.accounts.contains_key(&key) {
+            make_room(&mut r.accounts, now_ms);
         }
-        tries.under_way = true;
+        let tries = r.accounts.entry(key.clone()).or_default();
+        if let Some(ms) = tries.wait_ms(now_ms, ACCOUNT_FREE_FAILURES) {
+            return Err(wait(ms, "too many failed sign-ins to this account from this address"));
+        }
+        r.under_way.insert(account.to_string());
         if let Some(ip) = client {
             if let Some(t) = r.clients.get_mut(&ip) {
                 t.paid_until_us = t.paid_until_us.max(now_us) + spacing_us;
@@ -163,6 +174,7 @@ impl Throttle {
         Ok(Attempt {
             throttle: self.clone(),
             account: account.to_string(),
+            key,
             client,
             done: false,
         })
@@ -180,7 +192,7 @@ impl Attempt {
             tries.last_failure_ms = now_ms;
         };
         let mut r = self.throttle.remembered();
-        if let Some(tries) = r.accounts.get_mut(&self.account) {
+        if let Some(tries) = r.accounts.get_mut(&self.key) {
             count(tries);
         }
         if let Some(tries) = self.client.and_then(|ip| r.clients.get_mut(&ip)) {
@@ -193,7 +205,7 @@ impl Attempt {
 
     /// The password was right: the account's failures are forgotten.
     pub fn succeeded(mut self) {
-        if let Some(tries) = self.throttle.remembered().accounts.get_mut(&self.account) {
+        if let Some(tries) = self.throttle.remembered().accounts.get_mut(&self.key) {
             tries.failures = 0;
         }
         self.done = true;
@@ -201,9 +213,7 @@ impl Attempt {
     }
 
     fn end(&mut self) {
-        if let Some(tries) = self.throttle.remembered().accounts.get_mut(&self.account) {
-            tries.under_way = false;
-        }
+        self.throttle.remembered().under_way.remove(&self.account);
     }
 }
 
@@ -246,6 +256,31 @@ mod tests {
         now += FAILURES_FORGOTTEN_MS;
         throttle.begin("ann", Some(ip), now).expect("forgotten").succeeded();
         throttle.begin("ann", Some(ip), now).expect("and free").succeeded();
+    }
+
+    #[test]
+    fn a_strangers_guesses_hold_back_the_stranger_not_the_owner_elsewhere() {
+        let throttle = Throttle::new(PER_MINUTE);
+        let (stranger, owner): (IpAddr, IpAddr) = ("203.0.113.9".parse().expect("ip"), "10.0.0.5".parse().expect("ip"));
+        let mut now = 1_000;
+        let mut failed = 0;
+        while failed < 6 {
+            match throttle.begin("cage", Some(stranger), now) {
+                Ok(attempt) => {
+                    attempt.failed(now);
+                    failed += 1;
+                }
+                Err(w) => now += w.seconds * 1_000,
+            }
+        }
+        assert!(
+            throttle.begin("cage", Some(stranger), now).is_err(),
+            "the stranger waits"
+        );
+        throttle
+            .begin("cage", Some(owner), now)
+            .expect("the owner signs in")
+            .succeeded();
     }
 
     #[test]
