@@ -1768,10 +1768,22 @@ fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     assert_eq!(refused.code, "over_role_limit", "{refused}");
     assert!(refused.message.contains("pit supervisor"), "{refused}");
     assert_eq!(w.casino.ledger().storage().entries.len(), before, "nothing written");
-    w.ok(&dealer, sale("most", "bob", DEALER_SALE_MAX, 100));
+    // However split: the limit is a day's sales to one player at a table.
+    w.ok(&dealer, sale("half", "bob", DEALER_SALE_MAX / 2, 100));
+    w.ok(&dealer, sale("rest", "bob", DEALER_SALE_MAX / 2, 100));
+    let refused = w
+        .run(&dealer, sale("more", "bob", 100, 100))
+        .expect_err("over a dealer's day");
+    assert_eq!(refused.code, "over_role_limit", "{refused}");
+    assert!(refused.message.contains("a day"), "{refused}");
     w.ok(
         &actor("pit", Role::PitSupervisor),
         sale("big", "bob", DEALER_SALE_MAX + 100, 100),
     );
     assert_eq!(w.chips("bob"), i128::from(2 * DEALER_SALE_MAX + 100));
+    // Another player, and the next day, start afresh.
+    w.ok(&dealer, sale("alice's", "alice", DEALER_SALE_MAX, 200));
+    w.now += 86_400_000;
+    w.ok(&dealer, sale("tomorrow", "bob", DEALER_SALE_MAX, 100));
+    replay(&w.casino.ledger().storage().entries).expect("the day's sales replay");
 }

@@ -64,6 +64,8 @@ pub struct TableSlot {
     /// The issued match play coupons played here, each with the bet and
     /// round it was played on: each is played once (journal format 5).
     pub(super) coupons_played: HashMap<String, (String, u64)>,
+    /// What dealers sold each player here on the current UTC day.
+    pub(super) dealer_sales: HashMap<String, (u64, u64)>,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
@@ -112,6 +114,12 @@ pub(super) enum Effect {
     Corrected {
         round: u64,
         corrections: Vec<(u64, i128)>,
+    },
+    /// A dealer sold `player` chips worth `amount` on the UTC day `day`.
+    DealerSold {
+        player: String,
+        day: u64,
+        amount: u64,
     },
     /// A match play coupon was played on a bet (`Some`: its id and round),
     /// or its bet was cancelled and it may be played again (`None`).
@@ -268,6 +276,7 @@ impl TableSlot {
             entries: 0,
             corrected: HashMap::new(),
             coupons_played: HashMap::new(),
+            dealer_sales: HashMap::new(),
             finished: None,
             layout: account(Account::of_table(TableAccount::Layout, id))?,
             float: account(Account::of_table(TableAccount::Float, id))?,
@@ -480,7 +489,7 @@ impl TableSlot {
         let mut plan = Plan::new();
         match request {
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
-                self.plan_money(dir, actor, request, &mut plan)?
+                self.plan_money(dir, at_ms, actor, request, &mut plan)?
             }
             Request::PlaceBet { .. } | Request::CancelBet { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
@@ -518,6 +527,13 @@ impl TableSlot {
 
     fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
         match effect {
+            Effect::DealerSold { player, day, amount } => {
+                let sold = self.dealer_sales.entry(player).or_insert((day, 0));
+                if sold.0 != day {
+                    *sold = (day, 0);
+                }
+                sold.1 += amount;
+            }
             Effect::Coupon { coupon, played_on } => match played_on {
                 Some(on) => {
                     self.coupons_played.insert(coupon, on);

@@ -11,11 +11,14 @@ use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED};
 
-/// The most chips, in minor units, a dealer sells for cash in one sale
-/// (10,000.00): a dishonest dealer alone could sell 10^15 in chips to a
-/// friend against cash never paid. Above it a pit supervisor (or an admin)
-/// makes the sale: a second person on a large one.
+/// The most chips, in minor units, dealers sell one player for cash at a
+/// table in a UTC day (10,000.00), however the sales are split: a dishonest
+/// dealer alone could sell 10^15 in chips to a friend against cash never
+/// paid. Above it a pit supervisor (or an admin) makes the sale: a second
+/// person on a large one.
 pub const DEALER_SALE_MAX: u64 = 1_000_000;
+
+const DAY_MS: u64 = 86_400_000;
 use crate::casino::request::Request;
 
 /// Where a player's new colour chips are paid from.
@@ -120,6 +123,7 @@ impl TableSlot {
     pub(super) fn plan_money(
         &self,
         dir: &Directory,
+        at_ms: u64,
         actor: &Actor,
         request: &Request,
         plan: &mut Plan,
@@ -136,17 +140,29 @@ impl TableSlot {
                 ..
             } => {
                 dir.player(player)?;
-                // One person alone sells only so much: above it, a pit supervisor makes the sale.
-                if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED
-                    && actor.role == Role::Dealer
-                    && amount.get() > DEALER_SALE_MAX
-                {
-                    return Err(err(
-                        ErrorCode::OverRoleLimit,
-                        format!(
-                            "a dealer sells at most {DEALER_SALE_MAX} in chips at once; a pit supervisor makes a larger sale"
-                        ),
-                    ));
+                // One person alone sells a player only so much a day, however
+                // split: above it, a pit supervisor makes the sale.
+                if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
+                    let day = at_ms / DAY_MS;
+                    let sold = self
+                        .dealer_sales
+                        .get(player)
+                        .filter(|(d, _)| *d == day)
+                        .map_or(0, |(_, s)| *s);
+                    if sold.saturating_add(amount.get()) > DEALER_SALE_MAX {
+                        return Err(err(
+                            ErrorCode::OverRoleLimit,
+                            format!(
+                                "dealers sell {player} at most {DEALER_SALE_MAX} in chips a day at this table \
+                                 ({sold} so far today); a pit supervisor makes a larger sale"
+                            ),
+                        ));
+                    }
+                    plan.effects.push(Effect::DealerSold {
+                        player: player.clone(),
+                        day,
+                        amount: amount.get(),
+                    });
                 }
                 self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)
             }
