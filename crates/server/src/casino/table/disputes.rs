@@ -139,7 +139,7 @@ impl TableSlot {
                 ));
             }
             let returned: i128 = bets.iter().map(|b| i128::from(b.returned.unwrap_or(0))).sum();
-            let most: i128 = bets.iter().map(|b| self.most_returned(&rules, b)).sum();
+            let most = self.most_returned(&rules, &bets);
             let earlier = self.corrected.get(&(record.round, player)).copied().unwrap_or(0);
             let given = returned + earlier;
             let total = given + i128::from(c.amount);
@@ -152,7 +152,7 @@ impl TableSlot {
             if total > most {
                 return Err(refuse(format!(
                     "paying {} would give them {total} from the round, more than the {most} their bets \
-                     in it could return at most (each stake with the most it could win)",
+                     in it could return at most together on any one pocket",
                     c.amount
                 )));
             }
@@ -178,30 +178,44 @@ impl TableSlot {
             })
     }
 
-    /// The most `bet` could have handed back on any pocket of the wheel: its
-    /// stake with the most it could win, a match play coupon's win included
-    /// where the profile takes one on it (the record keeps no coupon).
-    fn most_returned(&self, rules: &TableRules<'_>, bet: &BetRecord) -> i128 {
-        let stake = i128::from(bet.stake);
-        let placed = [Some(stake), None].into_iter().find_map(|coupon| {
-            let request = BetRequest {
-                spot: &bet.spot,
-                stake_minor: stake,
-                zero_choice: None,
-                coupon_minor: coupon,
-            };
-            rules.place(&request).ok()
-        });
-        let Some(placed) = placed else {
-            return stake;
-        };
-        self.table
+    /// The most `bets` (one player's, in one round) could have handed back
+    /// together on any one pocket of the wheel: each stake with what it
+    /// wins there, a match play coupon's win included where the profile
+    /// takes one on it (the record keeps no coupon). A bet the rules no
+    /// longer place counts its stake on every pocket.
+    fn most_returned(&self, rules: &TableRules<'_>, bets: &[&BetRecord]) -> i128 {
+        let mut anywhere: i128 = 0;
+        let mut placed = Vec::with_capacity(bets.len());
+        for bet in bets {
+            let stake = i128::from(bet.stake);
+            let found = [Some(stake), None].into_iter().find_map(|coupon| {
+                let request = BetRequest {
+                    spot: &bet.spot,
+                    stake_minor: stake,
+                    zero_choice: None,
+                    coupon_minor: coupon,
+                };
+                rules.place(&request).ok()
+            });
+            match found {
+                Some(p) => placed.push(p),
+                None => anywhere += stake,
+            }
+        }
+        let best = self
+            .table
             .config()
             .wheel
             .pockets()
             .iter()
-            .map(|pocket| i128::from(rules.settle(&placed, &[pocket]).returned.get()))
+            .map(|pocket| {
+                placed
+                    .iter()
+                    .map(|p| i128::from(rules.settle(p, &[pocket]).returned.get()))
+                    .sum::<i128>()
+            })
             .max()
-            .unwrap_or(stake)
+            .unwrap_or(0);
+        anywhere + best
     }
 }
