@@ -1771,6 +1771,14 @@ fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     // However split: the limit is a day's sales to one player at a table.
     w.ok(&dealer, sale("half", "bob", DEALER_SALE_MAX / 2, 100));
     w.ok(&dealer, sale("rest", "bob", DEALER_SALE_MAX / 2, 100));
+    // A sale sent again, its answer lost, is done already: not over the limit.
+    let before = w.casino.ledger().storage().entries.len();
+    w.ok(&dealer, sale("rest", "bob", DEALER_SALE_MAX / 2, 100));
+    assert_eq!(w.casino.ledger().storage().entries.len(), before, "nothing written");
+    let refused = w
+        .run(&dealer, sale("rest", "bob", DEALER_SALE_MAX / 2 + 100, 100))
+        .expect_err("the id with more in it");
+    assert_eq!(refused.code, "refused", "{refused}");
     let refused = w
         .run(&dealer, sale("more", "bob", 100, 100))
         .expect_err("over a dealer's day");

@@ -12,7 +12,7 @@ mod bets;
 mod coupons;
 mod disputes;
 mod money;
-pub use money::DEALER_SALE_MAX;
+pub use money::{DealerDay, DEALER_SALE_MAX};
 mod operations;
 mod round;
 
@@ -64,8 +64,8 @@ pub struct TableSlot {
     /// The issued match play coupons played here, each with the bet and
     /// round it was played on: each is played once (journal format 5).
     pub(super) coupons_played: HashMap<String, (String, u64)>,
-    /// What dealers sold each player here on the current UTC day.
-    pub(super) dealer_sales: HashMap<String, (u64, u64)>,
+    /// What dealers sold each player here on their latest UTC day of sales.
+    pub(super) dealer_sales: HashMap<String, DealerDay>,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
@@ -115,11 +115,12 @@ pub(super) enum Effect {
         round: u64,
         corrections: Vec<(u64, i128)>,
     },
-    /// A dealer sold `player` chips worth `amount` on the UTC day `day`.
+    /// A dealer sold `player` chips worth `amount` on the UTC day `day`, by sale `id`.
     DealerSold {
         player: String,
         day: u64,
         amount: u64,
+        id: String,
     },
     /// A match play coupon was played on a bet (`Some`: its id and round),
     /// or its bet was cancelled and it may be played again (`None`).
@@ -527,12 +528,21 @@ impl TableSlot {
 
     fn apply(&mut self, dir: &Directory, at_ms: u64, effect: Effect) {
         match effect {
-            Effect::DealerSold { player, day, amount } => {
-                let sold = self.dealer_sales.entry(player).or_insert((day, 0));
-                if sold.0 != day {
-                    *sold = (day, 0);
+            Effect::DealerSold {
+                player,
+                day,
+                amount,
+                id,
+            } => {
+                let sales = self.dealer_sales.entry(player).or_default();
+                if sales.day != day {
+                    *sales = DealerDay {
+                        day,
+                        ..DealerDay::default()
+                    };
                 }
-                sold.1 += amount;
+                sales.sold = sales.sold.saturating_add(amount);
+                sales.ids.insert(id);
             }
             Effect::Coupon { coupon, played_on } => match played_on {
                 Some(on) => {

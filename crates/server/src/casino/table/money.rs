@@ -19,6 +19,15 @@ use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED};
 pub const DEALER_SALE_MAX: u64 = 1_000_000;
 
 const DAY_MS: u64 = 86_400_000;
+
+/// What dealers sold one player at a table on a UTC day, and by which sale
+/// ids: a sale sent again is the ledger's to judge, not the limit's.
+#[derive(Clone, Debug, Default)]
+pub struct DealerDay {
+    pub(super) day: u64,
+    pub(super) sold: u64,
+    pub(super) ids: std::collections::HashSet<String>,
+}
 use crate::casino::request::Request;
 
 /// Where a player's new colour chips are paid from.
@@ -144,12 +153,10 @@ impl TableSlot {
                 // split: above it, a pit supervisor makes the sale.
                 if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
                     let day = at_ms / DAY_MS;
-                    let sold = self
-                        .dealer_sales
-                        .get(player)
-                        .filter(|(d, _)| *d == day)
-                        .map_or(0, |(_, s)| *s);
-                    if sold.saturating_add(amount.get()) > DEALER_SALE_MAX {
+                    let today = self.dealer_sales.get(player).filter(|s| s.day == day);
+                    let sold = today.map_or(0, |s| s.sold);
+                    let resent = today.is_some_and(|s| s.ids.contains(id));
+                    if !resent && sold.saturating_add(amount.get()) > DEALER_SALE_MAX {
                         return Err(err(
                             ErrorCode::OverRoleLimit,
                             format!(
@@ -162,6 +169,7 @@ impl TableSlot {
                         player: player.clone(),
                         day,
                         amount: amount.get(),
+                        id: id.clone(),
                     });
                 }
                 self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)
