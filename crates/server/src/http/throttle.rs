@@ -5,8 +5,9 @@
 //! at an account hold back that stranger's address, not the owner signing
 //! in from another. A try is reserved before its password is hashed, so
 //! guesses sent at once are not all checked, and an account has one try
-//! under way at a time. No failure ever locks an account or ends a
-//! session: only an admin locks.
+//! under way at a time from each address: from everywhere at once, a
+//! stranger could keep the owner's try from ever starting. No failure
+//! ever locks an account or ends a session: only an admin locks.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
@@ -59,7 +60,7 @@ impl Tries {
 struct Remembered {
     /// By account and address (see [`guess_key`]).
     accounts: HashMap<String, Tries>,
-    /// The accounts with a try under way: one at a time, from anywhere.
+    /// The accounts with a try under way, by account and address: one at a time from each.
     under_way: HashSet<String>,
     clients: HashMap<IpAddr, Tries>,
     /// Sign-ins one address may try a minute, failed or not.
@@ -96,7 +97,6 @@ fn guess_key(account: &str, client: Option<IpAddr>) -> String {
 /// A try under way; it ends as a failure, a success, or (dropped) neither.
 pub struct Attempt {
     throttle: Throttle,
-    account: String,
     key: String,
     client: Option<IpAddr>,
     done: bool,
@@ -154,10 +154,10 @@ impl Throttle {
                 return Err(wait(ms, "too many failed sign-ins from this address"));
             }
         }
-        if r.under_way.contains(account) {
-            return Err(wait(1_000, "a sign-in to this account is under way"));
-        }
         let key = guess_key(account, client);
+        if r.under_way.contains(&key) {
+            return Err(wait(1_000, "a sign-in to this account from this address is under way"));
+        }
         if !r.accounts.contains_key(&key) {
             make_room(&mut r.accounts, now_ms);
         }
@@ -165,7 +165,7 @@ impl Throttle {
         if let Some(ms) = tries.wait_ms(now_ms, ACCOUNT_FREE_FAILURES) {
             return Err(wait(ms, "too many failed sign-ins to this account from this address"));
         }
-        r.under_way.insert(account.to_string());
+        r.under_way.insert(key.clone());
         if let Some(ip) = client {
             if let Some(t) = r.clients.get_mut(&ip) {
                 t.paid_until_us = t.paid_until_us.max(now_us) + spacing_us;
@@ -173,7 +173,6 @@ impl Throttle {
         }
         Ok(Attempt {
             throttle: self.clone(),
-            account: account.to_string(),
             key,
             client,
             done: false,
@@ -213,7 +212,7 @@ impl Attempt {
     }
 
     fn end(&mut self) {
-        self.throttle.remembered().under_way.remove(&self.account);
+        self.throttle.remembered().under_way.remove(&self.key);
     }
 }
 
@@ -284,13 +283,19 @@ mod tests {
     }
 
     #[test]
-    fn one_try_at_a_time_per_account_whoever_sends_them() {
+    fn one_try_at_a_time_per_account_from_each_address() {
         let throttle = Throttle::new(PER_MINUTE);
-        let first = throttle.begin("ann", None, 0).expect("first");
-        assert!(throttle.begin("ann", None, 0).is_err(), "a second at once");
-        assert!(throttle.begin("ann", Some("10.1.1.1".parse().expect("ip")), 0).is_err());
+        let here: IpAddr = "10.1.1.1".parse().expect("ip");
+        let first = throttle.begin("ann", Some(here), 0).expect("first");
+        let waited = throttle.begin("ann", Some(here), 0).err().expect("a second at once");
+        assert!(waited.why.contains("under way"), "{}", waited.why);
+        // The owner elsewhere is not kept waiting by a stranger's tries.
+        throttle
+            .begin("ann", Some("10.2.2.2".parse().expect("ip")), 0)
+            .expect("from another address")
+            .succeeded();
         drop(first);
-        assert!(throttle.begin("ann", None, 0).is_ok(), "once the first ended");
+        assert!(throttle.begin("ann", Some(here), 0).is_ok(), "once the first ended");
     }
 
     #[test]
