@@ -645,6 +645,104 @@ fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_ret
     w.replays();
 }
 
+// Colorado 2206(5), 2203(1), 2204(2): a correction is bounded by what the
+// round's own wagers could have returned. Once, every even-money bet was
+// priced as if a match play coupon rode on it, and a bet carried from prison
+// was priced as a live bet in both rounds: a pit could pay half as much
+// again on a plain red, and six times a prison bet's stake.
+#[test]
+fn a_dispute_prices_a_coupon_only_where_one_was_played_and_a_prison_bet_as_released() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.seat("alice", 10_000, 5_000);
+    // A red with no coupon that lost: the most it could return is 2 x 1,000.
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("a1", "red", 1_000));
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("2"));
+    w.refused(&pit(), dispute(&[("alice", 2_001)], Some(1)), "bad_correction");
+    w.ok(&pit(), dispute(&[("alice", 2_000)], Some(1)));
+    // With a coupon played on it, the coupon's win counts too.
+    w.ok(&cashier(), issue("mp-1", "alice", "t1", 1_000));
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), coupon_bet("a2", "red", 1_000, None, Some("mp-1")));
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("2"));
+    w.refused(&pit(), dispute(&[("alice", 3_001)], Some(2)), "bad_correction");
+    w.ok(&pit(), dispute(&[("alice", 3_000)], Some(2)));
+
+    // In prison (Colorado 2204(2)): the round it went in could have paid
+    // it as a live bet; the round it is carried into, at most release it.
+    let on = |request: Request| match request {
+        Request::PlaceBet {
+            bet_id, spot, stake, ..
+        } => Request::PlaceBet {
+            table: "pz".into(),
+            bet_id,
+            spot,
+            stake,
+            zero_choice: Some("prison".into()),
+            coupon: None,
+            coupon_id: None,
+        },
+        Request::Spin { spin, .. } => Request::Spin {
+            table: "pz".into(),
+            spin,
+        },
+        Request::OpenBetting { .. } => Request::OpenBetting { table: "pz".into() },
+        Request::NoMoreBets { .. } => Request::NoMoreBets { table: "pz".into() },
+        Request::Dispute {
+            reason,
+            corrections,
+            round,
+            ..
+        } => Request::Dispute {
+            table: "pz".into(),
+            reason,
+            corrections,
+            round,
+        },
+        other => other,
+    };
+    w.ok(
+        &admin(),
+        Request::CreateTable {
+            table: "pz".into(),
+            profile_text: croupier_profiles::builtin_text("colorado-2014")
+                .expect("a shipped profile")
+                .into(),
+            wheel: "single-zero".into(),
+            in_prison: true,
+            betting_window_ms: 60_000,
+            outcome: OutcomeSource::Dealer,
+            shared_colours: false,
+            wheel_address: None,
+        },
+    );
+    w.ok(&pit(), inspection("pz"));
+    w.ok(&dealer(), Request::OpenTable { table: "pz".into() });
+    w.ok(
+        &alice(),
+        Request::BuyIn {
+            id: "buy-pz".into(),
+            table: "pz".into(),
+            amount: Minor::new(5_000),
+            chip_value: Minor::new(100),
+        },
+    );
+    w.ok(&dealer(), on(open_betting()));
+    w.ok(&alice(), on(bet("p1", "red", 1_000)));
+    w.ok(&dealer(), on(no_more_bets()));
+    w.ok(&dealer(), on(spin("0")));
+    w.refused(&pit(), on(dispute(&[("alice", 2_001)], Some(1))), "bad_correction");
+    w.ok(&dealer(), on(open_betting()));
+    w.ok(&dealer(), on(no_more_bets()));
+    w.ok(&dealer(), on(spin("1")));
+    // Released: 1,000 back, the most a prison bet returns.
+    w.refused(&pit(), on(dispute(&[("alice", 1)], Some(2))), "bad_correction");
+    w.ok(&pit(), on(dispute(&[("alice", -1_000)], Some(2))));
+    w.replays();
+}
+
 fn issue(id: &str, player: &str, table: &str, value: u64) -> Request {
     Request::IssueCoupon {
         id: id.into(),

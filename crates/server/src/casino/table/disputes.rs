@@ -16,7 +16,7 @@ use super::{person, Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::JournalEvent;
+use crate::casino::journal::{JournalEvent, FORMAT_COUPONS_ISSUED};
 use crate::casino::recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};
 use crate::casino::request::StoredCorrection;
 use crate::casino::{err, policy};
@@ -139,7 +139,7 @@ impl TableSlot {
                 ));
             }
             let returned: i128 = bets.iter().map(|b| i128::from(b.returned.unwrap_or(0))).sum();
-            let most = self.most_returned(&rules, &bets);
+            let most = self.most_returned(dir, &rules, record, &bets);
             let earlier = self.corrected.get(&(record.round, player)).copied().unwrap_or(0);
             let given = returned + earlier;
             let total = given + i128::from(c.amount);
@@ -178,17 +178,53 @@ impl TableSlot {
             })
     }
 
-    /// The most `bets` (one player's, in one round) could have handed back
-    /// together on any one pocket of the wheel: each stake with what it
-    /// wins there, a match play coupon's win included where the profile
-    /// takes one on it (the record keeps no coupon). A bet the rules no
-    /// longer place counts its stake on every pocket.
-    fn most_returned(&self, rules: &TableRules<'_>, bets: &[&BetRecord]) -> i128 {
+    /// The most `bets` (one player's, in round `record`) could have handed
+    /// back together on any one pocket of the wheel: each stake with what
+    /// it wins there, a match play coupon's win included where one was
+    /// played on the bet (up to format 4, which kept no coupons, wherever
+    /// the profile takes one). A bet carried from prison into this round is
+    /// at most released: its stake. A bet the rules no longer place counts
+    /// its stake on every pocket.
+    fn most_returned(
+        &self,
+        dir: &Directory,
+        rules: &TableRules<'_>,
+        record: &RoundRecord,
+        bets: &[&BetRecord],
+    ) -> i128 {
+        let before = record
+            .round
+            .checked_sub(1)
+            .and_then(|n| self.rounds.iter().find(|r| r.round == n));
+        let carried = |bet: &BetRecord| {
+            before.is_some_and(|r| {
+                r.bets
+                    .iter()
+                    .any(|b| b.bet_id == bet.bet_id && b.player == bet.player && b.result.as_deref() == Some("prison"))
+            })
+        };
+        let coupons_known = dir.journal_format() >= FORMAT_COUPONS_ISSUED;
+        let coupon_on = |bet: &BetRecord| -> Option<i128> {
+            self.coupons_played
+                .iter()
+                .find(|(_, (b, r))| *b == bet.bet_id && *r == record.round)
+                .and_then(|(id, _)| dir.coupon(id))
+                .map(|c| i128::from(c.value))
+        };
         let mut anywhere: i128 = 0;
         let mut placed = Vec::with_capacity(bets.len());
         for bet in bets {
             let stake = i128::from(bet.stake);
-            let found = [Some(stake), None].into_iter().find_map(|coupon| {
+            if carried(bet) {
+                anywhere += stake;
+                continue;
+            }
+            let coupons = if coupons_known {
+                vec![coupon_on(bet)]
+            } else {
+                vec![Some(stake), None]
+            };
+            let found = coupons.into_iter().find_map(|coupon| {
                 let request = BetRequest {
                     spot: &bet.spot,
                     stake_minor: stake,
