@@ -4,6 +4,7 @@ mod bench;
 mod load;
 mod math_cmd;
 mod memory;
+mod recover_cmd;
 mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
@@ -65,6 +66,8 @@ enum Command {
     Sim(Box<sim_cmd::Args>),
     /// Check a data directory's journal: the hash chain, and every balance recomputed.
     Verify(verify_cmd::Args),
+    /// Cut a damaged end off a stopped server's journal, journaling the cut.
+    Recover(recover_cmd::Args),
     /// Users of a data directory, while its server is stopped.
     User {
         #[command(subcommand)]
@@ -231,6 +234,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::User { which } => user_cmd::run(which),
+        Command::Recover(args) => recover_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

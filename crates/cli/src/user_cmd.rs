@@ -59,6 +59,15 @@ fn offline(
     request: Request,
 ) -> Result<croupier_server::runtime::keys::Keys, Failure> {
     let _lock = croupier_server::runtime::setup::lock_data(data).map_err(Invalid::one)?;
+    offline_locked(data, keys, request)
+}
+
+/// [`offline`], for a caller that holds the data directory's lock already.
+pub fn offline_locked(
+    data: &std::path::Path,
+    keys: Option<&std::path::Path>,
+    request: Request,
+) -> Result<croupier_server::runtime::keys::Keys, Failure> {
     let keys = keys.map_or_else(
         || croupier_server::runtime::keys::default_dir(data),
         std::path::Path::to_path_buf,

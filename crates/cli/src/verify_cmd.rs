@@ -44,6 +44,9 @@ struct Report {
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
     recall: Option<RecallCheck>,
     problem: Option<String>,
+    /// Where the journal is broken, the last entry before the break: the
+    /// entries up to it read, chain and replay (`croupier recover --keep`).
+    last_good_entry: Option<u64>,
     /// The seal under the secret, and the head kept beside it.
     seal: SealCheck,
     balances: std::collections::BTreeMap<String, i128>,
@@ -110,14 +113,17 @@ struct RecallCheck {
     rounds_not_archived: u64,
 }
 
+/// The rounds a replay rebuilt, the recall archive's check, and its first problem.
+type Replayed = (u64, Option<RecallCheck>, Option<String>);
+
 /// Replays `entries` and checks each finished round against `archive`: the
 /// first difference is the problem; the replay's own failure is returned as is.
 fn replay_and_check_recall(
     entries: &[croupier_ledger::Entry],
     archive: Option<&Archive>,
-) -> Result<(u64, Option<RecallCheck>, Option<String>), String> {
+) -> Result<Replayed, (u64, String)> {
     let Some(archive) = archive else {
-        let casino = croupier_server::casino::replay(entries).map_err(|e| e.to_string())?;
+        let casino = croupier_server::casino::replay(entries).map_err(replay_failure)?;
         return Ok((casino.tables().map(|t| t.table.round()).sum(), None, None));
     };
     let mut check = RecallCheck::default();
@@ -140,25 +146,35 @@ fn replay_and_check_recall(
         }
         finished.insert((replayed.table.clone(), replayed.round));
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(replay_failure)?;
     if problem.is_none() {
-        archive.each(|archived| {
-            if problem.is_some() {
-                return;
-            }
-            match archived {
-                Ok(r) if !finished.contains(&(r.table.clone(), r.round)) => {
-                    problem = Some(format!(
-                        "recall archive: round {} is archived but the journal has not finished it",
-                        r.id
-                    ))
+        archive
+            .each(|archived| {
+                if problem.is_some() {
+                    return;
                 }
-                Ok(_) => {}
-                Err(e) => problem = Some(e),
-            }
-        })?;
+                match archived {
+                    Ok(r) if !finished.contains(&(r.table.clone(), r.round)) => {
+                        problem = Some(format!(
+                            "recall archive: round {} is archived but the journal has not finished it",
+                            r.id
+                        ))
+                    }
+                    Ok(_) => {}
+                    Err(e) => problem = Some(e),
+                }
+            })
+            .map_err(|e| (0, e))?;
     }
     Ok((casino.tables().map(|t| t.table.round()).sum(), Some(check), problem))
+}
+
+/// A replay's failure: the entry it failed at (0 where none), and why.
+fn replay_failure(e: croupier_server::casino::OpenError) -> (u64, String) {
+    match e {
+        croupier_server::casino::OpenError::Replay { seq, .. } => (seq, e.to_string()),
+        other => (0, other.to_string()),
+    }
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -167,13 +183,25 @@ pub fn run(args: Args) -> Result<(), Failure> {
         return Err(Invalid::one(format!("no journal at {}", db.display())).into());
     }
     let mut storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let entries = storage.load().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // An entry that cannot be read at all: the entries before it are checked.
+    let (entries, unreadable) = match storage.load() {
+        Ok(entries) => (entries, None),
+        Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
+            let before = storage.load_through(seq - 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+            (before, Some((seq, format!("it cannot be read: {why}"))))
+        }
+        Err(e) => return Err(anyhow::anyhow!("{e}").into()),
+    };
     let mut checked = verify(&entries);
+    if checked.first_problem.is_none() {
+        checked.first_problem = unreadable;
+    }
     let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
     let seal = check_sealed(&storage, &entries, &keys_dir, args.head.as_deref())?;
     // With the chain intact, replay every request and compare every settlement.
     let mut replayed = None;
     let mut recall = None;
+    let mut replay_failed_at = None;
     if checked.first_problem.is_none() {
         let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
         match replay_and_check_recall(&entries, archive.as_ref()) {
@@ -182,9 +210,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 recall = check;
                 checked.first_problem = problem.map(|p| (0, p));
             }
-            Err(e) => checked.first_problem = Some((0, e)),
+            Err((seq, e)) => {
+                replay_failed_at = Some(seq);
+                checked.first_problem = Some((0, e));
+            }
         }
     }
+    // The entry before the first one the chain, a read or the replay refused.
+    let last_good_entry = replay_failed_at
+        .or(checked.first_problem.as_ref().map(|(seq, _)| *seq))
+        .filter(|seq| *seq > 0)
+        .map(|seq| seq - 1);
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -201,6 +237,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 format!("entry {seq}: {why}")
             }
         }),
+        last_good_entry,
         seal,
         balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
     };
@@ -244,6 +281,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 )?,
                 Some(p) if p.starts_with(RECALL) => writeln!(out, "RECALL ARCHIVE DOES NOT MATCH THE JOURNAL: {p}")?,
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
+            }
+            if let Some(good) = report.last_good_entry {
+                writeln!(
+                    out,
+                    "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (README: Recovering a damaged journal)",
+                    args.data.display()
+                )?;
             }
         }
     }

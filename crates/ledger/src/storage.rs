@@ -254,6 +254,18 @@ impl SqliteStorage {
             .transpose()
     }
 
+    /// The last entry's number and hash as stored (hex), read even where
+    /// the hash is damaged: a recovery notes what it cut.
+    pub fn last_as_stored(&self) -> Result<Option<(u64, String)>, StorageError> {
+        let row = self
+            .conn
+            .query_row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", [], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })
+            .optional()?;
+        Ok(row.map(|(seq, hash)| (seq as u64, hash)))
+    }
+
     /// The hash of entry `seq`, if the journal has it.
     pub fn hash_of(&self, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
         let hash = self
@@ -279,6 +291,88 @@ impl SqliteStorage {
         let seal = Seal::new(key, seq, hash);
         write_seal(&self.conn, &seal)?;
         Ok(Some(seal))
+    }
+
+    /// Copies the whole database, as it stands, into a new file at `to`
+    /// (SQLite's `VACUUM INTO`): the copy is consistent and complete,
+    /// whatever the log holds. An existing file at `to` is refused.
+    pub fn copy_into(&self, to: &Path) -> Result<(), StorageError> {
+        if to.exists() {
+            return Err(StorageError::Unreadable {
+                seq: 0,
+                why: format!("{} exists already; nothing was copied over it", to.display()),
+            });
+        }
+        let to = to.to_str().ok_or_else(|| StorageError::Unreadable {
+            seq: 0,
+            why: format!("{} is not a path SQLite can take", to.display()),
+        })?;
+        self.conn.execute("VACUUM INTO ?1", [to])?;
+        Ok(())
+    }
+
+    /// Removes every entry after `seq` and seals the journal at `seq` under
+    /// `key`, in one transaction: the journal's recovery cuts a damaged end
+    /// off this way, and nothing else does. Returns how many entries went.
+    pub fn cut_after(&mut self, seq: u64, key: &[u8; 32]) -> Result<u64, StorageError> {
+        let tx = self.conn.transaction()?;
+        let hash = tx
+            .query_row("SELECT hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?;
+        let cut = tx.execute("DELETE FROM journal WHERE seq > ?1", [seq as i64])? as u64;
+        match hash {
+            Some(hash) => write_seal(&tx, &Seal::new(key, seq, hash_from_hex(seq, &hash)?))?,
+            None if seq == 0 => {
+                tx.execute("DELETE FROM seal", [])?;
+            }
+            None => {
+                return Err(StorageError::Unreadable {
+                    seq,
+                    why: "the journal has no such entry to keep".into(),
+                })
+            }
+        }
+        tx.commit()?;
+        self.unsealed = None;
+        Ok(cut)
+    }
+
+    /// The entries numbered up to `last`, in order: a recovery reads the
+    /// part it keeps, whatever is wrong after it.
+    pub fn load_through(&self, last: u64) -> Result<Vec<Entry>, StorageError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq <= ?1 ORDER BY seq")?;
+        let last = i64::try_from(last).unwrap_or(i64::MAX);
+        let rows = stmt.query_map([last], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, String>(4)?,
+            ))
+        })?;
+        let mut entries = Vec::new();
+        for row in rows {
+            let (seq, at_ms, record, prev, hash) = row?;
+            let seq = seq as u64;
+            let parsed: Record = serde_json::from_str(&record).map_err(|e| StorageError::Unreadable {
+                seq,
+                why: format!("record is not valid: {e}"),
+            })?;
+            entries.push(Entry {
+                seq,
+                at_ms: at_ms as u64,
+                record: parsed,
+                text: record,
+                prev_hash: hash_from_hex(seq, &prev)?,
+                hash: hash_from_hex(seq, &hash)?,
+            });
+        }
+        Ok(entries)
     }
 
     /// Writes the seal of what was appended since the last one, if sealing.
@@ -365,36 +459,7 @@ fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
 
 impl Storage for SqliteStorage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT seq, at_ms, record, prev_hash, hash FROM journal ORDER BY seq")?;
-        let rows = stmt.query_map([], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, String>(4)?,
-            ))
-        })?;
-        let mut entries = Vec::new();
-        for row in rows {
-            let (seq, at_ms, record, prev, hash) = row?;
-            let seq = seq as u64;
-            let parsed: Record = serde_json::from_str(&record).map_err(|e| StorageError::Unreadable {
-                seq,
-                why: format!("record is not valid: {e}"),
-            })?;
-            entries.push(Entry {
-                seq,
-                at_ms: at_ms as u64,
-                record: parsed,
-                text: record,
-                prev_hash: hash_from_hex(seq, &prev)?,
-                hash: hash_from_hex(seq, &hash)?,
-            });
-        }
-        Ok(entries)
+        self.load_through(u64::MAX)
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {

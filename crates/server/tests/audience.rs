@@ -48,6 +48,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::LoginFailed { .. }
         | E::LoginSucceeded { .. }
         | E::JournalFormatSet { .. }
+        | E::JournalRecovered { .. }
         | E::UserLocked { .. }
         | E::UserUnlocked { .. }
         | E::PasswordSet { .. }
@@ -99,6 +100,13 @@ fn every_kind() -> Vec<EventView> {
         },
         EventView::LoginSucceeded { username: p() },
         EventView::JournalFormatSet { format: 4 },
+        EventView::JournalRecovered {
+            kept_through: 41,
+            cut: 2,
+            cut_head: "ab".repeat(32),
+            backup: "recovered-1".into(),
+            reason: "a disk fault".into(),
+        },
         EventView::UserLocked { username: p() },
         EventView::UserUnlocked { username: p() },
         EventView::PasswordSet { username: p() },

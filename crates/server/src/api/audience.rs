@@ -117,6 +117,7 @@ impl EventView {
             | E::LoginFailed { .. }
             | E::LoginSucceeded { .. }
             | E::JournalFormatSet { .. }
+            | E::JournalRecovered { .. }
             | E::UserLocked { .. }
             | E::UserUnlocked { .. }
             | E::PasswordSet { .. }

@@ -27,6 +27,15 @@ pub enum EventView {
     JournalFormatSet {
         format: u32,
     },
+    /// The journal's damaged end was cut off by `croupier recover`: the
+    /// entries after `kept_through` are kept only in the copy `backup`.
+    JournalRecovered {
+        kept_through: u64,
+        cut: u64,
+        cut_head: String,
+        backup: String,
+        reason: String,
+    },
     UserLocked {
         username: String,
     },

@@ -13,13 +13,17 @@ use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory, COUPONS_MAX};
 use super::journal::{
-    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_DISPUTES_BOUND, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
+    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_DISPUTES_BOUND, FORMAT_JOURNAL_RECOVERY,
+    FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
 };
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
 use super::{err, policy, views};
 use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource, Role};
+
+/// The longest reason a journal recovery gives, in bytes.
+pub const RECOVERY_REASON_MAX: usize = 4_096;
 
 /// The most tables a casino runs.
 pub const TABLES_MAX: usize = 256;
@@ -304,6 +308,37 @@ impl<S: Storage> Cage<S> {
                 }
                 events.push(JournalEvent::JournalFormatSet { format: *format });
                 effects.push(Effect::JournalFormat(*format));
+            }
+            R::RecoverJournal {
+                kept_through,
+                cut,
+                cut_head,
+                backup,
+                reason,
+            } => {
+                // Right after the cut, in a journal in the current format.
+                if dir.journal_format() < FORMAT_JOURNAL_RECOVERY || *kept_through >= self.ledger.next_seq() {
+                    return Err(err(
+                        ErrorCode::BadRequest,
+                        format!(
+                            "a recovery is journaled after the entries it kept ({kept_through}), in format {FORMAT_JOURNAL_RECOVERY} or later"
+                        ),
+                    ));
+                }
+                if reason.trim().is_empty() || reason.len() > RECOVERY_REASON_MAX || backup.len() > RECOVERY_REASON_MAX
+                {
+                    return Err(err(
+                        ErrorCode::BadRequest,
+                        format!("a recovery gives its reason, of at most {RECOVERY_REASON_MAX} bytes"),
+                    ));
+                }
+                events.push(JournalEvent::JournalRecovered {
+                    kept_through: *kept_through,
+                    cut: *cut,
+                    cut_head: cut_head.clone(),
+                    backup: backup.clone(),
+                    reason: reason.clone(),
+                });
             }
             R::CreateTable {
                 table,

@@ -28,7 +28,7 @@ use croupier_core::round::Phase;
 use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Storage};
 
 pub use actor::Actor;
-pub use cage::{Cage, RESERVED_TABLE_IDS, TABLES_MAX};
+pub use cage::{Cage, RECOVERY_REASON_MAX, RESERVED_TABLE_IDS, TABLES_MAX};
 pub use directory::{Directory, SharedDirectory};
 pub use journal::{JournalEvent, JOURNAL_FORMAT, STREAM};
 pub use recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};

@@ -55,6 +55,17 @@ pub enum Request {
     JournalFormat {
         format: u32,
     },
+    /// The journal's damaged end was cut off by `croupier recover`, with the
+    /// server stopped: entries after `kept_through` (`cut` of them, the last
+    /// with hash `cut_head`, or "" where it was unreadable) are kept only in
+    /// the copy `backup`. Only the server makes it, right after the cut.
+    RecoverJournal {
+        kept_through: u64,
+        cut: u64,
+        cut_head: String,
+        backup: String,
+        reason: String,
+    },
     CreateTable {
         table: String,
         /// The profile file's text, so the journal replays whatever happens to files.
@@ -477,6 +488,7 @@ impl Request {
             | R::LoginFailed { .. }
             | R::LoginSucceeded { .. }
             | R::JournalFormat { .. }
+            | R::RecoverJournal { .. }
             | R::CreateTable { .. }
             | R::CashIn { .. }
             | R::CashOut { .. }
@@ -511,7 +523,9 @@ impl Request {
             R::CreateUser { .. } => Act::CreateUser,
             R::SetPassword { username, .. } if *username == actor.username => Act::ChangeOwnPassword,
             R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } => Act::ManageUsers,
-            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } => Act::RunTheServer,
+            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } | R::RecoverJournal { .. } => {
+                Act::RunTheServer
+            }
             R::CreateTable { .. } => Act::CreateTable,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
             R::IssueCoupon { .. } => Act::IssueCoupon,

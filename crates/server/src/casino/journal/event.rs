@@ -30,6 +30,15 @@ pub enum JournalEvent {
     JournalFormatSet {
         format: u32,
     },
+    /// The journal's damaged end was cut off after `kept_through` (see
+    /// `Request::RecoverJournal`).
+    JournalRecovered {
+        kept_through: u64,
+        cut: u64,
+        cut_head: String,
+        backup: String,
+        reason: String,
+    },
     UserLocked {
         username: String,
     },

@@ -32,6 +32,13 @@ pub enum LegacyEvent {
     JournalFormatSet {
         format: u32,
     },
+    JournalRecovered {
+        kept_through: u64,
+        cut: u64,
+        cut_head: String,
+        backup: String,
+        reason: String,
+    },
     TableCreated {
         table: String,
         profile: String,
@@ -229,6 +236,21 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         J::LoginSucceeded { username } => L::LoginSucceeded { username },
         J::JournalFormatSet { format } => L::JournalFormatSet { format },
+        // Never in formats 1 and 2: a journal is moved on to the current
+        // format before it is recovered.
+        J::JournalRecovered {
+            kept_through,
+            cut,
+            cut_head,
+            backup,
+            reason,
+        } => L::JournalRecovered {
+            kept_through,
+            cut,
+            cut_head,
+            backup,
+            reason,
+        },
         // Formats 1 and 2 had no such requests; a journal still in them shows
         // an account's lock or password as the login events it knew.
         J::UserLocked { username } => L::LoginFailed {

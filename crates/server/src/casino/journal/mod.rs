@@ -66,6 +66,10 @@ pub const FORMAT_COUPONS_ISSUED: u32 = 5;
 /// [`crate::casino::table::DEALER_SALE_MAX`] in chips at once.
 pub const FORMAT_DEALER_SALES_CAPPED: u32 = 5;
 
+/// The first format in which a damaged end of the journal may be cut off
+/// (`croupier recover`), the cut journaled as a `journal_recovered` event.
+pub const FORMAT_JOURNAL_RECOVERY: u32 = 5;
+
 /// The first format in which a result comes only from its table's source.
 pub const FORMAT_RESULTS_FROM_SOURCE: u32 = 4;
 

@@ -516,6 +516,7 @@ impl TableSlot {
             | Request::LoginFailed { .. }
             | Request::LoginSucceeded { .. }
             | Request::JournalFormat { .. }
+            | Request::RecoverJournal { .. }
             | Request::CreateTable { .. }
             | Request::CashIn { .. }
             | Request::CashOut { .. }
