@@ -257,7 +257,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             if let Some(r) = &report.recall {
                 writeln!(
                     out,
-                    "recall archive: {} rounds as the journal records them, {} finished rounds not archived yet",
+                    "recall archive: {} rounds as the journal records them, {} finished rounds not archived yet \
+                     (a round is archived once the next round at its table opens; until then recall serves it from the table)",
                     r.rounds_matching, r.rounds_not_archived
                 )?;
             }

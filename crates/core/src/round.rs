@@ -441,7 +441,7 @@ pub enum CommandError {
     Bet(#[from] BetError),
     #[error("a round holds at most {ROUND_BETS_MAX} bets")]
     RoundFull,
-    #[error("no spin can be reported before no more bets")]
+    #[error("no round is waiting for its result: a result is reported once a round, after no more bets")]
     NotSpinning,
     #[error("an emergency is declared: no spin and no payment until it is lifted (european-casino 6.1-6.2)")]
     Emergency,
