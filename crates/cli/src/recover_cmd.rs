@@ -1,24 +1,28 @@
 //! `croupier recover --data DIR --keep N --reason TEXT`: with the server
 //! stopped, cut a damaged end off the journal, which otherwise keeps the
-//! casino from opening. Only a journal that does not verify is recovered,
-//! and only back to an entry up to which it reads, chains and replays. A
-//! complete copy of the database is made first, in a folder of its own
-//! beside it; then, in one transaction, the entries after N go and the
-//! journal is sealed at N under the secret. The recall archive, derived
-//! from the journal, moves into the copy's folder and is written again at
-//! the next start. The cut itself is journaled (`journal_recovered`: the
-//! entries kept, how many went, the last one's hash, the copy, the
-//! reason), so whoever reads the journal later sees that it was cut.
+//! casino from opening. Only a journal that breaks (an entry that does not
+//! read, chain or replay) is recovered, and only back to the last entry
+//! before the break, which N must name: no sound entry is cut. A journal
+//! that reads, chains and replays but is not what the secret sealed was
+//! rewritten, cut or put back, and is not sealed again. A complete copy of
+//! the database is made first, in a folder of its own beside it; then, in
+//! one transaction, the entries after N go and the journal is sealed at N
+//! under the secret. The recall archive, derived from the journal, moves
+//! into the copy's folder and is written again at the next start. The cut
+//! is journaled (`journal_recovered`: the entries kept, how many went, the
+//! last one's hash, the damage, what the secret had sealed, the copy, the
+//! reason), and `croupier verify` lists every recovery.
 
 use std::path::{Path, PathBuf};
 
 use croupier_ledger::storage::DATABASE_FILE;
-use croupier_ledger::{check_head, check_seal, SqliteStorage, Storage};
+use croupier_ledger::SqliteStorage;
 use croupier_server::casino::{Request, RECOVERY_REASON_MAX};
 use croupier_server::runtime::archive::ARCHIVE_FILE;
-use croupier_server::runtime::keys::{default_dir, read_head, write_head, Keys};
+use croupier_server::runtime::keys::{default_dir, write_head, Keys};
 use croupier_server::runtime::setup::lock_data;
 
+use crate::verify_cmd::{check_sealed, last_good_before, read_entries, Read};
 use crate::{Failure, Invalid};
 
 #[derive(clap::Args)]
@@ -41,32 +45,23 @@ fn failed(e: impl std::fmt::Display) -> Failure {
     anyhow::anyhow!("{e}").into()
 }
 
-/// What is wrong with the journal as it stands, if anything: the reason a
-/// recovery may cut it.
-fn damage(storage: &mut SqliteStorage, keys: &Keys) -> Result<Option<String>, Failure> {
-    let entries = match storage.load() {
-        Ok(entries) => entries,
-        Err(e) => return Ok(Some(e.to_string())),
-    };
-    if let Some((seq, why)) = croupier_ledger::verify(&entries).first_problem {
-        return Ok(Some(format!("entry {seq}: {why}")));
-    }
-    if let Err(e) = croupier_server::casino::replay(&entries) {
-        return Ok(Some(e.to_string()));
-    }
-    let key = keys.journal_key();
-    let last = entries.last().map(|e| (e.seq, e.hash));
-    let seal = storage.seal().map_err(failed)?;
-    if let Err(e) = check_seal(seal.as_ref(), last, &key) {
-        return Ok(Some(e.to_string()));
-    }
-    if let Some(head) = read_head(&keys.head_path()).map_err(Invalid::one)? {
-        let hash_of = |seq: u64| entries.get(seq.wrapping_sub(1) as usize).map(|e| e.hash);
-        if let Err(e) = check_head(&head, last.map(|(seq, _)| seq), &key, hash_of) {
-            return Ok(Some(e.to_string()));
+/// Where the journal first breaks, reading, chaining or replaying: the
+/// entry and why; `None` where it reads, chains and replays whole.
+fn first_break(storage: &mut SqliteStorage) -> Result<Read, Failure> {
+    let (entries, unreadable) = read_entries(storage)?;
+    let chain = croupier_ledger::verify(&entries).first_problem.or(unreadable);
+    // The entries before the chain's break must also replay.
+    let sound = chain
+        .as_ref()
+        .map_or(entries.len(), |(seq, _)| entries.partition_point(|e| e.seq < *seq));
+    let replayed = match croupier_server::casino::replay(&entries[..sound]) {
+        Ok(_) => None,
+        Err(croupier_server::casino::OpenError::Replay { seq, why }) => {
+            Some((seq, format!("the replay refuses it: {why}")))
         }
-    }
-    Ok(None)
+        Err(e) => Some((0, e.to_string())),
+    };
+    Ok((entries, replayed.or(chain)))
 }
 
 /// Moves the recall archive's files into `folder`, if there are any.
@@ -125,34 +120,51 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
-    let Some(damage) = damage(&mut storage, &keys)? else {
-        return Err(Invalid::one(
-            "the journal verifies as it stands: recovery cuts off only a damaged end, and nothing here is damaged",
-        )
+    let (entries, broken) = first_break(&mut storage)?;
+    let seal_check = check_sealed(&storage, &keys_dir, None)?;
+    let Some((broken_at, why)) = broken else {
+        // Reads, chains and replays: there is no damaged end to cut. A seal
+        // that does not match means rewritten, cut or put back, not damaged.
+        return Err(Invalid::one(match seal_check.problem {
+            Some(p) => format!(
+                "the journal reads, chains and replays, but is not what the secret sealed ({p}): it was rewritten, \
+                 cut off or put back. Recovery cuts only a damaged end and does not seal such a journal again; \
+                 put back the database the seal was made on"
+            ),
+            None => {
+                "the journal verifies as it stands: recovery cuts off only a damaged end, and nothing here is damaged"
+                    .into()
+            }
+        })
         .into());
     };
-    // The entries kept must be sound by themselves.
-    let kept = storage.load_through(keep).map_err(|e| {
-        Invalid::one(format!(
-            "the entries up to {keep} cannot all be read ({e}): keep fewer (croupier verify names the last good entry)"
-        ))
-    })?;
-    if kept.len() as u64 != keep || kept.last().map(|e| e.seq) != Some(keep) {
-        return Err(Invalid::one(format!("the entries up to {keep} are not all there: keep fewer")).into());
-    }
-    if let Some((seq, why)) = croupier_ledger::verify(&kept).first_problem {
+    let damage = if broken_at == 0 {
+        why
+    } else {
+        format!("entry {broken_at}: {why}")
+    };
+    let Some(last_good) = last_good_before(&entries, broken_at.max(1)) else {
         return Err(Invalid::one(format!(
-            "entry {seq}, which would be kept, is broken ({why}): keep fewer (croupier verify names the last good entry)"
+            "the journal breaks at its first entry ({damage}): nothing before the break is sound; put back a copy"
+        ))
+        .into());
+    };
+    if keep != last_good {
+        return Err(Invalid::one(format!(
+            "the journal breaks at {damage}; the last sound entry is {last_good}, and --keep names it, not {keep}: \
+             recovery cuts no sound entry"
         ))
         .into());
     }
-    if let Err(e) = croupier_server::casino::replay(&kept) {
-        return Err(Invalid::one(format!(
-            "the entries kept do not replay ({e}): keep fewer (croupier verify names the last good entry)"
-        ))
-        .into());
-    }
-    drop(kept);
+    // What the secret vouched for: where the seal was, and its hash.
+    let sealed = storage
+        .seal()
+        .map_err(failed)?
+        .filter(|seal| seal.made_with(&keys.journal_key()))
+        .map_or_else(String::new, |seal| {
+            format!("entry {}, hash {}", seal.seq, hex::encode(seal.hash))
+        });
+    drop(entries);
 
     // A complete copy first: the entries cut are kept there, for the dispute
     // and the regulator's report that follow.
@@ -185,6 +197,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             },
             backup: folder_name,
             reason: reason.clone(),
+            damage: damage.chars().take(RECOVERY_REASON_MAX / 4).collect(),
+            sealed,
         },
     )?;
     println!("croupier: the journal in {} was damaged: {damage}", data.display());

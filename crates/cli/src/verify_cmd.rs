@@ -47,24 +47,101 @@ struct Report {
     /// Where the journal is broken, the last entry before the break: the
     /// entries up to it read, chain and replay (`croupier recover --keep`).
     last_good_entry: Option<u64>,
+    /// Every time `croupier recover` cut the journal: the entry it was
+    /// journaled at, what it kept and cut, why, and what the secret had sealed.
+    recoveries: Vec<Recovery>,
     /// The seal under the secret, and the head kept beside it.
     seal: SealCheck,
     balances: std::collections::BTreeMap<String, i128>,
 }
 
 #[derive(Serialize)]
-struct SealCheck {
+struct Recovery {
+    entry: u64,
+    kept_through: u64,
+    cut: u64,
+    damage: String,
+    sealed: String,
+    reason: String,
+    backup: String,
+}
+
+/// The recoveries journaled in `entries`.
+fn recoveries(entries: &[croupier_ledger::Entry]) -> Vec<Recovery> {
+    use croupier_server::casino::journal::{is_legacy, read_events, STREAM};
+    let mut found = Vec::new();
+    for entry in entries {
+        for event in entry
+            .record
+            .events()
+            .iter()
+            .filter(|e| e.stream == STREAM && !is_legacy(e))
+        {
+            for e in read_events(event).unwrap_or_default() {
+                if let croupier_server::casino::JournalEvent::JournalRecovered {
+                    kept_through,
+                    cut,
+                    backup,
+                    reason,
+                    damage,
+                    sealed,
+                    ..
+                } = e
+                {
+                    found.push(Recovery {
+                        entry: entry.seq,
+                        kept_through,
+                        cut,
+                        damage,
+                        sealed,
+                        reason,
+                        backup,
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+#[derive(Serialize)]
+pub(crate) struct SealCheck {
     /// Whether the secret was found, so the seal could be checked.
     checked: bool,
     /// Where the secret was looked for.
     keys: String,
-    problem: Option<String>,
+    pub(crate) problem: Option<String>,
 }
 
-/// The journal's seal and the head kept beside the secret, against `entries`.
-fn check_sealed(
+/// Where the journal breaks: the entry's number (0 where none is to blame), and why.
+pub(crate) type Break = (u64, String);
+
+/// The entries that read, and the break where one does not.
+pub(crate) type Read = (Vec<croupier_ledger::Entry>, Option<Break>);
+
+/// The journal's entries that read, in order, and the first that does not
+/// (its number, and why): the entries before it are still checked.
+pub(crate) fn read_entries(storage: &mut SqliteStorage) -> Result<Read, Failure> {
+    match storage.load() {
+        Ok(entries) => Ok((entries, None)),
+        Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
+            let before = storage.load_through(seq - 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok((before, Some((seq, format!("it cannot be read: {why}")))))
+        }
+        Err(e) => Err(anyhow::anyhow!("{e}").into()),
+    }
+}
+
+/// The last entry before entry `seq` that the journal holds: where it is
+/// sound up to, when it breaks at `seq` (`None` where it breaks at its first).
+pub(crate) fn last_good_before(entries: &[croupier_ledger::Entry], seq: u64) -> Option<u64> {
+    entries.iter().take_while(|e| e.seq < seq).last().map(|e| e.seq)
+}
+
+/// The journal's seal and the head kept beside the secret, against the
+/// journal as stored (every entry, including any that no longer reads).
+pub(crate) fn check_sealed(
     storage: &SqliteStorage,
-    entries: &[croupier_ledger::Entry],
     keys_dir: &std::path::Path,
     head: Option<&std::path::Path>,
 ) -> Result<SealCheck, Failure> {
@@ -78,7 +155,8 @@ fn check_sealed(
     };
     check.checked = true;
     let key = keys.journal_key();
-    let last = entries.last().map(|e| (e.seq, e.hash));
+    // A last hash that no longer reads is the chain's to report.
+    let last = storage.last().ok().flatten();
     let seal = storage.seal().map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut problem = check_seal(seal.as_ref(), last, &key).err();
     if problem.is_none() {
@@ -87,12 +165,7 @@ fn check_sealed(
             return Err(Invalid::one(format!("no journal head at {}", head_path.display())).into());
         }
         if let Some(head) = read_head(&head_path).map_err(Invalid::one)? {
-            let hash_of = |seq: u64| {
-                entries
-                    .binary_search_by_key(&seq, |e| e.seq)
-                    .ok()
-                    .map(|i| entries[i].hash)
-            };
+            let hash_of = |seq: u64| storage.hash_of(seq).ok().flatten();
             problem = check_head(&head, last.map(|(seq, _)| seq), &key, hash_of).err();
         }
     }
@@ -184,20 +257,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let mut storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     // An entry that cannot be read at all: the entries before it are checked.
-    let (entries, unreadable) = match storage.load() {
-        Ok(entries) => (entries, None),
-        Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
-            let before = storage.load_through(seq - 1).map_err(|e| anyhow::anyhow!("{e}"))?;
-            (before, Some((seq, format!("it cannot be read: {why}"))))
-        }
-        Err(e) => return Err(anyhow::anyhow!("{e}").into()),
-    };
+    let (entries, unreadable) = read_entries(&mut storage)?;
     let mut checked = verify(&entries);
     if checked.first_problem.is_none() {
         checked.first_problem = unreadable;
     }
     let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
-    let seal = check_sealed(&storage, &entries, &keys_dir, args.head.as_deref())?;
+    let seal = check_sealed(&storage, &keys_dir, args.head.as_deref())?;
     // With the chain intact, replay every request and compare every settlement.
     let mut replayed = None;
     let mut recall = None;
@@ -217,10 +283,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
     }
     // The entry before the first one the chain, a read or the replay refused.
-    let last_good_entry = replay_failed_at
+    let broken_at = replay_failed_at
         .or(checked.first_problem.as_ref().map(|(seq, _)| *seq))
-        .filter(|seq| *seq > 0)
-        .map(|seq| seq - 1);
+        .filter(|seq| *seq > 0);
+    let last_good_entry = broken_at.and_then(|seq| last_good_before(&entries, seq));
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -238,6 +304,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         }),
         last_good_entry,
+        recoveries: recoveries(&entries),
         seal,
         balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
     };
@@ -262,6 +329,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     r.rounds_matching, r.rounds_not_archived
                 )?;
             }
+            for r in &report.recoveries {
+                writeln!(
+                    out,
+                    "RECOVERED at entry {}: kept 1 to {}, cut {} ({}); sealed before: {}; reason: {}; copy: {}",
+                    r.entry,
+                    r.kept_through,
+                    r.cut,
+                    r.damage,
+                    if r.sealed.is_empty() {
+                        "not by the secret"
+                    } else {
+                        &r.sealed
+                    },
+                    r.reason,
+                    r.backup
+                )?;
+            }
             match (&report.seal.problem, report.seal.checked) {
                 (Some(p), _) => writeln!(out, "JOURNAL NOT AS SEALED: {p}")?,
                 (None, true) => writeln!(
@@ -283,12 +367,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Some(p) if p.starts_with(RECALL) => writeln!(out, "RECALL ARCHIVE DOES NOT MATCH THE JOURNAL: {p}")?,
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
-            if let Some(good) = report.last_good_entry {
-                writeln!(
+            match (report.last_good_entry, broken_at) {
+                (Some(good), _) => writeln!(
                     out,
                     "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (README: Recovering a damaged journal)",
                     args.data.display()
-                )?;
+                )?,
+                (None, Some(_)) => writeln!(
+                    out,
+                    "no entry before the break is sound: recovery cannot help; put back a copy of the database"
+                )?,
+                (None, None) => {}
             }
         }
     }

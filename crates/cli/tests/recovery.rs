@@ -96,10 +96,21 @@ fn a_damaged_journal_is_cut_back_to_its_last_sound_entry_and_the_cut_journaled()
         .expect("serve runs");
     assert!(!out.status.success(), "served a damaged journal");
 
-    // Refused: keeping the damaged entry, past the end, no reason, nothing kept.
+    // Refused: keeping the damaged entry, cutting a sound one, past the
+    // end, no reason, nothing kept.
     for (args, why) in [
-        (vec!["--keep", &*rotten.to_string(), reason[0], reason[1]], "broken"),
-        (vec!["--keep", &*(last + 5).to_string(), reason[0], reason[1]], "past its end"),
+        (
+            vec!["--keep", &*rotten.to_string(), reason[0], reason[1]],
+            "last sound entry",
+        ),
+        (
+            vec!["--keep", &*(rotten - 2).to_string(), reason[0], reason[1]],
+            "cuts no sound entry",
+        ),
+        (
+            vec!["--keep", &*(last + 5).to_string(), reason[0], reason[1]],
+            "past its end",
+        ),
         (vec!["--keep", "2", "--reason", " "], "--reason"),
         (vec!["--keep", "0", reason[0], reason[1]], "first entry"),
     ] {
@@ -125,6 +136,17 @@ fn a_damaged_journal_is_cut_back_to_its_last_sound_entry_and_the_cut_journaled()
     assert!(record.contains("journal_recovered"), "{record}");
     assert!(record.contains(&format!("\"kept_through\":{keep}")), "{record}");
     assert!(record.contains("INC-7"), "{record}");
+    assert!(
+        record.contains(&format!("entry {rotten}: its contents do not match its hash")),
+        "{record}"
+    );
+    assert!(
+        record.contains(&format!("\"sealed\":\"entry {last}, hash ")),
+        "{record}"
+    );
+    let recoveries = report["recoveries"].as_array().expect("recoveries");
+    assert_eq!(recoveries.len(), 1, "{report}");
+    assert_eq!(recoveries[0]["cut"], 2, "{report}");
     let copy = std::fs::read_dir(data.path())
         .expect("the data directory")
         .filter_map(Result::ok)
@@ -143,4 +165,89 @@ fn a_damaged_journal_is_cut_back_to_its_last_sound_entry_and_the_cut_journaled()
     let admin = server.login("admin", "admin-password-1");
     let (status, _) = server.http("GET", "/api/me", Some(&admin), None);
     assert_eq!(status, 200);
+}
+
+// Someone with the data directory but not the secret rewrites an entry and
+// chains the journal again, or deletes entries: verify names the seal, and
+// recovery, which cuts only a damaged end, neither cuts nor seals it again.
+#[test]
+fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
+    let data = data_dir();
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let admin = server.admin_token();
+    server.add_staff_and_players(&admin);
+    let cashier = server.login("cashier", "cashier-password-1");
+    for (id, amount) in [("c1", 1_111), ("c2", 2_222), ("c3", 3_333)] {
+        server.ask(
+            &cashier,
+            json!({"op": "cash_in", "id": id, "player": "p1", "amount": amount}),
+        );
+    }
+    server.kill();
+    let last = last_seq(data.path());
+    let copy = data_dir();
+    for name in ["croupier.db", "croupier.db-wal", "croupier.db-shm"] {
+        if data.path().join(name).exists() {
+            std::fs::copy(data.path().join(name), copy.path().join(name)).expect("copied");
+        }
+    }
+    let keys = data.path().with_file_name(format!(
+        "{}-keys",
+        data.path().file_name().expect("name").to_string_lossy()
+    ));
+    let reason = "disk fault, incident INC-8";
+
+    // Rewritten: c2's amount changed and every hash after it computed again.
+    let db = journal(data.path());
+    let mut prev = [0u8; 32];
+    let rows: Vec<(i64, i64, String)> = db
+        .prepare("SELECT seq, at_ms, record FROM journal ORDER BY seq")
+        .expect("select")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    for (seq, at_ms, record) in rows {
+        let record = record.replace("2222", "22");
+        let hash = croupier_ledger::journal::entry_hash(&prev, seq as u64, at_ms as u64, &record);
+        db.execute(
+            "UPDATE journal SET record = ?1, prev_hash = ?2, hash = ?3 WHERE seq = ?4",
+            rusqlite::params![record, hex::encode(prev), hex::encode(hash), seq],
+        )
+        .expect("rewritten");
+        prev = hash;
+    }
+    drop(db);
+    let (passed, report) = verify(data.path());
+    assert!(!passed && report["seal"]["problem"].is_string(), "{report}");
+    assert_eq!(report["last_good_entry"], Value::Null, "{report}");
+    let (ok, said) = recover(data.path(), &["--keep", &last.to_string(), "--reason", reason]);
+    assert!(!ok && said.contains("not what the secret sealed"), "{said}");
+    let (passed, _) = verify(data.path());
+    assert!(!passed, "still caught");
+
+    // Cut: the last two entries deleted, the seal left.
+    let db = journal(copy.path());
+    db.execute("DELETE FROM journal WHERE seq > ?1", [last - 2])
+        .expect("cut");
+    drop(db);
+    let (ok, said) = Command::new(BINARY)
+        .args(["recover", "--data"])
+        .arg(copy.path())
+        .arg("--keys")
+        .arg(&keys)
+        .args(["--keep", &(last - 2).to_string(), "--reason", reason])
+        .output()
+        .map(|o| (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string()))
+        .expect("recover runs");
+    assert!(!ok && said.contains("not what the secret sealed"), "{said}");
+
+    // An entry missing from the middle: the last good one is the one before it.
+    let db = journal(copy.path());
+    db.execute("DELETE FROM journal WHERE seq = ?1", [last - 4])
+        .expect("deleted");
+    drop(db);
+    let (passed, report) = croupier_testkit::verify(BINARY, copy.path(), &["--keys", &keys.to_string_lossy()]);
+    assert!(!passed, "{report}");
+    assert_eq!(report["last_good_entry"], last - 5, "{report}");
 }

@@ -106,6 +106,8 @@ fn every_kind() -> Vec<EventView> {
             cut_head: "ab".repeat(32),
             backup: "recovered-1".into(),
             reason: "a disk fault".into(),
+            damage: "entry 42: its contents do not match its hash".into(),
+            sealed: "entry 43".into(),
         },
         EventView::UserLocked { username: p() },
         EventView::UserUnlocked { username: p() },

@@ -315,6 +315,8 @@ impl<S: Storage> Cage<S> {
                 cut_head,
                 backup,
                 reason,
+                damage,
+                sealed,
             } => {
                 // Right after the cut, in a journal in the current format.
                 if dir.journal_format() < FORMAT_JOURNAL_RECOVERY || *kept_through >= self.ledger.next_seq() {
@@ -325,7 +327,10 @@ impl<S: Storage> Cage<S> {
                         ),
                     ));
                 }
-                if reason.trim().is_empty() || reason.len() > RECOVERY_REASON_MAX || backup.len() > RECOVERY_REASON_MAX
+                if reason.trim().is_empty()
+                    || [reason, backup, damage, sealed, cut_head]
+                        .iter()
+                        .any(|text| text.len() > RECOVERY_REASON_MAX)
                 {
                     return Err(err(
                         ErrorCode::BadRequest,
@@ -338,6 +343,8 @@ impl<S: Storage> Cage<S> {
                     cut_head: cut_head.clone(),
                     backup: backup.clone(),
                     reason: reason.clone(),
+                    damage: damage.clone(),
+                    sealed: sealed.clone(),
                 });
             }
             R::CreateTable {

@@ -65,6 +65,10 @@ pub enum Request {
         cut_head: String,
         backup: String,
         reason: String,
+        /// What `croupier verify` found broken, at the entry after `kept_through`.
+        damage: String,
+        /// The entry and hash the secret had sealed ("" where the seal was not the secret's).
+        sealed: String,
     },
     CreateTable {
         table: String,

@@ -38,6 +38,10 @@ pub enum LegacyEvent {
         cut_head: String,
         backup: String,
         reason: String,
+        /// What `croupier verify` found broken, at the entry after `kept_through`.
+        damage: String,
+        /// The entry and hash the secret had sealed ("" where the seal was not the secret's).
+        sealed: String,
     },
     TableCreated {
         table: String,
@@ -244,12 +248,16 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             cut_head,
             backup,
             reason,
+            damage,
+            sealed,
         } => L::JournalRecovered {
             kept_through,
             cut,
             cut_head,
             backup,
             reason,
+            damage,
+            sealed,
         },
         // Formats 1 and 2 had no such requests; a journal still in them shows
         // an account's lock or password as the login events it knew.
