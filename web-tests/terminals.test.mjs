@@ -380,6 +380,64 @@ test("In Prison chosen at the terminal: half back or held for the next spin (Col
   await page.context().close();
 });
 
+test("the admin page: a chosen password changed first, users added, locked, unlocked and reset, a table made", async () => {
+  // An admin whose password another admin chose changes it before anything else.
+  await ask(adminToken, { op: "create_user", username: "boss", role: "admin", password: "boss-secret-1" });
+  await ask(adminToken, { op: "reset_password", username: "boss", password: "boss-chosen-1" });
+  const page = await newPage("admin", { width: 1920, height: 1080 });
+  await signIn(page, "/admin", "boss", "boss-chosen-1");
+  await page.locator("#password-panel").waitFor({ timeout: WAIT_MS });
+  assert.equal(await page.locator("#console").isHidden(), true, "nothing else before the change");
+  await page.fill('#password-form [name="password"]', "boss-chosen-1");
+  await page.fill('#password-form [name="new_password"]', "boss-own-secret-1");
+  await page.fill('#password-form [name="again"]', "boss-own-secret-1");
+  await page.click('#password-form button[type="submit"]');
+  await page.locator("#console").waitFor({ timeout: WAIT_MS });
+  await page.locator('#users tr[data-user="boss"]').waitFor({ timeout: WAIT_MS });
+
+  // A user added from the page signs in.
+  await page.fill('#user-form [name="username"]', "carol");
+  await page.selectOption('#user-form [name="role"]', "player");
+  await page.fill('#user-form [name="password"]', "carol-secret-1");
+  await page.click('#user-form button[type="submit"]');
+  const carol = page.locator('#users tr[data-user="carol"]');
+  await textOf(carol, /player.*active/, "carol listed");
+  await login("carol", "carol-secret-1");
+
+  // Locked, she signs in no more; unlocked, she does again.
+  await carol.getByRole("button", { name: "Lock" }).click();
+  await textOf(carol, /locked/, "carol locked");
+  await assert.rejects(login("carol", "carol-secret-1"), /locked/);
+  await carol.getByRole("button", { name: "Unlock" }).click();
+  await textOf(carol, /active/, "carol unlocked");
+  await login("carol", "carol-secret-1");
+
+  // A password reset from the page: she changes it at her next sign-in.
+  await carol.getByRole("button", { name: "Reset password" }).click();
+  await carol.locator("input[type=password]").fill("carol-reset-1");
+  await carol.getByRole("button", { name: "Set" }).click();
+  await textOf(carol, /changes password at next sign-in/, "carol reset");
+  const reset = await call(null, "/api/login", { username: "carol", password: "carol-reset-1" });
+  assert.equal(reset.must_change_password, true);
+
+  // A table from a shipped profile, with its posted limits in the text.
+  await page.selectOption("#profile-select", "low-limit-house");
+  assert.match(await page.inputValue("#profile-text"), /low-limit-house|Low/i);
+  await page.fill('#table-form [name="table"]', "t9");
+  await page.selectOption("#outcome-select", "dealer");
+  await page.click('#table-form button[type="submit"]');
+  await textOf(page.locator('#tables tr[data-table="t9"]'), /low-limit-house/, "t9 listed");
+  const tables = await (await fetch(base + "/api/public/tables")).json();
+  assert.ok(tables.tables.includes("t9"), JSON.stringify(tables));
+  // A refusal is shown with the server's sentence.
+  await page.fill('#table-form [name="table"]', "t9");
+  await page.click('#table-form button[type="submit"]');
+  await textOf(page.locator("#message"), /t9/, "the refusal names the table");
+  await shot(page, "11-admin-1920");
+  await page.setViewportSize({ width: 390, height: 900 });
+  await shot(page, "12-admin-390");
+});
+
 test("the board follows the table picked, and comes back by itself after a restart", async () => {
   const board = await newPage("board-restart", { width: 1920, height: 1080 });
   await board.goto(base + "/board?table=t1");

@@ -895,6 +895,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         ("GET", "/api/tables/t1/log", None, READERS),
         ("GET", "/api/tables/t1/report", None, READERS),
         ("GET", "/metrics", None, &["admin", "auditor"]),
+        ("GET", "/api/users", None, &["admin", "auditor"]),
         ("POST", "/api/tables/t1/draw", None, STAFF),
         (
             "POST",

@@ -230,7 +230,7 @@ async fn a_first_run_gives_an_admin_who_adds_a_cashier_and_players() {
     assert_eq!(status, 200, "{me}");
     assert_eq!(
         me,
-        json!({"username": "p1", "role": "player", "accounts": {"wallet:p1": 20_000}})
+        json!({"username": "p1", "role": "player", "accounts": {"wallet:p1": 20_000}, "must_change_password": false})
     );
 }
 
@@ -435,4 +435,55 @@ async fn guesses_at_an_account_hold_back_the_guesser_not_the_owner() {
     // Even the right password waits at the guesser's address.
     let answer = sign_in(stranger, "p1-password-1").await;
     assert_eq!(answer.status, 429, "{}", answer.body);
+}
+
+/// The admin's list of users: in name order, a page at a time, who is
+/// locked and who must change a password someone else chose; never a
+/// password's hash; an admin's and an auditor's alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_lists_the_users_a_page_at_a_time_and_no_one_else_does() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    for (name, role) in [("zoe", "player"), ("bob", "dealer"), ("audit", "auditor")] {
+        served
+            .ask(
+                &admin,
+                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
+            )
+            .await;
+    }
+    served.ask(&admin, json!({"op": "lock_user", "username": "zoe"})).await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "reset_password", "username": "bob", "password": "chosen-password-1"}),
+        )
+        .await;
+    let (status, page) = served.call("GET", "/api/users?limit=2", Some(&admin), None).await;
+    assert_eq!(status, 200, "{page}");
+    let names: Vec<&str> = page["users"]
+        .as_array()
+        .expect("users")
+        .iter()
+        .filter_map(|u| u["username"].as_str())
+        .collect();
+    assert_eq!(names, ["admin", "audit"], "{page}");
+    assert_eq!(page["next"], "audit");
+    assert!(!page.to_string().contains("hash"), "{page}");
+    let (_, rest) = served
+        .call("GET", "/api/users?limit=2&after=audit", Some(&admin), None)
+        .await;
+    assert_eq!(rest["users"][0]["username"], "bob");
+    assert_eq!(rest["users"][0]["must_change_password"], true, "{rest}");
+    assert_eq!(rest["users"][1]["username"], "zoe");
+    assert_eq!(rest["users"][1]["locked"], true, "{rest}");
+    assert_eq!(rest["next"], Value::Null);
+    let (status, body) = served.call("GET", "/api/users?limit=0", Some(&admin), None).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{body}");
+    let auditor = served.login("audit", "audit-password-1").await;
+    assert_eq!(served.call("GET", "/api/users", Some(&auditor), None).await.0, 200);
+    let dealer = served.login("bob", "chosen-password-1").await;
+    let (status, _) = served.call("GET", "/api/users", Some(&dealer), None).await;
+    assert_eq!(status, 403, "must change the password first, and is no admin anyway");
+    assert_eq!(served.call("GET", "/api/users", None, None).await.0, 401);
 }

@@ -165,7 +165,7 @@ const Croupier = (() => {
       }
       const answer = await attempt(() => api("/api/login", body));
       if (answer) {
-        session.set({ token: answer.token, username: answer.username, role: answer.role });
+        session.set({ token: answer.token, username: answer.username, role: answer.role, must_change_password: answer.must_change_password });
         say("", "info");
         onSignedIn(session.get());
       }
@@ -178,7 +178,7 @@ const Croupier = (() => {
     if (!s?.token) return;
     try {
       const me = await api("/api/me");
-      onSignedIn({ ...s, username: me.username, role: me.role });
+      onSignedIn({ ...s, username: me.username, role: me.role, must_change_password: me.must_change_password });
     } catch (e) {
       session.clear();
       say("Your session is over; sign in again.", "info");
@@ -209,10 +209,39 @@ const Croupier = (() => {
   const CHIP_COLOURS = { yellow: "#ffe066", "navy blue": "#3b5bdb", green: "#6fd08c", orange: "#ffa94d", white: "#f2f2f2", brown: "#c08457", pink: "#f783ac", lilac: "#c8a2c8", red: "#e35d6a", blue: "#6ea8ff", purple: "#b197fc", grey: "#adb5bd", black: "#868e96" };
   const chipColour = (name) => CHIP_COLOURS[String(name ?? "").toLowerCase()] ?? "#f2f2f2";
 
+  // A password someone else chose (the first admin's, an admin's reset) is
+  // changed before anything else: the server takes nothing else from the session.
+  function passwordChange(onChanged) {
+    const form = el("form", { id: "password-form" },
+      el("p", { class: "note", text: "Your password was chosen by someone else: choose your own (10 characters or more) before you go on." }),
+      el("label", {}, "Current password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
+      el("label", {}, "New password ", el("input", { name: "new_password", type: "password", autocomplete: "new-password", minlength: 10, required: true })),
+      el("label", {}, "New password again ", el("input", { name: "again", type: "password", autocomplete: "new-password", required: true })),
+      el("button", { class: "primary", type: "submit", text: "Change my password" }));
+    const panel = el("section", { class: "panel login", id: "password-panel" }, el("h2", { text: "Choose your password" }), form);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const f = form.elements;
+      if (f.new_password.value !== f.again.value) { say("The new password and its repeat differ."); return; }
+      const button = form.querySelector("button");
+      button.disabled = true;
+      const ok = await attempt(() => request({ op: "change_password", password: f.password.value, new_password: f.new_password.value }));
+      button.disabled = false;
+      if (ok) {
+        panel.remove();
+        session.set({ ...session.get(), must_change_password: false });
+        say("Your password is changed.", "info");
+        onChanged();
+      }
+    });
+    return panel;
+  }
+
   // The frame every signed-in page shares: the header with the table picker and the
   // round's state, the message line, and the sign-in form. `onTable(id, session)` runs
-  // for the table picked (from ?table= or the first one) and on every change.
-  function mount({ title, licence = false, roles, countdown = false, content, onTable }) {
+  // for the table picked (from ?table= or the first one) and on every change; a page
+  // of no one table (`tables: false`) has `onSession(session)` instead.
+  function mount({ title, licence = false, roles, countdown = false, content, onTable, tables = true, onSession }) {
     const main = document.querySelector("main");
     const header = el("header", { class: "bar" },
       el("h1", { text: `croupier · ${title}` }),
@@ -234,14 +263,25 @@ const Croupier = (() => {
     select.addEventListener("change", () => onTable(select.value, current));
     const start = async (s) => {
       current = s;
+      login.hidden = true;
+      document.getElementById("sign-out").hidden = false;
+      document.getElementById("who").textContent = s.username;
+      if (s.must_change_password) {
+        if (!document.getElementById("password-panel")) {
+          main.insertBefore(passwordChange(() => start({ ...s, must_change_password: false })), login);
+        }
+        return;
+      }
       if (!roles.includes(s.role)) {
         say(`This page is for ${roles.map((r) => r.replace("_", " ")).join(", ")}; you are signed in as ${s.role.replace("_", " ")}.`);
       }
-      login.hidden = true;
       document.getElementById(content).hidden = false;
-      document.getElementById("sign-out").hidden = false;
+      if (!tables) {
+        document.getElementById("phase").hidden = true;
+        onSession(s);
+        return;
+      }
       document.getElementById("table-label").hidden = false;
-      document.getElementById("who").textContent = s.username;
       const list = await attempt(() => api("/api/public/tables"));
       if (!list) return;
       select.replaceChildren(...list.tables.map((id) => el("option", { value: id, text: id })));

@@ -32,6 +32,47 @@ pub struct Me {
     pub username: String,
     pub role: Role,
     pub accounts: BTreeMap<String, i128>,
+    /// This session signed in with a password someone else chose: it takes
+    /// nothing but `change_password` until it is changed.
+    pub must_change_password: bool,
+}
+
+/// A profile shipped inside croupier, for a table to be made from.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ShippedProfile {
+    pub name: String,
+    pub title: String,
+    pub currency: String,
+    /// The wheels a table of it may use, the default first.
+    pub wheels: Vec<String>,
+    /// Whether a table of it may offer In Prison.
+    pub in_prison_offered: bool,
+    /// The profile file's whole text, as `create_table` takes it.
+    pub text: String,
+}
+
+/// The profiles shipped inside croupier.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ShippedProfiles {
+    pub profiles: Vec<ShippedProfile>,
+}
+
+/// A user as the admin's page lists them: never their password's hash.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct UserSummary {
+    pub username: String,
+    pub role: Role,
+    pub locked: bool,
+    /// Their password was chosen by someone else and is changed at their next sign-in.
+    pub must_change_password: bool,
+}
+
+/// A page of users in name order; `next` names the last one where more follow.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct UserList {
+    pub users: Vec<UserSummary>,
+    /// Pass as `after` for the next page; absent on the last page.
+    pub next: Option<String>,
 }
 
 /// A write's answer: the events it caused that the caller may see and that

@@ -105,6 +105,16 @@ impl<S: Storage> Cage<S> {
         self.directory.read().user(username).cloned()
     }
 
+    /// Up to `n` users whose names come after `after`, in name order, and
+    /// whether more follow.
+    pub fn users_after(&self, after: &str, n: usize) -> (Vec<User>, bool) {
+        let dir = self.directory.read();
+        let mut users: Vec<&User> = dir.users().filter(|u| u.username.as_str() > after).collect();
+        users.sort_unstable_by(|a, b| a.username.cmp(&b.username));
+        let more = users.len() > n;
+        (users.into_iter().take(n).cloned().collect(), more)
+    }
+
     /// The balances of `username`'s own accounts: their wallet, and their chips at each table.
     pub fn balances_of(&self, username: &str) -> BTreeMap<String, i128> {
         self.ledger

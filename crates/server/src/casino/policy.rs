@@ -46,6 +46,8 @@ pub enum Act {
     WatchTable,
     /// See every player's bets and balances in game recall.
     RecallEveryPlayer,
+    /// List the users, their roles and whether they are locked.
+    ReadUsers,
 }
 
 const ADMIN: &[Role] = &[Role::Admin];
@@ -109,6 +111,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     ),
     (Act::WatchTable, STAFF, "follow every player's bets"),
     (Act::RecallEveryPlayer, STAFF, "see another player's rounds"),
+    (Act::ReadUsers, &[Role::Admin, Role::Auditor], "list the users"),
 ];
 
 /// The roles that may do `act`, and the act in words.

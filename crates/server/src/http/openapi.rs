@@ -2,8 +2,8 @@
 
 use super::{auth, metrics, public, recall, requests, streams, tables};
 use crate::api::bodies::{
-    Done, Events, Layout, LogEntry, LoginAnswer, Me, PublicTable, RecalledRound, Rounds, TableBets, TableIds,
-    TableList, TableLog, TableReport,
+    Done, Events, Layout, LogEntry, LoginAnswer, Me, PublicTable, RecalledRound, Rounds, ShippedProfile,
+    ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
 };
 use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PlaceBet, Role, SpinView};
 
@@ -19,6 +19,7 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         auth::login,
         auth::logout,
         auth::me,
+        auth::users,
         requests::requests,
         requests::draw,
         tables::tables,
@@ -30,6 +31,7 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         recall::round,
         streams::stream,
         public::public_tables,
+        public::profiles,
         public::public_table,
         public::layout,
     ),
@@ -46,6 +48,10 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         LoginAnswer,
         Done,
         Me,
+        UserList,
+        UserSummary,
+        ShippedProfile,
+        ShippedProfiles,
         TableList,
         TableIds,
         PublicTable,
@@ -83,12 +89,14 @@ mod tests {
             "/api/tables/{table}/rounds",
             "/api/players/{player}/rounds",
             "/api/public/tables",
+            "/api/public/profiles",
             "/api/public/tables/{table}",
             "/api/public/tables/{table}/layout",
             "/api/tables/{table}/log",
             "/api/tables/{table}/bets",
             "/api/tables/{table}/report",
             "/api/me",
+            "/api/users",
             "/api/logout",
             "/healthz",
             "/metrics",

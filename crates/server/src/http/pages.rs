@@ -43,6 +43,7 @@ page!(BOARD, "../../web/board.html");
 page!(TERMINAL, "../../web/terminal.html");
 page!(DEALER, "../../web/dealer.html");
 page!(PIT, "../../web/pit.html");
+page!(ADMIN, "../../web/admin.html");
 
 fn serve(page: &'static LazyLock<(&'static str, String)>) -> Response {
     let (html, policy) = &**page;
@@ -72,6 +73,11 @@ pub async fn dealer() -> Response {
 /// The pit supervisor's console.
 pub async fn pit() -> Response {
     serve(&PIT)
+}
+
+/// The admin's page: users (add, lock, unlock, reset a password) and tables.
+pub async fn admin() -> Response {
+    serve(&ADMIN)
 }
 
 /// Shared styles of the pages.

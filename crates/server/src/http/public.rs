@@ -6,12 +6,41 @@ use axum::extract::State;
 
 use super::error::{Failure, Json, Path};
 use super::state::AppState;
-use crate::api::bodies::{Layout, PublicTable, TableIds};
+use crate::api::bodies::{Layout, PublicTable, ShippedProfile, ShippedProfiles, TableIds};
 use crate::api::{ApiError, ErrorBody};
 use crate::casino::reads::{TableAnswer, TableQuery};
 
 fn unexpected() -> Failure {
     ApiError::internal("a table answered another question").into()
+}
+
+/// The profiles shipped inside croupier, each with its whole text, for a
+/// table to be made from (the rules a table posts are public, Colorado 2208).
+#[utoipa::path(get, path = "/api/public/profiles", responses((status = 200, description = "Each shipped profile: its name, title, currency, wheels and text", body = ShippedProfiles)))]
+pub async fn profiles() -> Json<ShippedProfiles> {
+    let profiles = croupier_profiles::builtin_names()
+        .into_iter()
+        .filter_map(|name| {
+            let text = croupier_profiles::builtin_text(name)?;
+            let spec = croupier_profiles::load(name).ok()?.spec().clone();
+            let mut wheels = vec![spec.default_wheel.name().to_string()];
+            wheels.extend(
+                spec.wheels
+                    .iter()
+                    .map(|w| w.name().to_string())
+                    .filter(|w| *w != spec.default_wheel.name()),
+            );
+            Some(ShippedProfile {
+                name: name.to_string(),
+                title: spec.title,
+                currency: spec.currency,
+                wheels,
+                in_prison_offered: spec.zero.in_prison_offered,
+                text: text.to_string(),
+            })
+        })
+        .collect();
+    Json(ShippedProfiles { profiles })
 }
 
 /// The tables' ids, for a display board (no sign-in: nothing private).

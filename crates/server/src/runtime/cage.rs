@@ -44,6 +44,8 @@ pub enum CageMsg {
     },
     /// A user, by name.
     User { username: String, reply: ReplyTo },
+    /// Up to `n` users after `after`, in name order.
+    Users { after: String, n: usize, reply: ReplyTo },
     /// A user's own accounts and their balances.
     Balances { username: String, reply: ReplyTo },
     /// The ledger's balance of one account.
@@ -116,6 +118,7 @@ fn refuse(group: Vec<CageMsg>) {
         match message {
             CageMsg::Execute { reply, .. }
             | CageMsg::User { reply, .. }
+            | CageMsg::Users { reply, .. }
             | CageMsg::Balances { reply, .. }
             | CageMsg::Balance { reply, .. } => Pending::Answer {
                 answer: not_now(),
@@ -250,6 +253,13 @@ impl CageWriter {
                     answer: Answer::User(self.cage.user(&username)),
                     to: reply,
                 }),
+                CageMsg::Users { after, n, reply } => {
+                    let (users, more) = self.cage.users_after(&after, n);
+                    replies.push(Pending::Answer {
+                        answer: Answer::Users(users, more),
+                        to: reply,
+                    })
+                }
                 CageMsg::Balances { username, reply } => replies.push(Pending::Answer {
                     answer: Answer::Balances(self.cage.balances_of(&username)),
                     to: reply,

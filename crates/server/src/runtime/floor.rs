@@ -214,6 +214,12 @@ impl Floor {
         self.at_cage(|reply| CageMsg::User { username, reply }).await?.user()
     }
 
+    /// Up to `n` users whose names come after `after`, in name order, and whether more follow.
+    pub async fn users(&self, after: &str, n: usize) -> Result<(Vec<User>, bool), ApiError> {
+        let after = after.to_string();
+        self.at_cage(|reply| CageMsg::Users { after, n, reply }).await?.users()
+    }
+
     /// A user's own accounts (their wallet, their chips at each table) and their balances.
     pub async fn balances(&self, username: &str) -> Result<std::collections::BTreeMap<String, i128>, ApiError> {
         let username = username.to_string();

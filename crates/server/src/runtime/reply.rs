@@ -41,6 +41,8 @@ pub enum Answer {
     Table(Box<TableAnswer>),
     /// A user, if there is one by that name.
     User(Option<User>),
+    /// A page of users in name order, and whether more follow.
+    Users(Vec<User>, bool),
     /// A user's own accounts and their balances.
     Balances(BTreeMap<String, i128>),
     /// One account's balance.
@@ -79,6 +81,13 @@ impl Answer {
     pub fn user(self) -> Result<Option<User>, ApiError> {
         match self {
             Answer::User(user) => Ok(user),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub fn users(self) -> Result<(Vec<User>, bool), ApiError> {
+        match self {
+            Answer::Users(users, more) => Ok((users, more)),
             other => Err(unexpected(&other)),
         }
     }
