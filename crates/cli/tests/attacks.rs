@@ -852,3 +852,38 @@ fn a_table_stream_takes_only_that_tables_requests() {
     assert_eq!(reply["ok"], false, "{reply}");
     assert!(verify(data.path()).0);
 }
+
+// A dishonest cashier alone once could cash in any sum never received to a
+// friend's wallet: through the server, a cashier's day for one player ends
+// at 10,000.00 however split, and a larger cash-in is an admin's.
+#[test]
+fn a_cashier_alone_cannot_cash_in_a_fortune() {
+    let data = data_dir();
+    let (mut server, [admin, cashier, ..]) = casino(data.path());
+    for (id, amount) in [("c1", 600_000), ("c2", 400_000)] {
+        server.ask(
+            &cashier,
+            json!({"op": "cash_in", "id": id, "player": "p1", "amount": amount}),
+        );
+    }
+    let (status, code, message) = refused(
+        &server,
+        &cashier,
+        json!({"op": "cash_in", "id": "c3", "player": "p1", "amount": 1}),
+    );
+    assert_eq!((status, code.as_str()), (403, "over_role_limit"), "{message}");
+    assert!(message.contains("1000000 so far today"), "{message}");
+    // The same cash-in sent again after a lost answer is no new one.
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c2", "player": "p1", "amount": 400_000}),
+    );
+    server.ask(
+        &admin,
+        json!({"op": "cash_in", "id": "c-big", "player": "p1", "amount": 2_000_000}),
+    );
+    server.kill();
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+    assert_eq!(report["balances"]["wallet:p1"], 3_000_000, "{report}");
+}

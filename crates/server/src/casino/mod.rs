@@ -174,6 +174,7 @@ impl<S: Storage> Casino<S> {
                 directory: shadow.cage.directory,
                 tables: shadow.cage.tables,
                 opened: Vec::new(),
+                cash_days: shadow.cage.cash_days,
             },
             tables: shadow.tables,
             keep_finished: shadow.keep_finished,

@@ -66,6 +66,11 @@ pub const FORMAT_COUPONS_ISSUED: u32 = 5;
 /// [`crate::casino::table::DEALER_SALE_MAX`] in chips at once.
 pub const FORMAT_DEALER_SALES_CAPPED: u32 = 5;
 
+/// The first format in which a cashier moves at most
+/// [`crate::casino::cage::CASHIER_DAY_MAX`] of one player's cash in, and as
+/// much out, in a UTC day.
+pub const FORMAT_CASH_CAPPED: u32 = 5;
+
 /// The first format in which a damaged end of the journal may be cut off
 /// (`croupier recover`), the cut journaled as a `journal_recovered` event.
 pub const FORMAT_JOURNAL_RECOVERY: u32 = 5;
