@@ -434,6 +434,14 @@ test("the admin page: a chosen password changed first, users added, locked, unlo
   await page.click('#table-form button[type="submit"]');
   await textOf(page.locator("#message"), /t9/, "the refusal names the table");
   await shot(page, "11-admin-1920");
+  // Any user changes their own password from the header, whenever they like.
+  await page.click("#change-password");
+  await page.fill('#password-form [name="password"]', "boss-own-secret-1");
+  await page.fill('#password-form [name="new_password"]', "boss-own-secret-2");
+  await page.fill('#password-form [name="again"]', "boss-own-secret-2");
+  await page.click('#password-form button[type="submit"]');
+  await textOf(page.locator("#message"), /password is changed/, "changed by choice");
+  await login("boss", "boss-own-secret-2");
   await page.setViewportSize({ width: 390, height: 900 });
   await shot(page, "12-admin-390");
 });

@@ -487,3 +487,51 @@ async fn an_admin_lists_the_users_a_page_at_a_time_and_no_one_else_does() {
     assert_eq!(status, 403, "must change the password first, and is no admin anyway");
     assert_eq!(served.call("GET", "/api/users", None, None).await.0, 401);
 }
+
+/// The shipped profiles, for a table to be made from: anyone may read
+/// them (the rules a table posts are public), each with its whole text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipped_profiles_are_public_with_their_text() {
+    let served = Served::open();
+    let (status, body) = served.call("GET", "/api/public/profiles", None, None).await;
+    assert_eq!(status, 200, "{body}");
+    let profiles = body["profiles"].as_array().expect("profiles");
+    assert_eq!(profiles.len(), croupier_profiles::builtin_names().len());
+    let maryland = profiles.iter().find(|p| p["name"] == "maryland").expect("maryland");
+    assert_eq!(maryland["wheels"][0], "double-zero", "{maryland}");
+    assert_eq!(maryland["text"].as_str(), croupier_profiles::builtin_text("maryland"));
+}
+
+/// A password someone else chose is replaced by the user's own: giving it
+/// again as the new one is refused, and the session still takes nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chosen_password_is_not_kept_by_giving_it_again() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "create_user", "username": "bob", "role": "dealer", "password": "bob-password-1"}),
+        )
+        .await;
+    served
+        .ask(
+            &admin,
+            json!({"op": "reset_password", "username": "bob", "password": "chosen-password-1"}),
+        )
+        .await;
+    let bob = served.login("bob", "chosen-password-1").await;
+    let (status, body) = served
+        .call(
+            "POST",
+            "/api/requests",
+            Some(&bob),
+            Some(
+                json!({"op": "change_password", "password": "chosen-password-1", "new_password": "chosen-password-1"}),
+            ),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{body}");
+    let (_, me) = served.call("GET", "/api/me", Some(&bob), None).await;
+    assert_eq!(me["must_change_password"], true, "{me}");
+}

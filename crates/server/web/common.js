@@ -211,13 +211,18 @@ const Croupier = (() => {
 
   // A password someone else chose (the first admin's, an admin's reset) is
   // changed before anything else: the server takes nothing else from the session.
-  function passwordChange(onChanged) {
+  // Also a user's own choice, from the header's "Password" button (`forced` false).
+  function passwordChange(onChanged, forced = true) {
+    const intro = forced
+      ? "Your password was chosen by someone else: choose your own (10 characters or more) before you go on."
+      : "Choose a new password (10 characters or more); your other sessions end, this one goes on.";
     const form = el("form", { id: "password-form" },
-      el("p", { class: "note", text: "Your password was chosen by someone else: choose your own (10 characters or more) before you go on." }),
+      el("p", { class: "note", text: intro }),
       el("label", {}, "Current password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
       el("label", {}, "New password ", el("input", { name: "new_password", type: "password", autocomplete: "new-password", minlength: 10, required: true })),
       el("label", {}, "New password again ", el("input", { name: "again", type: "password", autocomplete: "new-password", required: true })),
-      el("button", { class: "primary", type: "submit", text: "Change my password" }));
+      el("button", { class: "primary", type: "submit", text: "Change my password" }),
+      ...(forced ? [] : [el("button", { type: "button", text: "Cancel", onclick: () => panel.remove() })]));
     const panel = el("section", { class: "panel login", id: "password-panel" }, el("h2", { text: "Choose your password" }), form);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
@@ -249,6 +254,7 @@ const Croupier = (() => {
       el("label", { class: "inline", id: "table-label", hidden: true }, "Table ", el("select", { id: "table-select", "aria-label": "Table" })),
       el("span", { id: "phase", class: "pill", role: "status", "aria-live": "polite", text: "signed out" }),
       ...(countdown ? [el("span", { id: "countdown", "aria-label": "Seconds to no more bets" })] : []),
+      el("button", { id: "change-password", hidden: true, text: "Password", title: "Change your password" }),
       el("button", { id: "sign-out", hidden: true, text: "Sign out", onclick: signOut }));
     const form = el("form", { id: "login-form" },
       el("label", {}, "Username ", el("input", { name: "username", autocomplete: "username", required: true })),
@@ -260,11 +266,16 @@ const Croupier = (() => {
     main.prepend(el("p", { id: "message", hidden: true }), login);
     const select = document.getElementById("table-select");
     let current = null;
+    document.getElementById("change-password").addEventListener("click", () => {
+      if (document.getElementById("password-panel")) return;
+      main.insertBefore(passwordChange(() => {}, false), main.firstChild.nextSibling);
+    });
     select.addEventListener("change", () => onTable(select.value, current));
     const start = async (s) => {
       current = s;
       login.hidden = true;
       document.getElementById("sign-out").hidden = false;
+      document.getElementById("change-password").hidden = false;
       document.getElementById("who").textContent = s.username;
       if (s.must_change_password) {
         if (!document.getElementById("password-panel")) {
@@ -273,7 +284,9 @@ const Croupier = (() => {
         return;
       }
       if (!roles.includes(s.role)) {
+        // The server would refuse what the page offers: it offers nothing.
         say(`This page is for ${roles.map((r) => r.replace("_", " ")).join(", ")}; you are signed in as ${s.role.replace("_", " ")}.`);
+        return;
       }
       document.getElementById(content).hidden = false;
       if (!tables) {

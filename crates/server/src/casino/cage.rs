@@ -129,10 +129,10 @@ impl<S: Storage> Cage<S> {
     /// whether more follow.
     pub fn users_after(&self, after: &str, n: usize) -> (Vec<User>, bool) {
         let dir = self.directory.read();
-        let mut users: Vec<&User> = dir.users().filter(|u| u.username.as_str() > after).collect();
-        users.sort_unstable_by(|a, b| a.username.cmp(&b.username));
+        let mut users: Vec<User> = dir.users_after(after).take(n.saturating_add(1)).cloned().collect();
         let more = users.len() > n;
-        (users.into_iter().take(n).cloned().collect(), more)
+        users.truncate(n);
+        (users, more)
     }
 
     /// The balances of `username`'s own accounts: their wallet, and their chips at each table.

@@ -96,6 +96,15 @@ impl Directory {
         }
     }
 
+    /// The users whose names come after `after`, in name order: a page
+    /// costs what it holds, not the whole directory.
+    pub fn users_after<'a>(&'a self, after: &str) -> impl Iterator<Item = &'a User> + 'a {
+        use std::ops::Bound;
+        self.users
+            .range::<_, str>((Bound::Excluded(after), Bound::Unbounded))
+            .map(|(_, u)| u)
+    }
+
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values()
     }

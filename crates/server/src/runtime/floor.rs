@@ -119,6 +119,13 @@ impl Floor {
                     .user(&actor.username)
                     .await?
                     .ok_or_else(|| ApiError::new(ErrorCode::NoUser, "no such user"))?;
+                // A password someone else chose is replaced, not given again.
+                if new_password == password {
+                    return Err(ApiError::new(
+                        ErrorCode::BadRequest,
+                        "the new password is the one you have: choose another",
+                    ));
+                }
                 let hash = user.password_hash;
                 let matches = self.hashing.run(move || password_matches(&password, &hash)).await?;
                 if !matches {
