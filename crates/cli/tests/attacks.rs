@@ -21,16 +21,7 @@ fn verify(data: &Path) -> (bool, Value) {
 /// A server with the staff and players p1 and p2, signed in: (server, [admin, cashier, dealer, pit, p1, p2]).
 fn casino(data: &Path) -> (Server, [String; 6]) {
     let server = Server::start(BINARY, data, free_port());
-    let admin = server.admin_token();
-    server.add_staff_and_players(&admin);
-    let tokens = [
-        admin,
-        server.login("cashier", "cashier-password-1"),
-        server.login("dealer", "dealer-password-1"),
-        server.login("pit", "pit-password-1"),
-        server.login("p1", "p1-password-1"),
-        server.login("p2", "p2-password-1"),
-    ];
+    let tokens = server.staff_and_players();
     (server, tokens)
 }
 

@@ -46,6 +46,20 @@ fn wallet(server: &Server, token: &str) -> i64 {
     me["accounts"]["wallet:p1"].as_i64().unwrap_or(0)
 }
 
+/// A server whose cashier cashed p1 in three times: 1,111, 2,222, 3,333,
+/// the journal's last three entries.
+fn three_cash_ins(data: &Path) -> Server {
+    let server = Server::start(BINARY, data, free_port());
+    let [_, cashier, ..] = server.staff_and_players();
+    for (id, amount) in [("c1", 1_111), ("c2", 2_222), ("c3", 3_333)] {
+        server.ask(
+            &cashier,
+            json!({"op": "cash_in", "id": id, "player": "p1", "amount": amount}),
+        );
+    }
+    server
+}
+
 // Colorado 2212(5) keeps the records; the brief asks that a journal with one
 // damaged entry not stop the casino for good. Recovery is the stopped
 // server's, refused for a sound journal or a damaged part kept, and leaves
@@ -53,16 +67,7 @@ fn wallet(server: &Server, token: &str) -> i64 {
 #[test]
 fn a_damaged_journal_is_cut_back_to_its_last_sound_entry_and_the_cut_journaled() {
     let data = data_dir();
-    let mut server = Server::start(BINARY, data.path(), free_port());
-    let admin = server.admin_token();
-    server.add_staff_and_players(&admin);
-    let cashier = server.login("cashier", "cashier-password-1");
-    for (id, amount) in [("c1", 1_111), ("c2", 2_222), ("c3", 3_333)] {
-        server.ask(
-            &cashier,
-            json!({"op": "cash_in", "id": id, "player": "p1", "amount": amount}),
-        );
-    }
+    let mut server = three_cash_ins(data.path());
     let reason = ["--reason", "disk fault, incident INC-7, decided by the casino manager"];
     // While the server runs, the journal is its alone.
     let (ok, said) = recover(data.path(), &["--keep", "1", reason[0], reason[1]]);
@@ -173,16 +178,7 @@ fn a_damaged_journal_is_cut_back_to_its_last_sound_entry_and_the_cut_journaled()
 #[test]
 fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
     let data = data_dir();
-    let mut server = Server::start(BINARY, data.path(), free_port());
-    let admin = server.admin_token();
-    server.add_staff_and_players(&admin);
-    let cashier = server.login("cashier", "cashier-password-1");
-    for (id, amount) in [("c1", 1_111), ("c2", 2_222), ("c3", 3_333)] {
-        server.ask(
-            &cashier,
-            json!({"op": "cash_in", "id": id, "player": "p1", "amount": amount}),
-        );
-    }
+    let mut server = three_cash_ins(data.path());
     server.kill();
     let last = last_seq(data.path());
     let copy = data_dir();

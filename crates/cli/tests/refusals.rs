@@ -40,16 +40,7 @@ fn records_with(data: &Path, needles: &[&str]) -> usize {
 /// (server, [admin, cashier, dealer, pit, p1, p2]).
 fn casino(data: &Path, profile: &str) -> (Server, [String; 6]) {
     let server = Server::start(BINARY, data, free_port());
-    let admin = server.admin_token();
-    server.add_staff_and_players(&admin);
-    let tokens = [
-        admin,
-        server.login("cashier", "cashier-password-1"),
-        server.login("dealer", "dealer-password-1"),
-        server.login("pit", "pit-password-1"),
-        server.login("p1", "p1-password-1"),
-        server.login("p2", "p2-password-1"),
-    ];
+    let tokens = server.staff_and_players();
     server.ask(&tokens[0], table("d1", profile));
     server.inspect_and_open(&tokens[3], &tokens[2], "d1");
     (server, tokens)

@@ -191,6 +191,22 @@ impl Server {
         );
     }
 
+    /// A first run's admin (password changed) adds the staff and players p1
+    /// and p2 ([`Server::add_staff_and_players`]), and each signs in:
+    /// [admin, cashier, dealer, pit, p1, p2].
+    pub fn staff_and_players(&self) -> [String; 6] {
+        let admin = self.admin_token();
+        self.add_staff_and_players(&admin);
+        [
+            admin,
+            self.login("cashier", "cashier-password-1"),
+            self.login("dealer", "dealer-password-1"),
+            self.login("pit", "pit-password-1"),
+            self.login("p1", "p1-password-1"),
+            self.login("p2", "p2-password-1"),
+        ]
+    }
+
     /// The admin adds each (name, role), with the password `NAME-password-1`.
     pub fn add_users(&self, admin: &str, users: &[(&str, &str)]) {
         for (name, role) in users {
