@@ -1757,7 +1757,7 @@ fn a_locked_user_acts_no_more_and_the_last_admin_stays_unlocked() {
 // admin's to do; a resend of a cash-in done is not held against the limit.
 #[test]
 fn a_cashier_alone_moves_only_so_much_of_a_players_cash_a_day() {
-    use croupier_server::casino::cage::CASHIER_DAY_MAX;
+    use croupier_server::casino::cash::CASHIER_DAY_MAX;
     let mut w = setup(MemoryStorage::default());
     let cashier = actor("cashier", Role::Cashier);
     let cash = |id: &str, amount: u64, cash_in: bool| {

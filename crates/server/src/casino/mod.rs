@@ -10,6 +10,7 @@
 
 pub mod actor;
 pub mod cage;
+pub mod cash;
 pub mod directory;
 pub mod journal;
 pub mod policy;

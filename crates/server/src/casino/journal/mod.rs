@@ -67,7 +67,7 @@ pub const FORMAT_COUPONS_ISSUED: u32 = 5;
 pub const FORMAT_DEALER_SALES_CAPPED: u32 = 5;
 
 /// The first format in which a cashier moves at most
-/// [`crate::casino::cage::CASHIER_DAY_MAX`] of one player's cash in, and as
+/// [`crate::casino::cash::CASHIER_DAY_MAX`] of one player's cash in, and as
 /// much out, in a UTC day.
 pub const FORMAT_CASH_CAPPED: u32 = 5;
 
