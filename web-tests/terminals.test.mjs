@@ -446,6 +446,42 @@ test("the admin page: a chosen password changed first, users added, locked, unlo
   await shot(page, "12-admin-390");
 });
 
+test("the cage page: a player looked up, cash in and out with receipts, a coupon issued", async () => {
+  await ask(adminToken, { op: "create_user", username: "dora", role: "player", password: "dora-secret-1" });
+  const page = await newPage("cage", { width: 1920, height: 1080 });
+  await signIn(page, "/cashier", "cash1", "cash1-secret-1");
+  await page.fill('#find-form [name="player"]', "dora");
+  await page.click('#find-form button[type="submit"]');
+  await textOf(page.locator('#accounts tr[data-account="wallet:dora"]'), /0\.00/, "an empty wallet");
+
+  // A double click cashes in once: one id per click, the button held while it is sent.
+  await page.fill('#cash-form [name="amount"]', "250.00");
+  await page.locator('#cash-form button[value="in"]').dblclick();
+  await textOf(page.locator("#receipt"), /Cash in[\s\S]*250\.00[\s\S]*Wallet now[\s\S]*250\.00/, "the receipt");
+  await textOf(page.locator('#accounts tr[data-account="wallet:dora"]'), /250\.00/, "the wallet");
+  const dora = await login("dora", "dora-secret-1");
+  assert.equal((await call(dora, "/api/me")).accounts["wallet:dora"], 25_000);
+
+  await page.fill('#cash-form [name="amount"]', "100");
+  await page.click('#cash-form button[value="out"]');
+  await textOf(page.locator("#receipt"), /Cash out[\s\S]*100\.00[\s\S]*150\.00/, "the cash-out receipt");
+  // Bad input is named, and nothing moves.
+  await page.fill('#cash-form [name="amount"]', "ten");
+  await page.click('#cash-form button[value="in"]');
+  await textOf(page.locator("#message"), /"ten"/, "the amount named");
+  assert.equal((await call(dora, "/api/me")).accounts["wallet:dora"], 15_000);
+
+  await page.selectOption("#coupon-table", "t2");
+  await page.fill('#coupon-form [name="value"]', "25.00");
+  await page.fill('#coupon-form [name="id"]', "mp-dora-1");
+  await page.click('#coupon-form button[type="submit"]');
+  await textOf(page.locator("#coupons"), /mp-dora-1[\s\S]*t2[\s\S]*25\.00/, "the coupon listed");
+  await textOf(page.locator("#done"), /Cash out[\s\S]*Cash in/, "the session's transactions");
+  await shot(page, "13-cage-1920");
+  await page.setViewportSize({ width: 390, height: 900 });
+  await shot(page, "14-cage-390");
+});
+
 test("the board follows the table picked, and comes back by itself after a restart", async () => {
   const board = await newPage("board-restart", { width: 1920, height: 1080 });
   await board.goto(base + "/board?table=t1");

@@ -896,6 +896,13 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         ("GET", "/api/tables/t1/report", None, READERS),
         ("GET", "/metrics", None, &["admin", "auditor"]),
         ("GET", "/api/users", None, &["admin", "auditor"]),
+        // The cage looks a player up before cash moves; a player sees their own only.
+        (
+            "GET",
+            "/api/players/p2/accounts",
+            None,
+            &["admin", "pit_supervisor", "cashier", "auditor"],
+        ),
         ("POST", "/api/tables/t1/draw", None, STAFF),
         (
             "POST",

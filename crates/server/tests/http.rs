@@ -535,3 +535,53 @@ async fn a_chosen_password_is_not_kept_by_giving_it_again() {
     let (_, me) = served.call("GET", "/api/me", Some(&bob), None).await;
     assert_eq!(me["must_change_password"], true, "{me}");
 }
+
+/// The cage looks a player up before cash moves: their wallet, their chips
+/// and the coupons issued to them; a player sees only their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cage_looks_up_a_players_accounts_and_a_player_only_their_own() {
+    let served = Served::open();
+    let admin = served.admin().await;
+    for (name, role) in [("cage", "cashier"), ("ann", "player"), ("bo", "player")] {
+        served
+            .ask(
+                &admin,
+                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
+            )
+            .await;
+    }
+    let cage = served.login("cage", "cage-password-1").await;
+    served
+        .ask(
+            &cage,
+            json!({"op": "cash_in", "id": "c1", "player": "ann", "amount": 5_000}),
+        )
+        .await;
+    served
+        .ask(
+            &cage,
+            json!({"op": "issue_coupon", "id": "mp-1", "player": "ann", "table": "t2", "value": 500}),
+        )
+        .await;
+    let (status, ann) = served.call("GET", "/api/players/ann/accounts", Some(&cage), None).await;
+    assert_eq!(status, 200, "{ann}");
+    assert_eq!(ann["accounts"]["wallet:ann"], 5_000, "{ann}");
+    assert_eq!(ann["coupons"][0]["id"], "mp-1", "{ann}");
+    let own = served.login("ann", "ann-password-1").await;
+    assert_eq!(
+        served
+            .call("GET", "/api/players/ann/accounts", Some(&own), None)
+            .await
+            .0,
+        200
+    );
+    let other = served.login("bo", "bo-password-1").await;
+    let (status, body) = served
+        .call("GET", "/api/players/ann/accounts", Some(&other), None)
+        .await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
+    let (status, body) = served
+        .call("GET", "/api/players/cage/accounts", Some(&cage), None)
+        .await;
+    assert_eq!((status, body["error"].as_str()), (404, Some("no_player")), "{body}");
+}

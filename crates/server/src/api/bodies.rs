@@ -57,6 +57,24 @@ pub struct ShippedProfiles {
     pub profiles: Vec<ShippedProfile>,
 }
 
+/// A match play coupon as issued.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct IssuedCoupon {
+    pub id: String,
+    pub table: String,
+    pub value: u64,
+}
+
+/// A player's accounts and coupons, as the cage looks them up.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PlayerAccounts {
+    pub player: String,
+    /// Their wallet and their chips at each table: account name, balance in minor units.
+    pub accounts: BTreeMap<String, i128>,
+    pub coupons: Vec<IssuedCoupon>,
+    pub locked: bool,
+}
+
 /// A user as the admin's page lists them: never their password's hash.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct UserSummary {

@@ -125,6 +125,26 @@ impl<S: Storage> Cage<S> {
         (users, more)
     }
 
+    /// A player's accounts and the coupons issued to them; `None` if there is no such player.
+    pub fn player_accounts(&self, player: &str) -> Option<crate::api::bodies::PlayerAccounts> {
+        let dir = self.directory.read();
+        let user = dir.player(player).ok()?;
+        Some(crate::api::bodies::PlayerAccounts {
+            player: player.to_string(),
+            accounts: self.balances_of(player),
+            coupons: dir
+                .coupons_of(player)
+                .into_iter()
+                .map(|(id, c)| crate::api::bodies::IssuedCoupon {
+                    id,
+                    table: c.table,
+                    value: c.value,
+                })
+                .collect(),
+            locked: user.locked,
+        })
+    }
+
     /// The balances of `username`'s own accounts: their wallet, and their chips at each table.
     pub fn balances_of(&self, username: &str) -> BTreeMap<String, i128> {
         self.ledger

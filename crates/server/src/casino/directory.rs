@@ -31,6 +31,8 @@ pub struct Directory {
     player_names: imbl::OrdMap<u64, String>,
     /// Match play coupons issued, by id: tables check a bet's coupon here.
     coupons: imbl::OrdMap<String, Coupon>,
+    /// Each player's coupons' ids, for the cage's page.
+    coupons_by_player: imbl::OrdMap<String, imbl::OrdSet<String>>,
     /// The format of the entries written from now on: 1 until a
     /// `journal_format` entry says otherwise.
     journal_format: u32,
@@ -42,6 +44,7 @@ impl Default for Directory {
             users: imbl::OrdMap::new(),
             player_names: imbl::OrdMap::new(),
             coupons: imbl::OrdMap::new(),
+            coupons_by_player: imbl::OrdMap::new(),
             journal_format: 1,
         }
     }
@@ -63,7 +66,23 @@ impl Directory {
     }
 
     pub fn add_coupon(&mut self, id: String, coupon: Coupon) {
+        self.coupons_by_player
+            .entry(coupon.player.clone())
+            .or_default()
+            .insert(id.clone());
         self.coupons.insert(id, coupon);
+    }
+
+    /// The match play coupons issued to `player`, by id.
+    pub fn coupons_of(&self, player: &str) -> Vec<(String, Coupon)> {
+        self.coupons_by_player
+            .get(player)
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|id| self.coupons.get(id).map(|c| (id.clone(), c.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Whether `actor` is someone the casino knows, in the role they act in:

@@ -48,6 +48,8 @@ pub enum Act {
     RecallEveryPlayer,
     /// List the users, their roles and whether they are locked.
     ReadUsers,
+    /// Look up another player's accounts and coupons (the cage's work).
+    ReadPlayerAccounts,
 }
 
 const ADMIN: &[Role] = &[Role::Admin];
@@ -113,6 +115,11 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::WatchTable, STAFF, "follow every player's bets"),
     (Act::RecallEveryPlayer, STAFF, "see another player's rounds"),
     (Act::ReadUsers, &[Role::Admin, Role::Auditor], "list the users"),
+    (
+        Act::ReadPlayerAccounts,
+        &[Role::Cashier, Role::Admin, Role::Auditor, Role::PitSupervisor],
+        "look up a player's accounts",
+    ),
 ];
 
 /// The roles that may do `act`, and the act in words.

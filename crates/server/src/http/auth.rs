@@ -4,9 +4,9 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use serde::Deserialize;
 
-use super::error::{Failure, Json, Query};
+use super::error::{Failure, Json, Path, Query};
 use super::state::{AppState, Caller};
-use crate::api::bodies::{Done, LoginAnswer, Me, UserList, UserSummary};
+use crate::api::bodies::{Done, LoginAnswer, Me, PlayerAccounts, UserList, UserSummary};
 use crate::api::{ApiError, ErrorBody, ErrorCode};
 use crate::casino::policy::{self, Act};
 use crate::casino::users::valid_username;
@@ -186,4 +186,21 @@ pub async fn users(
             .collect(),
         next,
     }))
+}
+
+/// A player's wallet, chips at each table, and coupons issued: the cage's
+/// look-up before a cash-in or cash-out (a player sees their own).
+#[utoipa::path(get, path = "/api/players/{player}/accounts", params(("player" = String, Path, description = "Player username")), responses((status = 200, description = "The player's accounts and coupons", body = PlayerAccounts), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn player_accounts(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(player): Path<String>,
+) -> Result<Json<PlayerAccounts>, Failure> {
+    if actor.username != player {
+        policy::require(actor.role, Act::ReadPlayerAccounts)?;
+    }
+    match state.floor.player_accounts(&player).await? {
+        Some(accounts) => Ok(Json(accounts)),
+        None => Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {player:?}")).into()),
+    }
 }

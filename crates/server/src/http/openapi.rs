@@ -2,8 +2,8 @@
 
 use super::{auth, metrics, public, recall, requests, streams, tables};
 use crate::api::bodies::{
-    Done, Events, Layout, LogEntry, LoginAnswer, Me, PublicTable, RecalledRound, Rounds, ShippedProfile,
-    ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
+    Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PublicTable, RecalledRound, Rounds,
+    ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
 };
 use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PlaceBet, Role, SpinView};
 
@@ -20,6 +20,7 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         auth::logout,
         auth::me,
         auth::users,
+        auth::player_accounts,
         requests::requests,
         requests::draw,
         tables::tables,
@@ -50,6 +51,8 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         Me,
         UserList,
         UserSummary,
+        PlayerAccounts,
+        IssuedCoupon,
         ShippedProfile,
         ShippedProfiles,
         TableList,
@@ -97,6 +100,7 @@ mod tests {
             "/api/tables/{table}/report",
             "/api/me",
             "/api/users",
+            "/api/players/{player}/accounts",
             "/api/logout",
             "/healthz",
             "/metrics",

@@ -44,6 +44,7 @@ page!(TERMINAL, "../../web/terminal.html");
 page!(DEALER, "../../web/dealer.html");
 page!(PIT, "../../web/pit.html");
 page!(ADMIN, "../../web/admin.html");
+page!(CASHIER, "../../web/cashier.html");
 
 fn serve(page: &'static LazyLock<(&'static str, String)>) -> Response {
     let (html, policy) = &**page;
@@ -78,6 +79,11 @@ pub async fn pit() -> Response {
 /// The admin's page: users (add, lock, unlock, reset a password) and tables.
 pub async fn admin() -> Response {
     serve(&ADMIN)
+}
+
+/// The cage's page: a player looked up, cash in and out, coupons, receipts.
+pub async fn cashier() -> Response {
+    serve(&CASHIER)
 }
 
 /// Shared styles of the pages.

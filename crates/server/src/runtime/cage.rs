@@ -46,6 +46,8 @@ pub enum CageMsg {
     User { username: String, reply: ReplyTo },
     /// Up to `n` users after `after`, in name order.
     Users { after: String, n: usize, reply: ReplyTo },
+    /// A player's accounts and coupons.
+    PlayerAccounts { player: String, reply: ReplyTo },
     /// A user's own accounts and their balances.
     Balances { username: String, reply: ReplyTo },
     /// The ledger's balance of one account.
@@ -119,6 +121,7 @@ fn refuse(group: Vec<CageMsg>) {
             CageMsg::Execute { reply, .. }
             | CageMsg::User { reply, .. }
             | CageMsg::Users { reply, .. }
+            | CageMsg::PlayerAccounts { reply, .. }
             | CageMsg::Balances { reply, .. }
             | CageMsg::Balance { reply, .. } => Pending::Answer {
                 answer: not_now(),
@@ -260,6 +263,10 @@ impl CageWriter {
                         to: reply,
                     })
                 }
+                CageMsg::PlayerAccounts { player, reply } => replies.push(Pending::Answer {
+                    answer: Answer::PlayerAccounts(self.cage.player_accounts(&player)),
+                    to: reply,
+                }),
                 CageMsg::Balances { username, reply } => replies.push(Pending::Answer {
                     answer: Answer::Balances(self.cage.balances_of(&username)),
                     to: reply,

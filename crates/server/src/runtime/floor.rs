@@ -227,6 +227,14 @@ impl Floor {
         self.at_cage(|reply| CageMsg::Users { after, n, reply }).await?.users()
     }
 
+    /// A player's accounts and the coupons issued to them, if there is such a player.
+    pub async fn player_accounts(&self, player: &str) -> Result<Option<crate::api::bodies::PlayerAccounts>, ApiError> {
+        let player = player.to_string();
+        self.at_cage(|reply| CageMsg::PlayerAccounts { player, reply })
+            .await?
+            .player_accounts()
+    }
+
     /// A user's own accounts (their wallet, their chips at each table) and their balances.
     pub async fn balances(&self, username: &str) -> Result<std::collections::BTreeMap<String, i128>, ApiError> {
         let username = username.to_string();

@@ -43,6 +43,8 @@ pub enum Answer {
     User(Option<User>),
     /// A page of users in name order, and whether more follow.
     Users(Vec<User>, bool),
+    /// A player's accounts and coupons, if there is such a player.
+    PlayerAccounts(Option<crate::api::bodies::PlayerAccounts>),
     /// A user's own accounts and their balances.
     Balances(BTreeMap<String, i128>),
     /// One account's balance.
@@ -88,6 +90,13 @@ impl Answer {
     pub fn users(self) -> Result<(Vec<User>, bool), ApiError> {
         match self {
             Answer::Users(users, more) => Ok((users, more)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub fn player_accounts(self) -> Result<Option<crate::api::bodies::PlayerAccounts>, ApiError> {
+        match self {
+            Answer::PlayerAccounts(p) => Ok(p),
             other => Err(unexpected(&other)),
         }
     }
