@@ -244,6 +244,14 @@ fn main() -> ExitCode {
             }
             ExitCode::from(2)
         }
+        // The reader went away (`croupier rules | head`): nothing is wrong.
+        Err(Failure::Other(e))
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == Some(std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(Failure::Other(e)) => {
             eprintln!("croupier: {e:#}");
             ExitCode::from(1)

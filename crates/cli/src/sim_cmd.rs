@@ -109,6 +109,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let threads = rayon::current_num_threads();
     let mut out = std::io::stdout().lock();
 
+    if args.strategy.is_none() && args.plot.is_some() {
+        return Err(Invalid::one(
+            "--plot draws the bankroll of each session of a --strategy; a flat bet over --spins has no sessions \
+             (for a flat bet's sessions: --strategy flat --sessions N)",
+        )
+        .into());
+    }
     let Some(strategy_name) = args.strategy.as_deref() else {
         let expected = croupier_math::bet_math(&rules, &spot, None)
             .map(|m| croupier_math::to_f64(m.rtp()))
@@ -248,14 +255,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 report.strategy, report.spot, report.sessions, spins, threads, seconds
             )?;
             writeln!(out, "rtp: {:.6}", report.rtp)?;
+            // In money, as the plot draws it; the JSON keeps minor units.
             writeln!(
                 out,
-                "final bankroll: mean {:.0}, median {}, 5% {}, 95% {} (start {})",
-                report.mean_final_bankroll,
-                report.median_final_bankroll,
-                report.p05_final_bankroll,
-                report.p95_final_bankroll,
-                args.bankroll
+                "final bankroll: mean {}, median {}, 5% {}, 95% {} (start {})",
+                money(report.mean_final_bankroll),
+                money(report.median_final_bankroll as f64),
+                money(report.p05_final_bankroll as f64),
+                money(report.p95_final_bankroll as f64),
+                money(args.bankroll as f64)
             )?;
             writeln!(
                 out,
@@ -269,4 +277,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Minor units as major units with two decimals (1234.5 -> "12.35").
+fn money(minor: f64) -> String {
+    format!("{:.2}", minor / 100.0)
 }

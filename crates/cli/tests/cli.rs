@@ -923,3 +923,72 @@ fn bench_load_runs_over_real_sockets() {
     let bad = croupier(&["bench", "load", "--terminals", "0"], "");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+// A flat bet has no sessions to draw: --plot with it says so instead of
+// writing nothing; a strategy's text speaks money, as its plot does.
+#[test]
+fn sim_says_what_it_plots_and_speaks_money() {
+    let dir = croupier_testkit::data_dir();
+    let svg = dir.path().join("flat.svg");
+    let svg_text = svg.to_str().expect("path");
+    let flat = croupier(
+        &[
+            "sim",
+            "--profile",
+            "maryland",
+            "--spins",
+            "1000",
+            "--seed",
+            "1",
+            "--plot",
+            svg_text,
+        ],
+        "",
+    );
+    assert_eq!(flat.status.code(), Some(2), "{}", stderr(&flat));
+    assert!(stderr(&flat).contains("--strategy flat"), "{}", stderr(&flat));
+    assert!(!svg.exists());
+    let sessions = croupier(
+        &[
+            "sim",
+            "--profile",
+            "low-limit-house",
+            "--strategy",
+            "flat",
+            "--spins",
+            "50",
+            "--sessions",
+            "20",
+            "--bankroll",
+            "20000",
+            "--stake",
+            "500",
+            "--seed",
+            "9",
+        ],
+        "",
+    );
+    let text = String::from_utf8_lossy(&sessions.stdout);
+    assert!(text.contains("(start 200.00)"), "{text}");
+}
+
+// `croupier rules | head`: the reader goes away, and nothing is wrong.
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["rules", "--profile", "maryland"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("croupier runs");
+    // Gone before the first line: every write meets a closed pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("croupier finishes");
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
