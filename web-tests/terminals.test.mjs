@@ -199,6 +199,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   // The dealer keys 17; the terminal puts the dolly on 17 and shows the amounts.
   await dealer.locator('#pockets [data-pocket="17"]').click();
   await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Result 17: the round settles/, "the dealer told the result");
   await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
   await textOf(alice.locator("#result-text"), /Won 97\.00.*Lost 2\.00/s, "amounts won and lost");
   // 1.00 on each; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the corner (8),
@@ -228,6 +229,15 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await dealer.click('#no-spin-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /No spin called/, "no spin");
   await textOf(alice.locator("#message"), /No spin: ball left wheel/, "no spin on the terminal");
+  // A pocket keyed with too few revolutions is no result: the console says
+  // what the server decided, not "entered".
+  await dealer.click("#open-betting");
+  await textOf(alice.locator("#phase"), /place your bets/i, "another round");
+  await dealer.click("#no-more-bets");
+  await dealer.fill("#pocket", "5");
+  await dealer.fill('#result-form [name="revolutions"]', "1");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Not 5: the server called no spin/, "the dealer told the no spin");
   await shot(dealer, "05-dealer-console");
   for (const p of [pit, dealer, alice]) await p.context().close();
 });
