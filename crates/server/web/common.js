@@ -107,14 +107,27 @@ const Croupier = (() => {
     }
   }
 
+  // Runs a console's action with its buttons held: a double click sends nothing twice.
+  async function holding(action) {
+    const held = [...document.querySelectorAll("main button:not([disabled])")];
+    held.forEach((b) => { b.disabled = true; });
+    try {
+      return await action();
+    } finally {
+      held.forEach((b) => { b.disabled = false; });
+    }
+  }
+
   // A staff action on a table: posts the request, says `done` and calls `then` once it is durable.
   async function act(table, body, done, then) {
-    const ok = await attempt(() => request({ table, ...body }));
-    if (ok) {
-      say(done, "info");
-      then?.();
-    }
-    return ok;
+    return holding(async () => {
+      const ok = await attempt(() => request({ table, ...body }));
+      if (ok) {
+        say(done, "info");
+        then?.();
+      }
+      return ok;
+    });
   }
 
   // Follows a table's events; reconnects after a dropped connection (a
@@ -310,5 +323,5 @@ const Croupier = (() => {
 
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
+  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
 })();
