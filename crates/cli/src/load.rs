@@ -342,16 +342,22 @@ fn process_ticks(stat: &str) -> Option<u64> {
 
 /// A keep-alive HTTP/1.1 connection with just enough of the protocol for JSON calls.
 struct Conn {
+    address: SocketAddr,
     reader: BufReader<TcpStream>,
 }
 
 impl Conn {
     async fn open(address: SocketAddr) -> std::io::Result<Conn> {
+        Ok(Conn {
+            address,
+            reader: Conn::connect(address).await?,
+        })
+    }
+
+    async fn connect(address: SocketAddr) -> std::io::Result<BufReader<TcpStream>> {
         let stream = TcpStream::connect(address).await?;
         stream.set_nodelay(true)?;
-        Ok(Conn {
-            reader: BufReader::new(stream),
-        })
+        Ok(BufReader::new(stream))
     }
 
     async fn call(
@@ -365,7 +371,10 @@ impl Conn {
         Ok((status, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
     }
 
-    /// A call whose answer is kept as bytes.
+    /// A call whose answer is kept as bytes. A connection the server closed
+    /// while it sat idle (its keep-alive ended, as HTTP lets it) is opened
+    /// again and the request sent once more: every request that moves money
+    /// carries its id, so a second sending moves nothing twice.
     async fn fetch(
         &mut self,
         method: &str,
@@ -373,6 +382,30 @@ impl Conn {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> std::io::Result<(u16, Vec<u8>)> {
+        use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+        match self.fetch_once(method, path, token, body).await {
+            Ok(Some(answer)) => return Ok(answer),
+            Ok(None) => {}
+            Err(e) if matches!(e.kind(), BrokenPipe | ConnectionReset | ConnectionAborted) => {}
+            Err(e) => return Err(e),
+        }
+        self.reader = Conn::connect(self.address).await?;
+        self.fetch_once(method, path, token, body).await?.ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the server closed a new connection without answering",
+            )
+        })
+    }
+
+    /// One sending; `None` if the connection was closed before any answer.
+    async fn fetch_once(
+        &mut self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> std::io::Result<Option<(u16, Vec<u8>)>> {
         let body = body.map(Value::to_string).unwrap_or_default();
         let auth = token
             .map(|t| format!("Authorization: Bearer {t}\r\n"))
@@ -385,7 +418,9 @@ impl Conn {
         stream.write_all(head.as_bytes()).await?;
         stream.write_all(body.as_bytes()).await?;
         let mut line = String::new();
-        self.reader.read_line(&mut line).await?;
+        if self.reader.read_line(&mut line).await? == 0 {
+            return Ok(None);
+        }
         let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
         let mut length = 0usize;
         loop {
@@ -400,7 +435,7 @@ impl Conn {
         }
         let mut buf = vec![0u8; length];
         self.reader.read_exact(&mut buf).await?;
-        Ok((status, buf))
+        Ok(Some((status, buf)))
     }
 }
 
