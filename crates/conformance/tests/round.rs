@@ -89,6 +89,19 @@ fn a_table_opens_only_after_a_passing_inspection() {
         t.handle(Command::RecordInspection(no_signage)),
         Err(CommandError::InspectionFailed(_))
     ));
+    // Colorado 2212(1): every item that failed is named, not only the first.
+    let mut nothing = inspection(1);
+    nothing.no_magnet_or_contrivance = false;
+    nothing.wheel_level_and_rotating_freely = false;
+    nothing.parts_secure = false;
+    let refused = t
+        .handle(Command::RecordInspection(nothing))
+        .expect_err("three items failed")
+        .to_string();
+    for item in ["magnets", "not level", "not secure"] {
+        assert!(refused.contains(item), "{refused}");
+    }
+    assert!(!refused.contains("ball"), "{refused}");
 }
 
 #[test]

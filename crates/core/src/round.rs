@@ -421,8 +421,8 @@ pub enum CommandError {
     Closed,
     #[error("the table cannot open until a passing inspection is recorded (Colorado 2212(1), Maryland ch.2 A)")]
     NotInspected,
-    #[error("the inspection did not pass: {0}")]
-    InspectionFailed(&'static str),
+    #[error("the inspection did not pass: {}", .0.join("; "))]
+    InspectionFailed(Vec<&'static str>),
     #[error("the table is already open")]
     AlreadyOpen,
     #[error("a round is under way")]
@@ -598,7 +598,7 @@ impl Table {
             C::RecordInspection(inspection) => {
                 self.at(inspection.at_ms)?;
                 check_person(&inspection.by)?;
-                let failed = [
+                let failed: Vec<&'static str> = [
                     (
                         inspection.no_magnet_or_contrivance,
                         "magnets or contrivances were found",
@@ -615,9 +615,12 @@ impl Table {
                     ),
                 ]
                 .into_iter()
-                .find(|(ok, _)| !ok);
-                if let Some((_, why)) = failed {
-                    return Err(CommandError::InspectionFailed(why));
+                .filter(|(ok, _)| !ok)
+                .map(|(_, why)| why)
+                .collect::<Vec<_>>();
+                // Every item that failed is named, not only the first.
+                if !failed.is_empty() {
+                    return Err(CommandError::InspectionFailed(failed));
                 }
                 Ok(vec![Event::InspectionRecorded(inspection)])
             }
