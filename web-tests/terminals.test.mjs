@@ -304,8 +304,9 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await textOf(pit.locator("#log"), /Dispute.*bob 2\.50.*pit1/s, "dispute in the log");
   assert.equal(await chipsOf(token, "t1", "bob"), chips + 250);
   // A tip goes from the player's chips to the dealers' tip box.
+  // A double click tips once: the button is held until the answer.
   await bob.fill('#tip-form [name="amount"]', "1.00");
-  await bob.click('#tip-form button[type="submit"]');
+  await bob.locator('#tip-form button[type="submit"]').dblclick();
   await textOf(bob.locator("#message"), /Thank you: USD 1\.00/, "tip");
   assert.equal(await chipsOf(token, "t1", "bob"), chips + 250 - 100);
   await textOf(pit.locator("#players"), /bob/, "players and colours");
