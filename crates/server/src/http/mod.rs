@@ -10,6 +10,7 @@ pub mod listener;
 pub mod metrics;
 pub mod openapi;
 pub mod pages;
+pub mod people;
 pub mod public;
 pub mod recall;
 pub mod requests;
@@ -64,8 +65,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/login", post(auth::login))
         .route("/api/logout", post(auth::logout))
         .route("/api/me", get(auth::me))
-        .route("/api/users", get(auth::users))
-        .route("/api/players/{player}/accounts", get(auth::player_accounts))
+        .route("/api/users", get(people::users))
+        .route("/api/players/{player}/accounts", get(people::player_accounts))
         .route("/api/requests", post(requests::requests))
         .route("/api/tables", get(tables::tables))
         .route("/api/tables/{table}/draw", post(requests::draw))

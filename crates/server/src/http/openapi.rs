@@ -1,6 +1,6 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, metrics, public, recall, requests, streams, tables};
+use super::{auth, metrics, people, public, recall, requests, streams, tables};
 use crate::api::bodies::{
     Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PublicTable, RecalledRound, Rounds,
     ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
@@ -19,8 +19,8 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         auth::login,
         auth::logout,
         auth::me,
-        auth::users,
-        auth::player_accounts,
+        people::users,
+        people::player_accounts,
         requests::requests,
         requests::draw,
         tables::tables,

@@ -1,0 +1,73 @@
+//! Who is who, for the staff: the admin's list of users, and the cage's
+//! look-up of a player's accounts before cash moves.
+
+use axum::extract::State;
+use serde::Deserialize;
+
+use super::error::{Failure, Json, Path, Query};
+use super::state::{AppState, Caller};
+use crate::api::bodies::{PlayerAccounts, UserList, UserSummary};
+use crate::api::{ApiError, ErrorBody, ErrorCode};
+use crate::casino::policy::{self, Act};
+
+/// The most users one page lists.
+pub const USERS_PAGE_MAX: usize = 500;
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct UsersPage {
+    /// List the users whose names come after this one (the last page's `next`).
+    #[serde(default)]
+    after: String,
+    /// How many (100; at most 500).
+    limit: Option<usize>,
+}
+
+/// The users, their roles and whether they are locked, in name order: an
+/// admin's (or an auditor's) list, never a password's hash.
+#[utoipa::path(get, path = "/api/users", params(UsersPage), responses((status = 200, description = "A page of users", body = UserList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn users(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Query(page): Query<UsersPage>,
+) -> Result<Json<UserList>, Failure> {
+    policy::require(actor.role, Act::ReadUsers)?;
+    let n = page.limit.unwrap_or(100);
+    if n == 0 || n > USERS_PAGE_MAX {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit is 1 to {USERS_PAGE_MAX} users a page, not {n}"),
+        )
+        .into());
+    }
+    let (users, more) = state.floor.users(&page.after, n).await?;
+    let next = more.then(|| users.last().map(|u| u.username.clone())).flatten();
+    Ok(Json(UserList {
+        users: users
+            .into_iter()
+            .map(|u| UserSummary {
+                username: u.username,
+                role: u.role,
+                locked: u.locked,
+                must_change_password: u.must_change_password,
+            })
+            .collect(),
+        next,
+    }))
+}
+
+/// A player's wallet, chips at each table, and coupons issued: the cage's
+/// look-up before a cash-in or cash-out (a player sees their own).
+#[utoipa::path(get, path = "/api/players/{player}/accounts", params(("player" = String, Path, description = "Player username")), responses((status = 200, description = "The player's accounts and coupons", body = PlayerAccounts), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn player_accounts(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(player): Path<String>,
+) -> Result<Json<PlayerAccounts>, Failure> {
+    if actor.username != player {
+        policy::require(actor.role, Act::ReadPlayerAccounts)?;
+    }
+    match state.floor.player_accounts(&player).await? {
+        Some(accounts) => Ok(Json(accounts)),
+        None => Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {player:?}")).into()),
+    }
+}
