@@ -369,11 +369,12 @@ fn validate(spec: &ProfileSpec, j: &Jurisdiction) -> Result<(), ProfileError> {
                         );
                     }
                 }
-                // A bet the house expects to lose on would lose money on every
-                // table running the profile: that is a mistake, not a rule.
+                // A bet the house expects to lose on, or only to break even on
+                // (100% to the player), would be no game on any table running
+                // the profile: that is a mistake, not a rule.
                 for &wheel in &spec.wheels {
                     let covered = covered_for_edge(kind, wheel, &spec.trios);
-                    if covered > 0 && u64::from(covered) * (u64::from(odds) + 1) > u64::from(wheel.outcome_count()) {
+                    if covered > 0 && u64::from(covered) * (u64::from(odds) + 1) >= u64::from(wheel.outcome_count()) {
                         return fail(
                             field,
                             format!(

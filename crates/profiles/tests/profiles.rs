@@ -258,6 +258,12 @@ fn refusals_name_the_field() {
         refused_field("low-limit-house", "straight = 35", "straight = 38"),
         "paytable.straight"
     );
+    // Nor may it return exactly what was staked (37 to 1 on 38 pockets: 100%):
+    // a game the house cannot win is no game a casino offers.
+    assert_eq!(
+        refused_field("low-limit-house", "straight = 35", "straight = 37"),
+        "paytable.straight"
+    );
     // european-casino 5.1: each player one colour, so no colour twice.
     assert_eq!(
         refused_field("european-casino", "\"lilac\"", "\"yellow\""),
