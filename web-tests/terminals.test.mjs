@@ -109,7 +109,13 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  server?.kill("SIGTERM");
+  // The server writes its journal's head beside the secret until it is gone:
+  // its folders are removed only once it has exited.
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const gone = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
   if (data) {
     rmSync(data, { recursive: true, force: true });
     rmSync(`${data}-keys`, { recursive: true, force: true });
@@ -195,6 +201,12 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await alice.locator('#felt [data-spot="22"]').click();
   await textOf(alice.locator("#message"), /past posting/i, "past posting refused");
   assert.equal(await alice.locator("#my-bets tr").count(), 10);
+  // A reload during no more bets shows the bets the server holds.
+  await alice.reload();
+  await alice.locator('#felt[data-layout="single-zero"]').waitFor({ timeout: WAIT_MS });
+  const deadline = Date.now() + WAIT_MS;
+  while ((await alice.locator("#my-bets tr").count()) < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await alice.locator("#my-bets tr").count(), 10, "the bets after a reload");
 
   // The dealer keys 17; the terminal puts the dolly on 17 and shows the amounts.
   await dealer.locator('#pockets [data-pocket="17"]').click();
