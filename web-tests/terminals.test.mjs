@@ -424,7 +424,7 @@ test("the admin page: a chosen password changed first, users added, locked, unlo
   await page.fill('#user-form [name="password"]', "carol-secret-1");
   await page.click('#user-form button[type="submit"]');
   const carol = page.locator('#users tr[data-user="carol"]');
-  await textOf(carol, /player.*active/, "carol listed");
+  await textOf(carol, /player.*changes password at next sign-in/, "carol listed, to choose her own");
   await login("carol", "carol-secret-1");
 
   // Locked, she signs in no more; unlocked, she does again.
@@ -432,14 +432,15 @@ test("the admin page: a chosen password changed first, users added, locked, unlo
   await textOf(carol, /locked/, "carol locked");
   await assert.rejects(login("carol", "carol-secret-1"), /locked/);
   await carol.getByRole("button", { name: "Unlock" }).click();
-  await textOf(carol, /active/, "carol unlocked");
+  await textOf(carol, /^(?![\s\S]*locked)[\s\S]*changes password/, "carol unlocked");
   await login("carol", "carol-secret-1");
 
   // A password reset from the page: she changes it at her next sign-in.
   await carol.getByRole("button", { name: "Reset password" }).click();
   await carol.locator("input[type=password]").fill("carol-reset-1");
   await carol.getByRole("button", { name: "Set" }).click();
-  await textOf(carol, /changes password at next sign-in/, "carol reset");
+  await textOf(page.locator("#message"), /password of carol is set/, "carol reset");
+  await textOf(carol, /changes password at next sign-in/, "carol to choose her own");
   const reset = await call(null, "/api/login", { username: "carol", password: "carol-reset-1" });
   assert.equal(reset.must_change_password, true);
 

@@ -534,6 +534,26 @@ async fn a_chosen_password_is_not_kept_by_giving_it_again() {
     assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{body}");
     let (_, me) = served.call("GET", "/api/me", Some(&bob), None).await;
     assert_eq!(me["must_change_password"], true, "{me}");
+    // A user made with a password the admin chose may be made to choose their own at once.
+    served
+        .ask(
+            &admin,
+            json!({"op": "create_user", "username": "cy", "role": "player", "password": "cy-chosen-password-1", "must_change_password": true}),
+        )
+        .await;
+    let (status, answer) = served
+        .call(
+            "POST",
+            "/api/login",
+            None,
+            Some(json!({"username": "cy", "password": "cy-chosen-password-1"})),
+        )
+        .await;
+    assert_eq!(
+        (status, answer["must_change_password"].as_bool()),
+        (200, Some(true)),
+        "{answer}"
+    );
 }
 
 /// The cage looks a player up before cash moves: their wallet, their chips

@@ -128,6 +128,9 @@ pub enum ClientRequest {
         role: Role,
         /// The new user's password, as they will type it: the server keeps only its hash.
         password: String,
+        /// The admin chose it: the user changes it at their first sign-in (the admin page's default).
+        #[serde(default)]
+        must_change_password: bool,
     },
     /// An admin locks an account: it signs in no more, and its sessions end.
     LockUser {

@@ -338,6 +338,7 @@ pub enum FromClient {
         username: String,
         role: Role,
         password: String,
+        must_change_password: bool,
     },
     ResetPassword {
         username: String,
@@ -358,11 +359,13 @@ impl Request {
                 username,
                 role,
                 password,
+                must_change_password,
             } => {
                 return FromClient::NewUser {
                     username,
                     role,
                     password,
+                    must_change_password,
                 }
             }
             C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },

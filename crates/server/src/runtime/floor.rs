@@ -97,12 +97,35 @@ impl Floor {
                 username,
                 role,
                 password,
+                must_change_password,
             } => {
                 policy::require(actor.role, Act::CreateUser)?;
+                let password_hash = self.hashing.hash(password).await?;
+                if must_change_password {
+                    // Made, then marked as chosen by someone else: its holder
+                    // changes it at the first sign-in, as after a reset.
+                    let mut events = self
+                        .execute(
+                            actor.clone(),
+                            Request::CreateUser {
+                                username: username.clone(),
+                                role,
+                                password_hash: password_hash.clone(),
+                            },
+                        )
+                        .await?;
+                    let marked = Request::SetPassword {
+                        username,
+                        password_hash,
+                        must_change: true,
+                    };
+                    events.extend(self.execute(actor, marked).await?);
+                    return Ok(events);
+                }
                 Request::CreateUser {
                     username,
                     role,
-                    password_hash: self.hashing.hash(password).await?,
+                    password_hash,
                 }
             }
             FromClient::ResetPassword { username, password } => {
