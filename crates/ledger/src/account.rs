@@ -201,6 +201,19 @@ impl fmt::Display for Account {
     }
 }
 
+impl Account {
+    /// The account as a person says it: "ann's wallet", "ann's chips at t1".
+    pub fn described(&self) -> String {
+        match self {
+            Account::House => "the house".into(),
+            Account::Outside => "outside the casino".into(),
+            Account::Wallet(p) => format!("{}'s wallet", p.0),
+            Account::Chips { table, player } => format!("{}'s chips at {}", player.0, table.0),
+            Account::Table(kind, table) => format!("table {}'s {}", table.0, kind.name()),
+        }
+    }
+}
+
 impl fmt::Debug for Account {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Account({self})")

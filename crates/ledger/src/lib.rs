@@ -105,7 +105,7 @@ pub enum Refusal {
     BadAmount,
     #[error("a transfer from {0} to itself")]
     SameAccount(Account),
-    #[error("{account} holds {}, less than {amount}", signed_money(.balance))]
+    #[error("{} holds {}, less than {amount}", .account.described(), signed_money(.balance))]
     InsufficientFunds {
         account: Account,
         balance: i128,

@@ -581,7 +581,7 @@ fn too_little_money_is_said_in_money() {
     assert!(
         refused
             .to_string()
-            .contains("wallet:ann holds 723.00, less than 1000.00"),
+            .contains("ann's wallet holds 723.00, less than 1000.00"),
         "{refused}"
     );
 }
