@@ -324,8 +324,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             if let Some(r) = &report.recall {
                 writeln!(
                     out,
-                    "recall archive: {} rounds as the journal records them, {} finished rounds not archived yet \
-                     (a round is archived once the next round at its table opens; until then recall serves it from the table)",
+                    "recall archive: {} rounds as the journal records them, {} not archived yet of the rounds \
+                     whose table has opened its next round (a table's latest round is archived when the next one \
+                     opens; until then recall serves it from the table)",
                     r.rounds_matching, r.rounds_not_archived
                 )?;
             }

@@ -291,6 +291,7 @@ const Croupier = (() => {
       document.getElementById("change-password").hidden = false;
       document.getElementById("who").textContent = s.username;
       if (s.must_change_password) {
+        document.getElementById("phase").hidden = true;
         if (!document.getElementById("password-panel")) {
           main.insertBefore(passwordChange(() => start({ ...s, must_change_password: false })), login);
         }
@@ -302,6 +303,7 @@ const Croupier = (() => {
         return;
       }
       document.getElementById(content).hidden = false;
+      document.getElementById("phase").hidden = !tables;
       if (!tables) {
         document.getElementById("phase").hidden = true;
         onSession(s);

@@ -49,6 +49,7 @@ pub fn router(state: AppState) -> Router {
         .route("/dealer", get(pages::dealer))
         .route("/pit", get(pages::pit))
         .route("/admin", get(pages::admin))
+        .route("/favicon.ico", get(pages::favicon))
         .route("/cashier", get(pages::cashier))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))

@@ -86,6 +86,11 @@ pub async fn cashier() -> Response {
     serve(&CASHIER)
 }
 
+/// No icon: answered with nothing rather than a 404 in every browser's console.
+pub async fn favicon() -> axum::http::StatusCode {
+    axum::http::StatusCode::NO_CONTENT
+}
+
 /// Shared styles of the pages.
 pub async fn common_css() -> impl IntoResponse {
     (
