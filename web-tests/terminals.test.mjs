@@ -155,6 +155,8 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
 
   await dealer.click("#open-table");
   await textOf(dealer.locator("#message"), /table is open/, "table opened");
+  // Colorado 2212(5): the log says who opened the table, with their licence.
+  await textOf(pit.locator("#log"), /Opened.*dealer1.*D-1001/s, "who opened, in the pit's log");
   await dealer.click("#open-betting");
   await textOf(dealer.locator("#phase"), /Betting open/, "betting open");
 

@@ -236,6 +236,10 @@ pub struct LogEntry {
     pub at_ms: u64,
     #[schema(inline)]
     pub event: EventView,
+    /// Who did it, where the event does not say (the server's own acts: none).
+    pub by: Option<String>,
+    /// Their licence number, as they signed in with it.
+    pub licence: Option<String>,
 }
 
 /// Written as the event's own fields with `at_ms` among them, as the pit's page reads it.
@@ -246,6 +250,11 @@ impl Serialize for LogEntry {
             _ => serde_json::Map::new(),
         };
         fields.entry("at_ms").or_insert(self.at_ms.into());
+        for (key, value) in [("by", &self.by), ("licence", &self.licence)] {
+            if let Some(value) = value {
+                fields.entry(key).or_insert(value.clone().into());
+            }
+        }
         fields.serialize(serializer)
     }
 }

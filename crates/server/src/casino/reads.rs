@@ -144,9 +144,11 @@ pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
                 .log
                 .iter()
                 .rev()
-                .map(|(at_ms, event)| LogEntry {
+                .map(|(at_ms, event, signed)| LogEntry {
                     at_ms: *at_ms,
                     event: views::view(event),
+                    by: signed.as_ref().map(|s| s.by.clone()),
+                    licence: signed.as_ref().map(|s| s.licence.clone()),
                 })
                 .collect(),
         }),

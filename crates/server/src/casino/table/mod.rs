@@ -11,7 +11,9 @@
 mod bets;
 mod coupons;
 mod disputes;
+mod log;
 mod money;
+pub use log::Signed;
 pub use money::{DealerDay, DEALER_SALE_MAX};
 mod operations;
 mod round;
@@ -52,7 +54,9 @@ pub struct TableSlot {
     /// The table's operations log, newest last: inspections and adjustments
     /// (Colorado 2212(5), Maryland ch.2 E), opening and closing, no spins,
     /// emergencies, annulments and disputes. Rebuilt from the journal on open.
-    pub log: VecDeque<(u64, JournalEvent)>,
+    pub log: VecDeque<(u64, JournalEvent, Option<Signed>)>,
+    /// Who the request being applied is from, for the log (`None`: the server).
+    acting: Option<Signed>,
     /// The balances of the table's own accounts (see [`TableSlot::balance`]):
     /// the table plans with them; the ledger holds them too, and checks again.
     books: HashMap<Account, i128>,
@@ -202,22 +206,6 @@ fn needs_verdict(request: &Request) -> bool {
 }
 
 /// Whether an event belongs in a table's operations log.
-fn logged(event: &Event) -> bool {
-    matches!(
-        event,
-        Event::InspectionRecorded(_)
-            | Event::AdjustmentRecorded(_)
-            | Event::TableOpened { .. }
-            | Event::TableClosed { .. }
-            | Event::NoSpin { .. }
-            | Event::SpinVoided { .. }
-            | Event::EmergencyDeclared { .. }
-            | Event::EmergencyLifted { .. }
-            | Event::BetsAnnulled { .. }
-            | Event::DisputeDecided { .. }
-    )
-}
-
 /// The longest bet id a table takes: its movements are named
 /// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
 /// must fit the ledger's ids.
@@ -273,6 +261,7 @@ impl TableSlot {
             wheel_address,
             rounds: VecDeque::new(),
             log: VecDeque::new(),
+            acting: None,
             books: HashMap::new(),
             entries: 0,
             corrected: HashMap::new(),
@@ -410,9 +399,15 @@ impl TableSlot {
             self.book(deltas);
         }
         self.entries += 1;
+        // The log says who did what (Colorado 2212(5)): the server's own acts are unsigned.
+        self.acting = (*actor != Actor::system()).then(|| Signed {
+            by: actor.username.clone(),
+            licence: actor.licence.clone(),
+        });
         for effect in effects {
             self.apply(&dir, at_ms, effect);
         }
+        self.acting = None;
         Ok(executed)
     }
 
@@ -580,13 +575,7 @@ impl TableSlot {
                 let before = if opens { snapshot(self) } else { BTreeMap::new() };
                 let name_of = |p: u64| dir.name_of(p);
                 record_all(self, at_ms, &events, &name_of, &before);
-                for event in events.iter().filter(|e| logged(e)) {
-                    if self.log.len() >= TABLE_LOG_MAX {
-                        self.log.pop_front();
-                    }
-                    let logged = journal::event::from_core(&self.id, event, &name_of);
-                    self.log.push_back((at_ms, logged));
-                }
+                self.log_all(at_ms, &events, &name_of);
                 self.table.apply_all(&events);
                 if settles {
                     let after = snapshot(self);

@@ -1,0 +1,45 @@
+//! The table's operations log (Colorado 2212(5), Maryland ch.2 E): the
+//! inspections, adjustments, openings, no spins, emergencies, annulments
+//! and disputes, each with who did it and their licence.
+
+use croupier_core::round::Event;
+
+use super::{TableSlot, TABLE_LOG_MAX};
+use crate::casino::journal;
+
+/// Who a logged act is from, and their licence number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signed {
+    pub by: String,
+    pub licence: String,
+}
+
+fn logged(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::InspectionRecorded(_)
+            | Event::AdjustmentRecorded(_)
+            | Event::TableOpened { .. }
+            | Event::TableClosed { .. }
+            | Event::NoSpin { .. }
+            | Event::SpinVoided { .. }
+            | Event::EmergencyDeclared { .. }
+            | Event::EmergencyLifted { .. }
+            | Event::BetsAnnulled { .. }
+            | Event::DisputeDecided { .. }
+    )
+}
+
+impl TableSlot {
+    /// Logs the events the log keeps, signed by whoever's request it is, the
+    /// oldest going past [`TABLE_LOG_MAX`].
+    pub(super) fn log_all(&mut self, at_ms: u64, events: &[Event], name_of: &dyn Fn(u64) -> String) {
+        for event in events.iter().filter(|e| logged(e)) {
+            if self.log.len() >= TABLE_LOG_MAX {
+                self.log.pop_front();
+            }
+            let logged = journal::event::from_core(&self.id, event, name_of);
+            self.log.push_back((at_ms, logged, self.acting.clone()));
+        }
+    }
+}
