@@ -98,6 +98,27 @@ impl Served {
     }
 
     /// A request with a JSON body, or none.
+    /// A sign-in as from the client address `from`.
+    async fn sign_in_from(&self, from: std::net::SocketAddr, username: &str, password: &str) -> Answer {
+        let body = json!({"username": username, "password": password})
+            .to_string()
+            .into_bytes();
+        self.send_from(Some(from), "POST", "/api/login", None, JSON, body).await
+    }
+
+    /// A first run whose admin has added player p1 (password `p1-password-1`).
+    async fn with_p1() -> Served {
+        let served = Served::open();
+        let admin = served.admin().await;
+        served
+            .ask(
+                &admin,
+                json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
+            )
+            .await;
+        served
+    }
+
     async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
         let answer = match body {
             Some(body) => {
@@ -353,26 +374,15 @@ async fn a_role_that_may_not_create_users_is_refused_before_any_hashing() {
 /// address: a terminal elsewhere still signs in at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_sign_ins_from_one_address_holds_back_only_that_address() {
-    let served = Served::open();
-    let admin = served.admin().await;
-    served
-        .ask(
-            &admin,
-            json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
-        )
-        .await;
+    let served = Served::with_p1().await;
     let stranger: std::net::SocketAddr = "203.0.113.7:40000".parse().expect("address");
     let terminal: std::net::SocketAddr = "198.51.100.20:40000".parse().expect("address");
-    let sign_in = |from, username: &str, password: &str| {
-        let body = json!({"username": username, "password": password})
-            .to_string()
-            .into_bytes();
-        served.send_from(Some(from), "POST", "/api/login", None, JSON, body)
-    };
     // Made-up names, so no one account's own backoff is what stops it.
     let mut held = None;
     for i in 0..200 {
-        let answer = sign_in(stranger, &format!("guess{i}"), "guess-password").await;
+        let answer = served
+            .sign_in_from(stranger, &format!("guess{i}"), "guess-password")
+            .await;
         if answer.status == 429 {
             held = Some((i, answer));
             break;
@@ -384,10 +394,10 @@ async fn a_flood_of_sign_ins_from_one_address_holds_back_only_that_address() {
     assert!(held.body["message"].as_str().expect("message").contains("this address"));
     // Twenty failures from one address before its tries are spaced.
     assert_eq!(tries, 20, "{}", held.body);
-    let answer = sign_in(terminal, "p1", "p1-password-1").await;
+    let answer = served.sign_in_from(terminal, "p1", "p1-password-1").await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     // The stranger's address still waits, whatever name it tries next.
-    let answer = sign_in(stranger, "p1", "p1-password-1").await;
+    let answer = served.sign_in_from(stranger, "p1", "p1-password-1").await;
     assert_eq!(
         answer.status, 429,
         "the address waits, whoever it names: {}",
@@ -399,23 +409,14 @@ async fn a_flood_of_sign_ins_from_one_address_holds_back_only_that_address() {
 /// address: the account's owner, elsewhere, still signs in at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn guesses_at_an_account_hold_back_the_guesser_not_the_owner() {
-    let served = Served::open();
-    let admin = served.admin().await;
-    served
-        .ask(
-            &admin,
-            json!({"op": "create_user", "username": "p1", "role": "player", "password": "p1-password-1"}),
-        )
-        .await;
+    let served = Served::with_p1().await;
     let stranger: std::net::SocketAddr = "203.0.113.7:40000".parse().expect("address");
     let owner: std::net::SocketAddr = "198.51.100.20:40000".parse().expect("address");
-    let sign_in = |from, password: &str| {
-        let body = json!({"username": "p1", "password": password}).to_string().into_bytes();
-        served.send_from(Some(from), "POST", "/api/login", None, JSON, body)
-    };
     let mut held = None;
     for i in 0..20 {
-        let answer = sign_in(stranger, &format!("guess-password-{i}")).await;
+        let answer = served
+            .sign_in_from(stranger, "p1", &format!("guess-password-{i}"))
+            .await;
         if answer.status == 429 {
             held = Some(answer);
             break;
@@ -430,10 +431,10 @@ async fn guesses_at_an_account_hold_back_the_guesser_not_the_owner() {
         "{}",
         held.body
     );
-    let answer = sign_in(owner, "p1-password-1").await;
+    let answer = served.sign_in_from(owner, "p1", "p1-password-1").await;
     assert_eq!(answer.status, 200, "the owner is not locked out: {}", answer.body);
     // Even the right password waits at the guesser's address.
-    let answer = sign_in(stranger, "p1-password-1").await;
+    let answer = served.sign_in_from(stranger, "p1", "p1-password-1").await;
     assert_eq!(answer.status, 429, "{}", answer.body);
 }
 
