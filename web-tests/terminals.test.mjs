@@ -215,7 +215,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 17: the round settles/, "the dealer told the result");
   await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
-  await textOf(alice.locator("#result-text"), /Won 97\.00.*Lost 2\.00/s, "amounts won and lost");
+  await textOf(alice.locator("#result-text"), /Won EUR 97\.00.*Lost EUR 2\.00/s, "amounts won and lost");
   // 1.00 on each; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the corner (8),
   // the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose (european-casino "Types of bets").
   const expected = 19_000 + 3_600 + 1_800 + 1_800 + 900 + 1_200 + 600 + 300 + 300;
