@@ -852,3 +852,22 @@ fn a_match_play_coupon_is_played_only_as_issued_to_its_player_and_once() {
     );
     w.replays();
 }
+
+// A tip is chips placed in the dealers' tip box (european-casino glossary
+// TIP BOX, Colorado 2210(2)(f)): whole chips of the player's chip value, as a stake is. The
+// documents do not say it; colour chips are whole by their nature.
+#[test]
+fn a_tip_is_whole_chips() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 5_000);
+    let tip = |id: &str, amount: u64| Request::Tip {
+        id: id.into(),
+        table: "t1".into(),
+        amount: Minor::new(amount),
+    };
+    let refused = w.refused(&alice(), tip("tip-1", 150), "bad_stake");
+    assert!(refused.message.contains("whole chips of 100"), "{refused}");
+    w.ok(&alice(), tip("tip-2", 200));
+    assert_eq!(w.balance("chips:t1:alice"), 5_000 - 200);
+    w.replays();
+}

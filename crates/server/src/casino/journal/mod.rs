@@ -71,6 +71,9 @@ pub const FORMAT_DEALER_SALES_CAPPED: u32 = 5;
 /// much out, in a UTC day.
 pub const FORMAT_CASH_CAPPED: u32 = 5;
 
+/// The first format in which a tip is whole chips of the player's chip value.
+pub const FORMAT_TIPS_IN_CHIPS: u32 = 5;
+
 /// The first format in which a damaged end of the journal may be cut off
 /// (`croupier recover`), the cut journaled as a `journal_recovered` event.
 pub const FORMAT_JOURNAL_RECOVERY: u32 = 5;

@@ -9,7 +9,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED};
+use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED, FORMAT_TIPS_IN_CHIPS};
 
 /// The most chips, in minor units, dealers sell one player for cash at a
 /// table in a UTC day (10,000.00), however the sales are split: a dishonest
@@ -207,6 +207,17 @@ impl TableSlot {
                 Ok(())
             }
             Request::Tip { id, amount, .. } => {
+                // A tip is chips placed for the dealers: whole chips, as a bet is.
+                if dir.journal_format() >= FORMAT_TIPS_IN_CHIPS {
+                    if let Some((_, chip_value)) = self.colours.get(&actor.username) {
+                        if amount.get() % chip_value != 0 {
+                            return Err(err(
+                                ErrorCode::BadStake,
+                                format!("a tip is whole chips of {chip_value}"),
+                            ));
+                        }
+                    }
+                }
                 plan.transfers.push(transfer(
                     format!("tip/{id}"),
                     self.chips_of(&actor.username)?,
