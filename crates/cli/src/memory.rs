@@ -6,7 +6,7 @@
 
 /// The server allocates and frees many small buffers per bet (JSON, journal
 /// entries, socket frames); mimalloc does that with far less time than the
-/// system allocator under load (measured in README, Benchmark).
+/// system allocator under load (measured in docs/benchmarks.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -20,7 +20,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// a second (a round's settlement, its journal entry, its events): each page
 /// handed back was faulted in and zeroed again by the kernel when next used,
 /// 1,300 faults a second and a twentieth of the server's processor time at
-/// 20,000 bets a second (README, Benchmark). The cost is that the process
+/// 20,000 bets a second (docs/benchmarks.md). The cost is that the process
 /// keeps the most memory it has needed at once until it exits.
 ///
 /// Call before any other thread starts: mimalloc's options are not thread safe.

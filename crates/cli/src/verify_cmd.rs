@@ -371,7 +371,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             match (report.last_good_entry, broken_at) {
                 (Some(good), _) => writeln!(
                     out,
-                    "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (README: Recovering a damaged journal)",
+                    "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (docs/security.md: Recovering a damaged journal)",
                     args.data.display()
                 )?,
                 (None, Some(_)) => writeln!(
