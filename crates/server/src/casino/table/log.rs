@@ -14,7 +14,7 @@ pub struct Signed {
     pub licence: String,
 }
 
-fn logged(event: &Event) -> bool {
+pub(super) fn logged(event: &Event) -> bool {
     matches!(
         event,
         Event::InspectionRecorded(_)

@@ -399,8 +399,12 @@ impl TableSlot {
             self.book(deltas);
         }
         self.entries += 1;
-        // The log says who did what (Colorado 2212(5)): the server's own acts are unsigned.
-        self.acting = (*actor != Actor::system()).then(|| Signed {
+        // The log says who did what (Colorado 2212(5)): the server's own acts are
+        // unsigned. Only a request the log keeps pays for the signature: not a bet.
+        let logs = effects
+            .iter()
+            .any(|e| matches!(e, Effect::Core { events } if events.iter().any(log::logged)));
+        self.acting = (logs && actor.username != Actor::system().username).then(|| Signed {
             by: actor.username.clone(),
             licence: actor.licence.clone(),
         });
