@@ -676,6 +676,113 @@ fn serve_follows_an_automated_wheel() {
     drop(wheel);
 }
 
+// Colorado 2205(2), Maryland ch.5 B, european-casino 3.1, low-limit-house
+// Rotation (2) and Placement (4): at an automated wheel's table betting
+// closes when the wheel launches the ball, not when the table's (long)
+// betting window ends nor when the number shows; a bet racing the ball is
+// refused as past posting.
+#[test]
+fn an_automated_wheels_launch_closes_betting_and_refuses_the_bets_racing_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+    let wheel = Emulator::start(40);
+    let data = data_dir();
+    let server = start(data.path(), free_port());
+    let admin = server.admin_token();
+    server.add_users(
+        &admin,
+        &[
+            ("cashier", "cashier"),
+            ("dealer", "dealer"),
+            ("pit", "pit_supervisor"),
+            ("p1", "player"),
+        ],
+    );
+    // A betting window of a minute: only the wheel can close betting in time.
+    server.ask(&admin, wheel.table("w1"));
+    let (pit, dealer, cashier, p1) = (
+        server.login("pit", "pit-password-1"),
+        server.login("dealer", "dealer-password-1"),
+        server.login("cashier", "cashier-password-1"),
+        server.login("p1", "p1-password-1"),
+    );
+    server.inspect_and_open(&pit, &dealer, "w1");
+    server.seat(&cashier, ("p1", &p1), "w1", 1_000_000, 500_000);
+    let mut stream = server.subscribe("w1", Some(&dealer));
+
+    // A player bets as fast as the server answers, racing the wheel's states.
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let bettor = {
+        let (client, token, stop) = (server.client(), p1.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut answers: Vec<(u16, String)> = Vec::new();
+            for n in 0.. {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let (status, answer) = client.http(
+                    "POST",
+                    "/api/requests",
+                    Some(&token),
+                    Some(&json!({"op": "place_bet", "table": "w1", "bet_id": format!("r{n}"), "spot": "red", "stake": 100})),
+                );
+                answers.push((status, answer["error"].as_str().unwrap_or("").to_string()));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            answers
+        })
+    };
+
+    // Each round: when betting closed and when it settled, as the stream told it.
+    let mut closed_at: std::collections::BTreeMap<u64, Instant> = Default::default();
+    let mut gaps = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while gaps.len() < 4 && Instant::now() < deadline {
+        let frame = stream.next_frame();
+        let round = frame["round"].as_u64().unwrap_or(0);
+        match frame["type"].as_str().unwrap_or("") {
+            "no_more_bets" => {
+                closed_at.insert(round, Instant::now());
+            }
+            "bet_accepted" => assert!(
+                !closed_at.contains_key(&round),
+                "a bet was taken after no more bets: {frame}"
+            ),
+            "round_settled" if frame["pocket"].is_string() => {
+                if let Some(closed) = closed_at.get(&round) {
+                    gaps.push(closed.elapsed());
+                }
+            }
+            _ => {}
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let answers = bettor.join().expect("the bettor");
+    assert_eq!(gaps.len(), 4, "four rounds settled on a number within a minute");
+    // The emulator sends five frames of 40 ms between the launch and the
+    // number: betting closed at the launch, well before the number.
+    for gap in &gaps {
+        assert!(
+            *gap >= Duration::from_millis(120),
+            "betting closed only {gap:?} before the result: {gaps:?}"
+        );
+    }
+    let taken = answers.iter().filter(|(s, _)| *s == 200).count();
+    let past_posted = answers.iter().filter(|(_, e)| e == "past_posting").count();
+    assert!(
+        taken > 0 && past_posted > 0,
+        "taken {taken}, refused as past posting {past_posted}: {answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|(s, e)| *s == 200 || e == "past_posting" || e == "betting_not_open"),
+        "{answers:?}"
+    );
+    drop(server);
+    drop(wheel);
+}
+
 #[test]
 fn user_add_works_offline_and_not_beside_a_running_server() {
     let data = data_dir();

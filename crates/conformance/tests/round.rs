@@ -467,7 +467,7 @@ fn step() -> impl Strategy<Value = Step> {
         (0usize..50).prop_map(Step::Cancel),
         Just(Step::NoMoreBets),
         (0usize..64, any::<bool>(), 0u8..8).prop_map(|(p, o, r)| Step::Spin(p, o, r)),
-        (0usize..14).prop_map(Step::NoSpin),
+        (0usize..NoSpinReason::ALL.len()).prop_map(Step::NoSpin),
         Just(Step::Emergency),
         Just(Step::Lift),
         (0u64..40_000).prop_map(Step::Wait),

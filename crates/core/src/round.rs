@@ -101,6 +101,9 @@ pub enum NoSpinReason {
     SensorFault,
     /// An automated wheel voided the game.
     VoidGame,
+    /// An automated wheel's game first seen with its ball already launched
+    /// (the table reconnected mid-game): bets may have followed the launch.
+    LaunchUnseen,
     /// european-casino 6.1-6.3: an emergency or power loss.
     Emergency,
     /// european-casino glossary NO SPIN 4): an inspector's or pit boss's command.
@@ -122,12 +125,13 @@ impl NoSpinReason {
             NoSpinReason::BallNotSensed => "ball_not_sensed",
             NoSpinReason::SensorFault => "sensor_fault",
             NoSpinReason::VoidGame => "void_game",
+            NoSpinReason::LaunchUnseen => "launch_unseen",
             NoSpinReason::Emergency => "emergency",
             NoSpinReason::SupervisorCommand => "supervisor_command",
         }
     }
 
-    pub const ALL: [NoSpinReason; 14] = [
+    pub const ALL: [NoSpinReason; 15] = [
         NoSpinReason::SameDirection,
         NoSpinReason::TooFewRevolutions,
         NoSpinReason::ForeignObject,
@@ -140,6 +144,7 @@ impl NoSpinReason {
         NoSpinReason::BallNotSensed,
         NoSpinReason::SensorFault,
         NoSpinReason::VoidGame,
+        NoSpinReason::LaunchUnseen,
         NoSpinReason::Emergency,
         NoSpinReason::SupervisorCommand,
     ];

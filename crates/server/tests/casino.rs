@@ -1665,6 +1665,49 @@ fn a_result_comes_only_from_its_tables_source() {
     assert!(refused.to_string().contains("no one may enter"), "{refused}");
 }
 
+// Colorado 2205(2), Maryland ch.5 B, european-casino 3.1: betting closes
+// before the ball is launched. A wheel's game whose frames begin with the
+// ball already in flight (the table reconnected mid-game) may have been bet
+// on after the launch: from format 6 it is a no spin, and replays as one;
+// a format-5 journal replays as it was.
+#[test]
+fn a_wheel_game_first_seen_in_flight_is_a_no_spin_from_format_6() {
+    let system = Actor::system();
+    for format in [JOURNAL_FORMAT, 5] {
+        let mut w = setup_in_format(MemoryStorage::default(), format);
+        w.ok(&admin(), maryland_table("wheel", OutcomeSource::Wheel));
+        to_no_more_bets(&mut w, "wheel");
+        let in_flight = Request::WheelGame {
+            table: "wheel".into(),
+            game: 12,
+            frames: ["*X;3;012;17;0;24;1", "*X;5;012; 6;0;22;1"].map(String::from).to_vec(),
+        };
+        let events = w.ok(&system, in_flight);
+        let no_spin = events
+            .iter()
+            .any(|e| matches!(e, EventView::NoSpin { reason, .. } if reason == "launch_unseen"));
+        let result = events.iter().any(|e| matches!(e, EventView::Result { .. }));
+        assert_eq!(
+            (no_spin, result),
+            (format >= 6, format < 6),
+            "format {format}: {events:?}"
+        );
+        if format >= 6 {
+            // The next game, watched from its start, settles the round.
+            let watched = Request::WheelGame {
+                table: "wheel".into(),
+                game: 13,
+                frames: ["*X;1;013; 6;0;25;1", "*X;3;013; 6;0;24;1", "*X;5;013;21;0;22;1"]
+                    .map(String::from)
+                    .to_vec(),
+            };
+            assert!(settles(&w.ok(&system, watched)));
+        }
+        let entries = w.casino.ledger().storage().entries.clone();
+        assert!(replay(&entries).is_ok(), "format {format} replays");
+    }
+}
+
 // A journal from before results came only from their source replays as it was.
 #[test]
 fn a_journal_where_a_dealer_entered_an_rng_result_replays_as_it_was() {

@@ -3,7 +3,7 @@
 use croupier_core::round::NoSpinReason;
 use croupier_core::Pocket;
 
-use crate::slingshot2::{no_spin_reason, parse_line, Line, ParseError, WheelState};
+use crate::slingshot2::{no_spin_reason, parse_line, Frame, Line, ParseError, WheelState};
 
 /// Frames kept of one game for its evidence, besides those that add a
 /// warning and the one that finishes it.
@@ -15,9 +15,14 @@ pub enum GameResult {
     NoSpin { game: u16, reason: NoSpinReason },
 }
 
-/// Debounces the stream: a game finishes at its first state-5 frame, and
-/// the repeats of that frame every half second are ignored. Warnings seen
-/// in any frame of the game make it a no spin.
+impl GameResult {
+    pub fn game(self) -> u16 {
+        match self {
+            GameResult::Pocket { game, .. } | GameResult::NoSpin { game, .. } => game,
+        }
+    }
+}
+
 /// A finished game with its evidence: the frames of the game that say
 /// what it was (each change of state, number or direction, each new
 /// warning, and the frame that finished it), as the wheel sent them.
@@ -28,10 +33,41 @@ pub struct FinishedGame {
     pub frames: Vec<String>,
 }
 
+/// What one frame tells the table, in the order it must act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// Betting must close: the ball of `game` is launched, or the wheel
+    /// called no more bets (Colorado 2205(2), Maryland ch.5 B,
+    /// european-casino 3.1). Said once a game, at the first frame of state
+    /// 3, 4 or 5 the monitor sees.
+    BettingClosed {
+        game: u16,
+    },
+    Finished(GameResult),
+}
+
+/// [`Said`] with a finished game's evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WheelEvent {
+    BettingClosed { game: u16 },
+    Finished(FinishedGame),
+}
+
+/// Debounces the stream: a game finishes at its first state-5 frame, and
+/// the repeats of that frame every half second are ignored. Warnings seen
+/// in any frame of the game make it a no spin. A game that ends without a
+/// winning-number frame (the next game starts, or the wheel goes back to
+/// idle or closes after the launch) is a no spin too, when its ball was
+/// launched or it carried a warning: its reason is its warning's, or a
+/// void game; the frame that ended it is the last of its evidence.
 #[derive(Debug, Default)]
 pub struct Debouncer {
     current_game: Option<u16>,
     warnings: u8,
+    /// The current game was seen in state 3, 4 or 5: its ball was launched.
+    launched: bool,
+    /// The last game betting was closed for, and the last finished.
+    closed: Option<u16>,
     finished: Option<u16>,
     bare: Option<Pocket>,
     /// The current game's frames kept for its evidence, and what the last of them said.
@@ -43,12 +79,39 @@ pub struct Debouncer {
     pub disagreements: u64,
 }
 
+/// The states in which a game's ball is launched.
+fn past_launch(state: WheelState) -> bool {
+    matches!(
+        state,
+        WheelState::BallInTrack | WheelState::NoMoreBets | WheelState::WinningNumber
+    )
+}
+
 impl Debouncer {
+    /// Whether `frame` ends the current game without a winning number.
+    fn ends_unfinished(&self, frame: &Frame) -> bool {
+        let Some(game) = self.current_game else {
+            return false;
+        };
+        if self.finished == Some(game) {
+            return false;
+        }
+        let idle = matches!(frame.state, WheelState::GameStart | WheelState::TableClosed);
+        (frame.game != game || idle && self.launched) && (self.launched || self.warnings != 0)
+    }
+
     /// One line as the wheel sent it: [`Debouncer::push`], keeping the
-    /// game's frames for the evidence of its result.
-    pub fn push_text(&mut self, raw: &str) -> Option<FinishedGame> {
+    /// game's frames for the evidence of each finished game.
+    pub fn push_text(&mut self, raw: &str) -> Vec<WheelEvent> {
         let parsed = parse_line(raw);
+        let raw = raw.trim_end_matches(['\r', '\n']);
+        let mut unfinished = None;
         if let Ok(Line::Frame(frame)) = &parsed {
+            if self.ends_unfinished(frame) {
+                let mut frames = self.frames.clone();
+                frames.push(raw.to_string());
+                unfinished = Some(frames);
+            }
             if self.current_game != Some(frame.game) {
                 self.frames.clear();
                 self.last_kept = None;
@@ -59,70 +122,107 @@ impl Debouncer {
             let finishing = frame.state == WheelState::WinningNumber && self.finished != Some(frame.game);
             let changed = self.last_kept != Some(says) && self.frames.len() < FRAMES_KEPT_MAX;
             if changed || warns_anew || finishing {
-                self.frames.push(raw.trim_end_matches(['\r', '\n']).to_string());
+                self.frames.push(raw.to_string());
                 self.last_kept = Some(says);
             }
         }
-        self.push(parsed).map(|result| FinishedGame {
-            result,
-            frames: self.frames.clone(),
-        })
+        self.push(parsed)
+            .into_iter()
+            .map(|said| match said {
+                Said::BettingClosed { game } => WheelEvent::BettingClosed { game },
+                Said::Finished(result) => WheelEvent::Finished(FinishedGame {
+                    result,
+                    frames: unfinished.take().unwrap_or_else(|| self.frames.clone()),
+                }),
+            })
+            .collect()
     }
 
-    pub fn push(&mut self, line: Result<Line, crate::slingshot2::ParseError>) -> Option<GameResult> {
+    /// What one line says, in order: the end of a game left unfinished,
+    /// betting closed, a game finished.
+    pub fn push(&mut self, line: Result<Line, ParseError>) -> Vec<Said> {
         let frame = match line {
             Err(_) => {
                 self.rejected_lines += 1;
-                return None;
+                return Vec::new();
             }
             Ok(Line::BareNumber(p)) => {
                 self.bare = Some(p);
-                return None;
+                return Vec::new();
             }
             Ok(Line::Frame(frame)) => frame,
         };
+        let mut said = Vec::new();
+        if let (true, Some(game)) = (self.ends_unfinished(&frame), self.current_game) {
+            let reason = no_spin_reason(self.warnings).unwrap_or(NoSpinReason::VoidGame);
+            said.push(Said::Finished(GameResult::NoSpin { game, reason }));
+            self.finished = Some(game);
+            self.bare = None;
+        }
         if self.current_game != Some(frame.game) {
             self.current_game = Some(frame.game);
             self.warnings = 0;
+            self.launched = false;
         }
         self.warnings |= frame.warnings;
+        self.launched |= past_launch(frame.state);
+        if self.launched && self.closed != Some(frame.game) && self.finished != Some(frame.game) {
+            self.closed = Some(frame.game);
+            said.push(Said::BettingClosed { game: frame.game });
+        }
         if frame.state != WheelState::WinningNumber || self.finished == Some(frame.game) {
-            return None;
+            return said;
         }
         self.finished = Some(frame.game);
         let bare = self.bare.take();
-        if let Some(reason) = no_spin_reason(self.warnings) {
-            return Some(GameResult::NoSpin {
+        let result = if let Some(reason) = no_spin_reason(self.warnings) {
+            GameResult::NoSpin {
                 game: frame.game,
                 reason,
-            });
-        }
-        match frame.last {
-            Some(pocket) => {
-                if bare.is_some_and(|b| b != pocket) {
-                    self.disagreements += 1;
-                }
-                Some(GameResult::Pocket {
-                    game: frame.game,
-                    pocket,
-                })
             }
-            // A state-5 frame with no number: the wheel could not read it.
-            None => Some(GameResult::NoSpin {
-                game: frame.game,
-                reason: NoSpinReason::BallNotSensed,
-            }),
-        }
+        } else {
+            match frame.last {
+                Some(pocket) => {
+                    if bare.is_some_and(|b| b != pocket) {
+                        self.disagreements += 1;
+                    }
+                    GameResult::Pocket {
+                        game: frame.game,
+                        pocket,
+                    }
+                }
+                // A state-5 frame with no number: the wheel could not read it.
+                None => GameResult::NoSpin {
+                    game: frame.game,
+                    reason: NoSpinReason::BallNotSensed,
+                },
+            }
+        };
+        said.push(Said::Finished(result));
+        said
     }
 }
 
 /// Reads the wheel's lines from `input` and reports each finished game to
-/// `on_game`, until `games` games have finished or the stream ends. Lines
-/// longer than the format allows are skipped, never buffered without bound.
+/// `on_game`, until `games` games have finished or the stream ends.
 pub fn follow(
     input: impl std::io::BufRead,
     games: Option<u64>,
     mut on_game: impl FnMut(FinishedGame) -> std::io::Result<()>,
+) -> std::io::Result<Debouncer> {
+    follow_events(input, games, |event| match event {
+        WheelEvent::Finished(game) => on_game(game),
+        WheelEvent::BettingClosed { .. } => Ok(()),
+    })
+}
+
+/// Reads the wheel's lines from `input` and reports what each says to
+/// `on_event`, until `games` games have finished or the stream ends. Lines
+/// longer than the format allows are skipped, never buffered without bound.
+pub fn follow_events(
+    input: impl std::io::BufRead,
+    games: Option<u64>,
+    mut on_event: impl FnMut(WheelEvent) -> std::io::Result<()>,
 ) -> std::io::Result<Debouncer> {
     use std::io::{BufRead, Read};
     let mut debouncer = Debouncer::default();
@@ -145,16 +245,22 @@ pub fn follow(
             continue;
         }
         let text = String::from_utf8_lossy(&buf);
-        if let Some(game) = debouncer.push_text(&text) {
-            finished += 1;
-            on_game(game)?;
+        for event in debouncer.push_text(&text) {
+            if matches!(event, WheelEvent::Finished(_)) {
+                if games.is_some_and(|n| finished >= n) {
+                    break;
+                }
+                finished += 1;
+            }
+            on_event(event)?;
         }
     }
     Ok(debouncer)
 }
 
 /// The result a game's kept frames give, checked as its evidence: every
-/// frame a status frame of one game, and the game finished by the last.
+/// frame a status frame of one game, and the game finished by the last
+/// (which may be the next game's first, when it ended the game unfinished).
 pub fn replay_game(frames: &[String]) -> Result<GameResult, String> {
     let mut debouncer = Debouncer::default();
     let mut game = None;
@@ -166,16 +272,20 @@ pub fn replay_game(frames: &[String]) -> Result<GameResult, String> {
             }
             Err(e) => return Err(format!("frame {}: {e}", i + 1)),
         };
-        if *game.get_or_insert(frame.game) != frame.game {
-            return Err(format!(
-                "frame {} is of game {}, not {}",
-                i + 1,
-                frame.game,
-                game.unwrap_or(0)
-            ));
+        let last = i + 1 == frames.len();
+        let first = *game.get_or_insert(frame.game);
+        if first != frame.game && !last {
+            return Err(format!("frame {} is of game {}, not {first}", i + 1, frame.game));
         }
-        if let Some(result) = debouncer.push(Ok(Line::Frame(frame))) {
-            return if i + 1 == frames.len() {
+        let finished = debouncer
+            .push(Ok(Line::Frame(frame)))
+            .into_iter()
+            .find_map(|s| match s {
+                Said::Finished(result) => Some(result),
+                Said::BettingClosed { .. } => None,
+            });
+        if let Some(result) = finished {
+            return if last && result.game() == first {
                 Ok(result)
             } else {
                 Err(format!("the game finished at frame {} of {}", i + 1, frames.len()))
@@ -183,6 +293,17 @@ pub fn replay_game(frames: &[String]) -> Result<GameResult, String> {
         }
     }
     Err("the frames do not finish a game".to_string())
+}
+
+/// Whether a game's kept frames show its ball launched while the monitor
+/// watched: its first frame is before the launch (game start, rotor
+/// turning, or the table closed). A game first seen with its ball already
+/// in the track, as after a reconnection, may have been bet on after the
+/// launch.
+pub fn launch_witnessed(frames: &[String]) -> bool {
+    frames
+        .first()
+        .is_some_and(|text| matches!(parse_line(text), Ok(Line::Frame(frame)) if !past_launch(frame.state)))
 }
 
 /// A finished game as the round's spin report. The wheel checks the ball's
@@ -207,7 +328,14 @@ mod tests {
 
     fn feed(lines: &[&str]) -> Vec<GameResult> {
         let mut d = Debouncer::default();
-        lines.iter().filter_map(|l| d.push(parse_line(l))).collect()
+        lines
+            .iter()
+            .flat_map(|l| d.push(parse_line(l)))
+            .filter_map(|s| match s {
+                Said::Finished(result) => Some(result),
+                Said::BettingClosed { .. } => None,
+            })
+            .collect()
     }
 
     #[test]
@@ -241,7 +369,14 @@ mod tests {
 
     fn finished(lines: &[&str]) -> Vec<FinishedGame> {
         let mut d = Debouncer::default();
-        lines.iter().filter_map(|l| d.push_text(l)).collect()
+        lines
+            .iter()
+            .flat_map(|l| d.push_text(l))
+            .filter_map(|e| match e {
+                WheelEvent::Finished(game) => Some(game),
+                WheelEvent::BettingClosed { .. } => None,
+            })
+            .collect()
     }
 
     #[test]
@@ -308,5 +443,152 @@ mod tests {
         );
         assert!(games[0].frames.len() <= 5, "{:?}", games[0].frames);
         assert_eq!(replay_game(&games[0].frames), Ok(games[0].result));
+    }
+
+    /// Everything a stream says, in order, as (game, what): "closed", or the result.
+    fn said(lines: &[&str]) -> Vec<(u16, String)> {
+        let mut d = Debouncer::default();
+        lines
+            .iter()
+            .flat_map(|l| d.push_text(l))
+            .map(|e| match e {
+                WheelEvent::BettingClosed { game } => (game, "closed".to_string()),
+                WheelEvent::Finished(FinishedGame {
+                    result: GameResult::Pocket { game, pocket },
+                    ..
+                }) => (game, pocket.label().to_string()),
+                WheelEvent::Finished(FinishedGame {
+                    result: GameResult::NoSpin { game, reason },
+                    ..
+                }) => (game, reason.name().to_string()),
+            })
+            .collect()
+    }
+
+    // Colorado 2205(2), Maryland ch.5 B, european-casino 3.1, low-limit-house
+    // Rotation (2): betting closes when the ball is launched, at the latest.
+    #[test]
+    fn betting_closes_once_a_game_at_the_launch_before_the_result() {
+        let lines = [
+            "*X;1;020;17;0;25;1",
+            "*X;2;020;17;0;25;1",
+            "*X;3;020;17;0;24;1",
+            "*X;3;020;17;0;24;1",
+            "*X;4;020;17;0;23;1",
+            "*X;5;020; 9;0;22;1",
+            "*X;5;020; 9;0;22;1",
+            // The wheel calls no more bets before the ball is in the track.
+            "*X;1;021; 9;0;25;1",
+            "*X;4;021; 9;0;25;1",
+            "*X;3;021; 9;0;25;1",
+            "*X;5;021;30;0;22;1",
+        ];
+        assert_eq!(
+            said(&lines),
+            [
+                (20, "closed".to_string()),
+                (20, "9".to_string()),
+                (21, "closed".to_string()),
+                (21, "30".to_string())
+            ]
+        );
+        // First seen already finishing (a reconnection): closed, then the result.
+        assert_eq!(
+            said(&["*X;5;030;12;0;22;1"]),
+            [(30, "closed".to_string()), (30, "12".to_string())]
+        );
+    }
+
+    // A wheel stream written by hand, not by the emulator (which always
+    // ends a game with a winning-number frame): a game the wheel voids and
+    // leaves without a winning number is a no spin with its reason.
+    #[test]
+    fn a_game_ended_without_a_winning_number_is_a_no_spin_whatever_ends_it() {
+        // Warning, then the next game starts.
+        let next = [
+            "*X;1;050;17;0;25;1",
+            "*X;3;050;17;0;24;1",
+            "*X;3;050;17;8;24;1",
+            "*X;1;051;17;0;25;1",
+            "*X;3;051;17;0;24;1",
+            "*X;5;051; 4;0;22;1",
+        ];
+        assert_eq!(
+            said(&next),
+            [
+                (50, "closed".to_string()),
+                (50, "void_game".to_string()),
+                (51, "closed".to_string()),
+                (51, "4".to_string())
+            ]
+        );
+        // Warning, then back to idle in the same game: the later frames of that game say nothing.
+        let idle = [
+            "*X;2;060;17;0;25;1",
+            "*X;3;060;17;2;24;1",
+            "*X;1;060;17;0;25;1",
+            "*X;3;060;17;0;25;1",
+            "*X;5;060;11;0;25;1",
+        ];
+        assert_eq!(
+            said(&idle),
+            [(60, "closed".to_string()), (60, "same_direction".to_string())]
+        );
+        // No warning, but the ball was launched and the table closed: a void game.
+        assert_eq!(
+            said(&["*X;2;070;17;0;25;1", "*X;4;070;17;0;24;1", "*X;6;070;17;0;0;1"]),
+            [(70, "closed".to_string()), (70, "void_game".to_string())]
+        );
+        // A warning before any launch, and the next game: a no spin too.
+        assert_eq!(
+            said(&["*X;1;080;17;1;25;1", "*X;1;081;17;0;25;1"]),
+            [(80, "ball_not_sensed".to_string())]
+        );
+        // A game that neither launched nor warned, left for the next: nothing happened.
+        assert_eq!(
+            said(&["*X;1;090;17;0;25;1", "*X;2;090;17;0;25;1", "*X;1;091;17;0;25;1"]),
+            []
+        );
+    }
+
+    #[test]
+    fn an_unfinished_games_evidence_ends_with_the_frame_that_ended_it() {
+        let games = finished(&[
+            "*X;1;050;17;0;25;1",
+            "*X;3;050;17;0;24;1",
+            "*X;3;050;17;8;24;1",
+            "*X;1;051;17;0;25;1",
+            "*X;5;051; 4;0;22;1",
+        ]);
+        assert_eq!(games.len(), 2);
+        assert_eq!(
+            games[0].frames,
+            [
+                "*X;1;050;17;0;25;1",
+                "*X;3;050;17;0;24;1",
+                "*X;3;050;17;8;24;1",
+                "*X;1;051;17;0;25;1"
+            ]
+        );
+        assert_eq!(replay_game(&games[0].frames), Ok(games[0].result));
+        assert_eq!(games[1].frames, ["*X;1;051;17;0;25;1", "*X;5;051; 4;0;22;1"]);
+        assert_eq!(replay_game(&games[1].frames), Ok(games[1].result));
+        // Without the ending frame the game is not finished; with a frame of a third game in the middle it is not one game.
+        assert!(replay_game(&games[0].frames[..3]).is_err());
+        let mut mixed = games[0].frames.clone();
+        mixed.insert(1, "*X;2;052;17;0;25;1".to_string());
+        assert!(replay_game(&mixed).is_err());
+        // A frame of another game that does not end this one finishes nothing.
+        assert!(replay_game(&["*X;1;050;17;0;25;1".to_string(), "*X;1;051;17;0;25;1".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_launch_is_witnessed_only_when_the_frames_begin_before_it() {
+        let of = |lines: &[&str]| launch_witnessed(&lines.iter().map(|l| l.to_string()).collect::<Vec<_>>());
+        assert!(of(&["*X;1;012;17;0;25;1", "*X;5;012; 6;0;22;1"]));
+        assert!(of(&["*X;2;012;17;0;25;1", "*X;5;012; 6;0;22;1"]));
+        assert!(!of(&["*X;3;012;17;0;25;1", "*X;5;012; 6;0;22;1"]));
+        assert!(!of(&["*X;5;012; 6;0;22;1"]));
+        assert!(!of(&[]));
     }
 }

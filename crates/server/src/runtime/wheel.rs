@@ -1,9 +1,10 @@
-//! A wheel table follows its automated wheel: every finished game closes
-//! betting, settles the round on the wheel's result (or its no spin), and
-//! opens betting for the next game. A thread of its own per wheel, which
-//! keeps reconnecting; the first game after the table opens only opens betting.
+//! A wheel table follows its automated wheel: betting closes when the
+//! wheel's ball is launched or it calls no more bets, every finished game
+//! settles the round on the wheel's result (or its no spin), and betting
+//! opens for the next game. A thread of its own per wheel, which keeps
+//! reconnecting; the first game after the table opens only opens betting.
 
-use croupier_wheel::monitor::GameResult;
+use croupier_wheel::monitor::{GameResult, WheelEvent};
 
 use super::floor::Floor;
 use crate::api::EventView;
@@ -27,8 +28,8 @@ pub fn follow(floor: Floor, table: String, address: String) {
                     });
                     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
                     let reader = std::io::BufReader::new(stream);
-                    let ended = croupier_wheel::monitor::follow(reader, None, |game| {
-                        floor.runtime.clone().block_on(play(&floor, &table, game));
+                    let ended = croupier_wheel::monitor::follow_events(reader, None, |event| {
+                        floor.runtime.clone().block_on(heard(&floor, &table, event));
                         Ok(())
                     });
                     floor.update_wheel(&table, |w| {
@@ -54,8 +55,31 @@ pub fn follow(floor: Floor, table: String, address: String) {
     }
 }
 
-/// One finished game of the wheel: no more bets, the game with its frames
-/// (the table reads its result from them), and betting for the next game.
+/// What the wheel said: betting closes the moment its ball is launched (a
+/// bet the table takes after that is past posting, refused), and a
+/// finished game is played.
+async fn heard(floor: &Floor, table: &str, event: WheelEvent) {
+    match event {
+        WheelEvent::BettingClosed { game } => {
+            let closed = floor
+                .execute(
+                    Actor::system(),
+                    Request::NoMoreBets {
+                        table: table.to_string(),
+                    },
+                )
+                .await;
+            if closed.is_ok() {
+                tracing::debug!(table, game, "the wheel's ball is launched: no more bets");
+            }
+        }
+        WheelEvent::Finished(game) => play(floor, table, game).await,
+    }
+}
+
+/// One finished game of the wheel: no more bets (if the launch was not
+/// seen), the game with its frames (the table reads its result from them),
+/// and betting for the next game.
 async fn play(floor: &Floor, table: &str, finished: croupier_wheel::monitor::FinishedGame) {
     let (game, result) = match finished.result {
         GameResult::Pocket { game, pocket } => (game, pocket.label().to_string()),

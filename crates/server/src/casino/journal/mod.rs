@@ -49,7 +49,16 @@ pub use event::JournalEvent;
 /// second time with the same event, which anyone summing the journal's
 /// cash events counted twice; it holds each player to a share of a
 /// round's bets; and it ties a dispute's corrections to the round disputed.
-pub const JOURNAL_FORMAT: u32 = 5;
+/// Format 6 enforces table rules the core left to the table: an automated
+/// wheel's game whose launch the table did not see is a no spin.
+pub const JOURNAL_FORMAT: u32 = 6;
+
+/// The first format in which an automated wheel's game counts only when its
+/// frames show the ball launched after the table started watching
+/// ([`croupier_wheel::monitor::launch_witnessed`]): up to format 5 a game
+/// first seen in flight, after a reconnection, settled bets placed while
+/// the ball may already have been rolling.
+pub const FORMAT_WHEEL_LAUNCH_WITNESSED: u32 = 6;
 
 /// The first format whose every actor is the server or a user in their own role.
 pub const FORMAT_ACTORS_KNOWN: u32 = 5;

@@ -1,13 +1,13 @@
 //! A table's round: opening and closing the table, betting, no more bets,
 //! the spin and its settlement, and an interrupted round voided.
 
-use croupier_core::round::{Command, SpinReport};
+use croupier_core::round::{Command, NoSpinReason, SpinReport};
 
 use super::{Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode, OutcomeSource};
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::FORMAT_RESULTS_FROM_SOURCE;
+use crate::casino::journal::{FORMAT_RESULTS_FROM_SOURCE, FORMAT_WHEEL_LAUNCH_WITNESSED};
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -44,7 +44,7 @@ impl TableSlot {
             },
             Request::WheelGame { game, frames, .. } => Command::Spin {
                 at_ms,
-                report: self.wheel_game(*game, frames)?,
+                report: self.wheel_game(dir, *game, frames)?,
             },
             Request::VoidRound { reason, .. } => Command::VoidRound {
                 at_ms,
@@ -77,7 +77,7 @@ impl TableSlot {
     }
 
     /// The spin a wheel's finished `game` gives, from its frames alone.
-    fn wheel_game(&self, game: u16, frames: &[String]) -> Result<SpinReport, ApiError> {
+    fn wheel_game(&self, dir: &Directory, game: u16, frames: &[String]) -> Result<SpinReport, ApiError> {
         if self.outcome != OutcomeSource::Wheel {
             return Err(err(
                 ErrorCode::NotWheel,
@@ -93,6 +93,14 @@ impl TableSlot {
                 ErrorCode::BadSpin,
                 format!("the frames are of game {g}, not {game}"),
             ));
+        }
+        // Colorado 2205(2), Maryland ch.5 B: bets close before the ball is
+        // launched; a launch the table did not see may have been bet after.
+        if matches!(result, croupier_wheel::monitor::GameResult::Pocket { .. })
+            && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED
+            && !croupier_wheel::monitor::launch_witnessed(frames)
+        {
+            return Ok(SpinReport::NoSpin(NoSpinReason::LaunchUnseen));
         }
         Ok(croupier_wheel::monitor::spin_report(
             result,
