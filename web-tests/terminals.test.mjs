@@ -184,7 +184,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await alice.click("#undo");
   await textOf(alice.locator("#message"), /taken back/, "undo");
   assert.equal(await alice.locator("#my-bets tr").count(), 10);
-  // european-casino offers no racetrack.
+  // Colorado offers no racetrack (2203(6) names no neighbours bet).
   assert.equal(await alice.locator("#track-panel").isHidden(), true);
   // An unknown spot typed in gets the server's reason.
   await alice.fill("#notation", "17-35");
@@ -215,9 +215,9 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 17: the round settles/, "the dealer told the result");
   await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
-  await textOf(alice.locator("#result-text"), /Won EUR 97\.00.*Lost EUR 2\.00/s, "amounts won and lost");
+  await textOf(alice.locator("#result-text"), /Won USD 97\.00.*Lost USD 2\.00/s, "amounts won and lost");
   // 1.00 on each; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the corner (8),
-  // the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose (european-casino "Types of bets").
+  // the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose (Colorado 2204(1)).
   const expected = 19_000 + 3_600 + 1_800 + 1_800 + 900 + 1_200 + 600 + 300 + 300;
   const token = await login("alice", "alice-secret-1");
   assert.equal(await chipsOf(token, "t2", "alice"), expected);
@@ -225,7 +225,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await textOf(alice.locator("#history"), /17/, "history row");
   await alice.click('#history button[aria-label="recall round 1"]');
   // Chips are recorded when betting opens: alice bought in after that.
-  await textOf(alice.locator("#recall"), /ball rested in 17.*17-18.*win.*Chips before EUR 0\.00, after EUR 295\.00/s, "recall of the round");
+  await textOf(alice.locator("#recall"), /ball rested in 17.*17-18.*win.*Chips before USD 0\.00, after USD 295\.00/s, "recall of the round");
   await shot(alice, "04-terminal-result");
 
   // Repeat last bets, then clear them.
@@ -243,15 +243,18 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await dealer.click('#no-spin-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /No spin called/, "no spin");
   await textOf(alice.locator("#message"), /No spin: ball left wheel/, "no spin on the terminal");
-  // A pocket keyed with too few revolutions is no result: the console says
-  // what the server decided, not "entered".
-  await dealer.click("#open-betting");
-  await textOf(alice.locator("#phase"), /place your bets/i, "another round");
-  await dealer.click("#no-more-bets");
+  // Colorado 2206: a no spin is spun again, so the round waits for its result
+  // and betting cannot open. A pocket keyed with too few revolutions is no
+  // result either: the console says what the server decided, not "entered".
+  assert.equal(await dealer.locator("#open-betting").isDisabled(), true, "no new round before the re-spin");
   await dealer.fill("#pocket", "5");
   await dealer.fill('#result-form [name="revolutions"]', "1");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Not 5: the server called no spin/, "the dealer told the no spin");
+  await dealer.fill("#pocket", "5");
+  await dealer.fill('#result-form [name="revolutions"]', "5");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Result 5: the round settles/, "the re-spin settles the round");
   await shot(dealer, "05-dealer-console");
   for (const p of [pit, dealer, alice]) await p.context().close();
 });

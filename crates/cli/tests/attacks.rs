@@ -878,3 +878,35 @@ fn a_cashier_alone_cannot_cash_in_a_fortune() {
     assert!(passed, "{report}");
     assert_eq!(report["balances"]["wallet:p1"], 3_000_000, "{report}");
 }
+
+// One casino, one currency: a table whose profile is in another currency is
+// refused, through the real server, and nothing is written; so is In Prison
+// where the posted notice says even-money wagers lose on 0 (Colorado
+// 2210(2)(c)(ii)(C)). The first run's tables share the casino's currency.
+#[test]
+fn a_table_in_another_currency_or_with_a_forbidden_in_prison_is_refused() {
+    let data = data_dir();
+    let (server, [admin, ..]) = casino(data.path());
+    let (_, tables) = server.http("GET", "/api/tables", Some(&admin), None);
+    let currencies: std::collections::BTreeSet<String> = tables["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["currency"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(currencies.len(), 1, "the first run's tables: {tables}");
+    let before = journal_rows(data.path()).len();
+    let euro = json!({"op": "create_table", "table": "eu", "profile_text": include_str!("../../../profiles/european-casino.toml"),
+                      "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"});
+    let (status, code, message) = refused(&server, &admin, euro);
+    assert_eq!((status, code.as_str()), (422, "bad_table"), "{message}");
+    assert!(message.contains("USD") && message.contains("EUR"), "{message}");
+    let prison = json!({"op": "create_table", "table": "dz", "profile_text": include_str!("../../../profiles/colorado-2014.toml"),
+                        "wheel": "double-zero-as-single-zero", "in_prison": true, "betting_window_ms": 60000, "outcome": "dealer"});
+    let (status, code, message) = refused(&server, &admin, prison);
+    assert_eq!((status, code.as_str()), (422, "bad_table"), "{message}");
+    assert!(message.contains("In Prison"), "{message}");
+    assert_eq!(journal_rows(data.path()).len(), before, "nothing written");
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}

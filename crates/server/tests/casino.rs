@@ -1037,7 +1037,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 other => break other,
             }
         };
-        let tables = ["a", "b", "c"];
+        let tables = ["a", "b", "c", "d"];
         let players = ["p0", "p1", "p2", "p3", "p4", "p5"];
         let first_admin = Request::CreateUser {
             username: "admin".into(),
@@ -1076,18 +1076,22 @@ fn simulation_of_many_tables_against_a_reference_model() {
         let profiles = [
             ("maryland", "triple-zero"),
             ("european-casino", "single-zero"),
-            ("colorado-2014", "double-zero-as-single-zero"),
+            ("colorado-2014", "double-zero"),
+            ("colorado-2013", "double-zero-as-single-zero"),
         ];
         // The Colorado table offers In Prison (Colorado 2204(2)), so bets sit
         // imprisoned across rounds, voids and emergencies.
-        let prison = [false, false, true];
+        let prison = [false, false, true, false];
         for ((t, (profile, wheel)), in_prison) in tables.iter().zip(profiles).zip(prison) {
             must(
                 &mut w,
                 &admin(),
                 Request::CreateTable {
                     table: t.to_string(),
-                    profile_text: croupier_profiles::builtin_text(profile).expect("profile").into(),
+                    // One casino, one currency: the European house rules, played in dollars.
+                    profile_text: croupier_profiles::builtin_text(profile)
+                        .expect("profile")
+                        .replace("currency = \"EUR\"", "currency = \"USD\""),
                     wheel: wheel.into(),
                     in_prison,
                     betting_window_ms: 600_000,
@@ -1192,7 +1196,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
         // The cash each table's drop box took for chips sold there.
         let mut drops: BTreeMap<String, i128> = BTreeMap::new();
         for step in 0..3_000u32 {
-            let t = tables[(next() % 3) as usize];
+            let t = tables[(next() % tables.len() as u64) as usize];
             // Mostly the round and its bets; now and then an irregularity.
             let result = match next() % 40 {
                 0..=2 => w.run(&dealer, Request::OpenBetting { table: t.into() }),
@@ -1706,6 +1710,73 @@ fn a_wheel_game_first_seen_in_flight_is_a_no_spin_from_format_6() {
         let entries = w.casino.ledger().storage().entries.clone();
         assert!(replay(&entries).is_ok(), "format {format} replays");
     }
+}
+
+/// `create_table` for `profile_text` on `wheel`, a dealer's table.
+fn new_table(table: &str, profile_text: &str, wheel: &str, in_prison: bool) -> Request {
+    Request::CreateTable {
+        table: table.into(),
+        profile_text: profile_text.into(),
+        wheel: wheel.into(),
+        in_prison,
+        betting_window_ms: 60_000,
+        outcome: OutcomeSource::Dealer,
+        shared_colours: false,
+        wheel_address: None,
+    }
+}
+
+// From format 6 a new table keeps the casino's currency (one wallet serves
+// every table), offers no In Prison where its notice says even-money wagers
+// lose on 0 (Colorado 2210(2)(c)(ii)(C), Maryland ch.5 C(3)), and hands a
+// half back whole (Colorado 2204(2)). A format-5 journal replays as it was.
+#[test]
+fn a_new_table_keeps_the_casinos_currency_and_its_zero_rules_from_format_6() {
+    let text = |name: &str| {
+        croupier_profiles::builtin_text(name)
+            .expect("a shipped profile")
+            .to_string()
+    };
+    let rounded_down = text("colorado-2014").replace("half_rounding = \"up\"", "half_rounding = \"down\"");
+    assert_ne!(rounded_down, text("colorado-2014"));
+    let refused = [
+        (
+            new_table("eu", &text("european-casino"), "single-zero", false),
+            "bad_table",
+            "plays in USD",
+        ),
+        (
+            new_table("dz", &text("colorado-2014"), "double-zero-as-single-zero", true),
+            "bad_table",
+            "2210(2)(c)(ii)(C)",
+        ),
+        (
+            new_table("down", &rounded_down, "double-zero", true),
+            "bad_profile",
+            "2204(2)",
+        ),
+    ];
+    let mut w = setup(MemoryStorage::default());
+    for (request, code, says) in refused.clone() {
+        let refusal = w.run(&admin(), request).expect_err(code);
+        assert_eq!(refusal.code, code, "{refusal}");
+        assert!(refusal.message.contains(says), "{refusal}");
+    }
+    // What the rules allow: In Prison on a double-zero wheel, rounding down where no half goes back.
+    w.ok(&admin(), new_table("dz", &text("colorado-2014"), "double-zero", true));
+    w.ok(&admin(), new_table("down", &rounded_down, "double-zero", false));
+    w.ok(
+        &admin(),
+        new_table("sz", &text("colorado-2014"), "double-zero-as-single-zero", false),
+    );
+
+    // In format 5 each was taken, and replays.
+    let mut old = setup_in_format(MemoryStorage::default(), 5);
+    for (request, _, _) in refused {
+        old.ok(&admin(), request);
+    }
+    let entries = old.casino.ledger().storage().entries.clone();
+    assert!(replay(&entries).is_ok());
 }
 
 // A journal from before results came only from their source replays as it was.

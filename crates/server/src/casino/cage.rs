@@ -6,21 +6,18 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use croupier_core::round::{Table, TableConfig};
-use croupier_core::Wheel;
 use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory, COUPONS_MAX};
 use super::journal::{
-    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_DISPUTES_BOUND, FORMAT_JOURNAL_RECOVERY,
-    FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
+    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
 };
 use super::request::Request;
 use super::table::{account, checked_entry, transfer, Commit, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
 use super::{err, policy, views};
-use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource, Role};
+use crate::api::{ApiError, ErrorCode, EventView, Role};
 
 /// The longest reason a journal recovery gives, in bytes.
 pub const RECOVERY_REASON_MAX: usize = 4_096;
@@ -60,6 +57,8 @@ pub struct Cage<S: Storage> {
     pub(super) ledger: Ledger<S>,
     pub(super) directory: SharedDirectory,
     pub(super) tables: BTreeSet<String>,
+    /// The casino's currency: its first table's (see `new_table.rs`).
+    pub(super) currency: Option<String>,
     /// Tables created and not yet taken by whoever runs them.
     pub(super) opened: Vec<TableSlot>,
     /// What cashiers moved of each player's cash, in and out, on their latest day.
@@ -98,6 +97,7 @@ impl<S: Storage> Cage<S> {
             ledger,
             directory: SharedDirectory::default(),
             tables: BTreeSet::new(),
+            currency: None,
             opened: Vec::new(),
             cash_days: HashMap::new(),
         }
@@ -390,91 +390,7 @@ impl<S: Storage> Cage<S> {
                     sealed: sealed.clone(),
                 });
             }
-            R::CreateTable {
-                table,
-                profile_text,
-                wheel,
-                in_prison,
-                betting_window_ms,
-                outcome,
-                shared_colours,
-                wheel_address,
-            } => {
-                match (outcome, wheel_address) {
-                    (OutcomeSource::Wheel, None) => {
-                        return Err(err(
-                            ErrorCode::BadTable,
-                            "a wheel table needs the wheel's address (wheel_address)",
-                        ))
-                    }
-                    (OutcomeSource::Rng | OutcomeSource::Dealer, Some(_)) => {
-                        return Err(err(ErrorCode::BadTable, "only a wheel table has a wheel_address"))
-                    }
-                    (_, Some(a)) if a.parse::<std::net::SocketAddr>().is_err() => {
-                        return Err(err(ErrorCode::BadTable, format!("wheel_address {a:?} is not IP:PORT")))
-                    }
-                    _ => {}
-                }
-                let starts_plainly = table.starts_with(|c: char| c.is_ascii_alphanumeric());
-                if Account::of_table(croupier_ledger::TableAccount::Float, table).is_err()
-                    || table.len() > 32
-                    || !starts_plainly
-                {
-                    return Err(err(
-                        ErrorCode::BadTable,
-                        "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.', beginning with a letter or digit",
-                    ));
-                }
-                if RESERVED_TABLE_IDS.contains(&table.as_str()) {
-                    return Err(err(
-                        ErrorCode::BadTable,
-                        format!("{table:?} names a kind of transfer in the ledger; choose another table id"),
-                    ));
-                }
-                if self.tables.contains(table) {
-                    return Err(err(ErrorCode::Exists, format!("table {table:?} exists")));
-                }
-                if self.tables.len() >= TABLES_MAX {
-                    return Err(err(ErrorCode::Full, "no more tables"));
-                }
-                let profile = croupier_profiles::parse(profile_text, table)
-                    .map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
-                // Colorado 2206(5): disputes are decided by a role that supervises the game.
-                if dir.journal_format() >= FORMAT_DISPUTES_BOUND {
-                    policy::dispute_deciders(&profile.spec().dispute_authority).map_err(|why| {
-                        err(
-                            ErrorCode::BadProfile,
-                            format!("profile {table}: dispute_authority: {why}"),
-                        )
-                    })?;
-                }
-                let wheel =
-                    Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
-                let profile_name = profile.name().to_string();
-                let core = Table::new(
-                    profile,
-                    TableConfig {
-                        wheel,
-                        in_prison: *in_prison,
-                        betting_window_ms: *betting_window_ms,
-                    },
-                )
-                .map_err(|e| err(ErrorCode::BadTable, e.to_string()))?;
-                events.push(JournalEvent::TableCreated {
-                    table: table.clone(),
-                    profile: profile_name.clone(),
-                    wheel: wheel.name().to_string(),
-                    outcome: *outcome,
-                });
-                effects.push(Effect::AddTable(Box::new(TableSlot::new(
-                    table,
-                    core,
-                    *outcome,
-                    profile_name,
-                    *shared_colours,
-                    wheel_address.clone(),
-                )?)));
-            }
+            R::CreateTable { .. } => self.plan_new_table(dir, request, &mut events, &mut effects)?,
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
                 dir.player(player)?;
                 let wallet = account(Account::wallet(player))?;
@@ -569,6 +485,9 @@ impl<S: Storage> Cage<S> {
                 .change(|dir| dir.set_password(&username, password_hash, must_change)),
             Effect::AddTable(slot) => {
                 self.tables.insert(slot.id.clone());
+                if self.currency.is_none() {
+                    self.currency = Some(slot.table.profile().spec().currency.clone());
+                }
                 self.opened.push(*slot);
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),

@@ -13,6 +13,7 @@ pub mod cage;
 pub mod cash;
 pub mod directory;
 pub mod journal;
+mod new_table;
 pub mod policy;
 pub mod reads;
 pub mod recall;
@@ -174,6 +175,7 @@ impl<S: Storage> Casino<S> {
                 ledger,
                 directory: shadow.cage.directory,
                 tables: shadow.cage.tables,
+                currency: shadow.cage.currency,
                 opened: Vec::new(),
                 cash_days: shadow.cage.cash_days,
             },

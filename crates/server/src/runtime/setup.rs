@@ -204,7 +204,8 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
     if casino.tables().next().is_none() {
         for (table, profile, wheel, outcome) in [
             ("t1", "maryland", "double-zero", OutcomeSource::Rng),
-            ("t2", "european-casino", "single-zero", OutcomeSource::Dealer),
+            // One currency: both first tables play in US dollars.
+            ("t2", "colorado-2014", "single-zero", OutcomeSource::Dealer),
         ] {
             let profile_text = croupier_profiles::builtin_text(profile)
                 .ok_or("shipped profile missing")?

@@ -50,7 +50,8 @@ pub use event::JournalEvent;
 /// cash events counted twice; it holds each player to a share of a
 /// round's bets; and it ties a dispute's corrections to the round disputed.
 /// Format 6 enforces table rules the core left to the table: an automated
-/// wheel's game whose launch the table did not see is a no spin.
+/// wheel's game whose launch the table did not see is a no spin, and a
+/// new table keeps the casino's currency and its zero rules.
 pub const JOURNAL_FORMAT: u32 = 6;
 
 /// The first format in which an automated wheel's game counts only when its
@@ -59,6 +60,11 @@ pub const JOURNAL_FORMAT: u32 = 6;
 /// first seen in flight, after a reconnection, settled bets placed while
 /// the ball may already have been rolling.
 pub const FORMAT_WHEEL_LAUNCH_WITNESSED: u32 = 6;
+
+/// The first format in which a new table keeps the rules of
+/// `casino/new_table.rs`: the casino's one currency, no In Prison on a
+/// double-zero wheel used as single zero, a half taken back rounded up.
+pub const FORMAT_TABLE_RULES: u32 = 6;
 
 /// The first format whose every actor is the server or a user in their own role.
 pub const FORMAT_ACTORS_KNOWN: u32 = 5;

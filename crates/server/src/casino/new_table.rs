@@ -1,0 +1,162 @@
+//! A new table: its id, profile, wheel and outcome source checked, and
+//! from journal format 6 the rules of a table's configuration that the
+//! core cannot see alone (the casino's one currency, In Prison where the
+//! posted notice allows it, a half that goes to the player whole).
+
+use croupier_core::profile::{EvenMoneyOnZero, Profile};
+use croupier_core::round::{Table, TableConfig};
+use croupier_core::{HalfRounding, Wheel};
+use croupier_ledger::{Account, Storage};
+
+use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
+use super::directory::Directory;
+use super::journal::{JournalEvent, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
+use super::request::Request;
+use super::table::TableSlot;
+use super::{err, policy};
+use crate::api::{ApiError, ErrorCode, OutcomeSource};
+
+impl<S: Storage> Cage<S> {
+    /// `create_table`'s events and effects, or why it is refused.
+    pub(super) fn plan_new_table(
+        &self,
+        dir: &Directory,
+        request: &Request,
+        events: &mut Vec<JournalEvent>,
+        effects: &mut Vec<Effect>,
+    ) -> Result<(), ApiError> {
+        let Request::CreateTable {
+            table,
+            profile_text,
+            wheel,
+            in_prison,
+            betting_window_ms,
+            outcome,
+            shared_colours,
+            wheel_address,
+        } = request
+        else {
+            return Err(err(ErrorCode::Internal, "not a new table"));
+        };
+        match (outcome, wheel_address) {
+            (OutcomeSource::Wheel, None) => {
+                return Err(err(
+                    ErrorCode::BadTable,
+                    "a wheel table needs the wheel's address (wheel_address)",
+                ))
+            }
+            (OutcomeSource::Rng | OutcomeSource::Dealer, Some(_)) => {
+                return Err(err(ErrorCode::BadTable, "only a wheel table has a wheel_address"))
+            }
+            (_, Some(a)) if a.parse::<std::net::SocketAddr>().is_err() => {
+                return Err(err(ErrorCode::BadTable, format!("wheel_address {a:?} is not IP:PORT")))
+            }
+            _ => {}
+        }
+        let starts_plainly = table.starts_with(|c: char| c.is_ascii_alphanumeric());
+        if Account::of_table(croupier_ledger::TableAccount::Float, table).is_err()
+            || table.len() > 32
+            || !starts_plainly
+        {
+            return Err(err(
+                ErrorCode::BadTable,
+                "a table id is 1 to 32 of a-z, A-Z, 0-9, '-', '_', '.', beginning with a letter or digit",
+            ));
+        }
+        if RESERVED_TABLE_IDS.contains(&table.as_str()) {
+            return Err(err(
+                ErrorCode::BadTable,
+                format!("{table:?} names a kind of transfer in the ledger; choose another table id"),
+            ));
+        }
+        if self.tables.contains(table) {
+            return Err(err(ErrorCode::Exists, format!("table {table:?} exists")));
+        }
+        if self.tables.len() >= TABLES_MAX {
+            return Err(err(ErrorCode::Full, "no more tables"));
+        }
+        let profile =
+            croupier_profiles::parse(profile_text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
+        // Colorado 2206(5): disputes are decided by a role that supervises the game.
+        if dir.journal_format() >= FORMAT_DISPUTES_BOUND {
+            policy::dispute_deciders(&profile.spec().dispute_authority).map_err(|why| {
+                err(
+                    ErrorCode::BadProfile,
+                    format!("profile {table}: dispute_authority: {why}"),
+                )
+            })?;
+        }
+        let wheel = Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
+        if dir.journal_format() >= FORMAT_TABLE_RULES {
+            table_rules(&profile, wheel, *in_prison, self.currency.as_deref())?;
+        }
+        let profile_name = profile.name().to_string();
+        let core = Table::new(
+            profile,
+            TableConfig {
+                wheel,
+                in_prison: *in_prison,
+                betting_window_ms: *betting_window_ms,
+            },
+        )
+        .map_err(|e| err(ErrorCode::BadTable, e.to_string()))?;
+        events.push(JournalEvent::TableCreated {
+            table: table.clone(),
+            profile: profile_name.clone(),
+            wheel: wheel.name().to_string(),
+            outcome: *outcome,
+        });
+        effects.push(Effect::AddTable(Box::new(TableSlot::new(
+            table,
+            core,
+            *outcome,
+            profile_name,
+            *shared_colours,
+            wheel_address.clone(),
+        )?)));
+        Ok(())
+    }
+}
+
+/// The rules a table's configuration keeps from journal format 6.
+fn table_rules(profile: &Profile, wheel: Wheel, in_prison: bool, currency: Option<&str>) -> Result<(), ApiError> {
+    let spec = profile.spec();
+    // One casino, one currency: a player's wallet serves every table, so a
+    // table in another currency would turn dollars into euros one to one.
+    if let Some(currency) = currency.filter(|c| *c != spec.currency) {
+        return Err(err(
+            ErrorCode::BadTable,
+            format!(
+                "this casino plays in {currency} (its first table's currency); profile {} is in {}: \
+                 one wallet never serves two currencies",
+                profile.name(),
+                spec.currency
+            ),
+        ));
+    }
+    // Colorado 2210(2)(c)(ii)(C), Maryland ch.1 F(2)(c) and ch.5 C(3): on a
+    // double-zero wheel used as single zero the posted notice says even-money
+    // wagers are lost on 0, so In Prison cannot be offered there.
+    if in_prison && wheel == Wheel::DoubleZeroAsSingleZero {
+        return Err(err(
+            ErrorCode::BadTable,
+            "In Prison is not offered on a double-zero wheel used as single zero: its notice says \
+             even-money wagers are lost on 0 (Colorado 2210(2)(c)(ii)(C), Maryland ch.5 C(3))",
+        ));
+    }
+    // Colorado 2204(2): the player "may take back half of the bet". Half of
+    // an odd number of cents, rounded down, keeps a cent the rule gives the
+    // player: where a half can go back, it is rounded up.
+    let half_goes_back = in_prison || spec.zero.even_money_on_zero == EvenMoneyOnZero::HalfBack;
+    if half_goes_back && spec.zero.half_rounding == HalfRounding::Down {
+        return Err(err(
+            ErrorCode::BadProfile,
+            format!(
+                "profile {}: zero_rules.half_rounding is \"down\", which keeps the odd cent of a half \
+                 the player takes back (Colorado 2204(2)); use \"up\" at a table where a half goes back",
+                profile.name()
+            ),
+        ));
+    }
+    Ok(())
+}
