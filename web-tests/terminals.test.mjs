@@ -152,6 +152,12 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
   await pit.click('#inspect-form button[type="submit"]');
   await textOf(pit.locator("#log"), /Inspection.*pit1.*P-2002/s, "inspection log row");
+  // The pit posts the table's limits between rounds: straight up at most 50.00 (Colorado 2207).
+  await textOf(pit.locator("#sign"), /Inside bets: USD 1\.00 to USD 100\.00 each/, "the posted limits in the pit");
+  await pit.fill('#limits input[name="max-straight"]', "50.00");
+  await pit.click('#limits-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /Limits posted/, "limits posted");
+  await textOf(pit.locator("#sign"), /straight USD 1\.00 to USD 50\.00/, "the new sign in the pit");
 
   await dealer.click("#open-table");
   await textOf(dealer.locator("#message"), /table is open/, "table opened");
@@ -171,8 +177,15 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await textOf(alice.locator("#phase"), /place your bets/i, "betting phase");
   await textOf(alice.locator("#countdown"), /^\d+s$/, "countdown");
 
-  // Straight, split, corner, street, six line and outside bets, by clicking their spots.
-  for (const spot of ["17", "17-18", "17-20", "16-17-19-20", "16-17-18", "13-14-15-16-17-18", "red", "dozen2", "column2", "0-1"]) {
+  // The table sign: the first run posts 1.00 to 100.00 inside, 5.00 to 500.00 outside, and the
+  // pit has narrowed straight up to 50.00 (Colorado 2207).
+  await textOf(alice.locator("#table-sign"), /Inside bets: straight USD 1\.00 to USD 50\.00, split USD 1\.00 to USD 100\.00.*Outside bets: USD 5\.00 to USD 500\.00 each/s, "table sign");
+  // An outside bet under the table minimum is refused with the reason.
+  await alice.locator('#felt [data-spot="red"]').click();
+  await textOf(alice.locator("#message"), /minimum/i, "under the minimum refused");
+  // Straight, split, corner, street, six line at 1.00, and outside bets at 5.00, by clicking their spots.
+  for (const [spot, chip] of [["17", 1], ["17-18", 1], ["17-20", 1], ["16-17-19-20", 1], ["16-17-18", 1], ["13-14-15-16-17-18", 1], ["0-1", 1], ["red", 5], ["dozen2", 5], ["column2", 5]]) {
+    await alice.locator(`#chips [data-chip="${chip}"]`).click();
     await alice.locator(`#felt [data-spot="${spot}"]`).click();
     await textOf(alice.locator("#message"), new RegExp(`on ${spot.replace(/[-]/g, "\\-")}\\.`), `bet on ${spot}`);
   }
@@ -191,7 +204,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await alice.click('#notation-form button[type="submit"]');
   await textOf(alice.locator("#message"), /17-35|not a/i, "refused spot");
   assert.equal(await alice.locator("#message").getAttribute("data-kind"), "error");
-  await textOf(alice.locator("#chips-balance"), /190\.00/, "chips after 10.00 of bets");
+  await textOf(alice.locator("#chips-balance"), /178\.00/, "chips after 22.00 of bets");
   await shot(alice, "02-terminal-bets");
 
   // No more bets: announced visibly and audibly; a late click is refused.
@@ -215,17 +228,18 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 17: the round settles/, "the dealer told the result");
   await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
-  await textOf(alice.locator("#result-text"), /Won USD 97\.00.*Lost USD 2\.00/s, "amounts won and lost");
-  // 1.00 on each; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the corner (8),
-  // the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose (Colorado 2204(1)).
-  const expected = 19_000 + 3_600 + 1_800 + 1_800 + 900 + 1_200 + 600 + 300 + 300;
+  await textOf(alice.locator("#result-text"), /Won USD 113\.00.*Lost USD 6\.00/s, "amounts won and lost");
+  // 1.00 inside, 5.00 outside; back with the winnings: 17 (35 to 1), 17-18 and 17-20 (17), the
+  // corner (8), the street (11), the six line (5), dozen 2 and column 2 (2); red and 0-1 lose
+  // (Colorado 2204(1)).
+  const expected = 17_800 + 3_600 + 1_800 + 1_800 + 900 + 1_200 + 600 + 1_500 + 1_500;
   const token = await login("alice", "alice-secret-1");
   assert.equal(await chipsOf(token, "t2", "alice"), expected);
   await textOf(alice.locator("#chips-balance"), new RegExp(`${(expected / 100).toFixed(2).replace(".", "\\.")}`), "new balance");
   await textOf(alice.locator("#history"), /17/, "history row");
   await alice.click('#history button[aria-label="recall round 1"]');
   // Chips are recorded when betting opens: alice bought in after that.
-  await textOf(alice.locator("#recall"), /ball rested in 17.*17-18.*win.*Chips before USD 0\.00, after USD 295\.00/s, "recall of the round");
+  await textOf(alice.locator("#recall"), /ball rested in 17.*17-18.*win.*Chips before USD 0\.00, after USD 307\.00/s, "recall of the round");
   await shot(alice, "04-terminal-result");
 
   // Repeat last bets, then clear them.

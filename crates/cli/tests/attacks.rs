@@ -307,7 +307,7 @@ fn a_round_changed_in_the_recall_archive_is_not_shown() {
         server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
         server.ask(
             player,
-            json!({"op": "place_bet", "table": "t2", "bet_id": format!("b{n}"), "spot": "red", "stake": 100}),
+            json!({"op": "place_bet", "table": "t2", "bet_id": format!("b{n}"), "spot": "red", "stake": 500}),
         );
         server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
         server.ask(
@@ -907,6 +907,94 @@ fn a_table_in_another_currency_or_with_a_forbidden_in_prison_is_refused() {
     assert_eq!((status, code.as_str()), (422, "bad_table"), "{message}");
     assert!(message.contains("In Prison"), "{message}");
     assert_eq!(journal_rows(data.path()).len(), before, "nothing written");
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}
+
+// Colorado 2207, Maryland ch.1 G(3): a table's limits are posted by the pit,
+// between rounds, and bets keep them. A player or a dealer cannot set them,
+// nor can anyone mid-round or beyond what the table offers; the first run's
+// tables post realistic limits, shown to everyone on the table's layout.
+#[test]
+fn only_the_pit_posts_a_tables_limits_and_only_between_rounds() {
+    let data = data_dir();
+    let (server, [_, cashier, dealer, pit, p1, _]) = casino(data.path());
+    let (_, layout) = server.http("GET", "/api/public/tables/t2/layout", None, None);
+    let kind = |layout: &Value, k: &str| {
+        layout["kinds"]
+            .as_array()
+            .expect("kinds")
+            .iter()
+            .find(|x| x["kind"] == k)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        (
+            kind(&layout, "straight")["min"].as_u64(),
+            kind(&layout, "straight")["max"].as_u64()
+        ),
+        (Some(100), Some(10_000)),
+        "{layout}"
+    );
+    assert_eq!(
+        (
+            kind(&layout, "red")["min"].as_u64(),
+            kind(&layout, "red")["max"].as_u64()
+        ),
+        (Some(500), Some(50_000)),
+        "{layout}"
+    );
+
+    let post = |min: u64, max: u64| json!({"op": "set_limits", "table": "t2", "limits": [{"kind": "straight", "min": min, "max": max}]});
+    let before = journal_rows(data.path()).len();
+    for (who, code) in [(&p1, "forbidden"), (&dealer, "forbidden")] {
+        let (status, got, message) = refused(&server, who, post(100, 200));
+        assert_eq!((status, got.as_str()), (403, code), "{message}");
+    }
+    let (status, _) = server.http("POST", "/api/requests", None, Some(&post(100, 200)));
+    assert_eq!(status, 401, "nobody signed in");
+    for (limits, says) in [
+        (json!([{"kind": "straight", "min": 0, "max": 200}]), "straight"),
+        (json!([{"kind": "first_four", "min": 100, "max": 200}]), "first_four"),
+        (json!([{"kind": "nonsense", "min": 100, "max": 200}]), "nonsense"),
+        (
+            json!([{"kind": "split", "min": 100, "max": 200}, {"kind": "split", "min": 100, "max": 300}]),
+            "twice",
+        ),
+    ] {
+        let (status, code, message) = refused(
+            &server,
+            &pit,
+            json!({"op": "set_limits", "table": "t2", "limits": limits}),
+        );
+        assert_eq!((status, code.as_str()), (422, "bad_limits"), "{message}");
+        assert!(message.contains(says), "{message}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "nothing written");
+
+    // Mid-round: refused; between rounds: posted, and the next round keeps it.
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.seat(&cashier, ("p1", &p1), "t2", 100_000, 50_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let (status, code, message) = refused(&server, &pit, post(100, 200));
+    assert_eq!((status, code.as_str()), (422, "round_under_way"), "{message}");
+    let bet =
+        |id: &str, stake: u64| json!({"op": "place_bet", "table": "t2", "bet_id": id, "spot": "17", "stake": stake});
+    let (status, code, message) = refused(&server, &p1, bet("over", 20_000));
+    assert_eq!((status, code.as_str()), (422, "over_maximum"), "{message}");
+    server.ask(&p1, bet("ok", 10_000));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "t2", "spin": {"pocket": "5", "direction": "opposite", "revolutions": 5}}),
+    );
+    server.ask(&pit, post(200, 1_000));
+    let (_, layout) = server.http("GET", "/api/public/tables/t2/layout", None, None);
+    assert_eq!(kind(&layout, "straight")["max"].as_u64(), Some(1_000), "{layout}");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let (status, code, message) = refused(&server, &p1, bet("again", 10_000));
+    assert_eq!((status, code.as_str()), (422, "over_maximum"), "{message}");
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }

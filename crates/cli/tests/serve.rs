@@ -550,7 +550,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
                     for _ in 0..IN_FLIGHT {
                         n += 1;
                         let bet_id = format!("{player}-{n}");
-                        let request = json!({"ref": bet_id, "request": {"op": "place_bet", "table": "t1", "bet_id": bet_id, "spot": spots[n % spots.len()], "stake": 100}});
+                        let request = json!({"ref": bet_id, "request": {"op": "place_bet", "table": "t1", "bet_id": bet_id, "spot": spots[n % spots.len()], "stake": 500}});
                         if socket.try_send(&request.to_string()).is_err() {
                             break 'sending;
                         }
@@ -935,7 +935,7 @@ fn a_terminal_bets_over_its_table_stream() {
     let mut pit = server.subscribe("t2", Some(&admin));
     let mut brief = server.subscribe("t2", Some(&p1));
     brief.send(
-        &json!({"ref": "g", "request": {"op": "place_bet", "table": "t2", "bet_id": "s5", "spot": "red", "stake": 200}})
+        &json!({"ref": "g", "request": {"op": "place_bet", "table": "t2", "bet_id": "s5", "spot": "red", "stake": 500}})
             .to_string(),
     );
     drop(brief);
@@ -944,14 +944,14 @@ fn a_terminal_bets_over_its_table_stream() {
         if frame["type"] == "bet_accepted" && frame["bet_id"] == "s5" {
             assert_eq!(
                 (frame["player"].as_str(), frame["stake"].as_u64()),
-                (Some("p1"), Some(200)),
+                (Some("p1"), Some(500)),
                 "{frame}"
             );
             break;
         }
     }
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
-    assert_eq!(me["accounts"]["chips:t2:p1"], 4_500, "{me}");
+    assert_eq!(me["accounts"]["chips:t2:p1"], 4_200, "{me}");
     // Signing out closes the socket: it takes no more requests (see attacks.rs).
     assert_eq!(server.http("POST", "/api/logout", Some(&p1), None).0, 200);
     let closed = socket.closed_within(std::time::Duration::from_secs(2));
@@ -1163,12 +1163,12 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
         server.ask(&dealer, json!({"op": "open_betting", "table": "t1"}));
         server.ask(
             &p1,
-            json!({"op": "place_bet", "table": "t1", "bet_id": format!("a{round}"), "spot": "red", "stake": 100}),
+            json!({"op": "place_bet", "table": "t1", "bet_id": format!("a{round}"), "spot": "red", "stake": 500}),
         );
         if round <= 3 {
             server.ask(
                 &p2,
-                json!({"op": "place_bet", "table": "t1", "bet_id": format!("b{round}"), "spot": "black", "stake": 100}),
+                json!({"op": "place_bet", "table": "t1", "bet_id": format!("b{round}"), "spot": "black", "stake": 500}),
             );
         }
         server.ask(&dealer, json!({"op": "no_more_bets", "table": "t1"}));
@@ -1238,7 +1238,7 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     let db = rusqlite::Connection::open(data.path().join("recall.db")).expect("archive");
     let changed = db
         .execute(
-            "UPDATE recall_rounds SET record = replace(record, '\"stake\":100', '\"stake\":1000') WHERE round = 2",
+            "UPDATE recall_rounds SET record = replace(record, '\"stake\":500', '\"stake\":5000') WHERE round = 2",
             [],
         )
         .expect("update");

@@ -232,6 +232,12 @@ impl Profile {
         self.spec.paytable.get(kind)
     }
 
+    /// The per-kind limits a table posts, in place of the profile's own
+    /// (`round::Table` checks them against the profile's first).
+    pub(crate) fn set_limits(&mut self, per_kind: Vec<(Kind, StakeRange)>) {
+        self.spec.limits.per_kind = per_kind;
+    }
+
     pub fn limit(&self, kind: Kind) -> Option<StakeRange> {
         self.spec
             .limits

@@ -10,10 +10,11 @@
 //! -> spin: result, or no spin -> collect losing bets, pay winning bets
 //! (Colorado 2205(4)) -> betting open again.
 
-use crate::money::Minor;
+use crate::money::{Minor, STAKE_MAX_MINOR};
 use crate::pocket::Pocket;
-use crate::profile::{NoSpinBets, Profile, ZeroChoice};
+use crate::profile::{NoSpinBets, Profile, StakeRange, ZeroChoice};
 use crate::settle::{BetError, BetRequest, Outcome, PlacedBet, RulesError, TableRules};
+use crate::spot::Kind;
 use crate::wheel::Wheel;
 
 /// The longest bet id, in bytes.
@@ -244,6 +245,13 @@ pub enum Command {
         bet_ids: Vec<String>,
         reason: String,
     },
+    /// The table's limits, per kind of bet, posted between rounds (Colorado
+    /// 2207, Maryland ch.1 G(3), european-casino glossary TABLE SIGN).
+    SetLimits {
+        at_ms: u64,
+        by: Person,
+        limits: Vec<(Kind, StakeRange)>,
+    },
     /// A round interrupted before its result was recorded (the server
     /// stopped): the spin is void and every bet is returned.
     VoidRound {
@@ -275,6 +283,11 @@ pub struct RoundBet {
 pub enum Event {
     InspectionRecorded(Inspection),
     AdjustmentRecorded(Adjustment),
+    LimitsSet {
+        at_ms: u64,
+        by: Person,
+        limits: Vec<(Kind, StakeRange)>,
+    },
     TableOpened {
         at_ms: u64,
     },
@@ -458,6 +471,10 @@ pub enum CommandError {
     NotDisputeAuthority { authority: String, role: String },
     #[error("{0} must be 1 to {TEXT_MAX_BYTES} bytes")]
     BadText(&'static str),
+    #[error("limits are set between rounds, when no round is under way")]
+    LimitsInRound,
+    #[error("limits.{kind}: {why}")]
+    BadLimits { kind: String, why: String },
     #[error("time went backwards: {at_ms} is before {last_ms}")]
     TimeWentBackwards { at_ms: u64, last_ms: u64 },
 }
@@ -466,6 +483,8 @@ pub enum CommandError {
 #[derive(Clone, Debug)]
 pub struct Table {
     profile: Profile,
+    /// The limits the profile itself posts: the bounds of a table's own.
+    posted: Vec<(Kind, StakeRange)>,
     config: TableConfig,
     phase: Phase,
     inspected: bool,
@@ -504,6 +523,7 @@ impl Table {
     pub fn new(profile: Profile, config: TableConfig) -> Result<Table, RulesError> {
         TableRules::new(&profile, config.wheel, config.in_prison)?;
         Ok(Table {
+            posted: profile.spec().limits.per_kind.clone(),
             profile,
             config: TableConfig {
                 betting_window_ms: config
@@ -522,6 +542,55 @@ impl Table {
             last_ms: 0,
             last_pockets: Vec::new(),
         })
+    }
+
+    /// The limits a table may post: each kind offered on its wheel, listed
+    /// once, 0 < min <= max, and within what the profile itself posts.
+    fn check_limits(&self, limits: &[(Kind, StakeRange)]) -> Result<(), CommandError> {
+        let offered = self.profile.kinds_on(self.config.wheel);
+        for (i, &(kind, range)) in limits.iter().enumerate() {
+            let bad = |why: String| CommandError::BadLimits {
+                kind: kind.name().to_string(),
+                why,
+            };
+            if limits[..i].iter().any(|(k, _)| *k == kind) {
+                return Err(bad("listed twice".into()));
+            }
+            if !offered.contains(&kind) {
+                return Err(bad(format!("{kind} is not offered at this table")));
+            }
+            if range.min == Minor::ZERO || range.min > range.max || range.max.get() > STAKE_MAX_MINOR {
+                return Err(bad(format!(
+                    "min {} and max {} must satisfy 0 < min <= max <= {STAKE_MAX_MINOR}",
+                    range.min.get(),
+                    range.max.get()
+                )));
+            }
+            if let Some((_, bound)) = self.posted.iter().find(|(k, _)| *k == kind) {
+                if range.min < bound.min || range.max > bound.max {
+                    return Err(bad(format!(
+                        "{}-{} is outside the profile's posted {}-{}",
+                        range.min.get(),
+                        range.max.get(),
+                        bound.min.get(),
+                        bound.max.get()
+                    )));
+                }
+            }
+        }
+        // The profile's own limits cannot be taken away, only narrowed.
+        if let Some((kind, _)) = self.posted.iter().find(|(k, _)| !limits.iter().any(|(l, _)| l == k)) {
+            return Err(CommandError::BadLimits {
+                kind: kind.name().to_string(),
+                why: "the profile posts a limit for it; the table narrows it, never removes it".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The limits posted at the table now, per kind (the profile's until a table sets its own).
+    pub fn limits(&self) -> &[(Kind, StakeRange)] {
+        &self.profile.spec().limits.per_kind
     }
 
     pub fn rules(&self) -> TableRules<'_> {
@@ -638,6 +707,15 @@ impl Table {
                     return Err(CommandError::RoundUnderWay);
                 }
                 Ok(vec![Event::AdjustmentRecorded(adjustment)])
+            }
+            C::SetLimits { at_ms, by, limits } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                if !matches!(self.phase, Phase::Closed | Phase::Open) {
+                    return Err(CommandError::LimitsInRound);
+                }
+                self.check_limits(&limits)?;
+                Ok(vec![Event::LimitsSet { at_ms, by, limits }])
             }
             C::Open { at_ms } => {
                 self.at(at_ms)?;
@@ -982,6 +1060,10 @@ impl Table {
                 self.last_ms = self.last_ms.max(a.at_ms);
                 // Maryland ch.2 C-D: adjustments come before the inspection, which must follow.
                 self.inspected = false;
+            }
+            E::LimitsSet { at_ms, limits, .. } => {
+                self.last_ms = self.last_ms.max(*at_ms);
+                self.profile.set_limits(limits.clone());
             }
             E::TableOpened { at_ms } => {
                 self.last_ms = *at_ms;

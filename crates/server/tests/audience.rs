@@ -78,6 +78,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::InspectionRecorded { .. } | E::AdjustmentRecorded { .. } => [Nothing, Nothing, Nothing, Whole],
         E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
         E::EmergencyDeclared { .. } | E::EmergencyLifted { .. } => [Unnamed, Unnamed, Unnamed, Whole],
+        // Colorado 2207: limits are posted for all; who set them, with their licence, is the staff's.
+        E::LimitsSet { .. } => [Unnamed, Unnamed, Unnamed, Whole],
         // Colorado 2206(5): the pit's decision; each corrected player learns their own correction.
         E::DisputeDecided { .. } => [Nothing, OwnPart, Nothing, Whole],
     }
@@ -175,6 +177,16 @@ fn every_kind() -> Vec<EventView> {
             replacement: true,
             description: "new ball".into(),
         },
+        EventView::LimitsSet {
+            table: t(),
+            by: Some(by()),
+            licence: Some(LICENCE.into()),
+            limits: vec![croupier_server::api::KindLimit {
+                kind: "straight".into(),
+                min: 100,
+                max: 10_000,
+            }],
+        },
         EventView::TableOpened { table: t() },
         EventView::TableClosed { table: t() },
         EventView::BettingOpened {
@@ -190,6 +202,7 @@ fn every_kind() -> Vec<EventView> {
             spot: "17".into(),
             kind: "straight".into(),
             stake: 300,
+            under_minimum: false,
         },
         EventView::BetCancelled {
             table: t(),
@@ -306,7 +319,9 @@ fn form(e: &EventView, sees: Sees) -> Option<Value> {
         Sees::Nothing => return None,
         Sees::Whole => {}
         Sees::Unnamed => {
-            v.as_object_mut().expect("an object").remove("by");
+            let fields = v.as_object_mut().expect("an object");
+            fields.remove("by");
+            fields.remove("licence");
         }
         Sees::OwnPart => {
             v.as_object_mut().expect("an object").remove("by");

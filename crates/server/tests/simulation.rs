@@ -141,7 +141,10 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
             &admin,
             Request::CreateTable {
                 table: t.to_string(),
-                profile_text: croupier_profiles::builtin_text(profile).expect("profile").into(),
+                // One casino, one currency: the European house rules, played in dollars.
+                profile_text: croupier_profiles::builtin_text(profile)
+                    .expect("profile")
+                    .replace("currency = \"EUR\"", "currency = \"USD\""),
                 wheel: wheel.into(),
                 in_prison,
                 betting_window_ms: 600_000,

@@ -323,7 +323,22 @@ const Croupier = (() => {
     resume(start);
   }
 
+  // A table sign's limits (Colorado 2207, Maryland ch.1 G(3)): inside and
+  // outside bets each in one line where their limits agree, else kind by kind.
+  function limitsSign(kinds, currency) {
+    const range = (k) => `${money(k.min, currency)} to ${money(k.max, currency)}`;
+    const lines = [];
+    for (const [inside, name] of [[true, "Inside bets"], [false, "Outside bets"]]) {
+      const limited = kinds.filter((k) => k.inside === inside && k.min != null);
+      if (!limited.length) continue;
+      const ranges = new Set(limited.map(range));
+      if (ranges.size === 1) lines.push(`${name}: ${range(limited[0])} each`);
+      else lines.push(`${name}: ${limited.map((k) => `${k.kind.replaceAll("_", " ")} ${range(k)}`).join(", ")}`);
+    }
+    return lines.length ? lines : ["No limits are posted at this table."];
+  }
+
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, ApiFailure };
+  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, limitsSign, ApiFailure };
 })();

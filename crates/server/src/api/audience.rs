@@ -96,6 +96,8 @@ impl EventView {
             | E::RoundSettled { table, .. } => A::Everyone { table },
             // Play stops and resumes for everyone; who called it is the staff's business.
             E::EmergencyDeclared { table, .. } | E::EmergencyLifted { table, .. } => A::EveryoneStaffUnnamed { table },
+            // The limits are posted for all (Colorado 2207); who set them is the staff's business.
+            E::LimitsSet { table, .. } => A::EveryoneStaffUnnamed { table },
             // Licences (Colorado 2212(5)), the table's float, and the bets of
             // several players at once: each player learns of their own annulled
             // bets from its `bet_returned`.
@@ -148,6 +150,10 @@ impl EventView {
         let mut part = self.clone();
         match &mut part {
             EventView::EmergencyDeclared { by, .. } | EventView::EmergencyLifted { by, .. } => *by = None,
+            EventView::LimitsSet { by, licence, .. } => {
+                *by = None;
+                *licence = None;
+            }
             EventView::DisputeDecided { by, corrections, .. } => {
                 *by = None;
                 corrections.retain(|c| Some(c.player.as_str()) == player);

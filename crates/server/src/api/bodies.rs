@@ -199,6 +199,8 @@ pub struct LayoutSpot {
 pub struct LayoutKind {
     pub kind: String,
     pub description: String,
+    /// A bet on the numbers themselves (Colorado 2201(6)), not an outside bet.
+    pub inside: bool,
     pub pays: Option<u32>,
     pub min: Option<u64>,
     pub max: Option<u64>,

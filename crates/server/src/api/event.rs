@@ -114,6 +114,16 @@ pub enum EventView {
         replacement: bool,
         description: String,
     },
+    /// The table's limits from the next round on, per kind of bet, in minor units.
+    LimitsSet {
+        table: String,
+        /// Who set them, with their licence: shown to the table's staff only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        licence: Option<String>,
+        limits: Vec<crate::api::KindLimit>,
+    },
     TableOpened {
         table: String,
     },
@@ -133,6 +143,10 @@ pub enum EventView {
         spot: String,
         kind: String,
         stake: u64,
+        /// Under the table's minimum, taken to be paid or collected once and
+        /// no more (european-casino 3.13); present only when true.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        under_minimum: bool,
     },
     BetCancelled {
         table: String,

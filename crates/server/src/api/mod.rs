@@ -13,4 +13,4 @@ mod request;
 pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
 pub use event::EventView;
-pub use request::{BetOp, ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};
+pub use request::{BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PlaceBet, Role, SpinView};

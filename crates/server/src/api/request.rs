@@ -69,6 +69,15 @@ pub enum SpinView {
     },
 }
 
+/// A table's limit for one kind of bet, in minor units (`set_limits`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KindLimit {
+    pub kind: String,
+    pub min: u64,
+    pub max: u64,
+}
+
 /// A dispute's correction of one player's chips at the table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Correction {
@@ -178,6 +187,11 @@ pub enum ClientRequest {
         table: String,
         replacement: bool,
         description: String,
+    },
+    /// The table's limits per kind of bet, set by the pit between rounds.
+    SetLimits {
+        table: String,
+        limits: Vec<KindLimit>,
     },
     OpenTable {
         table: String,
@@ -303,6 +317,7 @@ impl ClientRequest {
             | C::IssueCoupon { .. } => None,
             C::Inspect { table, .. }
             | C::Adjust { table, .. }
+            | C::SetLimits { table, .. }
             | C::OpenTable { table }
             | C::CloseTable { table }
             | C::OpenBetting { table }

@@ -26,6 +26,8 @@ pub enum Act {
     CancelBet,
     Inspect,
     Adjust,
+    /// Post a table's limits (Colorado 2207, Maryland ch.1 G(3)).
+    SetLimits,
     OpenTable,
     CloseTable,
     OpenBetting,
@@ -93,6 +95,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::CancelBet, PLAYER, "cancel bets"),
     (Act::Inspect, PIT, "record inspections"),
     (Act::Adjust, PIT, "record adjustments"),
+    (Act::SetLimits, PIT, "set table limits"),
     (Act::OpenTable, TABLE_STAFF, "open tables"),
     (Act::CloseTable, TABLE_STAFF, "close tables"),
     (Act::OpenBetting, TABLE_STAFF, "open betting"),

@@ -239,6 +239,7 @@ fn layout(slot: &TableSlot) -> Layout {
             LayoutKind {
                 kind: k.name().to_string(),
                 description: k.description().to_string(),
+                inside: k.is_inside(),
                 pays: match k {
                     Kind::Neighbours | Kind::Complete => None,
                     k => profile.payout(k),

@@ -10,6 +10,7 @@ use croupier_ledger::minor;
 use serde::{Deserialize, Serialize};
 
 use super::actor::stored_role;
+use super::journal::event::StoredLimit;
 use super::policy::Act;
 use crate::api::{ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};
 
@@ -96,6 +97,10 @@ pub enum Request {
         table: String,
         replacement: bool,
         description: String,
+    },
+    SetLimits {
+        table: String,
+        limits: Vec<StoredLimit>,
     },
     OpenTable {
         table: String,
@@ -417,6 +422,10 @@ impl Request {
                 replacement,
                 description,
             },
+            C::SetLimits { table, limits } => Request::SetLimits {
+                table,
+                limits: limits.into_iter().map(StoredLimit::from).collect(),
+            },
             C::OpenTable { table } => Request::OpenTable { table },
             C::CloseTable { table } => Request::CloseTable { table },
             C::OpenBetting { table } => Request::OpenBetting { table },
@@ -502,6 +511,7 @@ impl Request {
             | R::IssueCoupon { .. } => None,
             R::Inspect { table, .. }
             | R::Adjust { table, .. }
+            | R::SetLimits { table, .. }
             | R::OpenTable { table }
             | R::CloseTable { table }
             | R::OpenBetting { table }
@@ -538,6 +548,7 @@ impl Request {
             R::IssueCoupon { .. } => Act::IssueCoupon,
             R::Inspect { .. } => Act::Inspect,
             R::Adjust { .. } => Act::Adjust,
+            R::SetLimits { .. } => Act::SetLimits,
             R::OpenTable { .. } => Act::OpenTable,
             R::CloseTable { .. } => Act::CloseTable,
             R::OpenBetting { .. } => Act::OpenBetting,

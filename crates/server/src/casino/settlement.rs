@@ -232,6 +232,8 @@ pub(super) fn command_error(e: CommandError) -> ApiError {
         C::NotDisputeAuthority { .. } => K::Forbidden,
         C::BadText(_) => K::BadText,
         C::TimeWentBackwards { .. } => K::TimeWentBackwards,
+        C::LimitsInRound => K::RoundUnderWay,
+        C::BadLimits { .. } => K::BadLimits,
     };
     err(code, e.to_string())
 }

@@ -143,6 +143,25 @@ pub fn view(event: &JournalEvent) -> EventView {
             replacement,
             description,
         },
+        J::LimitsSet {
+            table,
+            by,
+            licence,
+            limits,
+            ..
+        } => V::LimitsSet {
+            table,
+            by: Some(by),
+            licence: Some(licence),
+            limits: limits
+                .into_iter()
+                .map(|l| crate::api::KindLimit {
+                    kind: l.kind,
+                    min: l.min,
+                    max: l.max,
+                })
+                .collect(),
+        },
         J::TableOpened { table } => V::TableOpened { table },
         J::TableClosed { table } => V::TableClosed { table },
         J::BettingOpened {
@@ -162,6 +181,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             spot,
             kind,
             stake,
+            under_minimum,
         } => V::BetAccepted {
             table,
             round,
@@ -170,6 +190,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             spot,
             kind,
             stake,
+            under_minimum,
         },
         J::BetCancelled {
             table,

@@ -17,6 +17,7 @@ use super::passwords::hash_password;
 use super::reply::Publish;
 use super::{lower_this_threads_priority, start, Parts};
 use crate::api::{EventView, OutcomeSource, Role};
+use crate::casino::journal::event::StoredLimit;
 use crate::casino::{Actor, Casino, Request, User};
 
 /// How often the WAL is copied into the database, beside the writer. Each
@@ -210,6 +211,7 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
             let profile_text = croupier_profiles::builtin_text(profile)
                 .ok_or("shipped profile missing")?
                 .to_string();
+            let limits = first_run_limits(&profile_text, table, wheel)?;
             run(
                 casino,
                 Request::CreateTable {
@@ -223,7 +225,36 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
                     wheel_address: None,
                 },
             )?;
+            run(
+                casino,
+                Request::SetLimits {
+                    table: table.into(),
+                    limits,
+                },
+            )?;
         }
     }
     Ok(admin_password)
+}
+
+/// A first run's table limits, posted as a casino would (Colorado 2207,
+/// Maryland ch.1 G(3)): 1.00 to 100.00 on each inside bet, 5.00 to 500.00
+/// on each outside bet. Composite bets (neighbours, complete) keep the
+/// limits of the bets they stand for.
+fn first_run_limits(profile_text: &str, table: &str, wheel: &str) -> Result<Vec<StoredLimit>, String> {
+    let profile = croupier_profiles::parse(profile_text, table).map_err(|e| e.to_string())?;
+    let wheel = croupier_core::Wheel::parse(wheel).ok_or("shipped wheel missing")?;
+    Ok(profile
+        .kinds_on(wheel)
+        .into_iter()
+        .filter(|k| !matches!(k, croupier_core::Kind::Neighbours | croupier_core::Kind::Complete))
+        .map(|k| {
+            let (min, max) = if k.is_inside() { (100, 10_000) } else { (500, 50_000) };
+            StoredLimit {
+                kind: k.name().to_string(),
+                min,
+                max,
+            }
+        })
+        .collect())
 }

@@ -117,6 +117,13 @@ pub enum JournalEvent {
         replacement: bool,
         description: String,
     },
+    LimitsSet {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        limits: Vec<StoredLimit>,
+    },
     TableOpened {
         table: String,
     },
@@ -136,6 +143,10 @@ pub enum JournalEvent {
         spot: String,
         kind: String,
         stake: u64,
+        /// Under the table's minimum, taken to be settled once
+        /// (european-casino 3.13); written only when true.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        under_minimum: bool,
     },
     BetCancelled {
         table: String,
@@ -223,6 +234,24 @@ pub enum JournalEvent {
     },
 }
 
+/// A table's limit for one kind of bet, as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredLimit {
+    pub kind: String,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl From<crate::api::KindLimit> for StoredLimit {
+    fn from(l: crate::api::KindLimit) -> StoredLimit {
+        StoredLimit {
+            kind: l.kind,
+            min: l.min,
+            max: l.max,
+        }
+    }
+}
+
 /// A dispute's correction of a player's chips, as it was made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorrectionMade {
@@ -248,6 +277,20 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             replacement: a.replacement,
             description: a.description.clone(),
         },
+        Event::LimitsSet { at_ms, by, limits } => JournalEvent::LimitsSet {
+            table: t,
+            at_ms: *at_ms,
+            by: by.name.clone(),
+            licence: by.licence.clone(),
+            limits: limits
+                .iter()
+                .map(|(kind, range)| StoredLimit {
+                    kind: kind.name().to_string(),
+                    min: range.min.get(),
+                    max: range.max.get(),
+                })
+                .collect(),
+        },
         Event::TableOpened { .. } => JournalEvent::TableOpened { table: t },
         Event::TableClosed { .. } => JournalEvent::TableClosed { table: t },
         Event::BettingOpened { round, deadline_ms, .. } => JournalEvent::BettingOpened {
@@ -263,6 +306,7 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             spot: bet.bet.spot().notation(),
             kind: bet.bet.kind().name().to_string(),
             stake: bet.bet.stake().get(),
+            under_minimum: bet.bet.under_minimum(),
         },
         Event::BetCancelled {
             round,

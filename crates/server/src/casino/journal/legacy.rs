@@ -92,6 +92,13 @@ pub enum LegacyEvent {
         player: String,
         amount: u64,
     },
+    LimitsSet {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        limits: Vec<super::event::StoredLimit>,
+    },
     FloatFilled {
         table: String,
         amount: u64,
@@ -330,6 +337,19 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         J::Tipped { table, player, amount } => L::Tipped { table, player, amount },
         J::FloatFilled { table, amount } => L::FloatFilled { table, amount },
+        J::LimitsSet {
+            table,
+            at_ms,
+            by,
+            licence,
+            limits,
+        } => L::LimitsSet {
+            table,
+            at_ms,
+            by,
+            licence,
+            limits,
+        },
         J::InspectionRecorded {
             table,
             at_ms,
@@ -375,6 +395,7 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             spot,
             kind,
             stake,
+            ..
         } => L::BetAccepted {
             table,
             round,

@@ -504,6 +504,7 @@ impl TableSlot {
             | Request::VoidRound { .. } => self.plan_round(dir, at_ms, request, &mut plan)?,
             Request::Inspect { .. }
             | Request::Adjust { .. }
+            | Request::SetLimits { .. }
             | Request::DeclareEmergency { .. }
             | Request::LiftEmergency { .. }
             | Request::AnnulBets { .. }

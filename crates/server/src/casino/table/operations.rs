@@ -3,7 +3,9 @@
 //! bets (european-casino 3.7-3.8) and disputes up to journal format 4
 //! (Colorado 2206(5); from format 5 in [`super::disputes`]).
 
+use croupier_core::profile::StakeRange;
 use croupier_core::round::{Adjustment, Command, Inspection};
+use croupier_core::{Kind, Minor};
 
 use super::disputes::Dispute;
 use super::{person, Plan, TableSlot};
@@ -51,6 +53,27 @@ impl TableSlot {
                 replacement: *replacement,
                 description: description.clone(),
             }),
+            Request::SetLimits { limits, .. } => {
+                let mut core_limits = Vec::with_capacity(limits.len());
+                for l in limits {
+                    let kind = Kind::parse(&l.kind).ok_or_else(|| {
+                        err(
+                            ErrorCode::BadLimits,
+                            format!("limits: {:?} is not a kind of bet", l.kind),
+                        )
+                    })?;
+                    let range = StakeRange {
+                        min: Minor::new(l.min),
+                        max: Minor::new(l.max),
+                    };
+                    core_limits.push((kind, range));
+                }
+                Command::SetLimits {
+                    at_ms,
+                    by: by(),
+                    limits: core_limits,
+                }
+            }
             Request::DeclareEmergency { reason, .. } => Command::DeclareEmergency {
                 at_ms,
                 by: by(),

@@ -1,0 +1,201 @@
+//! A table's own limits, posted by the pit between rounds within what the
+//! profile allows (Colorado 2207, Maryland ch.1 G(3), european-casino
+//! glossary TABLE SIGN), and the rules that act on them at the table:
+//! over the maximum and under the minimum (european-casino 3.12-3.13).
+
+use croupier_core::profile::StakeRange;
+use croupier_core::round::{Command, CommandError, Event, Inspection, Person, SpinReport, Table, TableConfig};
+use croupier_core::{Kind, Minor, Pocket, Wheel};
+
+fn pit() -> Person {
+    Person {
+        name: "Sam Roe".into(),
+        role: "pit supervisor".into(),
+        licence: "P-1".into(),
+    }
+}
+
+fn open_table(profile: &str, wheel: Wheel) -> Table {
+    let mut t = Table::new(
+        croupier_profiles::load(profile).expect("profile"),
+        TableConfig {
+            wheel,
+            in_prison: false,
+            betting_window_ms: 60_000,
+        },
+    )
+    .expect("table");
+    t.handle(Command::RecordInspection(Inspection {
+        at_ms: 1,
+        by: pit(),
+        no_magnet_or_contrivance: true,
+        wheel_level_and_rotating_freely: true,
+        parts_secure: true,
+        ball_non_magnetic: true,
+        layout_and_signage_comply: true,
+    }))
+    .expect("inspected");
+    t.handle(Command::Open { at_ms: 2 }).expect("open");
+    t
+}
+
+fn range(min: u64, max: u64) -> StakeRange {
+    StakeRange {
+        min: Minor::new(min),
+        max: Minor::new(max),
+    }
+}
+
+fn set(t: &mut Table, at_ms: u64, limits: &[(Kind, u64, u64)]) -> Result<Vec<Event>, CommandError> {
+    t.handle(Command::SetLimits {
+        at_ms,
+        by: pit(),
+        limits: limits.iter().map(|&(k, min, max)| (k, range(min, max))).collect(),
+    })
+}
+
+fn bet(t: &mut Table, at_ms: u64, id: &str, spot: &str, stake: i128) -> Result<Vec<Event>, CommandError> {
+    t.handle(Command::PlaceBet {
+        at_ms,
+        bet_id: id.into(),
+        player: 1,
+        spot: spot.into(),
+        stake_minor: stake,
+        zero_choice: None,
+        coupon_minor: None,
+    })
+}
+
+fn spin(t: &mut Table, at_ms: u64, pocket: &str) -> Vec<Event> {
+    t.handle(Command::NoMoreBets { at_ms }).expect("no more bets");
+    t.handle(Command::Spin {
+        at_ms: at_ms + 1,
+        report: SpinReport::Ball {
+            pocket: Pocket::parse(pocket).expect("pocket"),
+            opposite_direction: true,
+            revolutions: 8,
+        },
+    })
+    .expect("spin")
+}
+
+fn returned(events: &[Event], id: &str) -> u64 {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::BetSettled { bet_id, returned, .. } if bet_id == id => Some(returned.get()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("bet {id} settled: {events:?}"))
+}
+
+// Colorado 2207: the licensee sets and posts each table's limits; a bet
+// under the minimum or over the maximum is refused under that profile.
+#[test]
+fn the_pit_posts_a_tables_limits_between_rounds_and_bets_keep_them() {
+    let mut t = open_table("colorado-2014", Wheel::DoubleZero);
+    assert!(t.limits().is_empty(), "Colorado's profile posts no limits of its own");
+    let events = set(&mut t, 3, &[(Kind::Straight, 100, 10_000), (Kind::Red, 500, 50_000)]).expect("posted");
+    assert!(matches!(&events[..], [Event::LimitsSet { limits, .. }] if limits.len() == 2));
+    assert_eq!(
+        t.limits(),
+        [(Kind::Straight, range(100, 10_000)), (Kind::Red, range(500, 50_000))]
+    );
+
+    t.handle(Command::OpenBetting { at_ms: 4 }).expect("betting");
+    // Changed only between rounds.
+    assert_eq!(set(&mut t, 5, &[]), Err(CommandError::LimitsInRound));
+    assert!(
+        matches!(bet(&mut t, 5, "a", "17", 50), Err(CommandError::Bet(_))),
+        "under the minimum"
+    );
+    assert!(
+        matches!(bet(&mut t, 5, "b", "17", 10_100), Err(CommandError::Bet(_))),
+        "over the maximum"
+    );
+    assert!(
+        matches!(bet(&mut t, 5, "c", "red", 400), Err(CommandError::Bet(_))),
+        "red's own minimum"
+    );
+    bet(&mut t, 5, "d", "17", 10_000).expect("at the maximum");
+    bet(&mut t, 5, "e", "black", 1).expect("black has no posted limit");
+    let settled = spin(&mut t, 6, "17");
+    assert_eq!(returned(&settled, "d"), 360_000);
+
+    // Between rounds again: posting nothing takes the limits down.
+    set(&mut t, 8, &[]).expect("between rounds");
+    assert!(t.limits().is_empty());
+}
+
+#[test]
+fn limits_a_table_cannot_post_are_refused_naming_the_wager() {
+    let mut t = open_table("colorado-2014", Wheel::DoubleZero);
+    let refused = |t: &mut Table, limits: &[(Kind, u64, u64)], kind: &str| match set(t, 3, limits) {
+        Err(CommandError::BadLimits { kind: k, why }) => assert_eq!(k, kind, "{why}"),
+        other => panic!("{limits:?}: {other:?}"),
+    };
+    refused(&mut t, &[(Kind::FirstFour, 100, 1_000)], "first_four");
+    refused(&mut t, &[(Kind::Straight, 0, 1_000)], "straight");
+    refused(&mut t, &[(Kind::Straight, 2_000, 1_000)], "straight");
+    refused(&mut t, &[(Kind::Split, 100, 1_000), (Kind::Split, 100, 2_000)], "split");
+    assert!(t.limits().is_empty(), "nothing half-applied");
+
+    // low-limit-house, "The wager amounts for the game": $1-$10 inside, $5-$10
+    // outside. A table narrows them, never widens or removes them.
+    let mut house = open_table("low-limit-house", Wheel::DoubleZero);
+    let posted: Vec<(Kind, u64, u64)> = house
+        .limits()
+        .iter()
+        .map(|(k, r)| (*k, r.min.get(), r.max.get()))
+        .collect();
+    assert!(posted.contains(&(Kind::Straight, 100, 1_000)));
+    let with = |kind: Kind, min: u64, max: u64| -> Vec<(Kind, u64, u64)> {
+        posted
+            .iter()
+            .map(|&(k, lo, hi)| if k == kind { (k, min, max) } else { (k, lo, hi) })
+            .collect()
+    };
+    refused(&mut house, &with(Kind::Straight, 100, 2_000), "straight");
+    refused(&mut house, &with(Kind::Red, 100, 1_000), "red");
+    let without_red: Vec<_> = posted.iter().copied().filter(|(k, _, _)| *k != Kind::Red).collect();
+    refused(&mut house, &without_red, "red");
+    set(&mut house, 4, &with(Kind::Straight, 200, 500)).expect("narrowed");
+    assert!(house.limits().contains(&(Kind::Straight, range(200, 500))));
+}
+
+// european-casino 3.12: over the maximum, only the part up to the maximum
+// plays and the rest is returned; 3.13: under the minimum, the bet is paid
+// or collected once (flagged), whatever the result.
+#[test]
+fn over_the_maximum_and_under_the_minimum_act_at_a_european_table() {
+    let mut t = open_table("european-casino", Wheel::SingleZero);
+    set(&mut t, 3, &[(Kind::Straight, 100, 1_000)]).expect("posted");
+    t.handle(Command::OpenBetting { at_ms: 4 }).expect("betting");
+    let over = bet(&mut t, 5, "over", "17", 3_000).expect("taken");
+    let under = bet(&mut t, 5, "under", "17", 50).expect("taken");
+    let lost = bet(&mut t, 5, "lost", "18", 3_000).expect("taken");
+    let placed = |events: &[Event]| match events {
+        [Event::BetAccepted { bet, .. }] => (bet.bet.excess().get(), bet.bet.under_minimum()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(placed(&over), (2_000, false));
+    assert_eq!(placed(&under), (0, true));
+    assert_eq!(placed(&lost), (2_000, false));
+    let settled = spin(&mut t, 6, "17");
+    // 10.00 plays at 35 to 1; the 20.00 above the maximum comes back.
+    assert_eq!(returned(&settled, "over"), 36_000 + 2_000);
+    assert_eq!(returned(&settled, "under"), 50 * 36);
+    // A losing bet over the maximum loses only the maximum.
+    assert_eq!(returned(&settled, "lost"), 2_000);
+}
+
+// Maryland ch.1 G(3): the limits posted at each table. A table is built
+// from events alone: its limits come back on replay.
+#[test]
+fn a_tables_limits_replay_from_its_events() {
+    let mut t = open_table("maryland", Wheel::DoubleZero);
+    let events = set(&mut t, 3, &[(Kind::Dozen, 500, 5_000)]).expect("posted");
+    let mut again = open_table("maryland", Wheel::DoubleZero);
+    again.apply_all(&events);
+    assert_eq!(again.limits(), t.limits());
+}
