@@ -46,6 +46,9 @@ pub struct Jurisdiction {
     pub min_ball_revolutions: u8,
     pub in_prison_permitted: bool,
     pub half_back_permitted: bool,
+    /// The document fixes its odds ("paid out 35 to 1"): a profile pays
+    /// exactly `minimum_payouts`, not more.
+    pub payouts_fixed: bool,
     /// Kinds on which match play coupons may be accepted.
     pub match_play_kinds: Vec<Kind>,
     /// Bonus variants the document permits ("roulette-x", "bonus-spin-xtreme").
@@ -368,6 +371,9 @@ fn validate(spec: &ProfileSpec, j: &Jurisdiction) -> Result<(), ProfileError> {
                     return fail(field, format!("{odds} to 1 is outside 1 to {PAYOUT_MAX_TO_ONE}"));
                 }
                 if let Some(min) = j.minimum_payouts.get(kind) {
+                    if j.payouts_fixed && odds != min {
+                        return fail(field, format!("pays {odds} to 1; {} fixes it at {min} to 1", j.title));
+                    }
                     if odds < min {
                         return fail(
                             field,

@@ -156,6 +156,8 @@ struct JurisdictionFile {
     min_ball_revolutions: u8,
     in_prison_permitted: bool,
     half_back_permitted: bool,
+    #[serde(default)]
+    payouts_fixed: bool,
     match_play_kinds: Vec<String>,
     #[serde(default)]
     bonuses: Vec<String>,
@@ -175,6 +177,7 @@ impl JurisdictionFile {
             min_ball_revolutions: self.min_ball_revolutions,
             in_prison_permitted: self.in_prison_permitted,
             half_back_permitted: self.half_back_permitted,
+            payouts_fixed: self.payouts_fixed,
             match_play_kinds: kinds_named(&format!("{name}.match_play_kinds"), &self.match_play_kinds)?,
             bonuses: self.bonuses,
             title: self.title,

@@ -213,6 +213,14 @@ fn refusals_name_the_field() {
         refused_field("colorado-2013", "split = 17", "split = 16"),
         "paytable.split"
     );
+    // The low-limit house's Roulette Pay Table (and european-casino's "paid
+    // out 35 to 1") fix the odds: 36 to 1 straight up still leaves the house
+    // its edge on a double-zero wheel (37 of 38), but it is not the game the
+    // document describes.
+    assert_eq!(
+        refused_field("low-limit-house", "straight = 35", "straight = 36"),
+        "paytable.straight"
+    );
     // Maryland ch.4 A(11): green at no less than 11 to 1.
     assert_eq!(refused_field("maryland", "green = 11", "green = 10"), "paytable.green");
     // Maryland ch.5 A: four revolutions at least.
