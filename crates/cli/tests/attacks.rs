@@ -998,3 +998,52 @@ fn only_the_pit_posts_a_tables_limits_and_only_between_rounds() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// Colorado 2203(1): "valid match play coupons". A coupon is valid until its
+// end: past it, a bet that plays it is refused, through the real server;
+// the table's report counts each issued coupon once, as redeemed, expired
+// or outstanding, and the coupons account carries what redeemed ones cost.
+#[test]
+fn a_coupon_past_its_end_is_refused_and_the_report_counts_each_coupon() {
+    let data = data_dir();
+    let (server, [_, cashier, dealer, pit, p1, _]) = casino(data.path());
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.seat(&cashier, ("p1", &p1), "t2", 100_000, 50_000);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as u64;
+    let issue = |id: &str, until: Option<u64>| {
+        let mut request = json!({"op": "issue_coupon", "id": id, "player": "p1", "table": "t2", "value": 500});
+        if let Some(until) = until {
+            request["expires_at_ms"] = json!(until);
+        }
+        request
+    };
+    let (status, code, message) = refused(&server, &cashier, issue("mp-past", Some(now - 1)));
+    assert_eq!((status, code.as_str()), (422, "bad_coupon"), "{message}");
+    server.ask(&cashier, issue("mp-soon", Some(now + 1_500)));
+    server.ask(&cashier, issue("mp-played", None));
+    server.ask(&cashier, issue("mp-kept", Some(now + 86_400_000)));
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let bet = |id: &str, coupon: &str| json!({"op": "place_bet", "table": "t2", "bet_id": id, "spot": "red", "stake": 500, "coupon_id": coupon});
+    server.ask(&p1, bet("b1", "mp-played"));
+    std::thread::sleep(Duration::from_millis(1_600));
+    let (status, code, message) = refused(&server, &p1, bet("b2", "mp-soon"));
+    assert_eq!((status, code.as_str()), (422, "coupon_expired"), "{message}");
+    assert!(message.contains("mp-soon"), "{message}");
+    let (status, report) = server.http("GET", "/api/tables/t2/report", Some(&pit), None);
+    assert_eq!(status, 200, "{report}");
+    let count = |what: &str| {
+        (
+            report["coupons"][what]["count"].as_u64(),
+            report["coupons"][what]["value"].as_u64(),
+        )
+    };
+    assert_eq!(count("issued"), (Some(3), Some(1_500)), "{report}");
+    assert_eq!(count("redeemed"), (Some(1), Some(500)), "{report}");
+    assert_eq!(count("expired"), (Some(1), Some(500)), "{report}");
+    assert_eq!(count("outstanding"), (Some(1), Some(500)), "{report}");
+    let (ok, verified) = verify(data.path());
+    assert!(ok, "{verified}");
+}

@@ -133,6 +133,7 @@ fn every_kind() -> Vec<EventView> {
             player: p(),
             table: t(),
             value: 500,
+            expires_at_ms: Some(86_400_000),
         },
         EventView::BoughtIn {
             table: t(),

@@ -744,12 +744,50 @@ fn a_dispute_prices_a_coupon_only_where_one_was_played_and_a_prison_bet_as_relea
 }
 
 fn issue(id: &str, player: &str, table: &str, value: u64) -> Request {
+    issue_until(id, player, table, value, None)
+}
+
+fn issue_until(id: &str, player: &str, table: &str, value: u64, expires_at_ms: Option<u64>) -> Request {
     Request::IssueCoupon {
         id: id.into(),
         player: player.into(),
         table: table.into(),
         value: Minor::new(value),
+        expires_at_ms,
     }
+}
+
+// Colorado 2203(1): "valid match play coupons". A coupon says until when it
+// is valid; played at or after that instant it is refused as expired, and
+// one that would never be valid is not issued. Its play is journaled, so a
+// replay refuses and accepts the same.
+#[test]
+fn a_match_play_coupon_past_its_end_is_refused() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.seat("alice", 10_000, 5_000);
+    let soon = w.now + 200;
+    w.refused(
+        &cashier(),
+        issue_until("mp-0", "alice", "t1", 500, Some(w.now)),
+        "bad_coupon",
+    );
+    w.ok(&cashier(), issue_until("mp-1", "alice", "t1", 500, Some(soon)));
+    w.ok(
+        &cashier(),
+        issue_until("mp-2", "alice", "t1", 500, Some(soon + 100_000)),
+    );
+    w.ok(&dealer(), open_betting());
+    while w.now < soon {
+        w.ok(&alice(), coupon_bet(&format!("x{}", w.now), "17", 100, None, None));
+    }
+    let expired = w.refused(
+        &alice(),
+        coupon_bet("late", "red", 500, None, Some("mp-1")),
+        "coupon_expired",
+    );
+    assert!(expired.message.contains("mp-1"), "{expired}");
+    w.ok(&alice(), coupon_bet("in-time", "red", 500, None, Some("mp-2")));
+    w.replays();
 }
 
 fn coupon_bet(id: &str, spot: &str, stake: u64, coupon: Option<u64>, coupon_id: Option<&str>) -> Request {

@@ -63,6 +63,8 @@ pub struct IssuedCoupon {
     pub id: String,
     pub table: String,
     pub value: u64,
+    /// Played only before this instant (Unix ms); absent: no end.
+    pub expires_at_ms: Option<u64>,
 }
 
 /// A player's accounts and coupons, as the cage looks them up.
@@ -336,6 +338,26 @@ pub struct TableReport {
     pub players: Vec<SeatedChips>,
     pub rounds: Vec<RoundTotals>,
     pub totals: ReportTotals,
+    /// The table's match play coupons (Colorado 2203(1)): what the `coupons`
+    /// account carries is what the redeemed ones cost the casino.
+    pub coupons: CouponTotals,
+}
+
+/// How many coupons, and their face value in minor units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CouponCount {
+    pub count: u64,
+    pub value: u64,
+}
+
+/// A table's match play coupons: every one issued is redeemed (played on a
+/// bet), expired (past its end unplayed) or outstanding.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CouponTotals {
+    pub issued: CouponCount,
+    pub redeemed: CouponCount,
+    pub expired: CouponCount,
+    pub outstanding: CouponCount,
 }
 
 /// A bet as game recall shows it.

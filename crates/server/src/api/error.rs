@@ -73,6 +73,8 @@ error_codes! {
     Full = "full" => 422,
     BadFormat = "bad_format" => 422,
     BadTable = "bad_table" => 422,
+    /// A match play coupon past its end.
+    CouponExpired = "coupon_expired" => 422,
     /// Table limits out of bounds, or set while a round is under way.
     BadLimits = "bad_limits" => 422,
     BadProfile = "bad_profile" => 422,

@@ -69,6 +69,9 @@ pub enum EventView {
         player: String,
         table: String,
         value: u64,
+        /// Played only before this instant (Unix ms); absent: no end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expires_at_ms: Option<u64>,
     },
     BoughtIn {
         table: String,

@@ -235,6 +235,10 @@ pub enum ClientRequest {
         #[serde(with = "minor")]
         #[schema(value_type = u64)]
         value: Minor,
+        /// When the coupon stops being valid (Unix ms), if it has an end
+        /// (Colorado 2203(1): valid coupons); written only when set.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expires_at_ms: Option<u64>,
     },
     BuyIn {
         id: String,

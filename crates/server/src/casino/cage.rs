@@ -139,6 +139,7 @@ impl<S: Storage> Cage<S> {
                     id,
                     table: c.table,
                     value: c.value,
+                    expires_at_ms: c.expires_at_ms,
                 })
                 .collect(),
             locked: user.locked,
@@ -174,7 +175,7 @@ impl<S: Storage> Cage<S> {
         let dir = self.directory.read();
         dir.check_actor(actor)?;
         policy::require(actor.role, request.act(actor))?;
-        let (transfers, events, mut effects) = self.plan(&dir, &request)?;
+        let (transfers, events, mut effects) = self.plan(&dir, at_ms, &request)?;
         if let Some(moved) = self.cashier_limit(&dir, at_ms, actor, &request)? {
             effects.push(moved);
         }
@@ -227,6 +228,7 @@ impl<S: Storage> Cage<S> {
     fn plan(
         &self,
         dir: &Directory,
+        at_ms: u64,
         request: &Request,
     ) -> Result<(Vec<Transfer>, Vec<JournalEvent>, Vec<Effect>), ApiError> {
         use Request as R;
@@ -418,11 +420,13 @@ impl<S: Storage> Cage<S> {
                 player,
                 table,
                 value,
+                expires_at_ms,
             } => {
                 let coupon = Coupon {
                     player: player.clone(),
                     table: table.clone(),
                     value: value.get(),
+                    expires_at_ms: *expires_at_ms,
                 };
                 if let Some(issued) = dir.coupon(id) {
                     // Sent again as it was: done already, nothing to write.
@@ -447,6 +451,12 @@ impl<S: Storage> Cage<S> {
                 if value.get() == 0 {
                     return Err(err(ErrorCode::BadAmount, "a coupon is worth more than nothing"));
                 }
+                if let Some(end) = expires_at_ms.filter(|end| *end <= at_ms) {
+                    return Err(err(
+                        ErrorCode::BadCoupon,
+                        format!("expires_at_ms {end} is not in the future: the coupon would never be valid"),
+                    ));
+                }
                 if dir.coupons_issued() >= COUPONS_MAX {
                     return Err(err(
                         ErrorCode::Full,
@@ -458,6 +468,7 @@ impl<S: Storage> Cage<S> {
                     player: player.clone(),
                     table: table.clone(),
                     value: value.get(),
+                    expires_at_ms: *expires_at_ms,
                 });
                 effects.push(Effect::AddCoupon(id.clone(), coupon));
             }

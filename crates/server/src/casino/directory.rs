@@ -20,6 +20,8 @@ pub struct Coupon {
     pub player: String,
     pub table: String,
     pub value: u64,
+    /// Played only before this instant (Unix ms), if it has an end.
+    pub expires_at_ms: Option<u64>,
 }
 
 /// The most match play coupons a casino keeps issued.
@@ -58,6 +60,12 @@ impl Directory {
     /// The match play coupon issued under `id`, if one was.
     pub fn coupon(&self, id: &str) -> Option<&Coupon> {
         self.coupons.get(id)
+    }
+
+    /// The coupons issued for `table`. It scans every coupon: only the
+    /// table's report, a staff read, asks.
+    pub fn coupons_for_table<'a>(&'a self, table: &'a str) -> impl Iterator<Item = (&'a String, &'a Coupon)> + 'a {
+        self.coupons.iter().filter(move |(_, c)| c.table == table)
     }
 
     /// How many match play coupons were issued.

@@ -9,13 +9,14 @@ use croupier_core::{Kind, Spot};
 use croupier_ledger::TableAccount;
 
 use super::actor::Actor;
+use super::directory::Directory;
 use super::journal::event::colour_of;
 use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
 use crate::api::bodies::{
-    Layout, LayoutKind, LayoutSpot, LogEntry, OpenBet, PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat,
-    SeatedChips, TableBets, TableLog, TableReport, TableSummary,
+    CouponCount, CouponTotals, Layout, LayoutKind, LayoutSpot, LogEntry, OpenBet, PublicTable, RecalledRound,
+    ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport, TableSummary,
 };
 
 /// A question about one table.
@@ -77,7 +78,8 @@ fn pocket_colours(slot: &TableSlot) -> BTreeMap<String, String> {
         .collect()
 }
 
-pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
+/// `query` about `slot`; the report counts `dir`'s coupons as of `now_ms`.
+pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -> TableAnswer {
     match query {
         TableQuery::Summary { viewer } => TableAnswer::Summary(TableSummary {
             table: slot.id.clone(),
@@ -183,7 +185,7 @@ pub fn read(slot: &TableSlot, query: TableQuery) -> TableAnswer {
                     .unwrap_or_default(),
             })
         }
-        TableQuery::Report => TableAnswer::Report(report(slot)),
+        TableQuery::Report => TableAnswer::Report(report(slot, dir, now_ms)),
         TableQuery::Recall { n, viewer } => {
             let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
             TableAnswer::Rounds(
@@ -281,7 +283,27 @@ fn layout(slot: &TableSlot) -> Layout {
     }
 }
 
-fn report(slot: &TableSlot) -> TableReport {
+/// The table's coupons, each counted once: redeemed, expired or outstanding.
+fn coupon_totals(slot: &TableSlot, dir: &Directory, now_ms: u64) -> CouponTotals {
+    let mut totals = CouponTotals::default();
+    let add = |c: &mut CouponCount, value: u64| {
+        c.count += 1;
+        c.value = c.value.saturating_add(value);
+    };
+    for (id, coupon) in dir.coupons_for_table(&slot.id) {
+        add(&mut totals.issued, coupon.value);
+        if slot.coupons_played.contains_key(id) {
+            add(&mut totals.redeemed, coupon.value);
+        } else if coupon.expires_at_ms.is_some_and(|end| now_ms >= end) {
+            add(&mut totals.expired, coupon.value);
+        } else {
+            add(&mut totals.outstanding, coupon.value);
+        }
+    }
+    totals
+}
+
+fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
     let accounts = [
         ("float", TableAccount::Float),
         ("drop", TableAccount::Drop),
@@ -330,5 +352,6 @@ fn report(slot: &TableSlot) -> TableReport {
             .collect(),
         rounds,
         totals,
+        coupons: coupon_totals(slot, dir, now_ms),
     }
 }

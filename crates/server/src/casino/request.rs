@@ -155,6 +155,8 @@ pub enum Request {
         table: String,
         #[serde(with = "minor")]
         value: Minor,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expires_at_ms: Option<u64>,
     },
     BuyIn {
         id: String,
@@ -441,11 +443,13 @@ impl Request {
                 player,
                 table,
                 value,
+                expires_at_ms,
             } => Request::IssueCoupon {
                 id,
                 player,
                 table,
                 value,
+                expires_at_ms,
             },
             C::BuyIn {
                 id,

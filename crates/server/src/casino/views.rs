@@ -71,11 +71,13 @@ pub fn view(event: &JournalEvent) -> EventView {
             player,
             table,
             value,
+            expires_at_ms,
         } => V::CouponIssued {
             id,
             player,
             table,
             value,
+            expires_at_ms,
         },
         J::CashedOut { player, amount } => V::CashedOut { player, amount },
         J::BoughtIn {

@@ -183,7 +183,10 @@ impl TableWriter {
                 };
                 (Answer::Executed(closed), reply)
             }
-            TableMsg::Read { query, reply } => (Answer::Table(Box::new(reads::read(&self.slot, query))), reply),
+            TableMsg::Read { query, reply } => {
+                let read = reads::read(&self.slot, &self.directory.read(), self.clock.now_ms(), query);
+                (Answer::Table(Box::new(read)), reply)
+            }
         }
     }
 

@@ -73,6 +73,9 @@ pub enum JournalEvent {
         player: String,
         table: String,
         value: u64,
+        /// Played only before this instant (Unix ms); absent: no end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expires_at_ms: Option<u64>,
     },
     BoughtIn {
         table: String,

@@ -292,6 +292,7 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             player,
             table,
             value,
+            ..
         } => L::CouponIssued {
             id,
             player,

@@ -55,8 +55,17 @@ impl TableSlot {
                             .ok_or_else(|| err(ErrorCode::BadZeroChoice, "zero_choice is half or prison"))
                     })
                     .transpose()?;
-                let coupon_minor =
-                    self.coupon_played(dir, &actor.username, bet_id, *coupon, coupon_id.as_deref(), plan)?;
+                let coupon_minor = self.coupon_played(
+                    dir,
+                    at_ms,
+                    &actor.username,
+                    super::coupons::Claim {
+                        bet_id,
+                        value: *coupon,
+                        id: coupon_id.as_deref(),
+                    },
+                    plan,
+                )?;
                 let placing = BetRequest {
                     spot,
                     stake_minor: i128::from(stake.get()),

@@ -11,6 +11,13 @@ use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::FORMAT_COUPONS_ISSUED;
 
+/// A bet's claim to play a coupon: the bet, and the value and id it names.
+pub(super) struct Claim<'a> {
+    pub bet_id: &'a str,
+    pub value: Option<Minor>,
+    pub id: Option<&'a str>,
+}
+
 impl TableSlot {
     /// The value of the coupon a bet plays, checked: issued to `player` for
     /// this table, of the value the bet names if it names one, and not
@@ -19,12 +26,16 @@ impl TableSlot {
     pub(super) fn coupon_played(
         &self,
         dir: &Directory,
+        at_ms: u64,
         player: &str,
-        bet_id: &str,
-        coupon: Option<Minor>,
-        coupon_id: Option<&str>,
+        claim: Claim<'_>,
         plan: &mut Plan,
     ) -> Result<Option<i128>, ApiError> {
+        let Claim {
+            bet_id,
+            value: coupon,
+            id: coupon_id,
+        } = claim;
         if dir.journal_format() < FORMAT_COUPONS_ISSUED {
             return Ok(coupon.map(|c| i128::from(c.get())));
         }
@@ -45,6 +56,12 @@ impl TableSlot {
             return Err(err(
                 ErrorCode::CouponNotIssued,
                 format!("coupon {id} is for table {}, not {}", issued.table, self.id),
+            ));
+        }
+        if let Some(end) = issued.expires_at_ms.filter(|end| at_ms >= *end) {
+            return Err(err(
+                ErrorCode::CouponExpired,
+                format!("coupon {id} expired at {end} (Unix ms); it is no longer valid (Colorado 2203(1))"),
             ));
         }
         if let Some(named) = coupon.filter(|v| v.get() != issued.value) {
