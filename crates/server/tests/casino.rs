@@ -1547,17 +1547,19 @@ fn maryland_table(id: &str, outcome: OutcomeSource) -> Request {
     table
 }
 
-/// Opens `table` and takes it to no more bets.
+/// Opens `table` and takes it to no more bets. At an automated wheel's
+/// table betting opens only as the wheel's game finishes: the server opens it.
 fn to_no_more_bets<S: Storage>(w: &mut World<S>, table: &str) {
     let dealer = actor("dealer", Role::Dealer);
     w.ok(&actor("pit", Role::PitSupervisor), inspection(table));
-    for request in [
-        Request::OpenTable { table: table.into() },
-        Request::OpenBetting { table: table.into() },
-        Request::NoMoreBets { table: table.into() },
-    ] {
-        w.ok(&dealer, request);
-    }
+    w.ok(&dealer, Request::OpenTable { table: table.into() });
+    let opener = if table == "wheel" {
+        Actor::system()
+    } else {
+        dealer.clone()
+    };
+    w.ok(&opener, Request::OpenBetting { table: table.into() });
+    w.ok(&dealer, Request::NoMoreBets { table: table.into() });
 }
 
 fn refused_as(w: &mut World<MemoryStorage>, who: &Actor, request: Request, code: &str) {
@@ -1777,6 +1779,39 @@ fn a_new_table_keeps_the_casinos_currency_and_its_zero_rules_from_format_6() {
     }
     let entries = old.casino.ledger().storage().entries.clone();
     assert!(replay(&entries).is_ok());
+}
+
+// Colorado 2205(2), Maryland ch.5 B: at an automated wheel's table no one
+// opens betting by hand, where the wheel's ball may already be rolling;
+// the server opens it as each game finishes. A format-5 journal replays as it was.
+#[test]
+fn no_one_opens_betting_by_hand_at_an_automated_wheel_from_format_6() {
+    for format in [JOURNAL_FORMAT, 5] {
+        let mut w = setup_in_format(MemoryStorage::default(), format);
+        w.ok(&admin(), maryland_table("wheel", OutcomeSource::Wheel));
+        w.ok(&actor("pit", Role::PitSupervisor), inspection("wheel"));
+        w.ok(
+            &actor("dealer", Role::Dealer),
+            Request::OpenTable { table: "wheel".into() },
+        );
+        let by_hand = Request::OpenBetting { table: "wheel".into() };
+        for who in [
+            actor("dealer", Role::Dealer),
+            actor("pit", Role::PitSupervisor),
+            admin(),
+        ] {
+            if format >= 6 {
+                refused_as(&mut w, &who, by_hand.clone(), "not_dealer_table");
+            }
+        }
+        if format < 6 {
+            w.ok(&actor("dealer", Role::Dealer), by_hand.clone());
+        } else {
+            w.ok(&Actor::system(), by_hand.clone());
+        }
+        let entries = w.casino.ledger().storage().entries.clone();
+        assert!(replay(&entries).is_ok(), "format {format} replays");
+    }
 }
 
 // A journal from before results came only from their source replays as it was.

@@ -120,8 +120,10 @@ impl Debouncer {
             let warns_anew = self.current_game == Some(frame.game) && frame.warnings & !self.warnings != 0
                 || self.current_game != Some(frame.game) && frame.warnings != 0;
             let finishing = frame.state == WheelState::WinningNumber && self.finished != Some(frame.game);
+            // The launch is kept past the cap: replay must see the ball launched.
+            let launching = past_launch(frame.state) && (self.current_game != Some(frame.game) || !self.launched);
             let changed = self.last_kept != Some(says) && self.frames.len() < FRAMES_KEPT_MAX;
-            if changed || warns_anew || finishing {
+            if changed || warns_anew || finishing || launching {
                 self.frames.push(raw.to_string());
                 self.last_kept = Some(says);
             }
@@ -238,9 +240,17 @@ pub fn follow_events(
             break;
         }
         if buf.last() != Some(&b'\n') {
-            // An over-long line: drop the rest of it.
-            let mut rest = Vec::new();
-            input.read_until(b'\n', &mut rest)?;
+            // An over-long line: drop the rest of it, a bounded piece at a
+            // time, so that a stream without line ends holds no memory.
+            loop {
+                buf.clear();
+                let read = (&mut input)
+                    .take(crate::slingshot2::LINE_MAX_BYTES as u64 + 2)
+                    .read_until(b'\n', &mut buf)?;
+                if read == 0 || buf.last() == Some(&b'\n') {
+                    break;
+                }
+            }
             debouncer.rejected_lines += 1;
             continue;
         }
@@ -590,5 +600,36 @@ mod tests {
         assert!(!of(&["*X;3;012;17;0;25;1", "*X;5;012; 6;0;22;1"]));
         assert!(!of(&["*X;5;012; 6;0;22;1"]));
         assert!(!of(&[]));
+    }
+
+    // A game with more changes than the frames kept still keeps its launch
+    // and what ended it, so the table replays it as the monitor saw it.
+    #[test]
+    fn a_long_games_launch_is_kept_past_the_cap() {
+        let mut lines: Vec<String> = (0..FRAMES_KEPT_MAX + 6)
+            .map(|i| format!("*X;{};012;17;0;25;1", 1 + i % 2))
+            .collect();
+        lines.push("*X;3;012;17;0;24;1".to_string());
+        lines.push("*X;1;013;17;0;25;1".to_string());
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let games = finished(&lines);
+        assert_eq!(games.len(), 1, "{games:?}");
+        assert!(matches!(games[0].result, GameResult::NoSpin { game: 12, .. }));
+        assert_eq!(replay_game(&games[0].frames), Ok(games[0].result));
+    }
+
+    #[test]
+    fn a_stream_without_line_ends_holds_no_memory() {
+        // 4 MB with no line end, then a game: skipped in bounded pieces, the game still read.
+        let mut stream = vec![b'x'; 4 << 20];
+        stream.extend_from_slice(b"\n*X;1;020;17;0;25;1\r\n*X;3;020;17;0;24;1\r\n*X;5;020; 9;0;22;1\r\n");
+        let mut games = Vec::new();
+        let d = follow(std::io::Cursor::new(stream), None, |g| {
+            games.push(g.result);
+            Ok(())
+        })
+        .expect("read");
+        assert_eq!(d.rejected_lines, 1);
+        assert_eq!(games.len(), 1);
     }
 }

@@ -501,7 +501,7 @@ impl TableSlot {
             | Request::Spin { .. }
             | Request::Draw { .. }
             | Request::WheelGame { .. }
-            | Request::VoidRound { .. } => self.plan_round(dir, at_ms, request, &mut plan)?,
+            | Request::VoidRound { .. } => self.plan_round(dir, at_ms, actor, request, &mut plan)?,
             Request::Inspect { .. }
             | Request::Adjust { .. }
             | Request::SetLimits { .. }

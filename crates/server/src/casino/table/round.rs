@@ -5,6 +5,7 @@ use croupier_core::round::{Command, NoSpinReason, SpinReport};
 
 use super::{Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode, OutcomeSource};
+use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{FORMAT_RESULTS_FROM_SOURCE, FORMAT_WHEEL_LAUNCH_WITNESSED};
@@ -15,12 +16,26 @@ impl TableSlot {
         &self,
         dir: &Directory,
         at_ms: u64,
+        actor: &Actor,
         request: &Request,
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
         let command = match request {
             Request::OpenTable { .. } => Command::Open { at_ms },
             Request::CloseTable { .. } => Command::Close { at_ms },
+            // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
+            // opens only as the wheel's game finishes, never by hand while its
+            // ball may be rolling (the wheel closes betting once a game).
+            Request::OpenBetting { .. }
+                if self.outcome == OutcomeSource::Wheel
+                    && *actor != Actor::system()
+                    && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
+            {
+                return Err(err(
+                    ErrorCode::NotDealerTable,
+                    "betting at an automated wheel's table opens by itself as each game of the wheel finishes",
+                ))
+            }
             Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
             Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
             Request::Spin { spin, .. } => {
