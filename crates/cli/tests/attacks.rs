@@ -984,6 +984,15 @@ fn only_the_pit_posts_a_tables_limits_and_only_between_rounds() {
     let (status, code, message) = refused(&server, &p1, bet("over", 20_000));
     assert_eq!((status, code.as_str()), (422, "over_maximum"), "{message}");
     server.ask(&p1, bet("ok", 10_000));
+    // The maximum holds per spot: more on 17 in the same round is refused;
+    // another spot is not.
+    let (status, code, message) = refused(&server, &p1, bet("more", 100));
+    assert_eq!((status, code.as_str()), (422, "over_maximum"), "{message}");
+    assert!(message.contains("100.00 on the straight 17"), "{message}");
+    server.ask(
+        &p1,
+        json!({"op": "place_bet", "table": "t2", "bet_id": "s18", "spot": "17-18", "stake": 10_000}),
+    );
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
     server.ask(
         &dealer,

@@ -11,7 +11,7 @@
 //! (Colorado 2205(4)) -> betting open again.
 
 use crate::money::{Minor, STAKE_MAX_MINOR};
-use crate::pocket::Pocket;
+use crate::pocket::{Pocket, PocketSet};
 use crate::profile::{NoSpinBets, Profile, StakeRange, ZeroChoice};
 use crate::settle::{BetError, BetRequest, Outcome, PlacedBet, RulesError, TableRules};
 use crate::spot::Kind;
@@ -447,7 +447,7 @@ pub enum CommandError {
     RoundUnderWay,
     #[error("betting is not open")]
     BettingNotOpen,
-    #[error("past posting: no more bets has been called; the bet is returned")]
+    #[error("past posting: no more bets has been called; the bet is not taken")]
     PastPosting,
     #[error("no bet {0} of this player in this round")]
     NoSuchBet(String),
@@ -499,6 +499,9 @@ pub struct Table {
     /// How many bets each player has placed this round, cancelled and
     /// annulled ones included.
     placed: std::collections::HashMap<PlayerId, usize>,
+    /// What each player has on each spot (kind and pockets) on the layout,
+    /// every bet's parts summed: a table's maximum holds per spot.
+    staked_on: std::collections::HashMap<(PlayerId, Kind, PocketSet), u64>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,
 }
@@ -539,6 +542,7 @@ impl Table {
             index: std::collections::HashMap::new(),
             withdrawn: std::collections::HashSet::new(),
             placed: std::collections::HashMap::new(),
+            staked_on: std::collections::HashMap::new(),
             last_ms: 0,
             last_pockets: Vec::new(),
         })
@@ -559,21 +563,25 @@ impl Table {
             if !offered.contains(&kind) {
                 return Err(bad(format!("{kind} is not offered at this table")));
             }
+            // A composite bet plays as the bets it stands for, and their limits are its.
+            if matches!(kind, Kind::Neighbours | Kind::Complete) {
+                return Err(bad(format!(
+                    "{kind} is limited by the bets it stands for; post their limits instead"
+                )));
+            }
             if range.min == Minor::ZERO || range.min > range.max || range.max.get() > STAKE_MAX_MINOR {
                 return Err(bad(format!(
-                    "min {} and max {} must satisfy 0 < min <= max <= {STAKE_MAX_MINOR}",
-                    range.min.get(),
-                    range.max.get()
+                    "the minimum {} and maximum {} must satisfy 0 < minimum <= maximum <= {}",
+                    range.min,
+                    range.max,
+                    Minor::new(STAKE_MAX_MINOR)
                 )));
             }
             if let Some((_, bound)) = self.posted.iter().find(|(k, _)| *k == kind) {
                 if range.min < bound.min || range.max > bound.max {
                     return Err(bad(format!(
-                        "{}-{} is outside the profile's posted {}-{}",
-                        range.min.get(),
-                        range.max.get(),
-                        bound.min.get(),
-                        bound.max.get()
+                        "{} to {} is outside the profile's own {} to {}",
+                        range.min, range.max, bound.min, bound.max
                     )));
                 }
             }
@@ -1075,6 +1083,7 @@ impl Table {
                 self.inspected = false;
                 self.bets.clear();
                 self.index.clear();
+                self.staked_on.clear();
             }
             E::BettingOpened {
                 at_ms,
@@ -1093,6 +1102,9 @@ impl Table {
                 self.last_ms = *at_ms;
                 *self.placed.entry(bet.player).or_default() += 1;
                 self.index.insert(bet.bet_id.clone(), self.bets.len());
+                for c in bet.bet.components() {
+                    *self.staked_on.entry((bet.player, c.kind, c.covers)).or_default() += c.stake.get();
+                }
                 self.bets.push(bet.clone());
             }
             E::BetCancelled { at_ms, bet_id, .. } => {
@@ -1161,6 +1173,18 @@ impl Table {
         self.index.clear();
         self.index
             .extend(self.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)));
+        self.staked_on.clear();
+        for b in &self.bets {
+            for c in b.bet.components() {
+                *self.staked_on.entry((b.player, c.kind, c.covers)).or_default() += c.stake.get();
+            }
+        }
+    }
+
+    /// What `player` has on the layout on the spot of `kind` covering
+    /// `covers`, all their bets' parts there summed, in minor units.
+    pub fn staked_on(&self, player: PlayerId, kind: Kind, covers: PocketSet) -> u64 {
+        self.staked_on.get(&(player, kind, covers)).copied().unwrap_or(0)
     }
 
     /// Applies a command's events, taking every bet they resolve off the

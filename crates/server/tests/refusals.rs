@@ -452,12 +452,15 @@ fn a_bet_under_the_table_minimum_is_refused() {
     w.ok(&dealer(), open_betting());
     for (spot, stake) in [("red", 100), ("dozen1", 400), ("column2", 100)] {
         let refused = w.refused(&alice(), bet(spot, spot, stake), "under_minimum");
-        assert!(refused.message.contains("500"), "{spot}: {refused}");
+        assert!(
+            refused.message.contains("under the table minimum 5.00"),
+            "{spot}: {refused}"
+        );
     }
     w.ok(&alice(), bet("straight", "17", 100));
     w.ok(&alice(), bet("red", "red", 500));
     let refused = w.refused(&alice(), bet("over", "17", 1_100), "over_maximum");
-    assert!(refused.message.contains("1000"), "{refused}");
+    assert!(refused.message.contains("over the table maximum 10.00"), "{refused}");
     w.replays();
 }
 
@@ -908,4 +911,55 @@ fn a_tip_is_whole_chips() {
     w.ok(&alice(), tip("tip-2", 200));
     assert_eq!(w.balance("chips:t1:alice"), 5_000 - 200);
     w.replays();
+}
+
+/// `set_limits` at t1 for `kinds`, each from `min` to `max`.
+fn limits(kinds: &[&str], min: u64, max: u64) -> Request {
+    Request::SetLimits {
+        table: "t1".into(),
+        limits: kinds
+            .iter()
+            .map(|k| croupier_server::casino::journal::event::StoredLimit {
+                kind: k.to_string(),
+                min,
+                max,
+            })
+            .collect(),
+    }
+}
+
+// Colorado 2207, Maryland ch.1 G(3): a table's maximum holds per spot. From
+// journal format 6 one player's bets on a spot in a round count together,
+// a composite bet's parts on their own spots (Maryland ch.3 F(19)); up to
+// format 5 each bet stood alone, and such a journal replays as it was.
+#[test]
+fn a_players_bets_on_one_spot_stay_within_its_maximum_together_from_format_6() {
+    for format in [JOURNAL_FORMAT, 5] {
+        let mut w = World::in_format(format, "maryland");
+        w.ok(
+            &pit(),
+            limits(
+                &["straight", "split", "street", "corner", "six_line", "first_five"],
+                100,
+                1_000,
+            ),
+        );
+        w.seat("alice", 100_000, 50_000);
+        w.seat("bob", 100_000, 50_000);
+        w.ok(&dealer(), open_betting());
+        w.ok(&alice(), coupon_bet("a1", "17", 800, None, None));
+        // Another player's bet on the same spot is theirs.
+        w.ok(&bob(), coupon_bet("b1", "17", 1_000, None, None));
+        // Complete on 17 puts 1.00 on 17 itself (and on each split, street...): 8.00 + 1.00 fits 10.00.
+        w.ok(&alice(), coupon_bet("a2", "complete:17", 4_000, None, None));
+        let more = coupon_bet("a3", "17", 200, None, None);
+        if format >= 6 {
+            let refused = w.refused(&alice(), more, "over_maximum");
+            assert!(refused.message.contains("9.00 on the straight 17"), "{refused}");
+        } else {
+            w.ok(&alice(), more);
+        }
+        w.ok(&alice(), coupon_bet("a4", "18", 1_000, None, None));
+        w.replays();
+    }
 }

@@ -61,6 +61,10 @@ pub const JOURNAL_FORMAT: u32 = 6;
 /// the ball may already have been rolling.
 pub const FORMAT_WHEEL_LAUNCH_WITNESSED: u32 = 6;
 
+/// The first format in which one player's bets on one spot in a round stay
+/// within the table's maximum together, not each bet alone.
+pub const FORMAT_SPOT_MAXIMUM: u32 = 6;
+
 /// The first format in which a new table keeps the rules of
 /// `casino/new_table.rs`: the casino's one currency, no In Prison on a
 /// double-zero wheel used as single zero, a half taken back rounded up.

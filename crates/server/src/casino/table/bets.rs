@@ -1,14 +1,14 @@
 //! Bets: placed and cancelled by their players.
 
 use croupier_core::round::{Command, Phase, PLAYER_ROUND_BETS_MAX};
-use croupier_core::{BetRequest, ZeroChoice};
+use croupier_core::{BetRequest, Minor, ZeroChoice};
 
 use super::{bet_id_max_bytes, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::FORMAT_PLAYER_BETS_CAPPED;
+use crate::casino::journal::{FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM};
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -77,6 +77,7 @@ impl TableSlot {
                     return Ok(());
                 }
                 self.check_share(dir, me.player_id)?;
+                self.check_spot_maximum(dir, me.player_id, &placing)?;
                 Command::PlaceBet {
                     at_ms,
                     bet_id: bet_id.clone(),
@@ -101,6 +102,41 @@ impl TableSlot {
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
         };
         self.plan_core(dir, plan, command)
+    }
+
+    /// From journal format 6 one player's bets on one spot in a round stay
+    /// within its maximum together (Colorado 2207, Maryland ch.1 G(3)):
+    /// three straight bets of 100.00 on 17 at a table whose straight
+    /// maximum is 100.00 played 300.00. Each part of a composite bet counts
+    /// on its own spot. A bet the core refuses anyway is left to the core.
+    fn check_spot_maximum(&self, dir: &Directory, player: u64, placing: &BetRequest<'_>) -> Result<(), ApiError> {
+        if dir.journal_format() < FORMAT_SPOT_MAXIMUM || self.table.limits().is_empty() {
+            return Ok(());
+        }
+        let Ok(placed) = self.table.rules().place(placing) else {
+            return Ok(());
+        };
+        for part in placed.components() {
+            let Some(range) = self.table.profile().limit(part.kind) else {
+                continue;
+            };
+            let already = self.table.staked_on(player, part.kind, part.covers);
+            if already > 0 && already.saturating_add(part.stake.get()) > range.max.get() {
+                let spot: Vec<&str> = part.covers.iter().map(|p| p.label()).collect();
+                return Err(err(
+                    ErrorCode::OverMaximum,
+                    format!(
+                        "you have {} on the {} {} this round: {} more is over the table maximum {} there",
+                        Minor::new(already),
+                        part.kind,
+                        spot.join("-"),
+                        part.stake,
+                        range.max
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// From journal format 5 a player places at most
