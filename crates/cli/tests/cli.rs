@@ -234,12 +234,15 @@ fn refusals_for_the_table() {
         &["settle", "--profile", "low-limit-house", "--pockets", "1"],
         r#"{"id":"s","spot":"17","stake":1100}"#,
     );
-    assert!(err.contains("over the maximum 1000"), "{err}");
+    assert!(
+        err.contains("11.00 on a straight is over the table maximum 10.00"),
+        "{err}"
+    );
     let err = run(
         &["settle", "--profile", "low-limit-house", "--pockets", "1"],
         r#"{"id":"s","spot":"red","stake":100}"#,
     );
-    assert!(err.contains("under the minimum 500"), "{err}");
+    assert!(err.contains("1.00 on a red is under the table minimum 5.00"), "{err}");
     // Colorado 2203(1): match play on even money and 2 to 1 wagers only.
     let err = run(
         &["settle", "--profile", "colorado-2014", "--pockets", "1"],

@@ -220,7 +220,7 @@ fn one_player_cannot_fill_a_round_and_a_bet_under_the_minimum_is_refused() {
     let under = json!({"op": "place_bet", "table": "h1", "bet_id": "h-red", "spot": "red", "stake": 100});
     let (status, code, message) = refused(&server, &p2, under);
     assert_eq!((status, code.as_str()), (422, "under_minimum"), "{message}");
-    assert!(message.contains("500"), "{message}");
+    assert!(message.contains("under the table minimum 5.00"), "{message}");
     server.kill();
     let (passed, report) = verify(data.path());
     assert!(passed, "{report}");

@@ -414,7 +414,9 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         .iter()
         .filter_map(|e| e["type"].as_str())
         .collect();
-    assert_eq!(types.last(), Some(&"inspection_recorded"), "{log}");
+    // Newest first: the first run's posted limits, then the inspection.
+    assert_eq!(types.last(), Some(&"limits_set"), "{log}");
+    assert_eq!(types.iter().rev().nth(1), Some(&"inspection_recorded"), "{log}");
     assert!(types.contains(&"table_opened") && types.contains(&"no_spin"), "{log}");
     assert!(log["log"]
         .as_array()

@@ -41,9 +41,9 @@ pub enum BetError {
     NotOffered { profile: String, what: String },
     #[error("{spot} stands for {parts} units: a stake of {stake} does not divide evenly among them")]
     Indivisible { spot: String, parts: u64, stake: u64 },
-    #[error("{kind} stake {stake} is under the minimum {min}")]
+    #[error("{} on a {kind} is under the table minimum {}", Minor::new(*.stake), Minor::new(*.min))]
     UnderMinimum { kind: Kind, stake: u64, min: u64 },
-    #[error("{kind} stake {stake} is over the maximum {max}")]
+    #[error("{} on a {kind} is over the table maximum {}", Minor::new(*.stake), Minor::new(*.max))]
     OverMaximum { kind: Kind, stake: u64, max: u64 },
     #[error("zero_choice applies only when the table offers In Prison (run with In Prison on)")]
     ZeroChoiceWithoutInPrison,

@@ -42,7 +42,11 @@ impl TableSlot {
                     if held < i128::from(stake) {
                         return Err(err(
                             ErrorCode::InsufficientChips,
-                            format!("you hold {held} in chips, less than the stake {stake}"),
+                            format!(
+                                "you hold {} in chips, less than the stake {}",
+                                croupier_core::Minor::new(u64::try_from(held).unwrap_or(0)),
+                                croupier_core::Minor::new(stake)
+                            ),
                         ));
                     }
                     collect.push(transfer(

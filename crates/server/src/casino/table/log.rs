@@ -1,6 +1,7 @@
 //! The table's operations log (Colorado 2212(5), Maryland ch.2 E): the
-//! inspections, adjustments, openings, no spins, emergencies, annulments
-//! and disputes, each with who did it and their licence.
+//! inspections, adjustments, limits posted, openings, no spins,
+//! emergencies, annulments and disputes, each with who did it and their
+//! licence.
 
 use croupier_core::round::Event;
 
@@ -19,6 +20,7 @@ pub(super) fn logged(event: &Event) -> bool {
         event,
         Event::InspectionRecorded(_)
             | Event::AdjustmentRecorded(_)
+            | Event::LimitsSet { .. }
             | Event::TableOpened { .. }
             | Event::TableClosed { .. }
             | Event::NoSpin { .. }
