@@ -147,8 +147,11 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await signIn(pit, "/pit?table=t2", "pit1", "pit1-secret-1", "P-2002");
   // An adjustment first; the inspection must follow it (Maryland ch.2 C-D).
   await pit.fill('#adjust-form [name="description"]', "ball track cleaned");
+  // Colorado 2212(2): made before a security department member, who is recorded.
+  await pit.fill('#adjust-form [name="witness"]', "Sam Guard");
+  await pit.fill('#adjust-form [name="witness_licence"]', "S-77");
   await pit.click('#adjust-form button[type="submit"]');
-  await textOf(pit.locator("#log"), /Adjustment.*ball track cleaned.*pit1.*P-2002/s, "adjustment log row");
+  await textOf(pit.locator("#log"), /Adjustment.*ball track cleaned; witnessed by Sam Guard \(S-77\).*pit1.*P-2002/s, "adjustment log row");
   for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
   await pit.click('#inspect-form button[type="submit"]');
   await textOf(pit.locator("#log"), /Inspection.*pit1.*P-2002/s, "inspection log row");

@@ -1056,3 +1056,30 @@ fn a_coupon_past_its_end_is_refused_and_the_report_counts_each_coupon() {
     let (ok, verified) = verify(data.path());
     assert!(ok, "{verified}");
 }
+
+// Colorado 2212(2), Maryland ch.2 B: an adjustment names the security
+// member present; Maryland ch.2 F: a table closes with its wheel cover
+// locked. Refused otherwise, through the real server, writing nothing.
+#[test]
+fn an_unwitnessed_adjustment_and_an_unlocked_close_are_refused() {
+    let data = data_dir();
+    let (server, [_, _, dealer, pit, _, _]) = casino(data.path());
+    let before = journal_rows(data.path()).len();
+    let adjust = json!({"op": "adjust", "table": "t1", "replacement": false, "description": "levelled the wheel"});
+    let (status, code, message) = refused(&server, &pit, adjust.clone());
+    assert_eq!((status, code.as_str()), (422, "witness_required"), "{message}");
+    assert_eq!(journal_rows(data.path()).len(), before, "nothing written");
+    let mut witnessed = adjust;
+    witnessed["witness"] = json!("Sam Guard");
+    witnessed["witness_licence"] = json!("S-77");
+    server.ask(&pit, witnessed);
+    server.inspect_and_open(&pit, &dealer, "t1");
+    let (status, code, message) = refused(&server, &dealer, json!({"op": "close_table", "table": "t1"}));
+    assert_eq!((status, code.as_str()), (422, "cover_not_locked"), "{message}");
+    server.ask(
+        &dealer,
+        json!({"op": "close_table", "table": "t1", "wheel_cover_locked": true}),
+    );
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}

@@ -114,6 +114,7 @@ fn an_adjustment_needs_a_new_inspection() {
         by: person("floorperson"),
         replacement: true,
         description: "replaced the ball track trim".into(),
+        witness: Some(person("security officer")),
     };
     t.handle(Command::RecordAdjustment(adjustment)).expect("logged");
     assert_eq!(t.handle(Command::Open { at_ms: 3 }), Err(CommandError::NotInspected));

@@ -49,6 +49,9 @@ pub struct Jurisdiction {
     /// The document fixes its odds ("paid out 35 to 1"): a profile pays
     /// exactly `minimum_payouts`, not more.
     pub payouts_fixed: bool,
+    /// Adjustments are made before a security department member, who is
+    /// recorded (Colorado 2212(2), Maryland ch.2 B).
+    pub adjustment_witness: bool,
     /// Kinds on which match play coupons may be accepted.
     pub match_play_kinds: Vec<Kind>,
     /// Bonus variants the document permits ("roulette-x", "bonus-spin-xtreme").

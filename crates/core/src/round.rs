@@ -73,6 +73,8 @@ pub struct Adjustment {
     pub by: Person,
     pub replacement: bool,
     pub description: String,
+    /// The security department member present (Colorado 2212(2), Maryland ch.2 B).
+    pub witness: Option<Person>,
 }
 
 /// Why a spin does not count.
@@ -710,6 +712,9 @@ impl Table {
                 self.at(adjustment.at_ms)?;
                 check_person(&adjustment.by)?;
                 check_text("description", &adjustment.description)?;
+                if let Some(witness) = &adjustment.witness {
+                    check_person(witness)?;
+                }
                 // Colorado 2212(2)(a): adjustments only when the game is not open.
                 if self.phase != Phase::Closed {
                     return Err(CommandError::RoundUnderWay);

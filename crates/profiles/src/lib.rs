@@ -158,6 +158,8 @@ struct JurisdictionFile {
     half_back_permitted: bool,
     #[serde(default)]
     payouts_fixed: bool,
+    #[serde(default)]
+    adjustment_witness: bool,
     match_play_kinds: Vec<String>,
     #[serde(default)]
     bonuses: Vec<String>,
@@ -178,6 +180,7 @@ impl JurisdictionFile {
             in_prison_permitted: self.in_prison_permitted,
             half_back_permitted: self.half_back_permitted,
             payouts_fixed: self.payouts_fixed,
+            adjustment_witness: self.adjustment_witness,
             match_play_kinds: kinds_named(&format!("{name}.match_play_kinds"), &self.match_play_kinds)?,
             bonuses: self.bonuses,
             title: self.title,

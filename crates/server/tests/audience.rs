@@ -177,6 +177,8 @@ fn every_kind() -> Vec<EventView> {
             licence: LICENCE.into(),
             replacement: true,
             description: "new ball".into(),
+            witness: Some("Sam Guard".into()),
+            witness_licence: Some("S-77".into()),
         },
         EventView::LimitsSet {
             table: t(),

@@ -679,12 +679,21 @@ fn every_request_refuses_every_role_but_its_own() {
                 table: t1(),
                 replacement: false,
                 description: "levelled the wheel".into(),
+                witness: Some("Sam Guard".into()),
+                witness_licence: Some("S-77".into()),
             },
             PIT,
             Closed,
         ),
         (Request::OpenTable { table: t1() }, STAFF, Inspected),
-        (Request::CloseTable { table: t1() }, STAFF, Open),
+        (
+            Request::CloseTable {
+                table: t1(),
+                wheel_cover_locked: true,
+            },
+            STAFF,
+            Open,
+        ),
         (Request::OpenBetting { table: t1() }, STAFF, Open),
         (Request::NoMoreBets { table: t1() }, STAFF, Betting),
         (

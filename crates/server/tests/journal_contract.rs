@@ -82,6 +82,8 @@ fn journal_of_every_kind() -> Vec<Entry> {
             table: t(),
             replacement: false,
             description: "levelled the wheel".into(),
+            witness: Some("Sam Guard".into()),
+            witness_licence: Some("S-77".into()),
         },
     );
     run(
@@ -237,7 +239,13 @@ fn journal_of_every_kind() -> Vec<Entry> {
     );
     run(dealer.clone(), Request::OpenBetting { table: t() });
     run(ann.clone(), bet("a4", "high", 1_000, None));
-    run(dealer, Request::CloseTable { table: t() });
+    run(
+        dealer,
+        Request::CloseTable {
+            table: t(),
+            wheel_cover_locked: true,
+        },
+    );
     run(
         ann,
         Request::LeaveTable {

@@ -963,3 +963,59 @@ fn a_players_bets_on_one_spot_stay_within_its_maximum_together_from_format_6() {
         w.replays();
     }
 }
+
+fn adjust(witness: Option<(&str, &str)>) -> Request {
+    Request::Adjust {
+        table: "t1".into(),
+        replacement: false,
+        description: "levelled the wheel".into(),
+        witness: witness.map(|(name, _)| name.to_string()),
+        witness_licence: witness.map(|(_, licence)| licence.to_string()),
+    }
+}
+
+fn close(wheel_cover_locked: bool) -> Request {
+    Request::CloseTable {
+        table: "t1".into(),
+        wheel_cover_locked,
+    }
+}
+
+// Colorado 2212(2), Maryland ch.2 B: an adjustment is made in the presence
+// of a security department member, recorded by name and licence; the
+// european-casino rules ask for none. Maryland ch.2 F: a table not open for
+// play has its wheel covered and locked. From journal format 6; a format-5
+// journal replays as it was.
+#[test]
+fn adjustments_name_their_security_witness_and_a_closed_wheel_is_locked() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.refused(&pit(), close(false), "cover_not_locked");
+    w.ok(&pit(), close(true));
+    w.refused(&pit(), adjust(None), "witness_required");
+    w.refused(
+        &pit(),
+        Request::Adjust {
+            table: "t1".into(),
+            replacement: false,
+            description: "levelled the wheel".into(),
+            witness: Some("Sam Guard".into()),
+            witness_licence: None,
+        },
+        "bad_text",
+    );
+    let logged = w.ok(&pit(), adjust(Some(("Sam Guard", "S-77"))));
+    assert!(
+        matches!(&logged[..], [EventView::AdjustmentRecorded { witness: Some(name), witness_licence: Some(l), .. }] if name == "Sam Guard" && l == "S-77"),
+        "{logged:?}"
+    );
+    w.replays();
+
+    let mut house = World::in_format(JOURNAL_FORMAT, "european-casino");
+    house.ok(&pit(), close(true));
+    house.ok(&pit(), adjust(None));
+
+    let mut old = World::in_format(5, "colorado-2014");
+    old.ok(&pit(), close(false));
+    old.ok(&pit(), adjust(None));
+    old.replays();
+}

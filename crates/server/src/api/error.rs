@@ -73,6 +73,10 @@ error_codes! {
     Full = "full" => 422,
     BadFormat = "bad_format" => 422,
     BadTable = "bad_table" => 422,
+    /// An adjustment without the security member who witnessed it.
+    WitnessRequired = "witness_required" => 422,
+    /// A table closed without its wheel cover locked.
+    CoverNotLocked = "cover_not_locked" => 422,
     /// A match play coupon past its end.
     CouponExpired = "coupon_expired" => 422,
     /// Table limits out of bounds, or set while a round is under way.

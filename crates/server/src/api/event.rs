@@ -116,6 +116,11 @@ pub enum EventView {
         licence: String,
         replacement: bool,
         description: String,
+        /// The security member present, and their licence; absent where none was recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness_licence: Option<String>,
     },
     /// The table's limits from the next round on, per kind of bet, in minor units.
     LimitsSet {

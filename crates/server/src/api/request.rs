@@ -187,6 +187,12 @@ pub enum ClientRequest {
         table: String,
         replacement: bool,
         description: String,
+        /// The security department member present (Colorado 2212(2),
+        /// Maryland ch.2 B): their name and licence; written only when given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness_licence: Option<String>,
     },
     /// The table's limits per kind of bet, set by the pit between rounds.
     SetLimits {
@@ -198,6 +204,9 @@ pub enum ClientRequest {
     },
     CloseTable {
         table: String,
+        /// The wheel's cover is on and locked (Maryland ch.2 F).
+        #[serde(default)]
+        wheel_cover_locked: bool,
     },
     OpenBetting {
         table: String,
@@ -323,7 +332,7 @@ impl ClientRequest {
             | C::Adjust { table, .. }
             | C::SetLimits { table, .. }
             | C::OpenTable { table }
-            | C::CloseTable { table }
+            | C::CloseTable { table, .. }
             | C::OpenBetting { table }
             | C::NoMoreBets { table }
             | C::Spin { table, .. }

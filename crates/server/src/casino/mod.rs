@@ -19,6 +19,7 @@ pub mod reads;
 pub mod recall;
 pub mod request;
 mod settlement;
+mod stored;
 pub mod table;
 pub mod users;
 pub mod views;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::actor::stored_role;
 use super::journal::event::StoredLimit;
 use super::policy::Act;
-use crate::api::{ClientRequest, Correction, OutcomeSource, PlaceBet, Role, SpinView};
+use crate::api::{ClientRequest, OutcomeSource, PlaceBet, Role};
 
 /// Everything a casino can be asked to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +97,12 @@ pub enum Request {
         table: String,
         replacement: bool,
         description: String,
+        /// The security department member present (Colorado 2212(2),
+        /// Maryland ch.2 B): their name and licence; written only when given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness_licence: Option<String>,
     },
     SetLimits {
         table: String,
@@ -107,6 +113,8 @@ pub enum Request {
     },
     CloseTable {
         table: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wheel_cover_locked: bool,
     },
     OpenBetting {
         table: String,
@@ -230,111 +238,7 @@ pub enum Request {
     },
 }
 
-/// A spin as the journal keeps it: a pocket with the ball's direction and
-/// revolutions, or a no spin's reason.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Spin {
-    Ball {
-        pocket: String,
-        direction: String,
-        revolutions: u8,
-    },
-    NoSpin {
-        no_spin: String,
-    },
-}
-
-impl Spin {
-    pub fn to_report(&self) -> Result<croupier_core::round::SpinReport, String> {
-        use croupier_core::round::SpinReport;
-        match self {
-            Spin::Ball {
-                pocket,
-                direction,
-                revolutions,
-            } => SpinReport::dealer_entry(pocket, direction, *revolutions),
-            Spin::NoSpin { no_spin } => SpinReport::dealer_no_spin(no_spin),
-        }
-    }
-
-    pub fn from_report(report: croupier_core::round::SpinReport) -> Spin {
-        use croupier_core::round::SpinReport;
-        match report {
-            SpinReport::Ball {
-                pocket,
-                opposite_direction,
-                revolutions,
-            } => Spin::Ball {
-                pocket: pocket.label().to_string(),
-                direction: if opposite_direction { "opposite" } else { "same" }.to_string(),
-                revolutions,
-            },
-            SpinReport::NoSpin(reason) => Spin::NoSpin {
-                no_spin: reason.name().to_string(),
-            },
-        }
-    }
-}
-
-impl From<SpinView> for Spin {
-    fn from(v: SpinView) -> Spin {
-        match v {
-            SpinView::Ball {
-                pocket,
-                direction,
-                revolutions,
-            } => Spin::Ball {
-                pocket,
-                direction,
-                revolutions,
-            },
-            SpinView::NoSpin { no_spin } => Spin::NoSpin { no_spin },
-        }
-    }
-}
-
-/// A dispute's correction as the journal keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredCorrection {
-    pub player: String,
-    pub amount: i64,
-}
-
-impl From<Correction> for StoredCorrection {
-    fn from(c: Correction) -> StoredCorrection {
-        StoredCorrection {
-            player: c.player,
-            amount: c.amount,
-        }
-    }
-}
-
-/// An outcome source as the journal writes it.
-pub mod stored_outcome {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::api::OutcomeSource;
-
-    const NAMES: [(OutcomeSource, &str); 3] = [
-        (OutcomeSource::Rng, "rng"),
-        (OutcomeSource::Dealer, "dealer"),
-        (OutcomeSource::Wheel, "wheel"),
-    ];
-
-    pub fn serialize<S: Serializer>(source: &OutcomeSource, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(NAMES.iter().find(|(s, _)| s == source).map_or("dealer", |(_, n)| n))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OutcomeSource, D::Error> {
-        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        NAMES
-            .iter()
-            .find(|(_, n)| *n == text)
-            .map(|(s, _)| *s)
-            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not an outcome source")))
-    }
-}
+pub use super::stored::{stored_outcome, Spin, StoredCorrection};
 
 /// A client's request as the casino takes it: ready, or one with a
 /// password the server must hash first (off the casino's thread), and for a
@@ -419,17 +323,27 @@ impl Request {
                 table,
                 replacement,
                 description,
+                witness,
+                witness_licence,
             } => Request::Adjust {
                 table,
                 replacement,
                 description,
+                witness,
+                witness_licence,
             },
             C::SetLimits { table, limits } => Request::SetLimits {
                 table,
                 limits: limits.into_iter().map(StoredLimit::from).collect(),
             },
             C::OpenTable { table } => Request::OpenTable { table },
-            C::CloseTable { table } => Request::CloseTable { table },
+            C::CloseTable {
+                table,
+                wheel_cover_locked,
+            } => Request::CloseTable {
+                table,
+                wheel_cover_locked,
+            },
             C::OpenBetting { table } => Request::OpenBetting { table },
             C::NoMoreBets { table } => Request::NoMoreBets { table },
             C::Spin { table, spin } => Request::Spin {
@@ -517,7 +431,7 @@ impl Request {
             | R::Adjust { table, .. }
             | R::SetLimits { table, .. }
             | R::OpenTable { table }
-            | R::CloseTable { table }
+            | R::CloseTable { table, .. }
             | R::OpenBetting { table }
             | R::NoMoreBets { table }
             | R::Spin { table, .. }

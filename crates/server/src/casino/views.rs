@@ -137,6 +137,8 @@ pub fn view(event: &JournalEvent) -> EventView {
             licence,
             replacement,
             description,
+            witness,
+            witness_licence,
         } => V::AdjustmentRecorded {
             table,
             at_ms,
@@ -144,6 +146,8 @@ pub fn view(event: &JournalEvent) -> EventView {
             licence,
             replacement,
             description,
+            witness,
+            witness_licence,
         },
         J::LimitsSet {
             table,

@@ -119,6 +119,11 @@ pub enum JournalEvent {
         licence: String,
         replacement: bool,
         description: String,
+        /// The security member present, and their licence; absent where none was recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        witness_licence: Option<String>,
     },
     LimitsSet {
         table: String,
@@ -279,6 +284,8 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             licence: a.by.licence.clone(),
             replacement: a.replacement,
             description: a.description.clone(),
+            witness: a.witness.as_ref().map(|w| w.name.clone()),
+            witness_licence: a.witness.as_ref().map(|w| w.licence.clone()),
         },
         Event::LimitsSet { at_ms, by, limits } => JournalEvent::LimitsSet {
             table: t,

@@ -369,6 +369,7 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             licence,
             replacement,
             description,
+            ..
         } => L::AdjustmentRecorded {
             table,
             at_ms,

@@ -4,7 +4,7 @@
 //! (Colorado 2206(5); from format 5 in [`super::disputes`]).
 
 use croupier_core::profile::StakeRange;
-use croupier_core::round::{Adjustment, Command, Inspection};
+use croupier_core::round::{Adjustment, Command, Inspection, Person};
 use croupier_core::{Kind, Minor};
 
 use super::disputes::Dispute;
@@ -12,7 +12,7 @@ use super::{person, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::FORMAT_DISPUTES_BOUND;
+use crate::casino::journal::{FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
 
@@ -46,13 +46,44 @@ impl TableSlot {
             Request::Adjust {
                 replacement,
                 description,
+                witness,
+                witness_licence,
                 ..
-            } => Command::RecordAdjustment(Adjustment {
-                at_ms,
-                by: by(),
-                replacement: *replacement,
-                description: description.clone(),
-            }),
+            } => {
+                let witness = match (witness, witness_licence) {
+                    (Some(name), Some(licence)) => Some(Person {
+                        name: name.clone(),
+                        role: "security".into(),
+                        licence: licence.clone(),
+                    }),
+                    (None, None) => None,
+                    _ => {
+                        return Err(err(
+                            ErrorCode::BadText,
+                            "a witness is named with their licence number: witness and witness_licence together",
+                        ))
+                    }
+                };
+                // Colorado 2212(2), Maryland ch.2 B: adjustments are made in the
+                // presence of a security department member, who is recorded.
+                if witness.is_none()
+                    && dir.journal_format() >= FORMAT_TABLE_RULES
+                    && self.table.profile().jurisdiction().adjustment_witness
+                {
+                    return Err(err(
+                        ErrorCode::WitnessRequired,
+                        "an adjustment is made in the presence of a security department member: name them and their \
+                         licence (witness, witness_licence; Colorado 2212(2), Maryland ch.2 B)",
+                    ));
+                }
+                Command::RecordAdjustment(Adjustment {
+                    at_ms,
+                    by: by(),
+                    replacement: *replacement,
+                    description: description.clone(),
+                    witness,
+                })
+            }
             Request::SetLimits { limits, .. } => {
                 let mut core_limits = Vec::with_capacity(limits.len());
                 for l in limits {

@@ -8,7 +8,7 @@ use crate::api::{ApiError, ErrorCode, OutcomeSource};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{FORMAT_RESULTS_FROM_SOURCE, FORMAT_WHEEL_LAUNCH_WITNESSED};
+use crate::casino::journal::{FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED};
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -20,53 +20,62 @@ impl TableSlot {
         request: &Request,
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
-        let command = match request {
-            Request::OpenTable { .. } => Command::Open { at_ms },
-            Request::CloseTable { .. } => Command::Close { at_ms },
-            // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
-            // opens only as the wheel's game finishes, never by hand while its
-            // ball may be rolling (the wheel closes betting once a game).
-            Request::OpenBetting { .. }
-                if self.outcome == OutcomeSource::Wheel
-                    && *actor != Actor::system()
-                    && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
-            {
-                return Err(err(
-                    ErrorCode::NotDealerTable,
-                    "betting at an automated wheel's table opens by itself as each game of the wheel finishes",
-                ))
-            }
-            Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
-            Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
-            Request::Spin { spin, .. } => {
-                if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
+        let command =
+            match request {
+                Request::OpenTable { .. } => Command::Open { at_ms },
+                // Maryland ch.2 F: a table not open for play has its wheel covered and the cover locked.
+                Request::CloseTable {
+                    wheel_cover_locked: false,
+                    ..
+                } if dir.journal_format() >= FORMAT_TABLE_RULES => return Err(err(
+                    ErrorCode::CoverNotLocked,
+                    "cover the wheel and lock the cover before closing the table (wheel_cover_locked; Maryland ch.2 F)",
+                )),
+                Request::CloseTable { .. } => Command::Close { at_ms },
+                // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
+                // opens only as the wheel's game finishes, never by hand while its
+                // ball may be rolling (the wheel closes betting once a game).
+                Request::OpenBetting { .. }
+                    if self.outcome == OutcomeSource::Wheel
+                        && *actor != Actor::system()
+                        && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
+                {
                     return Err(err(
                         ErrorCode::NotDealerTable,
-                        format!(
-                            "this table's results come from {}; no one may enter one",
-                            source_name(self.outcome)
-                        ),
-                    ));
+                        "betting at an automated wheel's table opens by itself as each game of the wheel finishes",
+                    ))
                 }
-                Command::Spin {
+                Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
+                Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
+                Request::Spin { spin, .. } => {
+                    if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
+                        return Err(err(
+                            ErrorCode::NotDealerTable,
+                            format!(
+                                "this table's results come from {}; no one may enter one",
+                                source_name(self.outcome)
+                            ),
+                        ));
+                    }
+                    Command::Spin {
+                        at_ms,
+                        report: spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?,
+                    }
+                }
+                Request::Draw { pocket, word, .. } => Command::Spin {
                     at_ms,
-                    report: spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?,
-                }
-            }
-            Request::Draw { pocket, word, .. } => Command::Spin {
-                at_ms,
-                report: self.drawn(pocket, *word)?,
-            },
-            Request::WheelGame { game, frames, .. } => Command::Spin {
-                at_ms,
-                report: self.wheel_game(dir, *game, frames)?,
-            },
-            Request::VoidRound { reason, .. } => Command::VoidRound {
-                at_ms,
-                reason: reason.clone(),
-            },
-            _ => return Err(err(ErrorCode::Internal, "not a request about the round")),
-        };
+                    report: self.drawn(pocket, *word)?,
+                },
+                Request::WheelGame { game, frames, .. } => Command::Spin {
+                    at_ms,
+                    report: self.wheel_game(dir, *game, frames)?,
+                },
+                Request::VoidRound { reason, .. } => Command::VoidRound {
+                    at_ms,
+                    reason: reason.clone(),
+                },
+                _ => return Err(err(ErrorCode::Internal, "not a request about the round")),
+            };
         self.plan_core(dir, plan, command)
     }
 
