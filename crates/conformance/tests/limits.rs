@@ -199,3 +199,27 @@ fn a_tables_limits_replay_from_its_events() {
     again.apply_all(&events);
     assert_eq!(again.limits(), t.limits());
 }
+
+// What a player has on a spot follows their bets on and off the layout,
+// a composite bet's parts on their own spots (Maryland ch.3 F(19)).
+#[test]
+fn a_players_stake_per_spot_follows_bets_placed_cancelled_and_settled() {
+    let mut t = open_table("maryland", Wheel::DoubleZero);
+    let seventeen = croupier_core::Spot::parse("17", Wheel::DoubleZero)
+        .expect("spot")
+        .covers();
+    let on_17 = |t: &Table| t.staked_on(1, Kind::Straight, seventeen);
+    t.handle(Command::OpenBetting { at_ms: 3 }).expect("betting");
+    bet(&mut t, 4, "a", "17", 800).expect("taken");
+    bet(&mut t, 4, "b", "complete:17", 4_000).expect("taken");
+    assert_eq!(on_17(&t), 900);
+    t.handle(Command::CancelBet {
+        at_ms: 5,
+        bet_id: "a".into(),
+        player: 1,
+    })
+    .expect("cancelled");
+    assert_eq!(on_17(&t), 100);
+    spin(&mut t, 6, "5");
+    assert_eq!(on_17(&t), 0, "settled bets leave the layout");
+}

@@ -528,7 +528,15 @@ impl Table {
     pub fn new(profile: Profile, config: TableConfig) -> Result<Table, RulesError> {
         TableRules::new(&profile, config.wheel, config.in_prison)?;
         Ok(Table {
-            posted: profile.spec().limits.per_kind.clone(),
+            // A composite bet's own limit never acts (its parts' do): it bounds nothing.
+            posted: profile
+                .spec()
+                .limits
+                .per_kind
+                .iter()
+                .copied()
+                .filter(|(k, _)| !matches!(k, Kind::Neighbours | Kind::Complete))
+                .collect(),
             profile,
             config: TableConfig {
                 betting_window_ms: config
@@ -1173,17 +1181,29 @@ impl Table {
             return;
         }
         let gone: std::collections::HashSet<&str> = ids.iter().copied().collect();
-        self.bets.retain(|b| !gone.contains(b.bet_id.as_str()));
+        // What the removed bets had on each spot comes off, bet by bet: no
+        // pass over the bets that stay (a cancel at a full table measured
+        // 110 ms when the totals were summed again from every bet).
+        let staked_on = &mut self.staked_on;
+        self.bets.retain(|b| {
+            if !gone.contains(b.bet_id.as_str()) {
+                return true;
+            }
+            for c in b.bet.components() {
+                let key = (b.player, c.kind, c.covers);
+                if let Some(total) = staked_on.get_mut(&key) {
+                    *total = total.saturating_sub(c.stake.get());
+                    if *total == 0 {
+                        staked_on.remove(&key);
+                    }
+                }
+            }
+            false
+        });
         // Refilled in place: the next round's bets then go in without growing it again.
         self.index.clear();
         self.index
             .extend(self.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)));
-        self.staked_on.clear();
-        for b in &self.bets {
-            for c in b.bet.components() {
-                *self.staked_on.entry((b.player, c.kind, c.covers)).or_default() += c.stake.get();
-            }
-        }
     }
 
     /// What `player` has on the layout on the spot of `kind` covering

@@ -1019,3 +1019,45 @@ fn adjustments_name_their_security_witness_and_a_closed_wheel_is_locked() {
     old.ok(&pit(), adjust(None));
     old.replays();
 }
+
+// Colorado 2203(1): a coupon is used once it is played. A bet handed back
+// unplayed (the table closed, the round voided, the bet annulled) did not
+// play its coupon, which goes back to its player; a bet accepted before the
+// coupon's end and sent again after it is a resend, not a refusal.
+#[test]
+fn a_coupon_on_a_bet_handed_back_unplayed_can_be_played_again() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.seat("alice", 10_000, 5_000);
+    let end = w.now + 100;
+    w.ok(&cashier(), issue_until("mp-1", "alice", "t1", 500, Some(end)));
+    w.ok(&cashier(), issue("mp-2", "alice", "t1", 500));
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), coupon_bet("a1", "red", 500, None, Some("mp-1")));
+    w.ok(&alice(), coupon_bet("a2", "black", 500, None, Some("mp-2")));
+    while w.now <= end {
+        w.ok(&alice(), coupon_bet(&format!("x{}", w.now), "17", 100, None, None));
+    }
+    w.resent(&alice(), coupon_bet("a1", "red", 500, None, Some("mp-1")));
+    // The pit annuls a2: its coupon comes back, and plays on the next bet.
+    w.ok(
+        &pit(),
+        Request::AnnulBets {
+            table: "t1".into(),
+            bet_ids: vec!["a2".into()],
+            reason: "pooled".into(),
+        },
+    );
+    w.ok(&alice(), coupon_bet("a3", "black", 500, None, Some("mp-2")));
+    // The table closes: both bets come back; mp-2 plays again, mp-1 is past its end.
+    w.ok(&dealer(), close(true));
+    w.ok(&pit(), inspection("t1"));
+    w.ok(&dealer(), Request::OpenTable { table: "t1".into() });
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), coupon_bet("a4", "red", 500, None, Some("mp-2")));
+    w.refused(
+        &alice(),
+        coupon_bet("a5", "black", 500, None, Some("mp-1")),
+        "coupon_expired",
+    );
+    w.replays();
+}

@@ -338,8 +338,8 @@ pub struct TableReport {
     pub players: Vec<SeatedChips>,
     pub rounds: Vec<RoundTotals>,
     pub totals: ReportTotals,
-    /// The table's match play coupons (Colorado 2203(1)): what the `coupons`
-    /// account carries is what the redeemed ones cost the casino.
+    /// The table's match play coupons (Colorado 2203(1)). A coupon's
+    /// winnings are paid from the table's float, like any other.
     pub coupons: CouponTotals,
 }
 

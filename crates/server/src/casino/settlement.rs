@@ -20,6 +20,7 @@ impl TableSlot {
     pub(super) fn plan_core(&self, dir: &Directory, plan: &mut Plan, command: Command) -> Result<(), ApiError> {
         let table = self.id.as_str();
         let events = self.table.decide(command).map_err(command_error)?;
+        self.coupons_returned(&events, plan);
         let chips = |player: u64| self.chips_of(&dir.name_ref(player));
         let (layout, float) = (&self.layout, &self.float);
         let round = self.table.round();

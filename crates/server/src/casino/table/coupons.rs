@@ -58,7 +58,11 @@ impl TableSlot {
                 format!("coupon {id} is for table {}, not {}", issued.table, self.id),
             ));
         }
-        if let Some(end) = issued.expires_at_ms.filter(|end| at_ms >= *end) {
+        let round = self.table.round();
+        let resent = matches!(self.coupons_played.get(id), Some((bet, r)) if bet == bet_id && *r == round);
+        // A bet accepted before the coupon's end, sent again after it, is the
+        // round's to call a resend: the coupon's end does not refuse it.
+        if let Some(end) = issued.expires_at_ms.filter(|end| at_ms >= *end && !resent) {
             return Err(err(
                 ErrorCode::CouponExpired,
                 format!("coupon {id} expired at {end} (Unix ms); it is no longer valid (Colorado 2203(1))"),
@@ -70,7 +74,6 @@ impl TableSlot {
                 format!("coupon {id} is worth {}, not {}", issued.value, named.get()),
             ));
         }
-        let round = self.table.round();
         match self.coupons_played.get(id) {
             // The same bet sent again: it is the round's to call a resend.
             Some((bet, r)) if bet == bet_id && *r == round => {}
@@ -86,6 +89,32 @@ impl TableSlot {
             }),
         }
         Ok(Some(i128::from(issued.value)))
+    }
+
+    /// Plans the coupons of bets handed back unplayed (the table closed, the
+    /// round voided, the bets annulled or returned on a no spin) back to
+    /// their players, to play again: the coupon was not played. One pass
+    /// over the table's played coupons, however many bets come back.
+    pub(in crate::casino) fn coupons_returned(&self, events: &[croupier_core::round::Event], plan: &mut Plan) {
+        let returned: std::collections::HashSet<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                croupier_core::round::Event::BetReturned { bet_id, .. } => Some(bet_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if returned.is_empty() {
+            return;
+        }
+        let round = self.table.round();
+        for (coupon, (bet, r)) in &self.coupons_played {
+            if *r == round && returned.contains(bet.as_str()) {
+                plan.effects.push(Effect::Coupon {
+                    coupon: coupon.clone(),
+                    played_on: None,
+                });
+            }
+        }
     }
 
     /// Plans a cancelled bet's coupon back to its player, to play again.
