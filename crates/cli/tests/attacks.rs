@@ -1083,3 +1083,67 @@ fn an_unwitnessed_adjustment_and_an_unlocked_close_are_refused() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// Colorado 2212(5), Maryland ch.2 E: the logs carry who acted and their
+// licence number. A dishonest dealer typing another licence at sign-in
+// does not change the one on their record, which the log takes. A licence
+// is recorded only by an admin, never for a player, and a user asked for
+// with a bad one is not made at all.
+#[test]
+fn the_log_takes_a_licence_from_the_users_record_not_the_sign_in() {
+    let data = data_dir();
+    let (server, [admin, _, dealer, pit, _, _]) = casino(data.path());
+    server.ask(&admin, json!({"op": "create_user", "username": "dee", "role": "dealer", "password": "dee-password-1", "licence": "D-9"}));
+    let (status, body) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "dee", "password": "dee-password-1", "licence": "D-1001"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let dee = body["token"].as_str().expect("token").to_string();
+    server.ask(&pit, json!({"op": "inspect", "table": "t2", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true,
+                             "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+    server.ask(&dee, json!({"op": "open_table", "table": "t2"}));
+    let (_, log) = server.http("GET", "/api/tables/t2/log", Some(&pit), None);
+    let opened = log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .find(|e| e["type"] == "table_opened")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        (opened["by"].as_str(), opened["licence"].as_str()),
+        (Some("dee"), Some("D-9")),
+        "{log}"
+    );
+
+    let (status, code, message) = refused(
+        &server,
+        &dealer,
+        json!({"op": "set_licence", "username": "dee", "licence": "D-1"}),
+    );
+    assert_eq!((status, code.as_str()), (403, "forbidden"), "{message}");
+    let (status, code, message) = refused(
+        &server,
+        &admin,
+        json!({"op": "create_user", "username": "pat", "role": "player", "password": "pat-password-1", "licence": "P-1"}),
+    );
+    assert_eq!((status, code.as_str()), (422, "bad_licence"), "{message}");
+    let (status, _) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "pat", "password": "pat-password-1"})),
+    );
+    assert_eq!(status, 401, "no half-made user");
+    let (status, code, message) = refused(
+        &server,
+        &admin,
+        json!({"op": "set_licence", "username": "dee", "licence": " D-2"}),
+    );
+    assert_eq!((status, code.as_str()), (422, "bad_licence"), "{message}");
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}

@@ -52,6 +52,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::UserLocked { .. }
         | E::UserUnlocked { .. }
         | E::PasswordSet { .. }
+        | E::LicenceSet { .. }
         | E::CashedIn { .. }
         | E::CashedOut { .. } => [Nothing; 4],
         E::TableCreated { .. }
@@ -101,6 +102,10 @@ fn every_kind() -> Vec<EventView> {
             locked: false,
         },
         EventView::LoginSucceeded { username: p() },
+        EventView::LicenceSet {
+            username: "dealer".into(),
+            licence: "D-9".into(),
+        },
         EventView::JournalFormatSet { format: 4 },
         EventView::JournalRecovered {
             kept_through: 41,

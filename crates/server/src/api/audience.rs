@@ -123,6 +123,7 @@ impl EventView {
             | E::UserLocked { .. }
             | E::UserUnlocked { .. }
             | E::PasswordSet { .. }
+            | E::LicenceSet { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. } => A::NoStream,
         }

@@ -85,6 +85,8 @@ pub struct UserSummary {
     pub locked: bool,
     /// Their password was chosen by someone else and is changed at their next sign-in.
     pub must_change_password: bool,
+    /// The licence number on their record (staff).
+    pub licence: Option<String>,
 }
 
 /// A page of users in name order; `next` names the last one where more follow.

@@ -77,6 +77,8 @@ error_codes! {
     WitnessRequired = "witness_required" => 422,
     /// A table closed without its wheel cover locked.
     CoverNotLocked = "cover_not_locked" => 422,
+    /// A licence number that cannot be recorded.
+    BadLicence = "bad_licence" => 422,
     /// A match play coupon past its end.
     CouponExpired = "coupon_expired" => 422,
     /// Table limits out of bounds, or set while a round is under way.

@@ -49,6 +49,11 @@ pub enum EventView {
     PasswordSet {
         username: String,
     },
+    /// A staff member's licence number recorded (Colorado 2212(5), Maryland ch.2 E).
+    LicenceSet {
+        username: String,
+        licence: String,
+    },
     TableCreated {
         table: String,
         profile: String,

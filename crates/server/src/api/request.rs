@@ -140,6 +140,15 @@ pub enum ClientRequest {
         /// The admin chose it: the user changes it at their first sign-in (the admin page's default).
         #[serde(default)]
         must_change_password: bool,
+        /// A staff member's licence number, kept on their record: the logs
+        /// take it from there, not from what is typed at sign-in.
+        #[serde(default)]
+        licence: Option<String>,
+    },
+    /// An admin records a staff member's licence number (Colorado 2212(5), Maryland ch.2 E).
+    SetLicence {
+        username: String,
+        licence: String,
     },
     /// An admin locks an account: it signs in no more, and its sessions end.
     LockUser {
@@ -320,6 +329,7 @@ impl ClientRequest {
         use ClientRequest as C;
         match self {
             C::CreateUser { .. }
+            | C::SetLicence { .. }
             | C::LockUser { .. }
             | C::UnlockUser { .. }
             | C::ResetPassword { .. }

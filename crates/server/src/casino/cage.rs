@@ -41,6 +41,10 @@ pub(super) enum Effect {
         password_hash: String,
         must_change: bool,
     },
+    SetLicence {
+        username: String,
+        licence: String,
+    },
     AddTable(Box<TableSlot>),
     JournalFormat(u32),
     AddCoupon(String, Coupon),
@@ -262,6 +266,7 @@ impl<S: Storage> Cage<S> {
                     failures: 0,
                     locked: false,
                     must_change_password: false,
+                    licence: None,
                     player_id: dir.len() as u64,
                 }));
             }
@@ -339,6 +344,20 @@ impl<S: Storage> Cage<S> {
                     username: username.clone(),
                     password_hash: password_hash.clone(),
                     must_change: *must_change,
+                });
+            }
+            R::SetLicence { username, licence } => {
+                let user = dir
+                    .user(username)
+                    .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                super::users::check_licence(user.role, licence)?;
+                events.push(JournalEvent::LicenceSet {
+                    username: username.clone(),
+                    licence: licence.clone(),
+                });
+                effects.push(Effect::SetLicence {
+                    username: username.clone(),
+                    licence: licence.clone(),
                 });
             }
             R::JournalFormat { format } => {
@@ -500,6 +519,9 @@ impl<S: Storage> Cage<S> {
                     self.currency = Some(slot.table.profile().spec().currency.clone());
                 }
                 self.opened.push(*slot);
+            }
+            Effect::SetLicence { username, licence } => {
+                self.directory.change(|dir| dir.set_licence(&username, licence))
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
             Effect::AddCoupon(id, coupon) => self.directory.change(|dir| dir.add_coupon(id, coupon)),

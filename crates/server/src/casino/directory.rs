@@ -189,6 +189,12 @@ impl Directory {
         }
     }
 
+    pub(super) fn set_licence(&mut self, username: &str, licence: String) {
+        if let Some(u) = self.users.get_mut(username) {
+            u.licence = Some(licence);
+        }
+    }
+
     pub(super) fn set_journal_format(&mut self, format: u32) {
         self.journal_format = format;
     }

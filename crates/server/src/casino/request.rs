@@ -25,6 +25,10 @@ pub enum Request {
         /// The password's argon2 hash: the journal never holds a password.
         password_hash: String,
     },
+    SetLicence {
+        username: String,
+        licence: String,
+    },
     LoginFailed {
         username: String,
     },
@@ -250,6 +254,7 @@ pub enum FromClient {
         role: Role,
         password: String,
         must_change_password: bool,
+        licence: Option<String>,
     },
     ResetPassword {
         username: String,
@@ -271,14 +276,17 @@ impl Request {
                 role,
                 password,
                 must_change_password,
+                licence,
             } => {
                 return FromClient::NewUser {
                     username,
                     role,
                     password,
                     must_change_password,
+                    licence,
                 }
             }
+            C::SetLicence { username, licence } => Request::SetLicence { username, licence },
             C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },
             C::ChangePassword { password, new_password } => {
                 return FromClient::ChangePassword { password, new_password }
@@ -416,6 +424,7 @@ impl Request {
         use Request as R;
         match self {
             R::CreateUser { .. }
+            | R::SetLicence { .. }
             | R::LockUser { .. }
             | R::UnlockUser { .. }
             | R::SetPassword { .. }
@@ -457,7 +466,9 @@ impl Request {
         match self {
             R::CreateUser { .. } => Act::CreateUser,
             R::SetPassword { username, .. } if *username == actor.username => Act::ChangeOwnPassword,
-            R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } => Act::ManageUsers,
+            R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } | R::SetLicence { .. } => {
+                Act::ManageUsers
+            }
             R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } | R::RecoverJournal { .. } => {
                 Act::RunTheServer
             }

@@ -18,6 +18,8 @@ pub struct User {
     pub player_id: u64,
     /// The password was chosen by someone else: it must be changed first.
     pub must_change_password: bool,
+    /// The licence number on record (staff), which the logs take.
+    pub licence: Option<String>,
 }
 
 /// A username: 1 to 32 of a-z, 0-9, '-', '_', '.'; it names ledger accounts.
@@ -27,4 +29,27 @@ pub fn valid_username(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// The longest licence number on record, in bytes.
+pub const LICENCE_MAX_BYTES: usize = 64;
+
+/// A licence number `role` may hold: staff only, 1 to
+/// [`LICENCE_MAX_BYTES`], no spaces around it, no control characters.
+pub fn check_licence(role: crate::api::Role, licence: &str) -> Result<(), crate::api::ApiError> {
+    use crate::api::{ApiError, ErrorCode};
+    if role == crate::api::Role::Player {
+        return Err(ApiError::new(ErrorCode::BadLicence, "a player holds no licence number"));
+    }
+    let plain = licence.trim();
+    if plain.is_empty() || plain.len() > LICENCE_MAX_BYTES || plain != licence || licence.chars().any(char::is_control)
+    {
+        return Err(ApiError::new(
+            ErrorCode::BadLicence,
+            format!(
+                "a licence number is 1 to {LICENCE_MAX_BYTES} characters, with no spaces around it and no control characters"
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -54,6 +54,7 @@ pub fn view(event: &JournalEvent) -> EventView {
         J::UserLocked { username } => V::UserLocked { username },
         J::UserUnlocked { username } => V::UserUnlocked { username },
         J::PasswordSet { username } => V::PasswordSet { username },
+        J::LicenceSet { username, licence } => V::LicenceSet { username, licence },
         J::TableCreated {
             table,
             profile,

@@ -101,7 +101,10 @@ pub async fn login(
         .and_then(|mut r| r.fill(&mut token))
         .map_err(ApiError::internal)?;
     let token = hex::encode(token);
-    let actor = Actor::new(&user.username, user.role, &body.licence);
+    // Colorado 2212(5), Maryland ch.2 E: the licence on the user's record is
+    // the one the logs take; what is typed counts only where none is recorded.
+    let licence = user.licence.as_deref().unwrap_or(&body.licence);
+    let actor = Actor::new(&user.username, user.role, licence);
     state.sessions.start(&token, actor, floor.clock().now_ms())?;
     if user.must_change_password {
         state.sessions.require_change(|a| a.username == user.username);

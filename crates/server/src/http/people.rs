@@ -49,6 +49,7 @@ pub async fn users(
                 role: u.role,
                 locked: u.locked,
                 must_change_password: u.must_change_password,
+                licence: u.licence,
             })
             .collect(),
         next,

@@ -98,6 +98,32 @@ impl Floor {
                 role,
                 password,
                 must_change_password,
+                licence: Some(licence),
+            } => {
+                // Checked first, so that a user is never made without the licence asked for.
+                policy::require(actor.role, Act::CreateUser)?;
+                crate::casino::users::check_licence(role, &licence)?;
+                // Made, then its licence recorded; the two answers' events together.
+                let mut events = Box::pin(self.submit(
+                    actor.clone(),
+                    ClientRequest::CreateUser {
+                        username: username.clone(),
+                        role,
+                        password,
+                        must_change_password,
+                        licence: None,
+                    },
+                ))
+                .await?;
+                events.extend(self.execute(actor, Request::SetLicence { username, licence }).await?);
+                return Ok(events);
+            }
+            FromClient::NewUser {
+                username,
+                role,
+                password,
+                must_change_password,
+                licence: None,
             } => {
                 policy::require(actor.role, Act::CreateUser)?;
                 let password_hash = self.hashing.hash(password).await?;

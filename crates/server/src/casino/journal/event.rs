@@ -53,6 +53,10 @@ pub enum JournalEvent {
     PasswordSet {
         username: String,
     },
+    LicenceSet {
+        username: String,
+        licence: String,
+    },
     TableCreated {
         table: String,
         profile: String,

@@ -273,7 +273,9 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             failures: 0,
             locked: true,
         },
-        J::UserUnlocked { username } | J::PasswordSet { username } => L::LoginSucceeded { username },
+        J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
+            L::LoginSucceeded { username }
+        }
         J::TableCreated {
             table,
             profile,

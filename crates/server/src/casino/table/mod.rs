@@ -510,6 +510,7 @@ impl TableSlot {
             | Request::AnnulBets { .. }
             | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
             Request::CreateUser { .. }
+            | Request::SetLicence { .. }
             | Request::LockUser { .. }
             | Request::UnlockUser { .. }
             | Request::SetPassword { .. }
