@@ -108,6 +108,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
                     username: username.clone(),
                     role,
                     password_hash,
+                    licence: None,
                 },
             )?;
             println!(

@@ -1138,12 +1138,22 @@ fn the_log_takes_a_licence_from_the_users_record_not_the_sign_in() {
         Some(&json!({"username": "pat", "password": "pat-password-1"})),
     );
     assert_eq!(status, 401, "no half-made user");
-    let (status, code, message) = refused(
-        &server,
+    for bad in [" D-2", "D-1\u{feff}", "D\u{200b}x", ""] {
+        let (status, code, message) = refused(
+            &server,
+            &admin,
+            json!({"op": "set_licence", "username": "dee", "licence": bad}),
+        );
+        assert_eq!((status, code.as_str()), (422, "bad_licence"), "{bad:?}: {message}");
+    }
+    // A new licence on record ends the sessions signed in with the old one.
+    server.ask(
         &admin,
-        json!({"op": "set_licence", "username": "dee", "licence": " D-2"}),
+        json!({"op": "set_licence", "username": "dee", "licence": "D-10"}),
     );
-    assert_eq!((status, code.as_str()), (422, "bad_licence"), "{message}");
+    let close = json!({"op": "close_table", "table": "t2", "wheel_cover_locked": true});
+    let (status, _) = server.http("POST", "/api/requests", Some(&dee), Some(&close));
+    assert_eq!(status, 401, "the old session is over");
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }

@@ -792,6 +792,7 @@ fn verify_checks_a_journal() {
                         username: name.into(),
                         role,
                         password_hash: "h".into(),
+                        licence: None,
                     },
                 )
                 .expect("user");

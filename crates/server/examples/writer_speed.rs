@@ -31,6 +31,7 @@ fn main() {
                 username: n.into(),
                 role: r,
                 password_hash: "h".into(),
+                licence: None,
             },
         );
     }
@@ -43,6 +44,7 @@ fn main() {
                 username: format!("p{i}"),
                 role: Role::Player,
                 password_hash: "h".into(),
+                licence: None,
             },
         );
     }

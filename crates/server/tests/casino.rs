@@ -49,6 +49,7 @@ fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
             username: "admin".into(),
             role: Role::Admin,
             password_hash: "test-hash".into(),
+            licence: None,
         },
     );
     for (name, role) in [
@@ -65,6 +66,7 @@ fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
                 username: name.into(),
                 role,
                 password_hash: "test-hash".into(),
+                licence: None,
             },
         );
     }
@@ -499,7 +501,8 @@ fn every_role_is_checked() {
             Request::CreateUser {
                 username: "eve".into(),
                 role: Role::Admin,
-                password_hash: "h".into()
+                password_hash: "h".into(),
+                licence: None,
             }
         ),
         "forbidden"
@@ -653,6 +656,7 @@ fn every_request_refuses_every_role_but_its_own() {
                 username: "eve".into(),
                 role: Player,
                 password_hash: "test-hash".into(),
+                licence: None,
             },
             &[Admin],
             Betting,
@@ -963,6 +967,7 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
                 username: p.clone(),
                 role: Role::Player,
                 password_hash: "test-hash".into(),
+                licence: None,
             },
         );
         w.ok(
@@ -1052,6 +1057,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
             username: "admin".into(),
             role: Role::Admin,
             password_hash: "h".into(),
+            licence: None,
         };
         must(&mut w, &Actor::system(), first_admin).expect("the first admin");
         for (name, role) in [
@@ -1066,6 +1072,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     username: name.into(),
                     role,
                     password_hash: "h".into(),
+                    licence: None,
                 },
             )
             .expect("staff");
@@ -1078,6 +1085,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     username: p.into(),
                     role: Role::Player,
                     password_hash: "h".into(),
+                    licence: None,
                 },
             )
             .expect("player");
@@ -1853,6 +1861,7 @@ fn only_a_user_the_casino_knows_acts_and_only_in_their_own_role() {
         username: "eve".into(),
         role: Role::Admin,
         password_hash: "test-hash".into(),
+        licence: None,
     };
     let refused = w.run(&actor("ghost", Role::Admin), eve.clone()).expect_err("a ghost");
     assert_eq!(
@@ -1899,6 +1908,7 @@ fn a_locked_user_acts_no_more_and_the_last_admin_stays_unlocked() {
             username: "admin2".into(),
             role: Role::Admin,
             password_hash: "test-hash".into(),
+            licence: None,
         },
     );
     w.ok(&admin(), lock("admin"));

@@ -35,6 +35,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
             username: "admin".into(),
             role: Role::Admin,
             password_hash: "h".into(),
+            licence: None,
         },
     );
     let (pit, dealer, cashier) = (
@@ -55,6 +56,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
                 username: name.into(),
                 role,
                 password_hash: "h".into(),
+                licence: None,
             },
         );
     }

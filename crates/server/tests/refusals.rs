@@ -65,6 +65,7 @@ impl World {
                     username: name.into(),
                     role,
                     password_hash: "test-hash".into(),
+                    licence: None,
                 },
             );
         }

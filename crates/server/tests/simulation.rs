@@ -114,6 +114,7 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
             username: "admin".into(),
             role: Role::Admin,
             password_hash: "h".into(),
+            licence: None,
         },
     );
     let staff = [
@@ -128,6 +129,7 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
                 username: name.into(),
                 role,
                 password_hash: "h".into(),
+                licence: None,
             },
         );
     }

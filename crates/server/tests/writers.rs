@@ -85,6 +85,7 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
             username: "admin".into(),
             role: Role::Admin,
             password_hash: "h".into(),
+            licence: None,
         },
     );
     let users = players.iter().map(|p| (p.as_str(), Role::Player));
@@ -102,6 +103,7 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
                 username: name.into(),
                 role,
                 password_hash: "test-hash".into(),
+                licence: None,
             },
         );
     }

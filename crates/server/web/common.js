@@ -272,7 +272,7 @@ const Croupier = (() => {
     const form = el("form", { id: "login-form" },
       el("label", {}, "Username ", el("input", { name: "username", autocomplete: "username", required: true })),
       el("label", {}, "Password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
-      ...(licence ? [el("label", {}, "Licence number ", el("input", { name: "licence", autocomplete: "off", required: true }))] : []),
+      ...(licence ? [el("label", {}, "Licence number (if none is on your record) ", el("input", { name: "licence", autocomplete: "off" }))] : []),
       el("button", { class: "primary", type: "submit", text: "Sign in" }));
     const login = el("section", { class: "panel login", id: "login-panel" }, el("h2", { text: "Sign in" }), form);
     document.body.insertBefore(header, main);

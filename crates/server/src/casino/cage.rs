@@ -242,7 +242,11 @@ impl<S: Storage> Cage<S> {
                 username,
                 role,
                 password_hash,
+                licence,
             } => {
+                if let Some(licence) = licence {
+                    super::users::check_licence(*role, licence)?;
+                }
                 if !valid_username(username) {
                     return Err(err(
                         ErrorCode::BadUsername,
@@ -266,9 +270,15 @@ impl<S: Storage> Cage<S> {
                     failures: 0,
                     locked: false,
                     must_change_password: false,
-                    licence: None,
+                    licence: licence.clone(),
                     player_id: dir.len() as u64,
                 }));
+                if let Some(licence) = licence {
+                    events.push(JournalEvent::LicenceSet {
+                        username: username.clone(),
+                        licence: licence.clone(),
+                    });
+                }
             }
             R::LoginFailed { username } | R::LoginSucceeded { username } => {
                 let user = dir
@@ -351,6 +361,10 @@ impl<S: Storage> Cage<S> {
                     .user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
                 super::users::check_licence(user.role, licence)?;
+                // Recorded already, as it is: nothing to write.
+                if user.licence.as_ref() == Some(licence) {
+                    return Ok((transfers, events, effects));
+                }
                 events.push(JournalEvent::LicenceSet {
                     username: username.clone(),
                     licence: licence.clone(),

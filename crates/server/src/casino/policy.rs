@@ -74,7 +74,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (
         Act::ManageUsers,
         ADMIN,
-        "lock, unlock or set the password of another user",
+        "lock, unlock, or set the password or the licence of another user",
     ),
     (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),

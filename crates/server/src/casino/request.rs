@@ -24,6 +24,9 @@ pub enum Request {
         role: Role,
         /// The password's argon2 hash: the journal never holds a password.
         password_hash: String,
+        /// A staff member's licence number, recorded with them in the same entry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        licence: Option<String>,
     },
     SetLicence {
         username: String,

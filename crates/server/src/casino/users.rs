@@ -42,12 +42,18 @@ pub fn check_licence(role: crate::api::Role, licence: &str) -> Result<(), crate:
         return Err(ApiError::new(ErrorCode::BadLicence, "a player holds no licence number"));
     }
     let plain = licence.trim();
-    if plain.is_empty() || plain.len() > LICENCE_MAX_BYTES || plain != licence || licence.chars().any(char::is_control)
+    // Printable ASCII only: an invisible or look-alike character would make
+    // one licence read as another's in the log.
+    if plain.is_empty()
+        || plain.len() > LICENCE_MAX_BYTES
+        || plain != licence
+        || !licence.chars().all(|c| c.is_ascii_graphic() || c == ' ')
     {
         return Err(ApiError::new(
             ErrorCode::BadLicence,
             format!(
-                "a licence number is 1 to {LICENCE_MAX_BYTES} characters, with no spaces around it and no control characters"
+                "a licence number is 1 to {LICENCE_MAX_BYTES} printable ASCII characters (letters, digits, \
+                 punctuation), with no spaces around it"
             ),
         ));
     }

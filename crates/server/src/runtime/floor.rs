@@ -98,34 +98,13 @@ impl Floor {
                 role,
                 password,
                 must_change_password,
-                licence: Some(licence),
-            } => {
-                // Checked first, so that a user is never made without the licence asked for.
-                policy::require(actor.role, Act::CreateUser)?;
-                crate::casino::users::check_licence(role, &licence)?;
-                // Made, then its licence recorded; the two answers' events together.
-                let mut events = Box::pin(self.submit(
-                    actor.clone(),
-                    ClientRequest::CreateUser {
-                        username: username.clone(),
-                        role,
-                        password,
-                        must_change_password,
-                        licence: None,
-                    },
-                ))
-                .await?;
-                events.extend(self.execute(actor, Request::SetLicence { username, licence }).await?);
-                return Ok(events);
-            }
-            FromClient::NewUser {
-                username,
-                role,
-                password,
-                must_change_password,
-                licence: None,
+                licence,
             } => {
                 policy::require(actor.role, Act::CreateUser)?;
+                // Checked before the hash is spent; recorded in the user's own entry.
+                if let Some(licence) = &licence {
+                    crate::casino::users::check_licence(role, licence)?;
+                }
                 let password_hash = self.hashing.hash(password).await?;
                 if must_change_password {
                     // Made, then marked as chosen by someone else: its holder
@@ -137,6 +116,7 @@ impl Floor {
                                 username: username.clone(),
                                 role,
                                 password_hash: password_hash.clone(),
+                                licence,
                             },
                         )
                         .await?;
@@ -152,6 +132,7 @@ impl Floor {
                     username,
                     role,
                     password_hash,
+                    licence,
                 }
             }
             FromClient::ResetPassword { username, password } => {

@@ -188,6 +188,7 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
                 username: username.into(),
                 role: Role::Admin,
                 password_hash: hash.clone(),
+                licence: None,
             },
         )?;
         // Printed once, it lands in the service's log: the admin changes it
