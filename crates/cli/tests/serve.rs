@@ -117,6 +117,33 @@ impl Drop for Emulator {
     }
 }
 
+/// A server on `data` with table `w1` following `wheel` (a betting window
+/// of a minute), inspected and open, and p1 seated with `chips` (twice
+/// that in cash): (server, the dealer's token, p1's token).
+fn at_the_wheel(wheel: &Emulator, data: &Path, chips: u64) -> (Server, String, String) {
+    let server = start(data, free_port());
+    let admin = server.admin_token();
+    server.add_users(
+        &admin,
+        &[
+            ("cashier", "cashier"),
+            ("dealer", "dealer"),
+            ("pit", "pit_supervisor"),
+            ("p1", "player"),
+        ],
+    );
+    server.ask(&admin, wheel.table("w1"));
+    let (pit, dealer, cashier, p1) = (
+        server.login("pit", "pit-password-1"),
+        server.login("dealer", "dealer-password-1"),
+        server.login("cashier", "cashier-password-1"),
+        server.login("p1", "p1-password-1"),
+    );
+    server.inspect_and_open(&pit, &dealer, "w1");
+    server.seat(&cashier, ("p1", &p1), "w1", chips * 2, chips);
+    (server, dealer, p1)
+}
+
 /// Bets `stake` on `spot` at a table that follows an automated wheel: waits
 /// for the wheel's game to open betting, places the bet, and waits for the
 /// wheel's next game to settle it. Returns the round as the player recalls it.
@@ -635,26 +662,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
 fn serve_follows_an_automated_wheel() {
     let wheel = Emulator::start(60);
     let data = data_dir();
-    let server = start(data.path(), free_port());
-    let admin = server.admin_token();
-    server.add_users(
-        &admin,
-        &[
-            ("cashier", "cashier"),
-            ("dealer", "dealer"),
-            ("pit", "pit_supervisor"),
-            ("p1", "player"),
-        ],
-    );
-    server.ask(&admin, wheel.table("w1"));
-    let (pit, dealer, cashier, p1) = (
-        server.login("pit", "pit-password-1"),
-        server.login("dealer", "dealer-password-1"),
-        server.login("cashier", "cashier-password-1"),
-        server.login("p1", "p1-password-1"),
-    );
-    server.inspect_and_open(&pit, &dealer, "w1");
-    server.seat(&cashier, ("p1", &p1), "w1", 10_000, 5_000);
+    let (server, dealer, p1) = at_the_wheel(&wheel, data.path(), 5_000);
     // The wheel's next finished game opens betting; bet then, and the wheel's following game settles it.
     let round = bet_on_the_wheel(&server, ("p1", &p1), "w1", "w", "red", 100);
     assert!(
@@ -689,27 +697,8 @@ fn an_automated_wheels_launch_closes_betting_and_refuses_the_bets_racing_it() {
     use std::time::Instant;
     let wheel = Emulator::start(40);
     let data = data_dir();
-    let server = start(data.path(), free_port());
-    let admin = server.admin_token();
-    server.add_users(
-        &admin,
-        &[
-            ("cashier", "cashier"),
-            ("dealer", "dealer"),
-            ("pit", "pit_supervisor"),
-            ("p1", "player"),
-        ],
-    );
     // A betting window of a minute: only the wheel can close betting in time.
-    server.ask(&admin, wheel.table("w1"));
-    let (pit, dealer, cashier, p1) = (
-        server.login("pit", "pit-password-1"),
-        server.login("dealer", "dealer-password-1"),
-        server.login("cashier", "cashier-password-1"),
-        server.login("p1", "p1-password-1"),
-    );
-    server.inspect_and_open(&pit, &dealer, "w1");
-    server.seat(&cashier, ("p1", &p1), "w1", 1_000_000, 500_000);
+    let (server, dealer, p1) = at_the_wheel(&wheel, data.path(), 500_000);
     let mut stream = server.subscribe("w1", Some(&dealer));
 
     // A player bets as fast as the server answers, racing the wheel's states.
