@@ -699,6 +699,18 @@ fn an_automated_wheels_launch_closes_betting_and_refuses_the_bets_racing_it() {
     let data = data_dir();
     // A betting window of a minute: only the wheel can close betting in time.
     let (server, dealer, p1) = at_the_wheel(&wheel, data.path(), 500_000);
+    // No one opens betting by hand at the wheel's table, where a ball may be rolling.
+    let (status, refused) = server.http(
+        "POST",
+        "/api/requests",
+        Some(&dealer),
+        Some(&json!({"op": "open_betting", "table": "w1"})),
+    );
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (422, Some("not_dealer_table")),
+        "{refused}"
+    );
     let mut stream = server.subscribe("w1", Some(&dealer));
 
     // A player bets as fast as the server answers, racing the wheel's states.
