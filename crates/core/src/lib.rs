@@ -11,6 +11,7 @@ pub mod profile;
 pub mod round;
 pub mod settle;
 pub mod spot;
+pub mod tournament;
 pub mod wheel;
 
 pub use money::{HalfRounding, Minor, Stake, StakeError, PAYOUT_MAX_TO_ONE, STAKE_MAX_MINOR};

@@ -167,6 +167,8 @@ pub struct ProfileSpec {
     pub dispute_authority: String,
     /// Further lines of posted house rules the document requires.
     pub house_rules: Vec<String>,
+    /// What the document says of tournaments; `None`: it gives none.
+    pub tournaments: Option<crate::tournament::TournamentRules>,
 }
 
 /// A validated profile.
@@ -500,8 +502,19 @@ fn validate(spec: &ProfileSpec, j: &Jurisdiction) -> Result<(), ProfileError> {
     if spec.dispute_authority.trim().is_empty() {
         return fail("dispute_authority", "must name who decides disputes");
     }
+    if let Some(t) = &spec.tournaments {
+        if !(1..=TOURNAMENT_MONTHS_MAX).contains(&t.conclude_within_months) {
+            return fail(
+                "tournaments.conclude_within_months",
+                format!("{} is outside 1 to {TOURNAMENT_MONTHS_MAX}", t.conclude_within_months),
+            );
+        }
+    }
     Ok(())
 }
+
+/// The longest a profile may let a tournament run, in months.
+pub const TOURNAMENT_MONTHS_MAX: u32 = 24;
 
 /// How many pockets a kind covers on a wheel, for the edge check; zero where
 /// the kind cannot be placed there.

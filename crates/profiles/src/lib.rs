@@ -8,10 +8,12 @@
 
 pub mod bonus;
 pub mod posted;
+pub mod tournament;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use croupier_core::tournament::TournamentRules;
 use croupier_core::{
     EvenMoneyOnZero, HalfRounding, Jurisdiction, Kind, Limits, Minor, NoSpinBets, OverMaximum, Paytable, Pocket,
     PocketSet, Profile, ProfileError, ProfileSpec, StakeRange, UnderMinimum, Wheel, ZeroChoice, ZeroRules,
@@ -216,6 +218,23 @@ struct ProfileFile {
     zero_rules: ZeroRulesFile,
     limits: LimitsFile,
     chips: ChipsFile,
+    #[serde(default)]
+    tournaments: Option<TournamentsFile>,
+}
+
+/// What a rule document says of tournaments (Colorado 2213).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TournamentsFile {
+    conclude_within_months: u32,
+    #[serde(default)]
+    escrow_after_days: Option<u32>,
+    #[serde(default)]
+    fee_and_buy_ins_max: Option<u64>,
+    #[serde(default)]
+    rules_filed_days_before: Option<u32>,
+    split_permitted: bool,
+    vouchers_permitted: bool,
 }
 
 #[derive(Deserialize)]
@@ -387,6 +406,14 @@ impl ProfileFile {
             )?,
             dispute_authority: self.dispute_authority,
             house_rules: self.house_rules,
+            tournaments: self.tournaments.map(|t| TournamentRules {
+                conclude_within_months: t.conclude_within_months,
+                escrow_after_days: t.escrow_after_days,
+                fee_and_buy_ins_max: t.fee_and_buy_ins_max.map(Minor::new),
+                rules_filed_days_before: t.rules_filed_days_before,
+                split_permitted: t.split_permitted,
+                vouchers_permitted: t.vouchers_permitted,
+            }),
             name: self.name,
             title: self.title,
             source: self.source,

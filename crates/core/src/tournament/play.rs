@@ -1,0 +1,1050 @@
+//! A tournament's life: entries, re-buys, eliminations, each event's end
+//! and prizes, a split by agreement, the conclusion. `decide` checks a
+//! command and gives events; `apply` changes the tournament. Money moves in
+//! events as amounts; the server writes them to the ledger.
+
+use std::collections::BTreeMap;
+
+use time::Date;
+
+use super::config::{RebuyWhen, TournamentConfig};
+use super::prizes::{place_standings, Purse};
+
+/// The most entries one tournament takes, re-entries included.
+pub const ENTRIES_MAX: usize = 10_000;
+/// The longest description of a non-cash fee or buy-in.
+const ITEM_MAX_BYTES: usize = 200;
+
+/// How a fee or a buy-in was paid (2213.01, 2213.05).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Paid {
+    Cash,
+    /// An item at its predetermined cash value.
+    NonCash {
+        item: String,
+    },
+    /// Paid by the house.
+    Complimentary,
+    /// A prize voucher won in an earlier event.
+    Voucher {
+        number: u32,
+    },
+}
+
+impl Paid {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Paid::Cash => "cash",
+            Paid::NonCash { .. } => "non_cash",
+            Paid::Complimentary => "complimentary",
+            Paid::Voucher { .. } => "voucher",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Payment {
+    pub paid: Paid,
+    /// Its value in minor units: the event's price, whatever the form.
+    pub value: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// Entered; the event has not started.
+    Registered,
+    Playing,
+    Eliminated,
+    /// Played the event to its end.
+    Finished,
+    /// Found with two active entries, or otherwise put out: no prize (2213(2)(c)).
+    Disqualified,
+}
+
+impl EntryStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryStatus::Registered => "registered",
+            EntryStatus::Playing => "playing",
+            EntryStatus::Eliminated => "eliminated",
+            EntryStatus::Finished => "finished",
+            EntryStatus::Disqualified => "disqualified",
+        }
+    }
+
+    fn active(self) -> bool {
+        matches!(self, EntryStatus::Registered | EntryStatus::Playing)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Numbered from 1 in order of entry.
+    pub number: u32,
+    pub player: String,
+    pub event: usize,
+    pub status: EntryStatus,
+    pub fee: Payment,
+    pub buy_in: Payment,
+    pub rebuys: Vec<Payment>,
+    pub day: Date,
+}
+
+/// A prize as won.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Awarded {
+    Cash(u64),
+    NonCash {
+        description: String,
+        value: u64,
+    },
+    /// Entry to a later event, for its winner only (2213.05).
+    Voucher {
+        number: u32,
+        event: usize,
+        value: u64,
+    },
+}
+
+impl Awarded {
+    pub fn value(&self) -> u64 {
+        match self {
+            Awarded::Cash(v) => *v,
+            Awarded::NonCash { value, .. } | Awarded::Voucher { value, .. } => *value,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Award {
+    pub event: usize,
+    pub entry: u32,
+    pub player: String,
+    pub place: u32,
+    pub prize: Awarded,
+    /// Awarded as the remaining players agreed (2213.07(3)(c)).
+    pub by_split: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Voucher {
+    pub number: u32,
+    pub player: String,
+    pub event: usize,
+    pub value: u64,
+    /// A prize payout (the event it enters takes a fee or buy-in), or a
+    /// buy-in to that event's pool (2213.05).
+    pub payout: bool,
+    pub used_by: Option<u32>,
+    pub cashed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventStatus {
+    Open,
+    Running,
+    Ended,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EventState {
+    pub started: bool,
+    pub ended: bool,
+    /// Buy-ins and re-buys this event took, at their value.
+    pub buy_ins: u64,
+    pub awards: Vec<Award>,
+    /// What its pool carried to later events.
+    pub carried: u64,
+    pub house_added: u64,
+}
+
+impl EventState {
+    pub fn status(&self) -> EventStatus {
+        match (self.started, self.ended) {
+            (_, true) => EventStatus::Ended,
+            (true, false) => EventStatus::Running,
+            (false, false) => EventStatus::Open,
+        }
+    }
+}
+
+/// A proposal that the remaining players split cash prizes (2213.07(3)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub event: usize,
+    pub places: Vec<u32>,
+    /// Each remaining entry and the cash it would take.
+    pub shares: Vec<(u32, u64)>,
+    pub agreed: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The written rules went to the Division on `day` (2213.06).
+    FileRules {
+        day: Date,
+    },
+    Register {
+        player: String,
+        event: usize,
+        fee: Paid,
+        buy_in: Paid,
+        /// The director checked the qualification criteria (2213.04).
+        qualified: bool,
+        day: Date,
+    },
+    Start {
+        event: usize,
+        day: Date,
+    },
+    /// `points`: the entry's chips now; `between_games`: no game is in play at its table.
+    Rebuy {
+        entry: u32,
+        paid: Paid,
+        points: u64,
+        between_games: bool,
+    },
+    Eliminate {
+        entry: u32,
+        points: u64,
+    },
+    Disqualify {
+        player: String,
+        reason: String,
+    },
+    ProposeSplit {
+        event: usize,
+        places: Vec<u32>,
+        shares: Vec<(u32, u64)>,
+    },
+    AgreeSplit {
+        entry: u32,
+    },
+    /// The director refuses an early end: someone is pressed into it (2213.07(3)(b)).
+    RefuseSplit {
+        reason: String,
+    },
+    /// The director confirms the agreed split and ends the event (2213.07(3)(c)).
+    ConfirmSplit {
+        points: Vec<(u32, u64)>,
+    },
+    /// The event is played to its end; `points` holds every entry still playing.
+    End {
+        event: usize,
+        points: Vec<(u32, u64)>,
+    },
+    Conclude,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    RulesFiled {
+        day: Date,
+    },
+    Registered {
+        entry: Entry,
+        points: u64,
+    },
+    Started {
+        event: usize,
+        entries: Vec<u32>,
+    },
+    Rebought {
+        entry: u32,
+        payment: Payment,
+        points: u64,
+    },
+    Eliminated {
+        entry: u32,
+    },
+    Disqualified {
+        player: String,
+        entries: Vec<u32>,
+        reason: String,
+    },
+    SplitProposed(Split),
+    SplitAgreed {
+        entry: u32,
+    },
+    SplitRefused {
+        reason: String,
+    },
+    HouseAdded {
+        event: usize,
+        amount: u64,
+    },
+    Awarded(Award),
+    Ended {
+        event: usize,
+        carried: u64,
+        split: bool,
+    },
+    /// An unused voucher paid to its holder in cash at the conclusion.
+    VoucherCashed {
+        number: u32,
+        player: String,
+        value: u64,
+    },
+    Concluded,
+}
+
+/// A refused command, naming the clause it would break.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TournamentError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    NotFound(String),
+}
+
+fn refuse<T>(message: impl Into<String>) -> Result<T, TournamentError> {
+    Err(TournamentError::Refused(message.into()))
+}
+
+/// A tournament: its configuration and everything that happened to it.
+#[derive(Clone, Debug)]
+pub struct Tournament {
+    config: TournamentConfig,
+    pub rules_filed: Option<Date>,
+    pub entries: Vec<Entry>,
+    pub events: Vec<EventState>,
+    pub vouchers: Vec<Voucher>,
+    pub split: Option<Split>,
+    pub concluded: bool,
+    /// Entry fees by the month they were collected (2213.01), `(year, month)`.
+    pub fees_by_month: BTreeMap<(i32, u8), u64>,
+    /// Buy-ins not yet paid out as prizes (2213.05).
+    pub pool: u64,
+    /// Vouchers awarded and not yet used or cashed, at their value.
+    pub vouchers_held: u64,
+    /// Prizes paid out, non-cash at their value and vouchers that count as payouts.
+    pub prizes_paid: u64,
+}
+
+impl Tournament {
+    pub fn new(config: TournamentConfig) -> Tournament {
+        let events = vec![EventState::default(); config.spec().events.len()];
+        Tournament {
+            config,
+            rules_filed: None,
+            entries: Vec::new(),
+            events,
+            vouchers: Vec::new(),
+            split: None,
+            concluded: false,
+            fees_by_month: BTreeMap::new(),
+            pool: 0,
+            vouchers_held: 0,
+            prizes_paid: 0,
+        }
+    }
+
+    pub fn config(&self) -> &TournamentConfig {
+        &self.config
+    }
+
+    pub fn entry(&self, number: u32) -> Result<&Entry, TournamentError> {
+        number
+            .checked_sub(1)
+            .and_then(|i| self.entries.get(i as usize))
+            .ok_or_else(|| TournamentError::NotFound(format!("no entry {number} in this tournament")))
+    }
+
+    /// The player's entry that is registered or playing, if any.
+    pub fn active_entry(&self, player: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.player == player && e.status.active())
+    }
+
+    fn event_state(&self, event: usize) -> Result<&EventState, TournamentError> {
+        self.events
+            .get(event)
+            .ok_or_else(|| TournamentError::NotFound(format!("no event {event} in this tournament")))
+    }
+
+    fn playing(&self, event: usize) -> Vec<u32> {
+        self.entries
+            .iter()
+            .filter(|e| e.event == event && e.status == EntryStatus::Playing)
+            .map(|e| e.number)
+            .collect()
+    }
+
+    fn event_name(&self, event: usize) -> &str {
+        self.config.event(event).map_or("?", |e| e.name.as_str())
+    }
+
+    pub fn decide(&self, command: Command) -> Result<Vec<Event>, TournamentError> {
+        if self.concluded {
+            return refuse("the tournament has concluded");
+        }
+        match command {
+            Command::FileRules { day } => {
+                if self.events.iter().any(|e| e.started) {
+                    return refuse("the tournament has started: its rules were filed before (2213.06)");
+                }
+                Ok(vec![Event::RulesFiled { day }])
+            }
+            Command::Register {
+                player,
+                event,
+                fee,
+                buy_in,
+                qualified,
+                day,
+            } => self.decide_register(player, event, fee, buy_in, qualified, day),
+            Command::Start { event, day } => self.decide_start(event, day),
+            Command::Rebuy {
+                entry,
+                paid,
+                points,
+                between_games,
+            } => self.decide_rebuy(entry, paid, points, between_games),
+            Command::Eliminate { entry, points } => {
+                let e = self.entry(entry)?;
+                if e.status != EntryStatus::Playing {
+                    return refuse(format!("entry {entry} is {}, not playing", e.status.name()));
+                }
+                if points > 0 {
+                    return refuse(format!(
+                        "entry {entry} still has {points} points: a player is eliminated only with no chips left (2213.07(2))"
+                    ));
+                }
+                Ok(vec![Event::Eliminated { entry }])
+            }
+            Command::Disqualify { player, reason } => {
+                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+                    return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                let entries: Vec<u32> = self
+                    .entries
+                    .iter()
+                    .filter(|e| e.player == player && e.status != EntryStatus::Disqualified)
+                    .map(|e| e.number)
+                    .collect();
+                if entries.is_empty() {
+                    return Err(TournamentError::NotFound(format!(
+                        "{player} has no entry to disqualify"
+                    )));
+                }
+                Ok(vec![Event::Disqualified {
+                    player,
+                    entries,
+                    reason,
+                }])
+            }
+            Command::ProposeSplit { event, places, shares } => self.decide_proposal(event, places, shares),
+            Command::AgreeSplit { entry } => {
+                let Some(split) = &self.split else {
+                    return refuse("no split is proposed");
+                };
+                if !split.shares.iter().any(|(e, _)| *e == entry) {
+                    return refuse(format!("entry {entry} is not one of the remaining players"));
+                }
+                if split.agreed.contains(&entry) {
+                    return refuse(format!("entry {entry} has agreed already"));
+                }
+                Ok(vec![Event::SplitAgreed { entry }])
+            }
+            Command::RefuseSplit { reason } => {
+                if self.split.is_none() {
+                    return refuse("no split is proposed");
+                }
+                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+                    return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                Ok(vec![Event::SplitRefused { reason }])
+            }
+            Command::ConfirmSplit { points } => {
+                let Some(split) = &self.split else {
+                    return refuse("no split is proposed");
+                };
+                let missing: Vec<u32> = split
+                    .shares
+                    .iter()
+                    .map(|(e, _)| *e)
+                    .filter(|e| !split.agreed.contains(e))
+                    .collect();
+                if !missing.is_empty() {
+                    return refuse(format!(
+                        "entries {missing:?} have not agreed: a split is unanimous (2213.07(3))"
+                    ));
+                }
+                self.decide_end(split.event, points, Some(split))
+            }
+            Command::End { event, points } => self.decide_end(event, points, None),
+            Command::Conclude => self.decide_conclude(),
+        }
+    }
+
+    fn decide_register(
+        &self,
+        player: String,
+        event: usize,
+        fee: Paid,
+        buy_in: Paid,
+        qualified: bool,
+        day: Date,
+    ) -> Result<Vec<Event>, TournamentError> {
+        let state = self.event_state(event)?;
+        let Some(spec) = self.config.event(event) else {
+            return Err(TournamentError::NotFound(format!("no event {event}")));
+        };
+        if self.entries.len() >= ENTRIES_MAX {
+            return refuse(format!("the tournament has its {ENTRIES_MAX} entries"));
+        }
+        if self
+            .entries
+            .iter()
+            .any(|e| e.player == player && e.status == EntryStatus::Disqualified)
+        {
+            return refuse(format!("{player} was disqualified from this tournament (2213(2)(c))"));
+        }
+        if let Some(active) = self.active_entry(&player) {
+            return refuse(format!(
+                "{player} already has entry {} in {:?}: no player is entered more than once at a time (2213(2)(c))",
+                active.number,
+                self.event_name(active.event)
+            ));
+        }
+        let before = self.entries.iter().any(|e| e.player == player && e.event == event);
+        match state.status() {
+            EventStatus::Ended => return refuse(format!("{:?} has ended", spec.name)),
+            EventStatus::Running if !before => {
+                return refuse(format!(
+                    "{:?} has started: every entrant starts it with the same chips, so entries close at the start (2213.07(1))",
+                    spec.name
+                ))
+            }
+            _ => {}
+        }
+        if before && !self.config.spec().reentry {
+            return refuse(format!(
+                "{player} was eliminated from {:?} and its rules allow no re-entry (2213(2)(c))",
+                spec.name
+            ));
+        }
+        if self.config.spec().qualification.is_some() && !qualified {
+            return refuse(format!(
+                "{player} is not confirmed as meeting the qualification criteria (2213.04)"
+            ));
+        }
+        let price = spec.entry_fee.get() + spec.buy_in.get();
+        let (fee, buy_in) = match (&fee, &buy_in) {
+            (Paid::Voucher { number }, Paid::Voucher { number: other }) if number == other => {
+                let voucher = self
+                    .vouchers
+                    .iter()
+                    .find(|v| v.number == *number)
+                    .ok_or_else(|| TournamentError::NotFound(format!("no voucher {number}")))?;
+                if voucher.player != player {
+                    return refuse(format!(
+                        "voucher {number} was won by another player; only its winner may use it (2213.05)"
+                    ));
+                }
+                if voucher.event != event {
+                    return refuse(format!(
+                        "voucher {number} enters {:?}, not {:?}",
+                        self.event_name(voucher.event),
+                        spec.name
+                    ));
+                }
+                if voucher.used_by.is_some() || voucher.cashed {
+                    return refuse(format!("voucher {number} has been used"));
+                }
+                if price > 0 {
+                    (
+                        Payment {
+                            paid: fee.clone(),
+                            value: spec.entry_fee.get(),
+                        },
+                        Payment {
+                            paid: buy_in.clone(),
+                            value: spec.buy_in.get(),
+                        },
+                    )
+                } else {
+                    (
+                        Payment {
+                            paid: fee.clone(),
+                            value: 0,
+                        },
+                        Payment {
+                            paid: buy_in.clone(),
+                            value: voucher.value,
+                        },
+                    )
+                }
+            }
+            (Paid::Voucher { .. }, _) | (_, Paid::Voucher { .. }) => {
+                return refuse("a prize voucher pays both the entry fee and the buy-in of its event (2213.05)")
+            }
+            _ => {
+                check_item(&fee)?;
+                check_item(&buy_in)?;
+                (
+                    Payment {
+                        paid: fee,
+                        value: spec.entry_fee.get(),
+                    },
+                    Payment {
+                        paid: buy_in,
+                        value: spec.buy_in.get(),
+                    },
+                )
+            }
+        };
+        let number = self.entries.len() as u32 + 1;
+        Ok(vec![Event::Registered {
+            entry: Entry {
+                number,
+                player,
+                event,
+                status: if state.started {
+                    EntryStatus::Playing
+                } else {
+                    EntryStatus::Registered
+                },
+                fee,
+                buy_in,
+                rebuys: Vec::new(),
+                day,
+            },
+            points: spec.starting_points,
+        }])
+    }
+
+    fn decide_start(&self, event: usize, day: Date) -> Result<Vec<Event>, TournamentError> {
+        let state = self.event_state(event)?;
+        let spec = self.config.spec();
+        let name = self.event_name(event);
+        if state.status() != EventStatus::Open {
+            return refuse(format!("{name:?} has started already"));
+        }
+        if let Some(earlier) = self.events[..event].iter().position(|e| !e.ended) {
+            return refuse(format!(
+                "{:?} comes first: events are played in order",
+                self.event_name(earlier)
+            ));
+        }
+        let scheduled = self.config.event(event).map(|e| e.day);
+        if scheduled.is_some_and(|s| day < s) {
+            return refuse(format!(
+                "{name:?} is scheduled for {}, not {day}",
+                scheduled.unwrap_or(day)
+            ));
+        }
+        if day > spec.last_day {
+            return refuse(format!(
+                "the tournament's last day was {}; it concludes within {} months of its first (2213(1))",
+                spec.last_day,
+                self.config.rules().conclude_within_months
+            ));
+        }
+        if let Some(days) = self.config.rules().rules_filed_days_before {
+            let Some(filed) = self.rules_filed else {
+                return refuse(format!(
+                    "the written rules have not been filed with the Division; they go {days} days before the start (2213.06)"
+                ));
+            };
+            let earliest = filed + time::Duration::days(i64::from(days));
+            if day < earliest {
+                return refuse(format!(
+                    "the rules reached the Division on {filed}: the tournament may start on {earliest} at the earliest, {days} days later (2213.06)"
+                ));
+            }
+        }
+        let entries: Vec<u32> = self
+            .entries
+            .iter()
+            .filter(|e| e.event == event && e.status == EntryStatus::Registered)
+            .map(|e| e.number)
+            .collect();
+        if entries.is_empty() {
+            return refuse(format!("no one has entered {name:?}"));
+        }
+        Ok(vec![Event::Started { event, entries }])
+    }
+
+    fn decide_rebuy(
+        &self,
+        entry: u32,
+        paid: Paid,
+        points: u64,
+        between_games: bool,
+    ) -> Result<Vec<Event>, TournamentError> {
+        let e = self.entry(entry)?;
+        let Some(spec) = self.config.event(e.event) else {
+            return Err(TournamentError::NotFound(format!("no event {}", e.event)));
+        };
+        if e.status != EntryStatus::Playing {
+            return refuse(format!("entry {entry} is {}, not playing", e.status.name()));
+        }
+        let rebuys = &spec.rebuys;
+        if rebuys.max == 0 {
+            return refuse(format!("{:?} allows no re-buys (2213.08(2))", spec.name));
+        }
+        if e.rebuys.len() as u32 >= rebuys.max {
+            return refuse(format!(
+                "entry {entry} has made its {} re-buys, the most {:?} allows (2213.08(2))",
+                rebuys.max, spec.name
+            ));
+        }
+        if !between_games {
+            return refuse(
+                "chips are bought between games: only chips on the table at a game's start play in it (2213.07(5))",
+            );
+        }
+        if rebuys.when == RebuyWhen::OutOfChips && points > 0 {
+            return refuse(format!(
+                "entry {entry} has {points} points; {:?} allows a re-buy only once out of chips (2213.08(2))",
+                spec.name
+            ));
+        }
+        if matches!(paid, Paid::Voucher { .. }) {
+            return refuse("a prize voucher pays an entry, not a re-buy (2213.05)");
+        }
+        check_item(&paid)?;
+        Ok(vec![Event::Rebought {
+            entry,
+            payment: Payment {
+                paid,
+                value: rebuys.amount.get(),
+            },
+            points: rebuys.points,
+        }])
+    }
+
+    fn decide_proposal(
+        &self,
+        event: usize,
+        places: Vec<u32>,
+        shares: Vec<(u32, u64)>,
+    ) -> Result<Vec<Event>, TournamentError> {
+        if !self.config.spec().split_permitted {
+            return refuse("this tournament's rules do not let players split the prizes (2213.07(3))");
+        }
+        let state = self.event_state(event)?;
+        if state.status() != EventStatus::Running {
+            return refuse(format!("{:?} is not being played", self.event_name(event)));
+        }
+        if self.split.is_some() {
+            return refuse("a split is proposed already: the director confirms or refuses it first");
+        }
+        let Some(spec) = self.config.event(event) else {
+            return Err(TournamentError::NotFound(format!("no event {event}")));
+        };
+        if places.is_empty() {
+            return refuse("name the places whose cash prizes are split");
+        }
+        for (i, place) in places.iter().enumerate() {
+            let Some(prize) = spec.prizes.iter().find(|p| p.place == *place) else {
+                return refuse(format!("{:?} has no prize for place {place}", spec.name));
+            };
+            if !prize.is_cash() {
+                return refuse(format!(
+                    "place {place}'s prize is not cash: no agreement divides a non-cash prize (2213.07(3)(a))"
+                ));
+            }
+            if places[..i].contains(place) {
+                return refuse(format!("place {place} is named twice"));
+            }
+        }
+        let playing = self.playing(event);
+        let mut named: Vec<u32> = shares.iter().map(|(e, _)| *e).collect();
+        named.sort_unstable();
+        let mut remaining = playing.clone();
+        remaining.sort_unstable();
+        if named != remaining {
+            return refuse(format!(
+                "a split is agreed by every remaining player, each named once: entries {remaining:?} (2213.07(3))"
+            ));
+        }
+        let total = self.purse(event, playing.len())?.cash_of(&places);
+        let offered: u64 = shares.iter().map(|(_, v)| *v).sum();
+        if offered != total {
+            return refuse(format!(
+                "the shares add up to {offered} but the cash prizes of places {places:?} come to {total}"
+            ));
+        }
+        Ok(vec![Event::SplitProposed(Split {
+            event,
+            places,
+            shares,
+            agreed: Vec::new(),
+        })])
+    }
+
+    fn purse(&self, event: usize, finishers: usize) -> Result<Purse, TournamentError> {
+        let Some(spec) = self.config.event(event) else {
+            return Err(TournamentError::NotFound(format!("no event {event}")));
+        };
+        Ok(Purse::new(spec, event + 1 == self.events.len(), self.pool, finishers))
+    }
+
+    fn decide_end(
+        &self,
+        event: usize,
+        points: Vec<(u32, u64)>,
+        split: Option<&Split>,
+    ) -> Result<Vec<Event>, TournamentError> {
+        let state = self.event_state(event)?;
+        if state.status() != EventStatus::Running {
+            return refuse(format!("{:?} is not being played", self.event_name(event)));
+        }
+        let mut playing = self.playing(event);
+        playing.sort_unstable();
+        let mut named: Vec<u32> = points.iter().map(|(e, _)| *e).collect();
+        named.sort_unstable();
+        if named != playing {
+            return refuse(format!(
+                "the standings list every entry still playing once: {playing:?}"
+            ));
+        }
+        let purse = self.purse(event, playing.len())?;
+        let mut events = Vec::new();
+        if purse.house_added > 0 {
+            events.push(Event::HouseAdded {
+                event,
+                amount: purse.house_added,
+            });
+        }
+        let standings = place_standings(&points);
+        let mut next_voucher = self.vouchers.len() as u32 + 1;
+        let mut award = |entry: u32, place: u32, prize: Awarded, by_split: bool| -> Result<Event, TournamentError> {
+            let prize = match prize {
+                Awarded::Voucher { event, value, .. } => {
+                    next_voucher += 1;
+                    Awarded::Voucher {
+                        number: next_voucher - 1,
+                        event,
+                        value,
+                    }
+                }
+                other => other,
+            };
+            Ok(Event::Awarded(Award {
+                event,
+                entry,
+                player: self.entry(entry)?.player.clone(),
+                place,
+                prize,
+                by_split,
+            }))
+        };
+        match split {
+            Some(split) => {
+                if purse.cash_of(&split.places) != split.shares.iter().map(|(_, v)| v).sum::<u64>() {
+                    return refuse("the pool changed since the split was proposed: propose it again");
+                }
+                for (entry, amount) in &split.shares {
+                    if *amount > 0 {
+                        events.push(award(*entry, 0, Awarded::Cash(*amount), true)?);
+                    }
+                }
+                let rest = Purse {
+                    cash: purse
+                        .cash
+                        .iter()
+                        .filter(|(p, _)| !split.places.contains(p))
+                        .map(|(p, v)| (*p, *v))
+                        .collect(),
+                    ..purse.clone()
+                };
+                for (entry, place, prize) in rest.assign(&standings) {
+                    events.push(award(entry, place, prize, false)?);
+                }
+            }
+            None => {
+                for (entry, place, prize) in purse.assign(&standings) {
+                    events.push(award(entry, place, prize, false)?);
+                }
+            }
+        }
+        events.push(Event::Ended {
+            event,
+            carried: purse.carried,
+            split: split.is_some(),
+        });
+        Ok(events)
+    }
+
+    fn decide_conclude(&self) -> Result<Vec<Event>, TournamentError> {
+        if let Some(open) = self.events.iter().position(|e| !e.ended) {
+            return refuse(format!("{:?} has not ended", self.event_name(open)));
+        }
+        if self.pool > 0 {
+            return refuse(format!(
+                "the prize pool still holds {} minor units: every buy-in is paid out by the conclusion (2213.05)",
+                self.pool
+            ));
+        }
+        let mut events: Vec<Event> = self
+            .vouchers
+            .iter()
+            .filter(|v| v.used_by.is_none() && !v.cashed)
+            .map(|v| Event::VoucherCashed {
+                number: v.number,
+                player: v.player.clone(),
+                value: v.value,
+            })
+            .collect();
+        events.push(Event::Concluded);
+        Ok(events)
+    }
+
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::RulesFiled { day } => self.rules_filed = Some(*day),
+            Event::Registered { entry, .. } => {
+                let month = (entry.day.year(), u8::from(entry.day.month()));
+                *self.fees_by_month.entry(month).or_default() += entry.fee.value;
+                if let Paid::Voucher { number } = entry.buy_in.paid {
+                    if let Some(v) = self.vouchers.iter_mut().find(|v| v.number == number) {
+                        v.used_by = Some(entry.number);
+                        self.vouchers_held -= v.value;
+                    }
+                }
+                self.pool += entry.buy_in.value;
+                if let Some(state) = self.events.get_mut(entry.event) {
+                    state.buy_ins += entry.buy_in.value;
+                }
+                self.entries.push(entry.clone());
+            }
+            Event::Started { event, entries } => {
+                if let Some(state) = self.events.get_mut(*event) {
+                    state.started = true;
+                }
+                for number in entries {
+                    self.set_status(*number, EntryStatus::Playing);
+                }
+            }
+            Event::Rebought { entry, payment, .. } => {
+                self.pool += payment.value;
+                let event = self.entry(*entry).map(|e| e.event).ok();
+                if let Some(state) = event.and_then(|e| self.events.get_mut(e)) {
+                    state.buy_ins += payment.value;
+                }
+                if let Some(e) = self.entry_mut(*entry) {
+                    e.rebuys.push(payment.clone());
+                }
+            }
+            Event::Eliminated { entry } => self.set_status(*entry, EntryStatus::Eliminated),
+            Event::Disqualified { entries, .. } => {
+                for number in entries {
+                    self.set_status(*number, EntryStatus::Disqualified);
+                }
+                if self
+                    .split
+                    .as_ref()
+                    .is_some_and(|s| s.shares.iter().any(|(e, _)| entries.contains(e)))
+                {
+                    self.split = None;
+                }
+            }
+            Event::SplitProposed(split) => self.split = Some(split.clone()),
+            Event::SplitAgreed { entry } => {
+                if let Some(split) = &mut self.split {
+                    split.agreed.push(*entry);
+                }
+            }
+            Event::SplitRefused { .. } => self.split = None,
+            Event::HouseAdded { event, amount } => {
+                self.pool += amount;
+                if let Some(state) = self.events.get_mut(*event) {
+                    state.house_added += amount;
+                }
+            }
+            Event::Awarded(award) => {
+                let value = award.prize.value();
+                self.pool -= value;
+                match &award.prize {
+                    Awarded::Voucher { number, event, value } => {
+                        let payout = self
+                            .config
+                            .event(*event)
+                            .is_some_and(|e| e.entry_fee.get() + e.buy_in.get() > 0);
+                        self.vouchers_held += value;
+                        if payout {
+                            self.prizes_paid += value;
+                        }
+                        self.vouchers.push(Voucher {
+                            number: *number,
+                            player: award.player.clone(),
+                            event: *event,
+                            value: *value,
+                            payout,
+                            used_by: None,
+                            cashed: false,
+                        });
+                    }
+                    _ => self.prizes_paid += value,
+                }
+                if let Some(state) = self.events.get_mut(award.event) {
+                    state.awards.push(award.clone());
+                }
+            }
+            Event::Ended { event, carried, .. } => {
+                if let Some(state) = self.events.get_mut(*event) {
+                    state.ended = true;
+                    state.carried = *carried;
+                }
+                for entry in self.entries.iter_mut().filter(|e| e.event == *event) {
+                    if entry.status == EntryStatus::Playing {
+                        entry.status = EntryStatus::Finished;
+                    }
+                }
+                self.split = None;
+            }
+            Event::VoucherCashed { number, value, .. } => {
+                if let Some(v) = self.vouchers.iter_mut().find(|v| v.number == *number) {
+                    v.cashed = true;
+                    if !v.payout {
+                        self.prizes_paid += value;
+                    }
+                }
+                self.vouchers_held -= value;
+            }
+            Event::Concluded => self.concluded = true,
+        }
+    }
+
+    fn entry_mut(&mut self, number: u32) -> Option<&mut Entry> {
+        number.checked_sub(1).and_then(|i| self.entries.get_mut(i as usize))
+    }
+
+    fn set_status(&mut self, number: u32, status: EntryStatus) {
+        if let Some(e) = self.entry_mut(number) {
+            e.status = status;
+        }
+    }
+
+    /// Decides and applies a command: its events, or why it was refused.
+    pub fn execute(&mut self, command: Command) -> Result<Vec<Event>, TournamentError> {
+        let events = self.decide(command)?;
+        for event in &events {
+            self.apply(event);
+        }
+        Ok(events)
+    }
+
+    /// Every buy-in at its value (re-buys and vouchers used as buy-ins included).
+    pub fn buy_ins(&self) -> u64 {
+        self.events.iter().map(|e| e.buy_ins).sum()
+    }
+
+    /// What the house added to the pool for fixed prizes.
+    pub fn house_added(&self) -> u64 {
+        self.events.iter().map(|e| e.house_added).sum()
+    }
+}
+
+fn check_item(paid: &Paid) -> Result<(), TournamentError> {
+    if let Paid::NonCash { item } = paid {
+        if item.trim().is_empty() || item.len() > ITEM_MAX_BYTES {
+            return refuse(format!(
+                "describe the non-cash item in 1 to {ITEM_MAX_BYTES} bytes: it is recorded at its predetermined cash value (2213.01)"
+            ));
+        }
+    }
+    Ok(())
+}
