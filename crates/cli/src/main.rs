@@ -9,6 +9,7 @@ mod rng_cmd;
 mod rules_cmd;
 mod settle_cmd;
 mod sim_cmd;
+mod tournament_cmd;
 mod user_cmd;
 mod verify_cmd;
 mod wheel_cmd;
@@ -45,6 +46,11 @@ enum Command {
     },
     /// Print the house rules a casino must post for a profile (Colorado 2208).
     Rules(rules_cmd::Args),
+    /// Tournaments: check a configuration, print its written rules (Colorado 2213).
+    Tournament {
+        #[command(subcommand)]
+        which: tournament_cmd::Which,
+    },
     /// Benchmarks of the engine.
     Bench {
         #[command(subcommand)]
@@ -198,6 +204,7 @@ fn main() -> ExitCode {
         Command::Math(args) => math_cmd::run(args),
         Command::Profiles { format } => rules_cmd::profiles(format),
         Command::Rules(args) => rules_cmd::run(args),
+        Command::Tournament { which } => tournament_cmd::run(which),
         Command::Bench { which } => bench::run(which),
         Command::Rng { which } => rng_cmd::run(which),
         Command::VerifyFair(args) => rng_cmd::verify(args),

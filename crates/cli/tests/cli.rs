@@ -997,3 +997,40 @@ fn a_reader_that_stops_early_is_no_error() {
     );
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn tournament_files_are_checked_against_their_profile_and_give_written_rules() {
+    // Colorado 2213(1), 2213.05, 2213.06-.08: through the command.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/tournaments/winter-classic.toml");
+    let out = croupier(&["tournament", "check", "--config", example, "--format", "json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let checked: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(checked["most_one_entry_pays_minor"], 35_000);
+    assert_eq!(checked["cap_minor"], 10_000_000);
+    let out = croupier(&["tournament", "rules", "--config", example], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("shall follow the house rules of The Example Casino"), "{text}");
+
+    let dir = croupier_testkit::data_dir();
+    let text = std::fs::read_to_string(example).expect("example");
+    for (from, to, clause) in [
+        ("last_day = \"2027-02-13\"", "last_day = \"2027-05-01\"", "2213(1)"),
+        (
+            "rebuys = { max = 1, amount_minor = 10000,",
+            "rebuys = { max = 100, amount_minor = 10000000,",
+            "2213.05",
+        ),
+        ("responsible = \"The Example Casino\"", "responsible = \"Nobody\"", "2213(2)(b)"),
+        ("{ place = 2, voucher_for = \"Final\" }", "{ place = 2, voucher_for = \"Semi\" }", "2213.05"),
+        ("first_day = \"2026-12-12\"", "first_day = \"2026-02-30\"", "not a day of the calendar"),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let path = dir.parent().join("t.toml");
+        std::fs::write(&path, text.replace(from, to)).expect("write");
+        let out = croupier(&["tournament", "check", "--config", path.to_str().expect("path")], "");
+        assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
+        assert!(stderr(&out).contains(clause), "{to}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+}
