@@ -10,6 +10,7 @@ mod rules_cmd;
 mod settle_cmd;
 mod sim_cmd;
 mod tournament_cmd;
+mod tournament_forms;
 mod user_cmd;
 mod verify_cmd;
 mod wheel_cmd;

@@ -26,6 +26,26 @@ pub enum Which {
         #[arg(long)]
         config: PathBuf,
     },
+    /// Run a tournament's commands (JSON lines) through the rules, as a test
+    /// lab does, and print its forms: entries (2213.01), prize payouts
+    /// (2213.02), proceeds by month and the prize pool's account (2213.05).
+    Forms {
+        #[arg(long)]
+        config: PathBuf,
+        /// One command per line: {"command":"register","day":"2026-12-10","player":"ann",...}.
+        #[arg(long)]
+        script: PathBuf,
+        #[arg(long, value_enum, default_value_t = FormsFormat::Text)]
+        format: FormsFormat,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FormsFormat {
+    Text,
+    Json,
+    /// Every form as CSV, one after another, each under a line naming it.
+    Csv,
 }
 
 fn load(path: &PathBuf) -> Result<(Profile, TournamentConfig), Failure> {
@@ -72,6 +92,10 @@ struct EventLine {
 pub fn run(which: Which) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match which {
+        Which::Forms { config, script, format } => {
+            let (profile, config) = load(&config)?;
+            crate::tournament_forms::run(&profile, config, &script, format, &mut out)?;
+        }
         Which::Rules { config } => {
             let (profile, config) = load(&config)?;
             write!(out, "{}", written_rules(&config, &profile))?;

@@ -1001,7 +1001,10 @@ fn a_reader_that_stops_early_is_no_error() {
 #[test]
 fn tournament_files_are_checked_against_their_profile_and_give_written_rules() {
     // Colorado 2213(1), 2213.05, 2213.06-.08: through the command.
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/tournaments/winter-classic.toml");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../profiles/tournaments/winter-classic.toml"
+    );
     let out = croupier(&["tournament", "check", "--config", example, "--format", "json"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let checked: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -1010,7 +1013,10 @@ fn tournament_files_are_checked_against_their_profile_and_give_written_rules() {
     let out = croupier(&["tournament", "rules", "--config", example], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("shall follow the house rules of The Example Casino"), "{text}");
+    assert!(
+        text.contains("shall follow the house rules of The Example Casino"),
+        "{text}"
+    );
 
     let dir = croupier_testkit::data_dir();
     let text = std::fs::read_to_string(example).expect("example");
@@ -1021,9 +1027,21 @@ fn tournament_files_are_checked_against_their_profile_and_give_written_rules() {
             "rebuys = { max = 100, amount_minor = 10000000,",
             "2213.05",
         ),
-        ("responsible = \"The Example Casino\"", "responsible = \"Nobody\"", "2213(2)(b)"),
-        ("{ place = 2, voucher_for = \"Final\" }", "{ place = 2, voucher_for = \"Semi\" }", "2213.05"),
-        ("first_day = \"2026-12-12\"", "first_day = \"2026-02-30\"", "not a day of the calendar"),
+        (
+            "responsible = \"The Example Casino\"",
+            "responsible = \"Nobody\"",
+            "2213(2)(b)",
+        ),
+        (
+            "{ place = 2, voucher_for = \"Final\" }",
+            "{ place = 2, voucher_for = \"Semi\" }",
+            "2213.05",
+        ),
+        (
+            "first_day = \"2026-12-12\"",
+            "first_day = \"2026-02-30\"",
+            "not a day of the calendar",
+        ),
     ] {
         assert!(text.contains(from), "{from}");
         let path = dir.parent().join("t.toml");
@@ -1033,4 +1051,92 @@ fn tournament_files_are_checked_against_their_profile_and_give_written_rules() {
         assert!(stderr(&out).contains(clause), "{to}: {}", stderr(&out));
         assert!(out.stdout.is_empty());
     }
+}
+
+#[test]
+fn a_scripted_tournament_gives_its_forms_and_every_refusal_its_clause() {
+    // Colorado 2213(2)(c), 2213.01, 2213.02, 2213.05, 2213.06, 2213.07(3)(a)-(c)
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/tournaments/");
+    let config = format!("{dir}winter-classic.toml");
+    let script = format!("{dir}winter-classic.script.jsonl");
+    let out = croupier(
+        &[
+            "tournament",
+            "forms",
+            "--config",
+            &config,
+            "--script",
+            &script,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let forms: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let refused: Vec<String> = forms["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter_map(|l| l["refused"].as_str().map(str::to_string))
+        .collect();
+    for clause in ["(2213(2)(c))", "(2213.06)", "(2213.07(3)(a))"] {
+        assert!(refused.iter().any(|r| r.contains(clause)), "{clause} in {refused:?}");
+    }
+    assert_eq!(forms["concluded"], true);
+    assert_eq!(forms["pool_left_minor"], 0);
+    // Seven entries, each with its fee's dollar value however paid (2213.01).
+    let fees: Vec<(String, u64)> = forms["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["fee_paid"].as_str().unwrap_or("").to_string(),
+                e["fee_minor"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(fees.len(), 7);
+    assert!(fees.iter().all(|(_, v)| *v == 2_500));
+    assert_eq!(forms["proceeds"][0]["month"], "2026-12");
+    assert_eq!(forms["proceeds"][0]["proceeds_minor"], 10_000);
+    assert_eq!(forms["proceeds"][1]["proceeds_minor"], 7_500);
+    // Every buy-in paid out (2213.05): four buy-ins, a re-buy and three
+    // buy-ins (one by voucher) are 800.00; the prizes, the voucher among
+    // them at 125.00, are 800.00 too.
+    let paid: u64 = forms["payouts"]
+        .as_array()
+        .expect("payouts")
+        .iter()
+        .filter(|p| p["payout"] == true)
+        .map(|p| p["value_minor"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(paid, 80_000);
+    let split = forms["payouts"]
+        .as_array()
+        .expect("payouts")
+        .iter()
+        .filter(|p| p["by_split"] == true)
+        .count();
+    assert_eq!(split, 3, "each recipient of the split is recorded (2213.07(3)(c))");
+
+    // A line that is not a command stops the run before anything is printed.
+    let data = croupier_testkit::data_dir();
+    let bad = data.parent().join("bad.jsonl");
+    std::fs::write(&bad, "{\"command\":\"register\",\"day\":\"2026-12-01\"}\n").expect("write");
+    let out = croupier(
+        &[
+            "tournament",
+            "forms",
+            "--config",
+            &config,
+            "--script",
+            bad.to_str().expect("path"),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
 }

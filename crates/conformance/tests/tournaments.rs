@@ -650,3 +650,96 @@ fn a_tied_final_shares_its_cash_and_the_pool_still_ends_empty() {
     assert_eq!(cash, [13_067, 13_067, 13_066]);
     assert_eq!(d.t.pool, 0);
 }
+
+mod money_is_kept {
+    //! Colorado 2213.05, as a property: whatever is entered, re-bought,
+    //! awarded, refused or disqualified, the pool holds exactly the buy-ins
+    //! (and what the house added) less the prizes taken from it, the
+    //! vouchers held are those awarded and not yet used, and a concluded
+    //! tournament keeps nothing.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Register { player: u8, event: u8, form: u8 },
+        Start { event: u8 },
+        Rebuy { entry: u8, form: u8 },
+        Eliminate { entry: u8 },
+        Disqualify { player: u8 },
+        End { event: u8, seed: u64 },
+        Conclude,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (0u8..6, 0u8..2, 0u8..5).prop_map(|(player, event, form)| Step::Register { player, event, form }),
+            1 => (0u8..2).prop_map(|event| Step::Start { event }),
+            2 => (1u8..12, 0u8..3).prop_map(|(entry, form)| Step::Rebuy { entry, form }),
+            1 => (1u8..12).prop_map(|entry| Step::Eliminate { entry }),
+            1 => (0u8..6).prop_map(|player| Step::Disqualify { player }),
+            1 => (0u8..2, any::<u64>()).prop_map(|(event, seed)| Step::End { event, seed }),
+            1 => Just(Step::Conclude),
+        ]
+    }
+
+    fn paid(form: u8, t: &Tournament, player: &str) -> Paid {
+        match form {
+            0 => Paid::Cash,
+            1 => Paid::NonCash { item: "a toy".into() },
+            2 => Paid::Complimentary,
+            _ => t
+                .vouchers
+                .iter()
+                .find(|v| v.player == player)
+                .map_or(Paid::Cash, |v| Paid::Voucher { number: v.number }),
+        }
+    }
+
+    fn awarded(t: &Tournament) -> u64 {
+        t.events.iter().flat_map(|e| &e.awards).map(|a| a.prize.value()).sum()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn the_pool_and_the_vouchers_account_for_every_cent(steps in prop::collection::vec(step(), 1..60)) {
+            let mut t = Tournament::new(loaded(WINTER));
+            t.execute(Command::FileRules { day: day("2026-12-01") }).expect("filed");
+            for s in steps {
+                let command = match s {
+                    Step::Register { player, event, form } => {
+                        let player = format!("p{player}");
+                        let fee = paid(form, &t, &player);
+                        Command::Register { buy_in: fee.clone(), fee, player, event: event.into(), qualified: true, day: day("2026-12-10") }
+                    }
+                    Step::Start { event } => Command::Start { event: event.into(), day: day("2027-01-20") },
+                    Step::Rebuy { entry, form } => Command::Rebuy { entry: entry.into(), paid: paid(form, &t, ""), points: 0, between_games: true },
+                    Step::Eliminate { entry } => Command::Eliminate { entry: entry.into(), points: 0 },
+                    Step::Disqualify { player } => Command::Disqualify { player: format!("p{player}"), reason: "two entries".into() },
+                    Step::End { event, seed } => {
+                        let points = t
+                            .entries
+                            .iter()
+                            .filter(|e| e.event == usize::from(event) && e.status == EntryStatus::Playing)
+                            .map(|e| (e.number, (seed >> (e.number % 16)) % 4))
+                            .collect();
+                        Command::End { event: event.into(), points }
+                    }
+                    Step::Conclude => Command::Conclude,
+                };
+                let _ = t.execute(command);
+                prop_assert_eq!(t.pool + awarded(&t), t.buy_ins() + t.house_added());
+                let vouchers_awarded: u64 = t.vouchers.iter().map(|v| v.value).sum();
+                let vouchers_gone: u64 = t.vouchers.iter().filter(|v| v.used_by.is_some() || v.cashed).map(|v| v.value).sum();
+                prop_assert_eq!(t.vouchers_held, vouchers_awarded - vouchers_gone);
+                if t.concluded {
+                    prop_assert_eq!((t.pool, t.vouchers_held), (0, 0));
+                }
+                let pool_lines = t.pool_account();
+                prop_assert_eq!(pool_lines.last().map_or(0, |l| l.balance_minor), i128::from(t.pool));
+            }
+        }
+    }
+}

@@ -10,6 +10,7 @@
 //! arguments: the model reads no clock.
 
 mod config;
+mod forms;
 mod play;
 mod prizes;
 
@@ -18,6 +19,7 @@ pub use config::{
     TournamentSpec, AMOUNT_MAX_MINOR, CHIP_COLOURS_MAX, EVENTS_MAX, LICENSEES_MAX, POINTS_MAX, PRIZES_MAX, REBUYS_MAX,
     TEXT_MAX_BYTES,
 };
+pub use forms::{EntryLine, PayoutLine, PoolLine};
 pub use play::{
     Award, Awarded, Command, Entry, EntryStatus, Event, EventState, EventStatus, Paid, Payment, Split, Tournament,
     TournamentError, Voucher, ENTRIES_MAX,

@@ -319,6 +319,8 @@ pub struct Tournament {
     pub vouchers_held: u64,
     /// Prizes paid out, non-cash at their value and vouchers that count as payouts.
     pub prizes_paid: u64,
+    /// Every event applied, in order: the forms are read from it.
+    pub history: Vec<Event>,
 }
 
 impl Tournament {
@@ -336,6 +338,7 @@ impl Tournament {
             pool: 0,
             vouchers_held: 0,
             prizes_paid: 0,
+            history: Vec::new(),
         }
     }
 
@@ -893,6 +896,7 @@ impl Tournament {
     }
 
     pub fn apply(&mut self, event: &Event) {
+        self.history.push(event.clone());
         match event {
             Event::RulesFiled { day } => self.rules_filed = Some(*day),
             Event::Registered { entry, .. } => {
