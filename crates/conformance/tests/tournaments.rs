@@ -600,6 +600,25 @@ fn the_remaining_players_may_split_only_the_cash_prizes_unanimously_as_the_direc
 }
 
 #[test]
+fn a_split_lapses_when_the_remaining_players_change() {
+    // Colorado 2213.07(3): agreed among the remaining players.
+    let (mut d, _) = qualifier_played();
+    d.cash("ann", 1);
+    d.cash("cy", 1);
+    d.start(1, "2027-01-16").expect("the Final");
+    // Pool: 92.00 carried + 200.00 = 292.00.
+    d.t.execute(Command::ProposeSplit {
+        event: 1,
+        places: vec![1, 2],
+        shares: vec![(5, 14_600), (6, 14_600)],
+    })
+    .expect("proposed");
+    d.t.execute(Command::Eliminate { entry: 6, points: 0 }).expect("out");
+    assert!(d.t.split.is_none());
+    is_refused(d.t.execute(Command::AgreeSplit { entry: 5 }), "no split is proposed");
+}
+
+#[test]
 fn no_agreement_divides_a_non_cash_prize() {
     // Colorado 2213.07(3)(a)
     let mut d = Desk::new();
@@ -730,9 +749,10 @@ mod money_is_kept {
                     Step::Conclude => Command::Conclude,
                 };
                 let _ = t.execute(command);
-                prop_assert_eq!(t.pool + awarded(&t), t.buy_ins() + t.house_added());
+                let cancelled: u64 = t.vouchers.iter().filter(|v| v.cancelled).map(|v| v.value).sum();
+                prop_assert_eq!(t.pool + awarded(&t), t.buy_ins() + t.house_added() + cancelled);
                 let vouchers_awarded: u64 = t.vouchers.iter().map(|v| v.value).sum();
-                let vouchers_gone: u64 = t.vouchers.iter().filter(|v| v.used_by.is_some() || v.cashed).map(|v| v.value).sum();
+                let vouchers_gone: u64 = t.vouchers.iter().filter(|v| v.used_by.is_some() || v.cashed || v.cancelled).map(|v| v.value).sum();
                 prop_assert_eq!(t.vouchers_held, vouchers_awarded - vouchers_gone);
                 if t.concluded {
                     prop_assert_eq!((t.pool, t.vouchers_held), (0, 0));
@@ -742,4 +762,128 @@ mod money_is_kept {
             }
         }
     }
+}
+
+#[test]
+fn a_disqualified_player_keeps_no_unused_voucher() {
+    // Colorado 2213(2)(c): not eligible to receive any tournament prize.
+    let (mut d, _) = qualifier_played();
+    let pool = d.t.pool;
+    let events =
+        d.t.execute(Command::Disqualify {
+            player: "bob".into(),
+            reason: "a second entry found".into(),
+        })
+        .expect("disqualified");
+    assert!(events.contains(&Event::VoucherCancelled {
+        number: 1,
+        value: 12_500
+    }));
+    assert_eq!(d.t.pool, pool + 12_500, "its value is back in the pool");
+    assert_eq!(d.t.vouchers_held, 0);
+    let voucher = Paid::Voucher { number: 1 };
+    is_refused(d.enter("bob", 1, voucher.clone(), voucher), "2213(2)(c)");
+}
+
+#[test]
+fn eliminated_entries_place_after_those_playing_the_last_out_first() {
+    // docs/rules.md: eliminated entries in the standings; 2213.05: the pool ends empty.
+    let (mut d, _) = qualifier_played();
+    d.cash("ann", 1);
+    d.cash("cy", 1);
+    d.cash("di", 1);
+    d.start(1, "2027-01-16").expect("the Final");
+    d.t.execute(Command::Eliminate { entry: 6, points: 0 }).expect("cy out");
+    d.t.execute(Command::Eliminate { entry: 7, points: 0 }).expect("di out");
+    let events =
+        d.t.execute(Command::End {
+            event: 1,
+            points: vec![(5, 60_000)],
+        })
+        .expect("ended");
+    let places: Vec<(String, u32)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Awarded(a) => Some((a.player.clone(), a.place)),
+            _ => None,
+        })
+        .collect();
+    // di went out last, so di is second.
+    assert_eq!(places, [("ann".to_string(), 1), ("di".to_string(), 2)]);
+    assert_eq!(d.t.pool, 0);
+}
+
+#[test]
+fn shares_that_overflow_and_a_filing_at_the_end_of_time_are_refused_not_panics() {
+    // Colorado 2213.07(3), 2213.06
+    let (mut d, _) = qualifier_played();
+    d.cash("ann", 1);
+    d.cash("cy", 1);
+    d.start(1, "2027-01-16").expect("the Final");
+    is_refused(
+        d.t.execute(Command::ProposeSplit {
+            event: 1,
+            places: vec![1, 2],
+            shares: vec![(5, u64::MAX), (6, 29_201)],
+        }),
+        "the shares add up to",
+    );
+    let mut t = Tournament::new(loaded(WINTER));
+    t.execute(Command::FileRules { day: time::Date::MAX })
+        .expect("recorded");
+    t.execute(Command::Register {
+        player: "ann".into(),
+        event: 0,
+        fee: Paid::Cash,
+        buy_in: Paid::Cash,
+        qualified: true,
+        day: day("2026-12-01"),
+    })
+    .expect("entered");
+    is_refused(
+        t.execute(Command::Start {
+            event: 0,
+            day: day("2026-12-12"),
+        }),
+        "2213.06",
+    );
+}
+
+#[test]
+fn re_entries_count_against_the_players_100000_dollar_cap() {
+    // Colorado 2213.05: all of a player's fees and buy-ins together.
+    let config = with(WINTER, |s| {
+        s.events[0].buy_in = Minor::new(4_000_000);
+        s.events[0].entry_fee = Minor::new(500_000);
+    })
+    .expect("config");
+    let mut d = Desk {
+        t: Tournament::new(config),
+    };
+    d.t.execute(Command::FileRules { day: day("2026-12-01") })
+        .expect("filed");
+    let first = d.enter("ann", 0, Paid::Cash, Paid::Cash).expect("45,000.00");
+    d.cash("bob", 0);
+    d.start(0, "2026-12-12").expect("started");
+    d.t.execute(Command::Eliminate {
+        entry: first,
+        points: 0,
+    })
+    .expect("out");
+    // 45,000 + 45,000 is within the cap; the re-buy of 100 more is too...
+    let again = d.enter("ann", 0, Paid::Cash, Paid::Cash).expect("re-entered");
+    d.t.execute(Command::Rebuy {
+        entry: again,
+        paid: Paid::Cash,
+        points: 0,
+        between_games: true,
+    })
+    .expect("90,100.00");
+    d.t.execute(Command::Eliminate {
+        entry: again,
+        points: 0,
+    })
+    .expect("out again");
+    // ...and a third entry would make 135,100.00.
+    is_refused(d.enter("ann", 0, Paid::Cash, Paid::Cash), "2213.05");
 }

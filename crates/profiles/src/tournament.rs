@@ -338,12 +338,23 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
             money(spec.escrowed.get(), currency)
         )?;
     }
+    if spec.licensees.len() > 1 {
+        writeln!(
+            out,
+            "It is conducted jointly, so it takes no entry fee: all monies collected are returned to the players as prizes (2213(2)(a))."
+        )?;
+    }
     writeln!(out)?;
-    writeln!(out, "1. House rules (2213.08(1))")?;
+    writeln!(out, "1. House rules (2213.08(1), 2213.06)")?;
     writeln!(
         out,
         "Except as changed by these tournament rules, tournament play shall follow the house rules of {}.",
         spec.house
+    )?;
+    writeln!(
+        out,
+        "Each game is played by the standard rules of roulette of {} (2213.06).",
+        profile.spec().title
     )?;
     writeln!(out)?;
     writeln!(out, "2. Entry fee, buy-in and re-buys (2213.08(2))")?;
@@ -378,6 +389,13 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
         out,
         "Entry fees are not part of the prize pool. All buy-ins form the prize pool and are paid out as prizes by the conclusion (2213.05)."
     )?;
+    if let Some(cap) = rules.fee_and_buy_ins_max {
+        writeln!(
+            out,
+            "A player's entry fees and buy-ins together, re-entries and re-buys included, may not exceed {} (2213.05).",
+            money(cap.get(), currency)
+        )?;
+    }
     writeln!(
         out,
         "Fees and buy-ins may be paid in cash, with a non-cash item at its set cash value, or as a complimentary entry from the house; each is recorded at its dollar value (2213.01, 2213.05)."
@@ -407,6 +425,16 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
         out,
         "Players tied on points share the cash prizes of the places they hold equally, the odd cents going in order of entry; a non-cash prize among those places goes to the tied player who entered first."
     )?;
+    writeln!(
+        out,
+        "Players eliminated from an event place after those still playing at its end, the last out first; a player who entered again places by the later entry only. A place no one holds is not awarded."
+    )?;
+    if rules.vouchers_permitted {
+        writeln!(
+            out,
+            "A prize voucher may be used only by the player who won it, to pay the entry fee and buy-in of the event it names; it does not pay a re-buy. A voucher for an event with no fee or buy-in adds its value to that event's prize pool. A voucher still unused at the conclusion is paid to its holder in cash (2213.05)."
+        )?;
+    }
     writeln!(out)?;
     writeln!(out, "5. Conduct of the tournament (2213.07)")?;
     writeln!(
@@ -420,7 +448,7 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
     if spec.split_permitted {
         writeln!(
             out,
-            "(3) The remaining players may agree among themselves to split the cash prizes without playing to the end. No agreement divides a non-cash prize. The agreement must be voluntary and unanimous; the tournament director does not encourage it, and refuses it if any player appears pressed into it. Each recipient is recorded with the prize actually awarded."
+            "(3) The remaining players may agree among themselves to split the cash prizes without playing to the end. No agreement divides a non-cash prize: non-cash prizes go by the standings when the director confirms the agreement. The agreement must be voluntary and unanimous; the tournament director does not encourage it, and refuses it if any player appears pressed into it. Each recipient is recorded with the prize actually awarded."
         )?;
     } else {
         writeln!(
@@ -458,7 +486,7 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
     writeln!(out, "7. Tournament chips (2214)")?;
     writeln!(
         out,
-        "Wagers are made only with tournament chips. They are points, not money: they have no cash value, are never redeemed or exchanged for anything of value, are never mixed with cash chips, and no limit applies to the size of a wager. Points decide the winners and places."
+        "Wagers are made only with approved tournament chips provided by the house; currency and coins are exchanged for them before play, and no currency, coins, other chips or thing of value may be wagered (2214(1)). They are points, not money: they have no cash value, are never redeemed or exchanged for anything of value, are never mixed with cash chips, and no limit applies to the size of a wager. Points decide the winners and places."
     )?;
     let values: Vec<String> = spec
         .chip_values

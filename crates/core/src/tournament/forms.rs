@@ -112,6 +112,21 @@ impl Tournament {
                 });
             }
         }
+        for v in self.vouchers.iter().filter(|v| v.cancelled) {
+            out.push(PayoutLine {
+                event: "disqualification".to_string(),
+                place: 0,
+                entry: 0,
+                player: v.player.clone(),
+                prize: format!(
+                    "voucher {} cancelled, its value back to the pool (2213(2)(c))",
+                    v.number
+                ),
+                value_minor: v.value,
+                payout: false,
+                by_split: false,
+            });
+        }
         for v in self.vouchers.iter().filter(|v| v.cashed) {
             out.push(PayoutLine {
                 event: "conclusion".to_string(),
@@ -162,6 +177,10 @@ impl Tournament {
                 Event::Rebought { entry, payment, .. } if payment.value > 0 => push(
                     format!("entry {entry} re-buy ({})", payment.paid.name()),
                     i128::from(payment.value),
+                ),
+                Event::VoucherCancelled { number, value } => push(
+                    format!("voucher {number} cancelled: its holder was disqualified"),
+                    i128::from(*value),
                 ),
                 Event::HouseAdded { amount, .. } => {
                     push("added by the house for fixed prizes".into(), i128::from(*amount))

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use time::Date;
 
 use super::config::{RebuyWhen, TournamentConfig};
-use super::prizes::{place_standings, Purse};
+use super::prizes::{place_standings, Purse, Standing};
 
 /// The most entries one tournament takes, re-entries included.
 pub const ENTRIES_MAX: usize = 10_000;
@@ -137,6 +137,8 @@ pub struct Voucher {
     pub payout: bool,
     pub used_by: Option<u32>,
     pub cashed: bool,
+    /// Its holder was disqualified before using it: its value went back to the pool.
+    pub cancelled: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,6 +287,11 @@ pub enum Event {
         player: String,
         value: u64,
     },
+    /// A disqualified player's unused voucher: its value back to the pool.
+    VoucherCancelled {
+        number: u32,
+        value: u64,
+    },
     Concluded,
 }
 
@@ -372,6 +379,51 @@ impl Tournament {
             .collect()
     }
 
+    /// What a player has paid in fees and buy-ins over all their entries.
+    pub fn paid_by(&self, player: &str) -> u64 {
+        self.entries
+            .iter()
+            .filter(|e| e.player == player)
+            .map(|e| e.fee.value + e.buy_in.value + e.rebuys.iter().map(|r| r.value).sum::<u64>())
+            .sum()
+    }
+
+    /// The fee and every buy-in of one player together stay within the cap,
+    /// re-entries included (2213.05).
+    fn check_cap(&self, player: &str, more: u64) -> Result<(), TournamentError> {
+        let Some(cap) = self.config.rules().fee_and_buy_ins_max else {
+            return Ok(());
+        };
+        let total = self.paid_by(player).saturating_add(more);
+        if total > cap.get() {
+            return refuse(format!(
+                "{player} would pay {} in entry fees and buy-ins, more than the {cap} they may total (2213.05)",
+                crate::money::Minor::new(total)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Who places in an event: the entries still playing, then those
+    /// eliminated, the last out first; an eliminated entry whose player
+    /// entered again places only by the later entry (one place per player).
+    fn ranked(&self, event: usize) -> Vec<u32> {
+        let mut out = self.playing(event);
+        for e in self.history.iter().rev() {
+            if let Event::Eliminated { entry } = e {
+                let Ok(gone) = self.entry(*entry) else { continue };
+                let again = self
+                    .entries
+                    .iter()
+                    .any(|later| later.player == gone.player && later.event == event && later.number > gone.number);
+                if gone.event == event && gone.status == EntryStatus::Eliminated && !again {
+                    out.push(*entry);
+                }
+            }
+        }
+        out
+    }
+
     fn event_name(&self, event: usize) -> &str {
         self.config.event(event).map_or("?", |e| e.name.as_str())
     }
@@ -429,11 +481,24 @@ impl Tournament {
                         "{player} has no entry to disqualify"
                     )));
                 }
-                Ok(vec![Event::Disqualified {
+                // No prize for a disqualified player (2213(2)(c)): an unused
+                // voucher's value goes back to the pool.
+                let cancelled: Vec<Event> = self
+                    .vouchers
+                    .iter()
+                    .filter(|v| v.player == player && v.used_by.is_none() && !v.cashed && !v.cancelled)
+                    .map(|v| Event::VoucherCancelled {
+                        number: v.number,
+                        value: v.value,
+                    })
+                    .collect();
+                let mut events = vec![Event::Disqualified {
                     player,
                     entries,
                     reason,
-                }])
+                }];
+                events.extend(cancelled);
+                Ok(events)
             }
             Command::ProposeSplit { event, places, shares } => self.decide_proposal(event, places, shares),
             Command::AgreeSplit { entry } => {
@@ -532,6 +597,7 @@ impl Tournament {
             ));
         }
         let price = spec.entry_fee.get() + spec.buy_in.get();
+        self.check_cap(&player, price)?;
         let (fee, buy_in) = match (&fee, &buy_in) {
             (Paid::Voucher { number }, Paid::Voucher { number: other }) if number == other => {
                 let voucher = self
@@ -551,7 +617,7 @@ impl Tournament {
                         spec.name
                     ));
                 }
-                if voucher.used_by.is_some() || voucher.cashed {
+                if voucher.used_by.is_some() || voucher.cashed || voucher.cancelled {
                     return refuse(format!("voucher {number} has been used"));
                 }
                 if price > 0 {
@@ -649,10 +715,13 @@ impl Tournament {
                     "the written rules have not been filed with the Division; they go {days} days before the start (2213.06)"
                 ));
             };
-            let earliest = filed + time::Duration::days(i64::from(days));
-            if day < earliest {
+            let scheduled = spec.first_day;
+            let late = filed
+                .checked_add(time::Duration::days(i64::from(days)))
+                .is_none_or(|earliest| earliest > scheduled);
+            if late {
                 return refuse(format!(
-                    "the rules reached the Division on {filed}: the tournament may start on {earliest} at the earliest, {days} days later (2213.06)"
+                    "the rules reached the Division on {filed}, less than {days} days before the scheduled start {scheduled} (2213.06)"
                 ));
             }
         }
@@ -662,8 +731,10 @@ impl Tournament {
             .filter(|e| e.event == event && e.status == EntryStatus::Registered)
             .map(|e| e.number)
             .collect();
-        if entries.is_empty() {
-            return refuse(format!("no one has entered {name:?}"));
+        if entries.is_empty() && event + 1 == self.events.len() {
+            return refuse(format!(
+                "no one has entered {name:?}, the last event: its prizes, the pool with them, need players (2213.05)"
+            ));
         }
         Ok(vec![Event::Started { event, entries }])
     }
@@ -706,6 +777,7 @@ impl Tournament {
         if matches!(paid, Paid::Voucher { .. }) {
             return refuse("a prize voucher pays an entry, not a re-buy (2213.05)");
         }
+        self.check_cap(&e.player, rebuys.amount.get())?;
         check_item(&paid)?;
         Ok(vec![Event::Rebought {
             entry,
@@ -762,8 +834,11 @@ impl Tournament {
                 "a split is agreed by every remaining player, each named once: entries {remaining:?} (2213.07(3))"
             ));
         }
-        let total = self.purse(event, playing.len())?.cash_of(&places);
-        let offered: u64 = shares.iter().map(|(_, v)| *v).sum();
+        let total = self.purse(event, self.ranked(event).len())?.cash_of(&places);
+        let offered = shares
+            .iter()
+            .try_fold(0u64, |sum, (_, v)| sum.checked_add(*v))
+            .unwrap_or(u64::MAX);
         if offered != total {
             return refuse(format!(
                 "the shares add up to {offered} but the cash prizes of places {places:?} come to {total}"
@@ -803,7 +878,16 @@ impl Tournament {
                 "the standings list every entry still playing once: {playing:?}"
             ));
         }
-        let purse = self.purse(event, playing.len())?;
+        let mut standings = place_standings(&points);
+        for entry in self.ranked(event).into_iter().skip(standings.len()) {
+            standings.push(Standing {
+                place: standings.len() as u32 + 1,
+                entry,
+                points: 0,
+                tied_with: 1,
+            });
+        }
+        let purse = self.purse(event, standings.len())?;
         let mut events = Vec::new();
         if purse.house_added > 0 {
             events.push(Event::HouseAdded {
@@ -811,7 +895,6 @@ impl Tournament {
                 amount: purse.house_added,
             });
         }
-        let standings = place_standings(&points);
         let mut next_voucher = self.vouchers.len() as u32 + 1;
         let mut award = |entry: u32, place: u32, prize: Awarded, by_split: bool| -> Result<Event, TournamentError> {
             let prize = match prize {
@@ -836,7 +919,8 @@ impl Tournament {
         };
         match split {
             Some(split) => {
-                if purse.cash_of(&split.places) != split.shares.iter().map(|(_, v)| v).sum::<u64>() {
+                let agreed = split.shares.iter().try_fold(0u64, |sum, (_, v)| sum.checked_add(*v));
+                if agreed != Some(purse.cash_of(&split.places)) {
                     return refuse("the pool changed since the split was proposed: propose it again");
                 }
                 for (entry, amount) in &split.shares {
@@ -884,7 +968,7 @@ impl Tournament {
         let mut events: Vec<Event> = self
             .vouchers
             .iter()
-            .filter(|v| v.used_by.is_none() && !v.cashed)
+            .filter(|v| v.used_by.is_none() && !v.cashed && !v.cancelled)
             .map(|v| Event::VoucherCashed {
                 number: v.number,
                 player: v.player.clone(),
@@ -909,6 +993,10 @@ impl Tournament {
                     }
                 }
                 self.pool += entry.buy_in.value;
+                if self.split.as_ref().is_some_and(|s| s.event == entry.event) {
+                    // A re-entry joins the remaining players: a proposal among them lapses.
+                    self.split = None;
+                }
                 if let Some(state) = self.events.get_mut(entry.event) {
                     state.buy_ins += entry.buy_in.value;
                 }
@@ -932,7 +1020,11 @@ impl Tournament {
                     e.rebuys.push(payment.clone());
                 }
             }
-            Event::Eliminated { entry } => self.set_status(*entry, EntryStatus::Eliminated),
+            Event::Eliminated { entry } => {
+                self.set_status(*entry, EntryStatus::Eliminated);
+                // The remaining players changed: a proposal among them lapses.
+                self.split = None;
+            }
             Event::Disqualified { entries, .. } => {
                 for number in entries {
                     self.set_status(*number, EntryStatus::Disqualified);
@@ -979,6 +1071,7 @@ impl Tournament {
                             payout,
                             used_by: None,
                             cashed: false,
+                            cancelled: false,
                         });
                     }
                     _ => self.prizes_paid += value,
@@ -1007,6 +1100,16 @@ impl Tournament {
                     }
                 }
                 self.vouchers_held -= value;
+            }
+            Event::VoucherCancelled { number, value } => {
+                if let Some(v) = self.vouchers.iter_mut().find(|v| v.number == *number) {
+                    v.cancelled = true;
+                    if v.payout {
+                        self.prizes_paid -= value;
+                    }
+                }
+                self.vouchers_held -= value;
+                self.pool += value;
             }
             Event::Concluded => self.concluded = true,
         }

@@ -11,7 +11,8 @@
 //!   the odd cents going one each in order of entry; the non-cash prizes of
 //!   those places go in order of entry.
 //! - Places with no player left to hold them are not awarded: their cash
-//!   stays in the pool.
+//!   stays in the pool (and at the last event goes to the first place).
+//! - Eliminated entries place after those still playing, the last out first.
 
 use std::collections::BTreeMap;
 
@@ -114,11 +115,16 @@ impl Purse {
             }
         }
         let mut carried = rest - shared;
-        if last {
-            if let Some(best) = cash.values_mut().next() {
-                *best += carried;
-                carried = 0;
+        if last && finishers > 0 {
+            match cash.values_mut().next() {
+                Some(best) => *best += carried,
+                // No cash place is held (one finisher, a non-cash first
+                // prize): the first place takes the rest in cash as well.
+                None => {
+                    cash.insert(1, carried);
+                }
             }
+            carried = 0;
         }
         Purse {
             cash,
