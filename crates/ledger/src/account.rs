@@ -77,6 +77,33 @@ impl TableAccount {
     }
 }
 
+/// A tournament's accounts (Colorado 2213.01-.05).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TournamentAccount {
+    /// Entry fees, kept apart from all other cash until counted (2213.02).
+    Fees,
+    /// Buy-ins not yet paid out as prizes (2213.05).
+    Pool,
+    /// Prize vouchers won and not yet used (2213.05).
+    Vouchers,
+}
+
+impl TournamentAccount {
+    pub const ALL: [TournamentAccount; 3] = [
+        TournamentAccount::Fees,
+        TournamentAccount::Pool,
+        TournamentAccount::Vouchers,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TournamentAccount::Fees => "entry-fees",
+            TournamentAccount::Pool => "prize-pool",
+            TournamentAccount::Vouchers => "vouchers",
+        }
+    }
+}
+
 /// An account of the ledger.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Account {
@@ -90,15 +117,18 @@ pub enum Account {
     Chips { table: Owner, player: Owner },
     /// One of a table's own accounts.
     Table(TableAccount, Owner),
+    /// One of a tournament's accounts.
+    Tournament(TournamentAccount, Owner),
 }
 
 impl Account {
     /// An account from its written name: `wallet:P`, `chips:T:P`,
-    /// `layout:T`, `float:T`, `drop:T`, `tips:T`, `coupons:T`, `house` or `outside`.
+    /// `layout:T`, `float:T`, `drop:T`, `tips:T`, `coupons:T`, `entry-fees:N`,
+    /// `prize-pool:N`, `vouchers:N` (of tournament N), `house` or `outside`.
     pub fn parse(name: &str) -> Result<Account, String> {
         let refused = || {
             format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, house or outside"
+                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, entry-fees:N, prize-pool:N, vouchers:N, house or outside"
             )
         };
         if name.len() > ID_MAX_BYTES {
@@ -117,10 +147,15 @@ impl Account {
                 table: owner(table)?,
                 player: owner(player)?,
             }),
-            (kind, Some(table), None) => match TableAccount::ALL.into_iter().find(|k| k.name() == kind) {
-                Some(k) => Ok(Account::Table(k, owner(table)?)),
-                None => Err(refused()),
-            },
+            (kind, Some(owned), None) => {
+                if let Some(k) = TableAccount::ALL.into_iter().find(|k| k.name() == kind) {
+                    return Ok(Account::Table(k, owner(owned)?));
+                }
+                match TournamentAccount::ALL.into_iter().find(|k| k.name() == kind) {
+                    Some(k) => Ok(Account::Tournament(k, owner(owned)?)),
+                    None => Err(refused()),
+                }
+            }
             _ => Err(refused()),
         }
     }
@@ -146,6 +181,18 @@ impl Account {
 
     pub fn of_table(kind: TableAccount, table: &str) -> Result<Account, String> {
         Account::Table(kind, Owner::new(table)?).fits()
+    }
+
+    pub fn of_tournament(kind: TournamentAccount, tournament: &str) -> Result<Account, String> {
+        Account::Tournament(kind, Owner::new(tournament)?).fits()
+    }
+
+    /// The tournament whose account this is.
+    pub fn tournament(&self) -> Option<&str> {
+        match self {
+            Account::Tournament(_, t) => Some(t.as_str()),
+            _ => None,
+        }
     }
 
     /// The table whose account this is (a player's chips there, or one of its own).
@@ -185,6 +232,7 @@ impl Account {
             Account::Wallet(p) => "wallet:".len() + p.0.len(),
             Account::Chips { table, player } => "chips::".len() + table.0.len() + player.0.len(),
             Account::Table(kind, table) => kind.name().len() + 1 + table.0.len(),
+            Account::Tournament(kind, t) => kind.name().len() + 1 + t.0.len(),
         }
     }
 }
@@ -197,6 +245,7 @@ impl fmt::Display for Account {
             Account::Wallet(p) => write!(f, "wallet:{}", p.0),
             Account::Chips { table, player } => write!(f, "chips:{}:{}", table.0, player.0),
             Account::Table(kind, table) => write!(f, "{}:{}", kind.name(), table.0),
+            Account::Tournament(kind, t) => write!(f, "{}:{}", kind.name(), t.0),
         }
     }
 }
@@ -210,6 +259,7 @@ impl Account {
             Account::Wallet(p) => format!("{}'s wallet", p.0),
             Account::Chips { table, player } => format!("{}'s chips at {}", player.0, table.0),
             Account::Table(kind, table) => format!("table {}'s {}", table.0, kind.name()),
+            Account::Tournament(kind, t) => format!("tournament {}'s {}", t.0, kind.name()),
         }
     }
 }

@@ -25,7 +25,7 @@ use ids::TransferIds;
 
 use serde::{Deserialize, Serialize};
 
-pub use account::{Account, Owner, TableAccount};
+pub use account::{Account, Owner, TableAccount, TournamentAccount};
 pub use croupier_core::Minor;
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, VerifyReport};
 pub use seal::{check_head, check_seal, Seal, SealProblem};

@@ -41,9 +41,17 @@ fn accounts_are_named_strictly() {
         "outside",
         "coupons:t1",
         "layout:t-1_a.b",
+        "entry-fees:winter",
+        "prize-pool:winter",
+        "vouchers:winter",
     ] {
         assert!(Account::parse(ok).is_ok(), "{ok}");
+        assert_eq!(Account::parse(ok).map(|a| a.name()), Ok(ok.to_string()));
     }
+    assert_eq!(
+        Account::parse("prize-pool:winter").map(|a| a.tournament().map(str::to_string)),
+        Ok(Some("winter".to_string()))
+    );
     for bad in [
         "",
         "wallet:",
@@ -54,6 +62,8 @@ fn accounts_are_named_strictly() {
         "wallet:a:b",
         "chips:t1:alice:x",
         "chips::alice",
+        "prize-pool",
+        "prize-pool:a:b",
         "layout",
         "float:",
         ":house",
