@@ -316,7 +316,7 @@ pub fn run(
             serde_json::to_writer_pretty(&mut *out, &forms).map_err(anyhow::Error::from)?;
             writeln!(out)?;
         }
-        FormsFormat::Csv => write_csv(&forms, out)?,
+        FormsFormat::Csv => write!(out, "{}", croupier_profiles::tournament::forms_csv(&t))?,
         FormsFormat::Text => write_text(&forms, &profile.spec().currency, out)?,
     }
     Ok(())
@@ -326,68 +326,6 @@ fn money(minor: i128) -> String {
     let sign = if minor < 0 { "-" } else { "" };
     let m = minor.unsigned_abs();
     format!("{sign}{}.{:02}", m / 100, m % 100)
-}
-
-/// A CSV field, quoted when it must be.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn write_csv(f: &Forms, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "# tournament form (2213.01)")?;
-    writeln!(
-        out,
-        "entry,player,event,day,status,fee_paid,fee_minor,buy_in_paid,buy_in_minor,rebuys,rebuys_minor,note"
-    )?;
-    for e in &f.entries {
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            e.entry,
-            field(&e.player),
-            field(&e.event),
-            e.day,
-            e.status,
-            e.fee_paid,
-            e.fee_minor,
-            e.buy_in_paid,
-            e.buy_in_minor,
-            e.rebuys,
-            e.rebuys_minor,
-            field(&e.note)
-        )?;
-    }
-    writeln!(out, "# prize payout form (2213.02)")?;
-    writeln!(out, "event,place,entry,player,prize,value_minor,payout,by_split")?;
-    for p in &f.payouts {
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{}",
-            field(&p.event),
-            p.place,
-            p.entry,
-            field(&p.player),
-            field(&p.prize),
-            p.value_minor,
-            p.payout,
-            p.by_split
-        )?;
-    }
-    writeln!(out, "# adjusted gross proceeds by month (2213.01)")?;
-    writeln!(out, "month,proceeds_minor")?;
-    for p in &f.proceeds {
-        writeln!(out, "{},{}", p.month, p.proceeds_minor)?;
-    }
-    writeln!(out, "# prize pool account (2213.05)")?;
-    writeln!(out, "what,amount_minor,balance_minor")?;
-    for l in &f.pool {
-        writeln!(out, "{},{},{}", field(&l.what), l.amount_minor, l.balance_minor)?;
-    }
-    Ok(())
 }
 
 fn write_text(f: &Forms, currency: &str, out: &mut impl Write) -> std::io::Result<()> {

@@ -2,6 +2,7 @@
 //! under the secret, recompute every balance, and check the recall
 //! archive's rounds against the journal.
 
+use croupier_server::casino::tournaments::TournamentBooks;
 use std::io::Write;
 
 use croupier_ledger::{check_head, check_seal, verify, SqliteStorage, Storage};
@@ -43,6 +44,9 @@ struct Report {
     rounds_replayed: Option<u64>,
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
     recall: Option<RecallCheck>,
+    /// Each tournament's money reconciled: fees, buy-ins, prizes, pool and
+    /// vouchers against their accounts (Colorado 2213.01-.05).
+    tournaments: Vec<TournamentBooks>,
     problem: Option<String>,
     /// Where the journal is broken, the last entry before the break: the
     /// entries up to it read, chain and replay (`croupier recover --keep`).
@@ -186,8 +190,16 @@ struct RecallCheck {
     rounds_not_archived: u64,
 }
 
-/// The rounds a replay rebuilt, the recall archive's check, and its first problem.
-type Replayed = (u64, Option<RecallCheck>, Option<String>);
+/// The rounds a replay rebuilt, the recall archive's check, its first
+/// problem, and each tournament's books.
+type Replayed = (u64, Option<RecallCheck>, Option<String>, Vec<TournamentBooks>);
+
+/// The first tournament whose money does not reconcile.
+fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
+    books
+        .iter()
+        .find_map(|b| b.problem.as_ref().map(|p| format!("tournament {}: {p}", b.tournament)))
+}
 
 /// Replays `entries` and checks each finished round against `archive`: the
 /// first difference is the problem; the replay's own failure is returned as is.
@@ -197,7 +209,9 @@ fn replay_and_check_recall(
 ) -> Result<Replayed, (u64, String)> {
     let Some(archive) = archive else {
         let casino = croupier_server::casino::replay(entries).map_err(replay_failure)?;
-        return Ok((casino.tables().map(|t| t.table.round()).sum(), None, None));
+        let books = casino.tournament_books();
+        let problem = tournament_problem(&books);
+        return Ok((casino.tables().map(|t| t.table.round()).sum(), None, problem, books));
     };
     let mut check = RecallCheck::default();
     let mut problem: Option<String> = None;
@@ -239,7 +253,14 @@ fn replay_and_check_recall(
             })
             .map_err(|e| (0, e))?;
     }
-    Ok((casino.tables().map(|t| t.table.round()).sum(), Some(check), problem))
+    let books = casino.tournament_books();
+    let problem = problem.or_else(|| tournament_problem(&books));
+    Ok((
+        casino.tables().map(|t| t.table.round()).sum(),
+        Some(check),
+        problem,
+        books,
+    ))
 }
 
 /// A replay's failure: the entry it failed at (0 where none), and why.
@@ -267,13 +288,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // With the chain intact, replay every request and compare every settlement.
     let mut replayed = None;
     let mut recall = None;
+    let mut tournaments = Vec::new();
     let mut replay_failed_at = None;
     if checked.first_problem.is_none() {
         let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
         match replay_and_check_recall(&entries, archive.as_ref()) {
-            Ok((rounds, check, problem)) => {
+            Ok((rounds, check, problem, books)) => {
                 replayed = Some(rounds);
                 recall = check;
+                tournaments = books;
                 checked.first_problem = problem.map(|p| (0, p));
             }
             Err((seq, e)) => {
@@ -296,6 +319,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ok: checked.first_problem.is_none() && seal.problem.is_none(),
         rounds_replayed: replayed,
         recall,
+        tournaments,
         problem: checked.first_problem.as_ref().map(|(seq, why)| {
             if *seq == 0 {
                 why.clone()
@@ -328,6 +352,24 @@ pub fn run(args: Args) -> Result<(), Failure> {
                      whose table has opened its next round (a table's latest round is archived when the next one \
                      opens; until then recall serves it from the table)",
                     r.rounds_matching, r.rounds_not_archived
+                )?;
+            }
+            for b in &report.tournaments {
+                writeln!(
+                    out,
+                    "tournament {}: fees {} (held {}), buy-ins {} + house {} = prizes {} + pool {} (held {}), vouchers {} (held {}){}: {}",
+                    b.tournament,
+                    b.fees,
+                    b.fees_account,
+                    b.buy_ins,
+                    b.house_added,
+                    b.prizes_paid,
+                    b.pool,
+                    b.pool_account,
+                    b.vouchers_held,
+                    b.vouchers_account,
+                    if b.concluded { ", concluded" } else { "" },
+                    b.problem.as_deref().unwrap_or("reconciled")
                 )?;
             }
             for r in &report.recoveries {

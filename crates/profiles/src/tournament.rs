@@ -514,3 +514,76 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
     }
     Ok(())
 }
+
+/// A CSV field, quoted when it must be.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// A tournament's forms as CSV, one after another, each under a line
+/// naming it: the tournament form (2213.01), the prize payout form
+/// (2213.02), adjusted gross proceeds by month (2213.01) and the prize
+/// pool's account (2213.05).
+pub fn forms_csv(t: &croupier_core::tournament::Tournament) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_forms_csv(&mut out, t);
+    out
+}
+
+fn write_forms_csv(out: &mut String, t: &croupier_core::tournament::Tournament) -> std::fmt::Result {
+    writeln!(out, "# tournament form (2213.01)")?;
+    writeln!(
+        out,
+        "entry,player,event,day,status,fee_paid,fee_minor,buy_in_paid,buy_in_minor,rebuys,rebuys_minor,note"
+    )?;
+    for e in t.entry_form() {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            e.entry,
+            csv_field(&e.player),
+            csv_field(&e.event),
+            e.day,
+            e.status,
+            e.fee_paid,
+            e.fee_minor,
+            e.buy_in_paid,
+            e.buy_in_minor,
+            e.rebuys,
+            e.rebuys_minor,
+            csv_field(&e.note)
+        )?;
+    }
+    writeln!(out, "# prize payout form (2213.02)")?;
+    writeln!(out, "event,place,entry,player,prize,value_minor,payout,by_split")?;
+    for p in t.payout_form() {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{}",
+            csv_field(&p.event),
+            p.place,
+            p.entry,
+            csv_field(&p.player),
+            csv_field(&p.prize),
+            p.value_minor,
+            p.payout,
+            p.by_split
+        )?;
+    }
+    writeln!(out, "# adjusted gross proceeds by month (2213.01)")?;
+    writeln!(out, "month,proceeds_minor")?;
+    for (month, proceeds) in t.proceeds_by_month() {
+        writeln!(out, "{month},{proceeds}")?;
+    }
+    writeln!(out, "# prize pool account (2213.05)")?;
+    writeln!(out, "what,amount_minor,balance_minor")?;
+    for l in t.pool_account() {
+        writeln!(out, "{},{},{}", csv_field(&l.what), l.amount_minor, l.balance_minor)?;
+    }
+    Ok(())
+}

@@ -125,7 +125,10 @@ impl EventView {
             | E::PasswordSet { .. }
             | E::LicenceSet { .. }
             | E::CashedIn { .. }
-            | E::CashedOut { .. } => A::NoStream,
+            | E::CashedOut { .. }
+            // A tournament's events go to those who ask for them: its pages read them.
+            | E::TournamentCreated { .. }
+            | E::Tournament { .. } => A::NoStream,
         }
     }
 

@@ -50,6 +50,7 @@ error_codes! {
     NoPlayer = "no_player" => 404,
     NoUser = "no_user" => 404,
     NoRound = "no_round" => 404,
+    NoTournament = "no_tournament" => 404,
     /// No such page or API route.
     NotFound = "not_found" => 404,
     MethodNotAllowed = "method_not_allowed" => 405,
@@ -70,6 +71,10 @@ error_codes! {
     BadUsername = "bad_username" => 422,
     BadPassword = "bad_password" => 422,
     Exists = "exists" => 422,
+    /// A tournament file its profile's rules refuse, naming the field and clause.
+    BadTournament = "bad_tournament" => 422,
+    /// A tournament's rules refuse the order (the clause is named).
+    TournamentRefused = "tournament_refused" => 422,
     Full = "full" => 422,
     BadFormat = "bad_format" => 422,
     BadTable = "bad_table" => 422,

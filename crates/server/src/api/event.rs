@@ -60,6 +60,19 @@ pub enum EventView {
         wheel: String,
         outcome: OutcomeSource,
     },
+    /// A tournament configured from its file (Colorado 2213).
+    TournamentCreated {
+        tournament: String,
+        name: String,
+        profile: String,
+    },
+    /// Something that happened to a tournament: `record.what` names it
+    /// (registered, started, rebought, eliminated, awarded, ended...).
+    Tournament {
+        tournament: String,
+        #[schema(value_type = Object)]
+        record: serde_json::Value,
+    },
     CashedIn {
         player: String,
         amount: u64,

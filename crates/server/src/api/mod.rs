@@ -13,4 +13,6 @@ mod request;
 pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
 pub use event::EventView;
-pub use request::{BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PlaceBet, Role, SpinView};
+pub use request::{
+    BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PaidWith, PlaceBet, Role, SpinView, TournamentOrder,
+};

@@ -242,6 +242,18 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         amount: Minor,
     },
+    /// A tournament from its file's text (TOML, as `croupier tournament
+    /// check` reads it): checked against its profile, each refusal naming
+    /// its clause (Colorado 2213-2214). An admin's.
+    CreateTournament {
+        config: String,
+    },
+    /// An order to a tournament: the director's (a pit supervisor's or an
+    /// admin's), or a player's agreement to a split for their own entry.
+    Tournament {
+        tournament: String,
+        order: TournamentOrder,
+    },
     /// A match play coupon issued to `player` for `table` (Colorado
     /// 2203(1): "valid" coupons only): the player may play it once, on a
     /// bet the table's profile takes coupons on, matched by an equal stake.
@@ -337,7 +349,9 @@ impl ClientRequest {
             | C::CreateTable { .. }
             | C::CashIn { .. }
             | C::CashOut { .. }
-            | C::IssueCoupon { .. } => None,
+            | C::IssueCoupon { .. }
+            | C::CreateTournament { .. }
+            | C::Tournament { .. } => None,
             C::Inspect { table, .. }
             | C::Adjust { table, .. }
             | C::SetLimits { table, .. }
@@ -358,4 +372,96 @@ impl ClientRequest {
             C::PlaceBet(bet) => Some(&bet.table),
         }
     }
+}
+
+/// How a fee, a buy-in or a re-buy was paid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaidWith {
+    Cash,
+    Complimentary,
+    /// The item, at the event's price.
+    NonCash(String),
+    /// The voucher's number.
+    Voucher(u32),
+}
+
+impl PaidWith {
+    pub fn paid(&self) -> croupier_core::tournament::Paid {
+        use croupier_core::tournament::Paid;
+        match self {
+            PaidWith::Cash => Paid::Cash,
+            PaidWith::Complimentary => Paid::Complimentary,
+            PaidWith::NonCash(item) => Paid::NonCash { item: item.clone() },
+            PaidWith::Voucher(number) => Paid::Voucher { number: *number },
+        }
+    }
+
+    pub fn of(paid: &croupier_core::tournament::Paid) -> PaidWith {
+        use croupier_core::tournament::Paid;
+        match paid {
+            Paid::Cash => PaidWith::Cash,
+            Paid::Complimentary => PaidWith::Complimentary,
+            Paid::NonCash { item } => PaidWith::NonCash(item.clone()),
+            Paid::Voucher { number } => PaidWith::Voucher(*number),
+        }
+    }
+}
+
+/// What the director (or, agreeing to a split, a player) asked of a
+/// tournament. Events are named; points are the chips the director counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TournamentOrder {
+    /// The written rules went to the Division on `filed_on` (YYYY-MM-DD,
+    /// not after today), as the director records it (2213.06).
+    FileRules {
+        filed_on: String,
+    },
+    Register {
+        player: String,
+        event: String,
+        fee: PaidWith,
+        buy_in: PaidWith,
+        #[serde(default)]
+        qualified: bool,
+    },
+    Start {
+        event: String,
+    },
+    /// Between games (2213.07(5)); `points`: the entry's chips as counted.
+    Rebuy {
+        entry: u32,
+        paid: PaidWith,
+        points: u64,
+    },
+    Eliminate {
+        entry: u32,
+    },
+    Disqualify {
+        player: String,
+        reason: String,
+    },
+    End {
+        event: String,
+        #[schema(value_type = Vec<Vec<u64>>)]
+        points: Vec<(u32, u64)>,
+    },
+    ProposeSplit {
+        event: String,
+        places: Vec<u32>,
+        #[schema(value_type = Vec<Vec<u64>>)]
+        shares: Vec<(u32, u64)>,
+    },
+    AgreeSplit {
+        entry: u32,
+    },
+    RefuseSplit {
+        reason: String,
+    },
+    ConfirmSplit {
+        #[schema(value_type = Vec<Vec<u64>>)]
+        points: Vec<(u32, u64)>,
+    },
+    Conclude,
 }

@@ -48,6 +48,12 @@ pub(super) enum Effect {
     AddTable(Box<TableSlot>),
     JournalFormat(u32),
     AddCoupon(String, Coupon),
+    AddTournament(Box<super::tournaments::Held>),
+    /// A tournament's events, applied once durable.
+    Tournament {
+        id: String,
+        events: Vec<croupier_core::tournament::Event>,
+    },
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
         player: String,
@@ -67,6 +73,8 @@ pub struct Cage<S: Storage> {
     pub(super) opened: Vec<TableSlot>,
     /// What cashiers moved of each player's cash, in and out, on their latest day.
     pub(super) cash_days: HashMap<(String, bool), (u64, u64)>,
+    /// The casino's tournaments, by id (journal format 7).
+    pub(super) tournaments: BTreeMap<String, super::tournaments::Held>,
 }
 
 /// A write the ledger did not take, as an answer: its refusal, or a storage failure.
@@ -104,6 +112,7 @@ impl<S: Storage> Cage<S> {
             currency: None,
             opened: Vec::new(),
             cash_days: HashMap::new(),
+            tournaments: BTreeMap::new(),
         }
     }
 
@@ -179,7 +188,10 @@ impl<S: Storage> Cage<S> {
         let dir = self.directory.read();
         dir.check_actor(actor)?;
         policy::require(actor.role, request.act(actor))?;
-        let (transfers, events, mut effects) = self.plan(&dir, at_ms, &request)?;
+        let (transfers, events, mut effects) = match self.plan_tournament(&dir, at_ms, actor, &request) {
+            Some(planned) => planned?,
+            None => self.plan(&dir, at_ms, &request)?,
+        };
         if let Some(moved) = self.cashier_limit(&dir, at_ms, actor, &request)? {
             effects.push(moved);
         }
@@ -539,6 +551,17 @@ impl<S: Storage> Cage<S> {
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
             Effect::AddCoupon(id, coupon) => self.directory.change(|dir| dir.add_coupon(id, coupon)),
+            Effect::AddTournament(held) => {
+                self.tournaments
+                    .insert(held.tournament.config().spec().id.clone(), *held);
+            }
+            Effect::Tournament { id, events } => {
+                if let Some(held) = self.tournaments.get_mut(&id) {
+                    for event in &events {
+                        held.tournament.apply(event);
+                    }
+                }
+            }
             Effect::CashMoved {
                 player,
                 cash_in,

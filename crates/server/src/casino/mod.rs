@@ -21,6 +21,7 @@ pub mod request;
 mod settlement;
 mod stored;
 pub mod table;
+pub mod tournaments;
 pub mod users;
 pub mod views;
 
@@ -179,6 +180,7 @@ impl<S: Storage> Casino<S> {
                 currency: shadow.cage.currency,
                 opened: Vec::new(),
                 cash_days: shadow.cage.cash_days,
+                tournaments: shadow.cage.tournaments,
             },
             tables: shadow.tables,
             keep_finished: shadow.keep_finished,
@@ -244,6 +246,11 @@ impl<S: Storage> Casino<S> {
 
     pub fn users(&self) -> Vec<User> {
         self.cage.directory.read().users().cloned().collect()
+    }
+
+    /// Every tournament's money, reconciled against the ledger.
+    pub fn tournament_books(&self) -> Vec<tournaments::TournamentBooks> {
+        self.cage.tournament_books()
     }
 
     pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {

@@ -15,6 +15,14 @@ pub enum Act {
     HandleCash,
     /// Issue a match play coupon to a player for a table.
     IssueCoupon,
+    /// Configure a tournament from its file.
+    CreateTournament,
+    /// Run a tournament as its director: entries, starts, ends, splits (2213.07(3)).
+    DirectTournament,
+    /// Agree to split a tournament's cash prizes, for one's own entry (2213.07(3)).
+    AgreeSplit,
+    /// Read a tournament's entries, standings and forms.
+    ReadTournament,
     /// Requests only the server makes: logins recorded, the journal's format.
     RunTheServer,
     VoidRound,
@@ -86,6 +94,15 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
         "issue match play coupons",
     ),
     (Act::RunTheServer, ADMIN, "record logins or set the journal's format"),
+    (Act::CreateTournament, ADMIN, "configure tournaments"),
+    // The pit supervisor is the tournament director (Colorado 2213.07(3)(b)).
+    (Act::DirectTournament, PIT, "direct tournaments"),
+    (Act::AgreeSplit, PLAYER, "agree to split a tournament's prizes"),
+    (
+        Act::ReadTournament,
+        &[Role::Admin, Role::PitSupervisor, Role::Auditor, Role::Cashier],
+        "read a tournament's entries and forms",
+    ),
     (Act::VoidRound, ADMIN, "void rounds"),
     (Act::BuyIn, PLAYER, "buy in"),
     (Act::SellChips, TABLE_STAFF, "sell chips"),

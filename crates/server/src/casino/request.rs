@@ -18,6 +18,15 @@ use crate::api::{ClientRequest, OutcomeSource, PlaceBet, Role};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
+    /// A tournament from its file's text (journal format 7).
+    CreateTournament {
+        config: String,
+    },
+    /// An order to a tournament: the director's, or a player's agreement to a split.
+    Tournament {
+        tournament: String,
+        order: super::journal::tournament::TournamentOrder,
+    },
     CreateUser {
         username: String,
         #[serde(with = "stored_role")]
@@ -363,6 +372,8 @@ impl Request {
             },
             C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
+            C::CreateTournament { config } => Request::CreateTournament { config },
+            C::Tournament { tournament, order } => Request::Tournament { tournament, order },
             C::IssueCoupon {
                 id,
                 player,
@@ -438,7 +449,9 @@ impl Request {
             | R::CreateTable { .. }
             | R::CashIn { .. }
             | R::CashOut { .. }
-            | R::IssueCoupon { .. } => None,
+            | R::IssueCoupon { .. }
+            | R::CreateTournament { .. }
+            | R::Tournament { .. } => None,
             R::Inspect { table, .. }
             | R::Adjust { table, .. }
             | R::SetLimits { table, .. }
@@ -478,6 +491,12 @@ impl Request {
             R::CreateTable { .. } => Act::CreateTable,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
             R::IssueCoupon { .. } => Act::IssueCoupon,
+            R::CreateTournament { .. } => Act::CreateTournament,
+            R::Tournament {
+                order: super::journal::tournament::TournamentOrder::AgreeSplit { .. },
+                ..
+            } => Act::AgreeSplit,
+            R::Tournament { .. } => Act::DirectTournament,
             R::Inspect { .. } => Act::Inspect,
             R::Adjust { .. } => Act::Adjust,
             R::SetLimits { .. } => Act::SetLimits,

@@ -67,6 +67,20 @@ pub fn view(event: &JournalEvent) -> EventView {
             outcome,
         },
         J::CashedIn { player, amount } => V::CashedIn { player, amount },
+        J::TournamentCreated {
+            tournament,
+            name,
+            profile,
+        } => V::TournamentCreated {
+            tournament,
+            name,
+            profile,
+        },
+        J::Tournament { tournament, record } => V::Tournament {
+            tournament,
+            // A record of strings and integers always serialises.
+            record: serde_json::to_value(&record).unwrap_or_default(),
+        },
         J::CouponIssued {
             id,
             player,

@@ -19,6 +19,7 @@ pub mod state;
 pub mod streams;
 pub mod tables;
 pub mod throttle;
+pub mod tournaments;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -68,6 +69,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/me", get(auth::me))
         .route("/api/users", get(people::users))
         .route("/api/players/{player}/accounts", get(people::player_accounts))
+        .route("/api/tournaments", get(tournaments::list))
+        .route("/api/tournaments/{tournament}", get(tournaments::one))
+        .route("/api/tournaments/{tournament}/forms", get(tournaments::forms))
+        .route("/api/public/tournaments/{tournament}/rules", get(tournaments::rules))
         .route("/api/requests", post(requests::requests))
         .route("/api/tables", get(tables::tables))
         .route("/api/tables/{table}/draw", post(requests::draw))

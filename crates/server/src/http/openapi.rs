@@ -1,11 +1,14 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, metrics, people, public, recall, requests, streams, tables};
+use super::{auth, metrics, people, public, recall, requests, streams, tables, tournaments};
 use crate::api::bodies::{
     Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PublicTable, RecalledRound, Rounds,
     ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
 };
-use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PlaceBet, Role, SpinView};
+use crate::api::{
+    ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PaidWith, PlaceBet, Role, SpinView,
+    TournamentOrder,
+};
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
@@ -35,9 +38,15 @@ use crate::api::{ClientRequest, Correction, ErrorBody, ErrorCode, EventView, Out
         public::profiles,
         public::public_table,
         public::layout,
+        tournaments::list,
+        tournaments::one,
+        tournaments::rules,
+        tournaments::forms,
     ),
     components(schemas(
         ClientRequest,
+        TournamentOrder,
+        PaidWith,
         PlaceBet,
         EventView,
         Events,
@@ -101,6 +110,10 @@ mod tests {
             "/api/me",
             "/api/users",
             "/api/players/{player}/accounts",
+            "/api/tournaments",
+            "/api/tournaments/{tournament}",
+            "/api/tournaments/{tournament}/forms",
+            "/api/public/tournaments/{tournament}/rules",
             "/api/logout",
             "/healthz",
             "/metrics",

@@ -48,6 +48,11 @@ pub enum CageMsg {
     Users { after: String, n: usize, reply: ReplyTo },
     /// A player's accounts and coupons.
     PlayerAccounts { player: String, reply: ReplyTo },
+    /// A tournament, its rules or its forms, or the list of them.
+    Tournament {
+        read: crate::casino::tournaments::TournamentRead,
+        reply: ReplyTo,
+    },
     /// A user's own accounts and their balances.
     Balances { username: String, reply: ReplyTo },
     /// The ledger's balance of one account.
@@ -122,6 +127,7 @@ fn refuse(group: Vec<CageMsg>) {
             | CageMsg::User { reply, .. }
             | CageMsg::Users { reply, .. }
             | CageMsg::PlayerAccounts { reply, .. }
+            | CageMsg::Tournament { reply, .. }
             | CageMsg::Balances { reply, .. }
             | CageMsg::Balance { reply, .. } => Pending::Answer {
                 answer: not_now(),
@@ -263,6 +269,10 @@ impl CageWriter {
                         to: reply,
                     })
                 }
+                CageMsg::Tournament { read, reply } => replies.push(Pending::Answer {
+                    answer: Answer::Tournament(self.cage.read_tournament(read)),
+                    to: reply,
+                }),
                 CageMsg::PlayerAccounts { player, reply } => replies.push(Pending::Answer {
                     answer: Answer::PlayerAccounts(self.cage.player_accounts(&player)),
                     to: reply,

@@ -265,6 +265,16 @@ impl Floor {
             .player_accounts()
     }
 
+    /// A tournament, its rules or forms, or the list of them.
+    pub async fn tournament(
+        &self,
+        read: crate::casino::tournaments::TournamentRead,
+    ) -> Result<crate::casino::tournaments::TournamentAnswer, ApiError> {
+        self.at_cage(|reply| CageMsg::Tournament { read, reply })
+            .await?
+            .tournament()
+    }
+
     /// A user's own accounts (their wallet, their chips at each table) and their balances.
     pub async fn balances(&self, username: &str) -> Result<std::collections::BTreeMap<String, i128>, ApiError> {
         let username = username.to_string();

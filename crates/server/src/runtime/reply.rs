@@ -49,6 +49,8 @@ pub enum Answer {
     Balances(BTreeMap<String, i128>),
     /// One account's balance.
     Balance(i128),
+    /// A tournament read.
+    Tournament(Result<crate::casino::tournaments::TournamentAnswer, ApiError>),
 }
 
 fn unexpected(answer: &Answer) -> ApiError {
@@ -97,6 +99,13 @@ impl Answer {
     pub fn player_accounts(self) -> Result<Option<crate::api::bodies::PlayerAccounts>, ApiError> {
         match self {
             Answer::PlayerAccounts(p) => Ok(p),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub fn tournament(self) -> Result<crate::casino::tournaments::TournamentAnswer, ApiError> {
+        match self {
+            Answer::Tournament(result) => result,
             other => Err(unexpected(&other)),
         }
     }

@@ -14,6 +14,17 @@ use crate::casino::request::stored_outcome;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum JournalEvent {
+    /// A tournament configured from its file (journal format 7).
+    TournamentCreated {
+        tournament: String,
+        name: String,
+        profile: String,
+    },
+    /// Something that happened to a tournament (journal format 7).
+    Tournament {
+        tournament: String,
+        record: super::tournament::TournamentRecord,
+    },
     UserCreated {
         username: String,
         #[serde(with = "stored_role")]

@@ -16,6 +16,10 @@ use crate::casino::request::{stored_outcome, Request, StoredCorrection};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LegacyEvent {
+    /// Never in a journal of formats 1 and 2, which refuse tournaments.
+    Tournament {
+        tournament: String,
+    },
     UserCreated {
         username: String,
         #[serde(with = "stored_role")]
@@ -235,6 +239,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
     use JournalEvent as J;
     use LegacyEvent as L;
     match event.clone() {
+        // Never written: tournaments are refused before format 7.
+        J::TournamentCreated { tournament, .. } | J::Tournament { tournament, .. } => L::Tournament { tournament },
         J::UserCreated { username, role } => L::UserCreated { username, role },
         J::LoginFailed {
             username,

@@ -18,13 +18,17 @@
 //!   corrects only a settled round's players, within what their bets
 //!   there could have returned; a match play coupon is played only as
 //!   issued to its player for its table, once; and a dealer alone sells at
-//!   most so much in chips at once.
+//!   most so much in chips at once;
+//! - format 6: table rules (an automated wheel's launch, one currency,
+//!   per-spot maximums);
+//! - format 7: tournaments ([`tournament`]).
 //!
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
 
 pub mod event;
 pub mod legacy;
+pub mod tournament;
 
 use serde::{Deserialize, Serialize};
 
@@ -51,8 +55,12 @@ pub use event::JournalEvent;
 /// round's bets; and it ties a dispute's corrections to the round disputed.
 /// Format 6 enforces table rules the core left to the table: an automated
 /// wheel's game whose launch the table did not see is a no spin, and a
-/// new table keeps the casino's currency and its zero rules.
-pub const JOURNAL_FORMAT: u32 = 6;
+/// new table keeps the casino's currency and its zero rules. Format 7
+/// journals tournaments (Colorado 2213-2214).
+pub const JOURNAL_FORMAT: u32 = 7;
+
+/// The first format with tournaments: their requests, events and money.
+pub const FORMAT_TOURNAMENTS: u32 = 7;
 
 /// The first format in which an automated wheel's game counts only when its
 /// frames show the ball launched after the table started watching

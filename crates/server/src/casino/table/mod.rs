@@ -521,9 +521,9 @@ impl TableSlot {
             | Request::CreateTable { .. }
             | Request::CashIn { .. }
             | Request::CashOut { .. }
-            | Request::IssueCoupon { .. } => {
-                return Err(err(ErrorCode::Internal, "the cage's request reached a table"))
-            }
+            | Request::IssueCoupon { .. }
+            | Request::CreateTournament { .. }
+            | Request::Tournament { .. } => return Err(err(ErrorCode::Internal, "the cage's request reached a table")),
         }
         Ok(plan)
     }

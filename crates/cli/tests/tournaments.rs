@@ -1,0 +1,303 @@
+//! A two-event tournament through the real server (Colorado 2213-2214,
+//! 2213.01-.08): fees and buy-ins in cash, non-cash and complimentary
+//! form, a voucher won in the first event and used in the second, a
+//! re-buy, an elimination, refusals each naming its clause, a split, the
+//! forms, and `croupier verify` reconciling every cent after a `kill -9`.
+
+use std::path::Path;
+
+use croupier_testkit::{data_dir, free_port, Server};
+use serde_json::{json, Value};
+
+const EXAMPLE: &str = include_str!("../../../profiles/tournaments/winter-classic.toml");
+
+fn start(data: &Path, port: u16) -> Server {
+    Server::start(env!("CARGO_BIN_EXE_croupier"), data, port)
+}
+
+fn verify(data: &Path) -> (bool, Value) {
+    croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data, &[])
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The example, played from today: both events today, the rules filed six days ago.
+fn config_from_today() -> (String, String) {
+    let today = croupier_server::casino::tournaments::day_of(now_ms());
+    let later = today + time::Duration::days(60);
+    let filed = today - time::Duration::days(6);
+    let text = EXAMPLE
+        .replace("first_day = \"2026-12-12\"", &format!("first_day = \"{today}\""))
+        .replace("last_day = \"2027-02-13\"", &format!("last_day = \"{later}\""))
+        .replace("day = \"2026-12-12\"", &format!("day = \"{today}\""))
+        .replace("day = \"2027-01-16\"", &format!("day = \"{today}\""));
+    (text, filed.to_string())
+}
+
+/// A request that must be refused with `code`, its message citing `clause`.
+fn refused(server: &Server, token: &str, request: Value, code: &str, clause: &str) {
+    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
+    assert!(status >= 400, "{request}: {body}");
+    assert_eq!(body["error"], code, "{request}: {body}");
+    assert!(
+        body["message"].as_str().unwrap_or("").contains(clause),
+        "{request}: {body} does not cite {clause}"
+    );
+}
+
+fn order(order: Value) -> Value {
+    json!({"op": "tournament", "tournament": "winter-classic", "order": order})
+}
+
+fn wallet(server: &Server, cashier: &str, player: &str) -> i64 {
+    let (status, body) = server.http("GET", &format!("/api/players/{player}/accounts"), Some(cashier), None);
+    assert_eq!(status, 200, "{body}");
+    body["accounts"][format!("wallet:{player}")].as_i64().unwrap_or(0)
+}
+
+#[test]
+fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() {
+    let data = data_dir();
+    let port = free_port();
+    let mut server = start(data.path(), port);
+    let [admin, cashier, _dealer, pit, p1, _p2] = server.staff_and_players();
+    server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
+    // p3 and p4 sign in; the director acts for them until the split.
+    server.login("p3", "p3-password-1");
+    let (config, filed) = config_from_today();
+
+    // Only an admin configures; the profile's rules refuse a bad file by clause.
+    refused(
+        &server,
+        &pit,
+        json!({"op": "create_tournament", "config": config}),
+        "forbidden",
+        "configure tournaments",
+    );
+    let too_long = config.replace("last_day = \"", "last_day = \"2099-01-01\"\n#");
+    refused(
+        &server,
+        &admin,
+        json!({"op": "create_tournament", "config": too_long}),
+        "bad_tournament",
+        "2213(1)",
+    );
+    server.ask(&admin, json!({"op": "create_tournament", "config": config}));
+    refused(
+        &server,
+        &admin,
+        json!({"op": "create_tournament", "config": config}),
+        "exists",
+        "winter-classic",
+    );
+
+    for p in ["p1", "p2", "p3", "p4"] {
+        server.ask(
+            &cashier,
+            json!({"op": "cash_in", "id": format!("cash-{p}"), "player": p, "amount": 100_000}),
+        );
+    }
+    let register = |player: &str, event: &str, fee: Value, buy_in: Value| {
+        order(
+            json!({"do": "register", "player": player, "event": event, "fee": fee, "buy_in": buy_in, "qualified": true}),
+        )
+    };
+    // A player does not register themself: the director does (and checks 2213.04).
+    refused(
+        &server,
+        &p1,
+        register("p1", "Qualifier", json!("cash"), json!("cash")),
+        "forbidden",
+        "direct",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "register", "player": "p1", "event": "Qualifier", "fee": "cash", "buy_in": "cash"})),
+        "tournament_refused",
+        "2213.04",
+    );
+    server.ask(&pit, register("p1", "Qualifier", json!("cash"), json!("cash")));
+    server.ask(
+        &pit,
+        register(
+            "p2",
+            "Qualifier",
+            json!({"non_cash": "a case of canned goods"}),
+            json!("cash"),
+        ),
+    );
+    server.ask(
+        &pit,
+        register(
+            "p3",
+            "Qualifier",
+            json!("complimentary"),
+            json!({"non_cash": "a food card"}),
+        ),
+    );
+    server.ask(&pit, register("p4", "Qualifier", json!("cash"), json!("complimentary")));
+    refused(
+        &server,
+        &pit,
+        register("p1", "Qualifier", json!("cash"), json!("cash")),
+        "tournament_refused",
+        "2213(2)(c)",
+    );
+    // p1 paid 25.00 and 100.00 from the wallet.
+    assert_eq!(wallet(&server, &cashier, "p1"), 100_000 - 12_500);
+
+    // No start before the rules reach the Division (2213.06).
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "start", "event": "Qualifier"})),
+        "tournament_refused",
+        "2213.06",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "file_rules", "filed_on": "2999-01-01"})),
+        "tournament_refused",
+        "after today",
+    );
+    server.ask(&pit, order(json!({"do": "file_rules", "filed_on": filed})));
+    server.ask(&pit, order(json!({"do": "start", "event": "Qualifier"})));
+    server.ask(
+        &pit,
+        order(json!({"do": "rebuy", "entry": 4, "paid": "cash", "points": 0})),
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "rebuy", "entry": 1, "paid": "cash", "points": 500})),
+        "tournament_refused",
+        "2213.08(2)",
+    );
+    server.ask(&pit, order(json!({"do": "eliminate", "entry": 3})));
+    // No agreement divides a non-cash prize (2213.07(3)(a)).
+    refused(
+        &server,
+        &pit,
+        order(
+            json!({"do": "propose_split", "event": "Qualifier", "places": [1, 3], "shares": [[1, 1], [2, 1], [4, 1]]}),
+        ),
+        "tournament_refused",
+        "2213.07(3)(a)",
+    );
+    server.ask(
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [4, 1000]]})),
+    );
+    // 500.00 in the pool: the voucher (125.00) and the clock (45.00), then 60% of 330.00 to p1.
+    assert_eq!(wallet(&server, &cashier, "p1"), 100_000 - 12_500 + 19_800);
+
+    // kill -9 between the events: nothing is lost, every cent reconciles.
+    server.kill();
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+    let books = &report["tournaments"][0];
+    assert_eq!(books["tournament"], "winter-classic");
+    assert_eq!(books["problem"], Value::Null, "{books}");
+    assert_eq!(books["pool"], 13_200);
+    assert_eq!(books["vouchers_held"], 12_500);
+    let server = start(data.path(), port);
+    // After the restart every session is new: the staff and players sign in again.
+    let cashier = server.login("cashier", "cashier-password-1");
+    let pit = server.login("pit", "pit-password-1");
+    let p1 = server.login("p1", "p1-password-1");
+    let p2 = server.login("p2", "p2-password-1");
+    let p4 = server.login("p4", "p4-password-1");
+
+    // The voucher is p2's alone (2213.05).
+    let voucher = json!({"voucher": 1});
+    refused(
+        &server,
+        &pit,
+        register("p1", "Final", voucher.clone(), voucher.clone()),
+        "tournament_refused",
+        "only its winner",
+    );
+    server.ask(&pit, register("p2", "Final", voucher.clone(), voucher));
+    server.ask(&pit, register("p1", "Final", json!("cash"), json!("cash")));
+    server.ask(&pit, register("p4", "Final", json!("cash"), json!("cash")));
+    server.ask(&pit, order(json!({"do": "start", "event": "Final"})));
+    // 132.00 carried + 300.00: 302.40 and 129.60 in cash.
+    let shares = json!([[5, 20000], [6, 15000], [7, 8200]]);
+    server.ask(
+        &pit,
+        order(json!({"do": "propose_split", "event": "Final", "places": [1, 2], "shares": shares})),
+    );
+    // Each player agrees for themself (2213.07(3)(b)); the proposal is shown to those in it.
+    refused(
+        &server,
+        &p1,
+        order(json!({"do": "agree_split", "entry": 5})),
+        "forbidden",
+        "2213.07(3)(b)",
+    );
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&p1), None);
+    assert_eq!(seen["split"]["shares"][1]["amount"], 15_000, "{seen}");
+    assert_eq!(
+        seen["entries"].as_array().map(Vec::len),
+        Some(2),
+        "only p1's own entries: {seen}"
+    );
+    server.ask(&p2, order(json!({"do": "agree_split", "entry": 5})));
+    server.ask(&p1, order(json!({"do": "agree_split", "entry": 6})));
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "confirm_split", "points": [[5, 1], [6, 1], [7, 1]]})),
+        "tournament_refused",
+        "unanimous",
+    );
+    server.ask(&p4, order(json!({"do": "agree_split", "entry": 7})));
+    server.ask(
+        &pit,
+        order(json!({"do": "confirm_split", "points": [[5, 12000], [6, 8000], [7, 3000]]})),
+    );
+    server.ask(&pit, order(json!({"do": "conclude"})));
+    // p2 paid the Qualifier's buy-in in cash (the fee in goods) and the Final by voucher.
+    assert_eq!(wallet(&server, &cashier, "p2"), 100_000 - 10_000 + 20_000);
+
+    // The forms, for those who keep the books; the rules, for anyone.
+    let forms = server.answer("GET", "/api/tournaments/winter-classic/forms", Some(&pit), None);
+    assert_eq!(forms.status, 200);
+    let text = forms.body.as_str().unwrap_or("").to_string();
+    assert!(text.contains("# tournament form (2213.01)"), "{text}");
+    assert!(text.contains("2,p2,Qualifier"), "{text}");
+    assert!(text.contains("voucher 1 into Final"), "{text}");
+    let (status, _) = server.http("GET", "/api/tournaments/winter-classic/forms", Some(&p1), None);
+    assert_eq!(status, 403);
+    let rules = server.answer("GET", "/api/public/tournaments/winter-classic/rules", None, None);
+    assert_eq!(rules.status, 200);
+    assert!(rules
+        .body
+        .as_str()
+        .unwrap_or("")
+        .contains("shall follow the house rules of The Example Casino"));
+
+    drop(server);
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+    let books = &report["tournaments"][0];
+    assert_eq!(books["problem"], Value::Null, "{books}");
+    assert_eq!(books["concluded"], true);
+    assert_eq!(
+        (books["pool_account"].as_i64(), books["fees_account"].as_i64()),
+        (Some(0), Some(0))
+    );
+    // Seven fees of 25.00, the voucher's included, counted into proceeds.
+    assert_eq!(books["fees"], 17_500);
+    assert_eq!(
+        books["buy_ins"], books["prizes_paid"],
+        "every buy-in paid out (2213.05): {books}"
+    );
+}

@@ -1,0 +1,77 @@
+//! Tournaments (Colorado 2213-2214): the list, one tournament as its
+//! reader may see it, its written rules for anyone, and its forms for those
+//! who keep its books. Changes are requests posted to `/api/requests`.
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+
+use super::error::{Failure, Json, Path};
+use super::state::{AppState, Caller};
+use crate::api::{ApiError, ErrorBody};
+use crate::casino::policy::{self, Act};
+use crate::casino::tournaments::{TournamentAnswer, TournamentRead};
+
+fn json(answer: TournamentAnswer) -> Result<Json<serde_json::Value>, Failure> {
+    match answer {
+        TournamentAnswer::Json(value) => Ok(Json(value)),
+        TournamentAnswer::Text(_) => Err(ApiError::internal("a tournament answered text, not JSON").into()),
+    }
+}
+
+fn text(answer: TournamentAnswer) -> Result<String, Failure> {
+    match answer {
+        TournamentAnswer::Text(text) => Ok(text),
+        TournamentAnswer::Json(_) => Err(ApiError::internal("a tournament answered JSON, not text").into()),
+    }
+}
+
+/// Every tournament in brief: its events, their status and the chip values.
+#[utoipa::path(get, path = "/api/tournaments", responses((status = 200, description = "Each tournament: id, name, days, status, events, chip values", body = Object), (status = 401, body = ErrorBody)))]
+pub async fn list(State(state): State<AppState>, Caller(_actor): Caller) -> Result<Json<serde_json::Value>, Failure> {
+    json(state.floor.tournament(TournamentRead::List).await?)
+}
+
+/// One tournament. Its director, the admin, auditors and cashiers see every
+/// entry, the prizes paid, the proceeds and the pool; a player sees their
+/// own entries and prizes, and a split proposed among them.
+#[utoipa::path(get, path = "/api/tournaments/{tournament}", params(("tournament" = String, Path, description = "Tournament id")), responses((status = 200, description = "The tournament as the caller may see it", body = Object), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn one(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, Failure> {
+    json(
+        state
+            .floor
+            .tournament(TournamentRead::One {
+                id,
+                role: actor.role,
+                username: actor.username,
+            })
+            .await?,
+    )
+}
+
+/// A tournament's written rules (2213.06-.08): given to every player, so
+/// anyone may read them.
+#[utoipa::path(get, path = "/api/public/tournaments/{tournament}/rules", params(("tournament" = String, Path, description = "Tournament id")), responses((status = 200, description = "The written rules, as plain text", body = String), (status = 404, body = ErrorBody)))]
+pub async fn rules(State(state): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, Failure> {
+    let rules = text(state.floor.tournament(TournamentRead::Rules { id }).await?)?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], rules))
+}
+
+/// A tournament's forms as CSV: the tournament form (2213.01), the prize
+/// payout form (2213.02), proceeds by month and the prize pool's account (2213.05).
+#[utoipa::path(get, path = "/api/tournaments/{tournament}/forms", params(("tournament" = String, Path, description = "Tournament id")), responses((status = 200, description = "The forms, as CSV", body = String), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn forms(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, Failure> {
+    if policy::require(actor.role, Act::ReadTournament).is_err() {
+        policy::require(actor.role, Act::DirectTournament)?;
+    }
+    let forms = text(state.floor.tournament(TournamentRead::Forms { id }).await?)?;
+    Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], forms))
+}
