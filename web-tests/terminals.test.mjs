@@ -528,6 +528,85 @@ test("the cage page: a player looked up, cash in and out with receipts, a coupon
   await shot(page, "14-cage-390");
 });
 
+test("the tournaments page: created, entries, an event ended, a split agreed by its players (Colorado 2213)", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const config = (await readFile(path.join(ROOT, "profiles/tournaments/winter-classic.toml"), "utf8"))
+    .replace('first_day = "2026-12-12"', `first_day = "${day(0)}"`)
+    .replace('last_day = "2027-02-13"', `last_day = "${day(60)}"`)
+    .replace('day = "2026-12-12"', `day = "${day(0)}"`)
+    .replace('day = "2027-01-16"', `day = "${day(0)}"`);
+  const admin = await newPage("tournaments-admin");
+  await signIn(admin, "/tournaments", "admin", "admin-secret-1");
+  await admin.fill('#create-form [name="config"]', config.replace("last_day = \"", "last_day = \"2099-01-01\"\n#"));
+  await admin.click('#create-form button[type="submit"]');
+  await textOf(admin.locator("#message"), /2213\(1\)/, "a tournament past four months refused by its clause");
+  await admin.fill('#create-form [name="config"]', config);
+  await admin.click('#create-form button[type="submit"]');
+  await textOf(admin.locator("#message"), /passed every check/, "the tournament created");
+  await textOf(admin.locator("#events"), /Qualifier[\s\S]*Final/, "its events listed");
+
+  const pit = await newPage("tournaments-director", { width: 1600, height: 1200 });
+  await signIn(pit, "/tournaments", "pit1", "pit1-secret-1");
+  await textOf(pit.locator("#chips"), /yellow = 100 points/, "the chip values notice (2214(2))");
+  const register = async (player, fee, detail = "") => {
+    await pit.fill('#register-form [name="player"]', player);
+    await pit.selectOption('#register-form [name="fee"]', fee);
+    await pit.selectOption('#register-form [name="buy_in"]', fee === "non_cash" ? "cash" : fee);
+    await pit.fill('#register-form [name="detail"]', detail);
+    await pit.check('#register-form [name="qualified"]');
+    await pit.click('#register-form button[type="submit"]');
+  };
+  await register("alice", "cash");
+  await textOf(pit.locator("#message"), /alice is entered/, "alice entered");
+  await register("bob", "non_cash", "a case of canned goods");
+  await textOf(pit.locator("#entries"), /bob[\s\S]*non-cash[\s\S]*canned goods/, "bob's fee in goods");
+  await register("alice", "cash");
+  await textOf(pit.locator("#message"), /2213\(2\)\(c\)/, "a second entry refused by its clause");
+  await pit.click('#start-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /2213\.06/, "no start before the rules are filed");
+  await pit.fill('#file-form [name="filed_on"]', day(-6));
+  await pit.click('#file-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /filing is recorded/, "the filing recorded");
+  await pit.click('#start-form button[type="submit"]');
+  await textOf(pit.locator("#events"), /Qualifier[^]*running/, "the Qualifier running");
+  await pit.fill('[name="points-1"]', "25000");
+  await pit.fill('[name="points-2"]', "4000");
+  await pit.click('#end-form button[value="end"]');
+  await textOf(pit.locator("#payouts"), /Qualifier[\s\S]*alice[\s\S]*45\.00[\s\S]*bob[\s\S]*voucher 1 into Final/, "the Qualifier's prizes");
+
+  // The Final: bob by his voucher, alice in cash; then a split the players agree to.
+  await register("bob", "voucher", "1");
+  await textOf(pit.locator("#message"), /bob is entered/, "bob entered by his voucher");
+  await register("alice", "cash");
+  await textOf(pit.locator("#message"), /alice is entered/, "alice entered in the Final");
+  await textOf(pit.locator("#entries"), /4[\s\S]*alice[\s\S]*Final/, "both in the Final");
+  await pit.selectOption('#start-form [name="event"]', "Final");
+  await pit.click('#start-form button[type="submit"]');
+  await textOf(pit.locator("#events"), /Final[^]*running/, "the Final running");
+  await pit.fill('#end-form [name="places"]', "1,2");
+  await pit.fill('[name="share-3"]', "115.00");
+  await pit.fill('[name="share-4"]', "115.00");
+  await pit.click('#end-form button[value="propose"]');
+  await textOf(pit.locator("#split"), /115\.00[\s\S]*not yet/, "the split proposed");
+  const alice = await newPage("tournaments-player", { width: 390, height: 900 });
+  await signIn(alice, "/tournaments", "alice", "alice-secret-1");
+  await textOf(alice.locator("#split"), /115\.00/, "alice sees the split she is part of");
+  await alice.click('#split button');
+  await textOf(alice.locator("#message"), /agreement is recorded/, "alice agreed herself");
+  await shot(alice, "15-tournament-player-390");
+  const bob = await login("bob", "bob-secret-1");
+  await ask(bob, { op: "tournament", tournament: "winter-classic", order: { do: "agree_split", entry: 3 } });
+  await pit.fill('[name="points-3"]', "9000");
+  await pit.fill('[name="points-4"]', "12000");
+  await pit.click('#end-form button[value="confirm"]');
+  await textOf(pit.locator("#payouts"), /split[\s\S]*115\.00[\s\S]*split[\s\S]*115\.00/, "the split paid as agreed");
+  await pit.click("#conclude");
+  await textOf(pit.locator("#t-name"), /concluded/, "the tournament concluded");
+  await textOf(pit.locator("#figures"), /Prize pool[\s\S]*0\.00/, "nothing left in the pool (2213.05)");
+  await shot(pit, "16-tournament-director-1600");
+});
+
 test("the board follows the table picked, and comes back by itself after a restart", async () => {
   const board = await newPage("board-restart", { width: 1920, height: 1080 });
   await board.goto(base + "/board?table=t1");

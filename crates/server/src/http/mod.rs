@@ -52,6 +52,7 @@ pub fn router(state: AppState) -> Router {
         .route("/admin", get(pages::admin))
         .route("/favicon.ico", get(pages::favicon))
         .route("/cashier", get(pages::cashier))
+        .route("/tournaments", get(pages::tournaments))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))
         .route("/api/public/tables", get(public::public_tables))

@@ -45,6 +45,7 @@ page!(DEALER, "../../web/dealer.html");
 page!(PIT, "../../web/pit.html");
 page!(ADMIN, "../../web/admin.html");
 page!(CASHIER, "../../web/cashier.html");
+page!(TOURNAMENTS, "../../web/tournaments.html");
 
 fn serve(page: &'static LazyLock<(&'static str, String)>) -> Response {
     let (html, policy) = &**page;
@@ -84,6 +85,12 @@ pub async fn admin() -> Response {
 /// The cage's page: a player looked up, cash in and out, coupons, receipts.
 pub async fn cashier() -> Response {
     serve(&CASHIER)
+}
+
+/// Tournaments (Colorado 2213-2214): the director's console, the books, and
+/// a player's own entries and agreement to a split.
+pub async fn tournaments() -> Response {
+    serve(&TOURNAMENTS)
 }
 
 /// No icon: answered with nothing rather than a 404 in every browser's console.
