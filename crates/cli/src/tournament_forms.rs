@@ -48,6 +48,12 @@ enum Line {
         #[serde(default)]
         points: u64,
     },
+    Withdraw {
+        entry: u32,
+    },
+    Cancel {
+        reason: String,
+    },
     Disqualify {
         player: String,
         reason: String,
@@ -140,6 +146,8 @@ fn command(config: &TournamentConfig, n: usize, line: Line) -> Result<Command, S
             between_games,
         },
         Line::Eliminate { entry, points } => Command::Eliminate { entry, points },
+        Line::Withdraw { entry } => Command::Withdraw { entry },
+        Line::Cancel { reason } => Command::Cancel { reason },
         Line::Disqualify { player, reason } => Command::Disqualify { player, reason },
         Line::End { event: e, points } => Command::End {
             event: event(&e)?,
@@ -243,8 +251,12 @@ pub fn run(
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line =
-            serde_json::from_str(raw).map_err(|e| Invalid::one(format!("{shown}: line {}: {e}", i + 1)))?;
+        let line: Line = serde_json::from_str(raw).map_err(|e| {
+            // serde's own position counts the one line it was given: the column is what helps.
+            let text = e.to_string();
+            let what = text.rfind(" at line ").map_or(text.as_str(), |at| &text[..at]);
+            Invalid::one(format!("{shown}: line {}, column {}: {what}", i + 1, e.column()))
+        })?;
         commands.push((
             i + 1,
             command(&config, i + 1, line).map_err(|e| Invalid::one(format!("{shown}: {e}")))?,
@@ -316,7 +328,15 @@ pub fn run(
             serde_json::to_writer_pretty(&mut *out, &forms).map_err(anyhow::Error::from)?;
             writeln!(out)?;
         }
-        FormsFormat::Csv => write!(out, "{}", croupier_profiles::tournament::forms_csv(&t))?,
+        FormsFormat::Csv => {
+            // The refusals first, as comments: a CSV reader skips them, a person does not.
+            for l in &forms.lines {
+                if let Some(why) = &l.refused {
+                    writeln!(out, "# refused: line {}: {why}", l.line)?;
+                }
+            }
+            write!(out, "{}", croupier_profiles::tournament::forms_csv(&t))?
+        }
         FormsFormat::Text => write_text(&forms, &profile.spec().currency, out)?,
     }
     Ok(())

@@ -123,8 +123,17 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         "2213.04",
     );
     server.ask(&pit, register("p1", "Qualifier", json!("cash"), json!("cash")));
-    server.ask(
+    // The house's money (a complimentary entry, an item taken at its value)
+    // takes an admin: no director alone pays a player with it.
+    refused(
+        &server,
         &pit,
+        register("p3", "Qualifier", json!("complimentary"), json!("cash")),
+        "forbidden",
+        "paid by the house",
+    );
+    server.ask(
+        &admin,
         register(
             "p2",
             "Qualifier",
@@ -133,7 +142,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         ),
     );
     server.ask(
-        &pit,
+        &admin,
         register(
             "p3",
             "Qualifier",
@@ -141,7 +150,18 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
             json!({"non_cash": "a food card"}),
         ),
     );
-    server.ask(&pit, register("p4", "Qualifier", json!("cash"), json!("complimentary")));
+    server.ask(
+        &admin,
+        register("p4", "Qualifier", json!("cash"), json!("complimentary")),
+    );
+    // An entry withdrawn before the start is refunded in full, and may enter again.
+    let before = wallet(&server, &cashier, "p4");
+    server.ask(&pit, order(json!({"do": "withdraw", "entry": 4})));
+    assert_eq!(wallet(&server, &cashier, "p4"), before + 2_500);
+    server.ask(
+        &admin,
+        register("p4", "Qualifier", json!("cash"), json!("complimentary")),
+    );
     refused(
         &server,
         &pit,
@@ -171,7 +191,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     server.ask(&pit, order(json!({"do": "start", "event": "Qualifier"})));
     server.ask(
         &pit,
-        order(json!({"do": "rebuy", "entry": 4, "paid": "cash", "points": 0})),
+        order(json!({"do": "rebuy", "entry": 5, "paid": "cash", "points": 0})),
     );
     refused(
         &server,
@@ -186,14 +206,14 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         &server,
         &pit,
         order(
-            json!({"do": "propose_split", "event": "Qualifier", "places": [1, 3], "shares": [[1, 1], [2, 1], [4, 1]]}),
+            json!({"do": "propose_split", "event": "Qualifier", "places": [1, 3], "shares": [[1, 1], [2, 1], [5, 1]]}),
         ),
         "tournament_refused",
         "2213.07(3)(a)",
     );
     server.ask(
         &pit,
-        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [4, 1000]]})),
+        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [5, 1000]]})),
     );
     // 500.00 in the pool: the voucher (125.00) and the clock (45.00), then 60% of 330.00 to p1.
     assert_eq!(wallet(&server, &cashier, "p1"), 100_000 - 12_500 + 19_800);
@@ -229,7 +249,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     server.ask(&pit, register("p4", "Final", json!("cash"), json!("cash")));
     server.ask(&pit, order(json!({"do": "start", "event": "Final"})));
     // 132.00 carried + 300.00: 302.40 and 129.60 in cash.
-    let shares = json!([[5, 20000], [6, 15000], [7, 8200]]);
+    let shares = json!([[6, 20000], [7, 15000], [8, 8200]]);
     server.ask(
         &pit,
         order(json!({"do": "propose_split", "event": "Final", "places": [1, 2], "shares": shares})),
@@ -238,7 +258,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     refused(
         &server,
         &p1,
-        order(json!({"do": "agree_split", "entry": 5})),
+        order(json!({"do": "agree_split", "entry": 6})),
         "forbidden",
         "2213.07(3)(b)",
     );
@@ -249,19 +269,19 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         Some(2),
         "only p1's own entries: {seen}"
     );
-    server.ask(&p2, order(json!({"do": "agree_split", "entry": 5})));
-    server.ask(&p1, order(json!({"do": "agree_split", "entry": 6})));
+    server.ask(&p2, order(json!({"do": "agree_split", "entry": 6})));
+    server.ask(&p1, order(json!({"do": "agree_split", "entry": 7})));
     refused(
         &server,
         &pit,
-        order(json!({"do": "confirm_split", "points": [[5, 1], [6, 1], [7, 1]]})),
+        order(json!({"do": "confirm_split", "points": [[6, 1], [7, 1], [8, 1]]})),
         "tournament_refused",
         "unanimous",
     );
-    server.ask(&p4, order(json!({"do": "agree_split", "entry": 7})));
+    server.ask(&p4, order(json!({"do": "agree_split", "entry": 8})));
     server.ask(
         &pit,
-        order(json!({"do": "confirm_split", "points": [[5, 12000], [6, 8000], [7, 3000]]})),
+        order(json!({"do": "confirm_split", "points": [[6, 12000], [7, 8000], [8, 3000]]})),
     );
     server.ask(&pit, order(json!({"do": "conclude"})));
     // p2 paid the Qualifier's buy-in in cash (the fee in goods) and the Final by voucher.

@@ -385,14 +385,85 @@ fn a_tournament_starts_five_days_after_its_rules_reach_the_division() {
         }),
         "2213.06",
     );
-    t.execute(Command::FileRules { day: day("2026-12-07") })
-        .expect("filed again, earlier copy");
-    t.execute(Command::Start {
-        event: 0,
-        day: day("2026-12-12"),
-    })
-    .expect("five days later");
-    is_refused(t.execute(Command::FileRules { day: day("2026-12-12") }), "2213.06");
+    // A filing cannot be moved earlier once recorded: the late one stands.
+    is_refused(
+        t.execute(Command::FileRules { day: day("2026-12-07") }),
+        "earlier day cannot replace",
+    );
+    is_refused(
+        t.execute(Command::Start {
+            event: 0,
+            day: day("2026-12-13"),
+        }),
+        "scheduled for 2026-12-12",
+    );
+    let mut on_time = Tournament::new(loaded(WINTER));
+    on_time
+        .execute(Command::Register {
+            player: "ann".into(),
+            event: 0,
+            fee: Paid::Cash,
+            buy_in: Paid::Cash,
+            qualified: true,
+            day: day("2026-12-01"),
+        })
+        .expect("entered");
+    on_time
+        .execute(Command::FileRules { day: day("2026-12-07") })
+        .expect("filed");
+    on_time
+        .execute(Command::Start {
+            event: 0,
+            day: day("2026-12-12"),
+        })
+        .expect("five days later, on its day");
+    is_refused(
+        on_time.execute(Command::FileRules { day: day("2026-12-12") }),
+        "2213.06",
+    );
+}
+
+#[test]
+fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_in_full() {
+    // Colorado 2213.05: the casino keeps no buy-in; 2213.01: a fee refunded before play is no proceeds.
+    let mut d = Desk::new();
+    let ann = d.cash("ann", 0);
+    d.enter(
+        "bob",
+        0,
+        Paid::Complimentary,
+        Paid::NonCash {
+            item: "a food card".into(),
+        },
+    )
+    .expect("bob");
+    d.t.execute(Command::Withdraw { entry: ann }).expect("withdrawn");
+    assert_eq!(d.t.entry(ann).map(|e| e.status), Ok(EntryStatus::Withdrawn));
+    assert_eq!((d.t.pool, d.t.fees_by_month.get(&(2026, 12))), (10_000, Some(&2_500)));
+    // Ann may enter again: her entry is no longer active.
+    let again = d.cash("ann", 0);
+    d.start(0, "2026-12-12").expect("started");
+    is_refused(d.t.execute(Command::Withdraw { entry: again }), "has not started");
+    is_refused(
+        d.t.execute(Command::Cancel {
+            reason: "the wheel broke".into(),
+        }),
+        "2213.05",
+    );
+    let mut c = Desk::new();
+    c.cash("ann", 0);
+    c.cash("bob", 0);
+    let events =
+        c.t.execute(Command::Cancel {
+            reason: "the rules reached the Division too late".into(),
+        })
+        .expect("cancelled");
+    assert_eq!(
+        events.iter().filter(|e| matches!(e, Event::Withdrawn { .. })).count(),
+        2
+    );
+    assert!(c.t.concluded);
+    assert_eq!((c.t.pool, c.t.fees_by_month.values().sum::<u64>()), (0, 0));
 }
 
 #[test]
@@ -429,7 +500,7 @@ fn re_buys_happen_between_games_on_the_terms_the_rules_state() {
     is_refused(d.t.execute(rebuy(500, true)), "2213.08(2)");
     let events = d.t.execute(rebuy(0, true)).expect("re-bought");
     assert!(matches!(&events[0], Event::Rebought { points: 10_000, payment, .. } if payment.value == 10_000));
-    is_refused(d.t.execute(rebuy(0, true)), "its 1 re-buys");
+    is_refused(d.t.execute(rebuy(0, true)), "all the re-buys \"Qualifier\" allows (1)");
     // The Final allows none.
     assert_eq!(d.t.buy_ins(), 30_000);
 }
@@ -686,6 +757,7 @@ mod money_is_kept {
         Start { event: u8 },
         Rebuy { entry: u8, form: u8 },
         Eliminate { entry: u8 },
+        Withdraw { entry: u8 },
         Disqualify { player: u8 },
         End { event: u8, seed: u64 },
         Conclude,
@@ -697,6 +769,7 @@ mod money_is_kept {
             1 => (0u8..2).prop_map(|event| Step::Start { event }),
             2 => (1u8..12, 0u8..3).prop_map(|(entry, form)| Step::Rebuy { entry, form }),
             1 => (1u8..12).prop_map(|entry| Step::Eliminate { entry }),
+            1 => (1u8..12).prop_map(|entry| Step::Withdraw { entry }),
             1 => (0u8..6).prop_map(|player| Step::Disqualify { player }),
             1 => (0u8..2, any::<u64>()).prop_map(|(event, seed)| Step::End { event, seed }),
             1 => Just(Step::Conclude),
@@ -733,9 +806,10 @@ mod money_is_kept {
                         let fee = paid(form, &t, &player);
                         Command::Register { buy_in: fee.clone(), fee, player, event: event.into(), qualified: true, day: day("2026-12-10") }
                     }
-                    Step::Start { event } => Command::Start { event: event.into(), day: day("2027-01-20") },
+                    Step::Start { event } => Command::Start { event: event.into(), day: [day("2026-12-12"), day("2027-01-16")][usize::from(event)] },
                     Step::Rebuy { entry, form } => Command::Rebuy { entry: entry.into(), paid: paid(form, &t, ""), points: 0, between_games: true },
                     Step::Eliminate { entry } => Command::Eliminate { entry: entry.into(), points: 0 },
+                    Step::Withdraw { entry } => Command::Withdraw { entry: entry.into() },
                     Step::Disqualify { player } => Command::Disqualify { player: format!("p{player}"), reason: "two entries".into() },
                     Step::End { event, seed } => {
                         let points = t
@@ -886,4 +960,71 @@ fn re_entries_count_against_the_players_100000_dollar_cap() {
     .expect("out again");
     // ...and a third entry would make 135,100.00.
     is_refused(d.enter("ann", 0, Paid::Cash, Paid::Cash), "2213.05");
+}
+
+#[test]
+fn an_events_prizes_come_from_its_own_pool_not_from_later_events_buy_ins() {
+    // Colorado 2213.05: "a prize pool for each event"; the written rules say "the event's prize pool".
+    let mut d = Desk::new();
+    d.cash("ann", 0);
+    d.cash("bob", 1);
+    d.start(0, "2026-12-12").expect("started");
+    assert_eq!(d.t.event_pool(0), 10_000);
+    let events =
+        d.t.execute(Command::End {
+            event: 0,
+            points: vec![(1, 500)],
+        })
+        .expect("ended");
+    // 60% of ann's 100.00, not of 200.00 with bob's Final buy-in.
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Awarded(a) if a.prize == Awarded::Cash(6_000))));
+}
+
+#[test]
+fn a_split_divides_only_the_places_the_remaining_players_hold() {
+    // Colorado 2213.07(3): the remaining players split among themselves.
+    let (mut d, _) = qualifier_played();
+    d.cash("ann", 1);
+    d.cash("cy", 1);
+    d.start(1, "2027-01-16").expect("the Final");
+    d.t.execute(Command::Eliminate { entry: 6, points: 0 })
+        .expect("cy out, holding 2nd place");
+    is_refused(
+        d.t.execute(Command::ProposeSplit {
+            event: 1,
+            places: vec![1, 2],
+            shares: vec![(5, 29_200)],
+        }),
+        "remaining players hold",
+    );
+}
+
+#[test]
+fn no_disqualification_leaves_the_pool_unpaid() {
+    // Colorado 2213.05 with 2213(2)(c): the pool is paid out in full.
+    let (mut d, _) = qualifier_played();
+    d.cash("ann", 1);
+    d.start(1, "2027-01-16").expect("the Final");
+    is_refused(
+        d.t.execute(Command::Disqualify {
+            player: "ann".into(),
+            reason: "a second entry".into(),
+        }),
+        "2213.05",
+    );
+    d.t.execute(Command::End {
+        event: 1,
+        points: vec![(5, 100)],
+    })
+    .expect("ended");
+    is_refused(
+        d.t.execute(Command::Disqualify {
+            player: "bob".into(),
+            reason: "found late".into(),
+        }),
+        "dispute",
+    );
+    assert_eq!(d.t.pool, 0);
 }

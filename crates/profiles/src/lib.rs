@@ -54,6 +54,14 @@ pub enum LoadError {
     Invalid { origin: String, error: ProfileError },
     #[error("jurisdiction table: {0}")]
     Jurisdictions(String),
+    #[error("tournament file {origin}: {message}")]
+    TournamentSyntax { origin: String, message: String },
+    #[error("tournament file {origin}: {field}: {message}")]
+    Tournament {
+        origin: String,
+        field: String,
+        message: String,
+    },
 }
 
 /// The text of a shipped profile, as written in its file.

@@ -90,12 +90,10 @@ struct PrizeFile {
 }
 
 fn invalid(origin: &str, field: impl Into<String>, message: impl Into<String>) -> LoadError {
-    LoadError::Invalid {
+    LoadError::Tournament {
         origin: origin.to_string(),
-        error: croupier_core::ProfileError {
-            field: field.into(),
-            message: message.into(),
-        },
+        field: field.into(),
+        message: message.into(),
     }
 }
 
@@ -130,7 +128,7 @@ pub fn parse_tournament(
             format!("is larger than the {TOURNAMENT_FILE_SIZE_MAX_BYTES} bytes a tournament file may be"),
         ));
     }
-    let file: TournamentFile = toml::from_str(text).map_err(|e| LoadError::Syntax {
+    let file: TournamentFile = toml::from_str(text).map_err(|e| LoadError::TournamentSyntax {
         origin: origin.to_string(),
         message: e.to_string(),
     })?;
@@ -515,12 +513,18 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
     Ok(())
 }
 
-/// A CSV field, quoted when it must be.
+/// A CSV field, quoted when it must be. A text a spreadsheet would take
+/// for a formula (`=`, `+`, `-`, `@` first) is kept as text by a leading `'`.
 fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_string()
+        text
     }
 }
 

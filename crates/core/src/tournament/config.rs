@@ -373,15 +373,15 @@ fn check_event(spec: &TournamentSpec, rules: &TournamentRules, i: usize, event: 
     if spec.events[..i].iter().any(|e| e.name == event.name) {
         return refuse(field("name"), format!("{:?} names two events", event.name));
     }
-    amount(&field("entry_fee"), event.entry_fee)?;
-    amount(&field("buy_in"), event.buy_in)?;
+    amount(&field("entry_fee_minor"), event.entry_fee)?;
+    amount(&field("buy_in_minor"), event.buy_in)?;
     points(&field("starting_points"), event.starting_points)?;
     let rebuys = &event.rebuys;
     if rebuys.max > REBUYS_MAX {
         return refuse(field("rebuys.max"), format!("at most {REBUYS_MAX} re-buys"));
     }
     if rebuys.max > 0 {
-        amount(&field("rebuys.amount"), rebuys.amount)?;
+        amount(&field("rebuys.amount_minor"), rebuys.amount)?;
         points(&field("rebuys.points"), rebuys.points)?;
     }
     if event.prizes.is_empty() || event.prizes.len() > PRIZES_MAX {
@@ -399,25 +399,31 @@ fn check_event(spec: &TournamentSpec, rules: &TournamentRules, i: usize, event: 
         match &prize.kind {
             PrizeKind::Cash { amount: a } => {
                 if *a == Minor::ZERO {
-                    return refuse(format!("{pfield}.amount"), "a cash prize is more than 0 (2213.08(4))");
+                    return refuse(
+                        format!("{pfield}.cash_minor"),
+                        "a cash prize is more than 0 (2213.08(4))",
+                    );
                 }
-                amount(&format!("{pfield}.amount"), *a)?;
+                amount(&format!("{pfield}.cash_minor"), *a)?;
             }
             PrizeKind::PoolShare { percent: share } => {
                 if *share == 0 || *share > 100 {
-                    return refuse(format!("{pfield}.percent"), "a share of the pool is 1 to 100 per cent");
+                    return refuse(
+                        format!("{pfield}.pool_percent"),
+                        "a share of the pool is 1 to 100 per cent",
+                    );
                 }
                 percent += share;
             }
             PrizeKind::NonCash { description, value } => {
-                text(&format!("{pfield}.description"), description)?;
+                text(&format!("{pfield}.non_cash"), description)?;
                 if *value == Minor::ZERO {
                     return refuse(
-                        format!("{pfield}.value"),
+                        format!("{pfield}.value_minor"),
                         "a non-cash prize has a predetermined cash value (2213.05, 2213.08(4))",
                     );
                 }
-                amount(&format!("{pfield}.value"), *value)?;
+                amount(&format!("{pfield}.value_minor"), *value)?;
             }
             PrizeKind::Voucher { event: target, value } => {
                 check_voucher(spec, rules, i, &pfield, *target, *value)?;
@@ -456,14 +462,14 @@ fn check_voucher(
     }
     let Some(later) = spec.events.get(target).filter(|_| target > from) else {
         return refuse(
-            format!("{field}.event"),
+            format!("{field}.voucher_for"),
             "a prize voucher enters a later event of the same tournament (2213.05)",
         );
     };
     let price = later.entry_fee.get() + later.buy_in.get();
     if price > 0 && value.get() != price {
         return refuse(
-            format!("{field}.value"),
+            format!("{field}.value_minor"),
             format!(
                 "a voucher for {:?} is worth its entry fee and buy-in, {} (2213.05)",
                 later.name,
@@ -473,14 +479,14 @@ fn check_voucher(
     }
     if value == Minor::ZERO {
         return refuse(
-            format!("{field}.value"),
+            format!("{field}.value_minor"),
             format!(
                 "{:?} takes no entry fee or buy-in: give the voucher the value it adds to the pool (2213.05)",
                 later.name
             ),
         );
     }
-    amount(&format!("{field}.value"), value)
+    amount(&format!("{field}.value_minor"), value)
 }
 
 fn most_one_entry_pays(spec: &TournamentSpec) -> u64 {
@@ -538,7 +544,7 @@ fn check_escrow(spec: &TournamentSpec, rules: &TournamentRules) -> Result<(), Co
     }
     if spec.escrowed.get() < total {
         return refuse(
-            "escrowed",
+            "escrowed_minor",
             format!(
                 "{} is escrowed but the prizes are worth {}; a tournament past {days} days escrows them all, non-cash at their cash value, before the start (2213(1))",
                 spec.escrowed,

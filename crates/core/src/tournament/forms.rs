@@ -182,6 +182,14 @@ impl Tournament {
                     format!("voucher {number} cancelled: its holder was disqualified"),
                     i128::from(*value),
                 ),
+                Event::Withdrawn { entry } => {
+                    if let Some(e) = self.entry(*entry).ok().filter(|e| e.buy_in.value > 0) {
+                        push(
+                            format!("entry {entry} withdrawn: buy-in refunded to {}", e.player),
+                            -i128::from(e.buy_in.value),
+                        );
+                    }
+                }
                 Event::HouseAdded { amount, .. } => {
                     push("added by the house for fixed prizes".into(), i128::from(*amount))
                 }

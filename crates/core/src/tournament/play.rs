@@ -59,6 +59,8 @@ pub enum EntryStatus {
     Finished,
     /// Found with two active entries, or otherwise put out: no prize (2213(2)(c)).
     Disqualified,
+    /// Withdrawn before its event started: its fee and buy-in went back.
+    Withdrawn,
 }
 
 impl EntryStatus {
@@ -69,6 +71,7 @@ impl EntryStatus {
             EntryStatus::Eliminated => "eliminated",
             EntryStatus::Finished => "finished",
             EntryStatus::Disqualified => "disqualified",
+            EntryStatus::Withdrawn => "withdrawn",
         }
     }
 
@@ -210,6 +213,15 @@ pub enum Command {
         entry: u32,
         points: u64,
     },
+    /// An entry leaves before its event starts: its fee and buy-in go back.
+    Withdraw {
+        entry: u32,
+    },
+    /// The tournament is called off before any event starts: every entry
+    /// is withdrawn and refunded, and it concludes.
+    Cancel {
+        reason: String,
+    },
     Disqualify {
         player: String,
         reason: String,
@@ -258,6 +270,13 @@ pub enum Event {
     },
     Eliminated {
         entry: u32,
+    },
+    /// Refunded: the fee and buy-in back to whoever paid them.
+    Withdrawn {
+        entry: u32,
+    },
+    Cancelled {
+        reason: String,
     },
     Disqualified {
         player: String,
@@ -409,13 +428,15 @@ impl Tournament {
     /// entered again places only by the later entry (one place per player).
     fn ranked(&self, event: usize) -> Vec<u32> {
         let mut out = self.playing(event);
+        // Each player's latest entry in the event: one look-up per elimination.
+        let mut latest: BTreeMap<&str, u32> = BTreeMap::new();
+        for e in self.entries.iter().filter(|e| e.event == event) {
+            latest.insert(e.player.as_str(), e.number);
+        }
         for e in self.history.iter().rev() {
             if let Event::Eliminated { entry } = e {
                 let Ok(gone) = self.entry(*entry) else { continue };
-                let again = self
-                    .entries
-                    .iter()
-                    .any(|later| later.player == gone.player && later.event == event && later.number > gone.number);
+                let again = latest.get(gone.player.as_str()).is_some_and(|n| *n > gone.number);
                 if gone.event == event && gone.status == EntryStatus::Eliminated && !again {
                     out.push(*entry);
                 }
@@ -437,7 +458,39 @@ impl Tournament {
                 if self.events.iter().any(|e| e.started) {
                     return refuse("the tournament has started: its rules were filed before (2213.06)");
                 }
+                if let Some(filed) = self.rules_filed.filter(|filed| day < *filed) {
+                    return refuse(format!(
+                        "a filing on {filed} is recorded: a corrected copy is filed later and counts from its own day; an earlier day cannot replace it (2213.06)"
+                    ));
+                }
                 Ok(vec![Event::RulesFiled { day }])
+            }
+            Command::Withdraw { entry } => {
+                let e = self.entry(entry)?;
+                if e.status != EntryStatus::Registered {
+                    return refuse(format!(
+                        "entry {entry} is {}: only an entry whose event has not started withdraws, refunded",
+                        e.status.name()
+                    ));
+                }
+                Ok(vec![Event::Withdrawn { entry }])
+            }
+            Command::Cancel { reason } => {
+                if self.events.iter().any(|e| e.started) {
+                    return refuse("an event has been played: the tournament goes on to its conclusion, and its pool is paid out as prizes (2213.05)");
+                }
+                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+                    return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                let mut events: Vec<Event> = self
+                    .entries
+                    .iter()
+                    .filter(|e| e.status == EntryStatus::Registered)
+                    .map(|e| Event::Withdrawn { entry: e.number })
+                    .collect();
+                events.push(Event::Cancelled { reason });
+                events.push(Event::Concluded);
+                Ok(events)
             }
             Command::Register {
                 player,
@@ -469,6 +522,22 @@ impl Tournament {
             Command::Disqualify { player, reason } => {
                 if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
                     return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                if self.events.last().is_some_and(|e| e.ended) {
+                    return refuse(
+                        "the last event has ended and its prizes are awarded: a finding now is a dispute for the Division, not a disqualification (2213(2)(c))",
+                    );
+                }
+                let last = self.events.len().saturating_sub(1);
+                let left = self
+                    .ranked(last)
+                    .iter()
+                    .filter(|e| self.entry(**e).is_ok_and(|e| e.player != player))
+                    .count();
+                if self.events.get(last).is_some_and(|e| e.started) && left == 0 {
+                    return refuse(format!(
+                        "{player} is the last entry of the last event: with no one else to take its prizes, the pool would stay unpaid (2213.05); end the event first"
+                    ));
                 }
                 let entries: Vec<u32> = self
                     .entries
@@ -696,9 +765,9 @@ impl Tournament {
             ));
         }
         let scheduled = self.config.event(event).map(|e| e.day);
-        if scheduled.is_some_and(|s| day < s) {
+        if scheduled.is_some_and(|s| day != s) {
             return refuse(format!(
-                "{name:?} is scheduled for {}, not {day}",
+                "{name:?} is scheduled for {}, as its written rules say, not {day} (2213.06, 2213.08); a tournament that cannot keep its days is cancelled and refunded before it starts",
                 scheduled.unwrap_or(day)
             ));
         }
@@ -716,12 +785,10 @@ impl Tournament {
                 ));
             };
             let scheduled = spec.first_day;
-            let late = filed
-                .checked_add(time::Duration::days(i64::from(days)))
-                .is_none_or(|earliest| earliest > scheduled);
-            if late {
+            let earliest = filed.checked_add(time::Duration::days(i64::from(days)));
+            if earliest.is_none_or(|earliest| earliest > scheduled) {
                 return refuse(format!(
-                    "the rules reached the Division on {filed}, less than {days} days before the scheduled start {scheduled} (2213.06)"
+                    "the rules reached the Division on {filed}, less than {days} days before the scheduled start {scheduled}: it may not start (2213.06); cancel it, refunding every entry, and announce a new one"
                 ));
             }
         }
@@ -759,8 +826,8 @@ impl Tournament {
         }
         if e.rebuys.len() as u32 >= rebuys.max {
             return refuse(format!(
-                "entry {entry} has made its {} re-buys, the most {:?} allows (2213.08(2))",
-                rebuys.max, spec.name
+                "entry {entry} has made all the re-buys {:?} allows ({}) (2213.08(2))",
+                spec.name, rebuys.max
             ));
         }
         if !between_games {
@@ -811,7 +878,13 @@ impl Tournament {
         if places.is_empty() {
             return refuse("name the places whose cash prizes are split");
         }
+        let remaining = self.playing(event).len() as u32;
         for (i, place) in places.iter().enumerate() {
+            if *place > remaining {
+                return refuse(format!(
+                    "place {place} is not one the {remaining} remaining players hold: a split divides only their own places' cash (2213.07(3))"
+                ));
+            }
             let Some(prize) = spec.prizes.iter().find(|p| p.place == *place) else {
                 return refuse(format!("{:?} has no prize for place {place}", spec.name));
             };
@@ -841,7 +914,9 @@ impl Tournament {
             .unwrap_or(u64::MAX);
         if offered != total {
             return refuse(format!(
-                "the shares add up to {offered} but the cash prizes of places {places:?} come to {total}"
+                "the shares add up to {} but the cash prizes of places {places:?} come to {}",
+                crate::money::Minor::new(offered),
+                crate::money::Minor::new(total)
             ));
         }
         Ok(vec![Event::SplitProposed(Split {
@@ -856,7 +931,19 @@ impl Tournament {
         let Some(spec) = self.config.event(event) else {
             return Err(TournamentError::NotFound(format!("no event {event}")));
         };
-        Ok(Purse::new(spec, event + 1 == self.events.len(), self.pool, finishers))
+        Ok(Purse::new(
+            spec,
+            event + 1 == self.events.len(),
+            self.event_pool(event),
+            finishers,
+        ))
+    }
+
+    /// The pool an event's prizes come from: what earlier events carried
+    /// and its own buy-ins, never the buy-ins of events still to come.
+    pub fn event_pool(&self, event: usize) -> u64 {
+        let later: u64 = self.events.iter().skip(event + 1).map(|e| e.buy_ins).sum();
+        self.pool.saturating_sub(later)
     }
 
     fn decide_end(
@@ -875,7 +962,7 @@ impl Tournament {
         named.sort_unstable();
         if named != playing {
             return refuse(format!(
-                "the standings list every entry still playing once: {playing:?}"
+                "give the points of every entry still playing, each once: entries {playing:?}"
             ));
         }
         let mut standings = place_standings(&points);
@@ -886,6 +973,11 @@ impl Tournament {
                 points: 0,
                 tied_with: 1,
             });
+        }
+        if standings.is_empty() && event + 1 == self.events.len() {
+            return refuse(
+                "no one is left to take the last event's prizes, and the pool is paid out in full (2213.05)",
+            );
         }
         let purse = self.purse(event, standings.len())?;
         let mut events = Vec::new();
@@ -1020,6 +1112,26 @@ impl Tournament {
                     e.rebuys.push(payment.clone());
                 }
             }
+            Event::Withdrawn { entry } => {
+                if let Ok(e) = self.entry(*entry).cloned() {
+                    let month = (e.day.year(), u8::from(e.day.month()));
+                    if let Some(fees) = self.fees_by_month.get_mut(&month) {
+                        *fees -= e.fee.value;
+                    }
+                    self.pool -= e.buy_in.value;
+                    if let Some(state) = self.events.get_mut(e.event) {
+                        state.buy_ins -= e.buy_in.value;
+                    }
+                    if let Paid::Voucher { number } = e.buy_in.paid {
+                        if let Some(v) = self.vouchers.iter_mut().find(|v| v.number == number) {
+                            v.used_by = None;
+                            self.vouchers_held += v.value;
+                        }
+                    }
+                }
+                self.set_status(*entry, EntryStatus::Withdrawn);
+            }
+            Event::Cancelled { .. } => {}
             Event::Eliminated { entry } => {
                 self.set_status(*entry, EntryStatus::Eliminated);
                 // The remaining players changed: a proposal among them lapses.

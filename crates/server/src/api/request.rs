@@ -438,6 +438,14 @@ pub enum TournamentOrder {
     Eliminate {
         entry: u32,
     },
+    /// An entry whose event has not started leaves, refunded.
+    Withdraw {
+        entry: u32,
+    },
+    /// Call the tournament off before any event starts: every entry refunded.
+    Cancel {
+        reason: String,
+    },
     Disqualify {
         player: String,
         reason: String,

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 // types is a new journal format.
 pub use crate::api::{PaidWith, TournamentOrder};
 
+/// How long after a filing with the Division it may still be recorded.
+pub const FILING_RECORDED_WITHIN_DAYS: i64 = 30;
+
 impl TournamentOrder {
     /// The core's command, on `day`; `event` finds an event by name.
     pub fn command(&self, day: time::Date, event: impl Fn(&str) -> Result<usize, String>) -> Result<Command, String> {
@@ -17,6 +20,11 @@ impl TournamentOrder {
                 if filed > day {
                     return Err(format!(
                         "filed_on {filed} is after today, {day}: record a filing once it is made"
+                    ));
+                }
+                if filed + time::Duration::days(FILING_RECORDED_WITHIN_DAYS) < day {
+                    return Err(format!(
+                        "filed_on {filed} is more than {FILING_RECORDED_WITHIN_DAYS} days ago: a filing is recorded when it is made"
                     ));
                 }
                 Command::FileRules { day: filed }
@@ -42,6 +50,8 @@ impl TournamentOrder {
                 points: *points,
                 between_games: true,
             },
+            TournamentOrder::Withdraw { entry } => Command::Withdraw { entry: *entry },
+            TournamentOrder::Cancel { reason } => Command::Cancel { reason: reason.clone() },
             TournamentOrder::Eliminate { entry } => Command::Eliminate {
                 entry: *entry,
                 points: 0,
@@ -101,6 +111,12 @@ pub enum TournamentRecord {
     },
     Eliminated {
         entry: u32,
+    },
+    Withdrawn {
+        entry: u32,
+    },
+    Cancelled {
+        reason: String,
     },
     Disqualified {
         player: String,
@@ -180,6 +196,8 @@ impl TournamentRecord {
                 points: *points,
             },
             Event::Eliminated { entry } => R::Eliminated { entry: *entry },
+            Event::Withdrawn { entry } => R::Withdrawn { entry: *entry },
+            Event::Cancelled { reason } => R::Cancelled { reason: reason.clone() },
             Event::Disqualified {
                 player,
                 entries,

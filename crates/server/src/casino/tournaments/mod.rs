@@ -1,0 +1,405 @@
+//! Tournaments at the cage (Colorado 2213-2214, journal format 7): the
+//! pure model of `croupier_core::tournament`, its money in the ledger, its
+//! requests journaled. Entry fees go to the tournament's own account, kept
+//! apart from all other cash until counted at the conclusion (2213.02);
+//! buy-ins to its prize pool, prizes out of it (2213.05); vouchers are held
+//! in an account of their own until used, cashed or cancelled.
+//!
+//! Until tournament play runs at the tables, the points are the chips the
+//! director counts at the table: the director enters them at an event's
+//! end and attests a player out of chips.
+
+use std::collections::BTreeMap;
+
+use croupier_core::tournament::{Awarded, Event, Paid, Tournament, TournamentConfig, TournamentError};
+use croupier_ledger::{Account, TournamentAccount, Transfer};
+use time::Date;
+
+use super::actor::Actor;
+use super::directory::Directory;
+use super::err;
+use super::journal::tournament::{TournamentOrder, TournamentRecord};
+use super::journal::{JournalEvent, FORMAT_TOURNAMENTS};
+use super::table::{account, transfer};
+use crate::api::{ApiError, ErrorCode, Role};
+
+mod books;
+mod reads;
+pub use books::TournamentBooks;
+pub use reads::{TournamentAnswer, TournamentRead};
+
+/// A tournament the casino holds, with the profile it was created under.
+#[derive(Clone, Debug)]
+pub struct Held {
+    pub profile: String,
+    pub tournament: Tournament,
+}
+
+/// The most tournaments a casino keeps.
+pub const TOURNAMENTS_MAX: usize = 64;
+/// The largest tournament file the server reads.
+pub const TOURNAMENT_CONFIG_MAX_BYTES: usize = 64 * 1024;
+/// The Julian day of 1970-01-01: days are counted from it.
+const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
+const DAY_MS: u64 = 86_400_000;
+
+/// The UTC day of a time in milliseconds since 1970.
+pub fn day_of(at_ms: u64) -> Date {
+    let days = i64::try_from(at_ms / DAY_MS).unwrap_or(i64::MAX);
+    i32::try_from(UNIX_EPOCH_JULIAN_DAY.saturating_add(days))
+        .ok()
+        .and_then(|julian| Date::from_julian_day(julian).ok())
+        .unwrap_or(Date::MAX)
+}
+
+fn refused(e: TournamentError) -> ApiError {
+    match e {
+        TournamentError::NotFound(m) => err(ErrorCode::NoTournament, m),
+        TournamentError::Refused(m) => err(ErrorCode::TournamentRefused, m),
+    }
+}
+
+fn format_check(dir: &Directory) -> Result<(), ApiError> {
+    if dir.journal_format() < FORMAT_TOURNAMENTS {
+        return Err(err(
+            ErrorCode::BadRequest,
+            format!(
+                "tournaments are journaled from format {FORMAT_TOURNAMENTS}; this journal is in {}",
+                dir.journal_format()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A new tournament from its file's text, checked against its profile
+/// (only a shipped profile: the server reads no path a client names).
+pub(super) fn plan_create(
+    tournaments: &BTreeMap<String, Held>,
+    currency: Option<&str>,
+    dir: &Directory,
+    at_ms: u64,
+    config: &str,
+) -> Result<(Vec<JournalEvent>, Held), ApiError> {
+    format_check(dir)?;
+    if config.len() > TOURNAMENT_CONFIG_MAX_BYTES {
+        return Err(err(
+            ErrorCode::TooLarge,
+            format!("a tournament file is at most {TOURNAMENT_CONFIG_MAX_BYTES} bytes"),
+        ));
+    }
+    let builtin = |name: &str| match croupier_profiles::builtin_text(name) {
+        Some(text) => croupier_profiles::parse(text, name),
+        None => Err(croupier_profiles::LoadError::Unknown {
+            name: name.to_string(),
+            known: croupier_profiles::builtin_names().join(", "),
+        }),
+    };
+    let (profile, config) = croupier_profiles::tournament::parse_tournament(config, "the tournament file", builtin)
+        .map_err(|e| err(ErrorCode::BadTournament, e.to_string()))?;
+    let spec = config.spec();
+    let today = day_of(at_ms);
+    if spec.first_day < today {
+        return Err(err(
+            ErrorCode::BadTournament,
+            format!(
+                "first_day: {} has passed (today is {today}): announce the tournament before it is played",
+                spec.first_day
+            ),
+        ));
+    }
+    if tournaments.contains_key(&spec.id) {
+        return Err(err(ErrorCode::Exists, format!("tournament {:?} exists", spec.id)));
+    }
+    if tournaments.len() >= TOURNAMENTS_MAX {
+        return Err(err(
+            ErrorCode::Full,
+            format!("the casino keeps at most {TOURNAMENTS_MAX} tournaments"),
+        ));
+    }
+    if let Some(currency) = currency.filter(|c| *c != profile.spec().currency) {
+        return Err(err(
+            ErrorCode::BadTournament,
+            format!(
+                "{} plays in {}, but the casino's money is {currency}",
+                profile.spec().name,
+                profile.spec().currency
+            ),
+        ));
+    }
+    let events = vec![JournalEvent::TournamentCreated {
+        tournament: spec.id.clone(),
+        name: spec.name.clone(),
+        profile: profile.spec().name.clone(),
+    }];
+    Ok((
+        events,
+        Held {
+            profile: profile.spec().name.clone(),
+            tournament: Tournament::new(config),
+        },
+    ))
+}
+
+fn event_index(config: &TournamentConfig, name: &str) -> Result<usize, String> {
+    config
+        .spec()
+        .events
+        .iter()
+        .position(|e| e.name == name)
+        .ok_or_else(|| format!("{name:?} is not an event of tournament {}", config.spec().id))
+}
+
+/// An order's transfers, its journal events, and the core's events to apply once durable.
+type Ordered = (Vec<Transfer>, Vec<JournalEvent>, Vec<Event>);
+
+/// What a tournament's order does: its transfers, its journal events, and
+/// the core's events to apply once they are durable.
+pub(super) fn plan_order(
+    tournaments: &BTreeMap<String, Held>,
+    dir: &Directory,
+    at_ms: u64,
+    actor: &Actor,
+    id: &str,
+    order: &TournamentOrder,
+    balance: &dyn Fn(&Account) -> i128,
+) -> Result<Ordered, ApiError> {
+    format_check(dir)?;
+    let t = &tournaments
+        .get(id)
+        .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))?
+        .tournament;
+    match order {
+        // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
+        // entry that is not theirs and one that does not exist are refused
+        // alike, so that no one counts the entries by asking.
+        TournamentOrder::AgreeSplit { entry }
+            if actor.role != Role::Player || !t.entry(*entry).is_ok_and(|e| e.player == actor.username) =>
+        {
+            return Err(err(
+                ErrorCode::Forbidden,
+                format!("entry {entry} is not yours: each player agrees for their own entry (2213.07(3)(b))"),
+            ));
+        }
+        TournamentOrder::Register {
+            player, fee, buy_in, ..
+        } => {
+            dir.player(player)?;
+            house_pays(actor, &[fee, buy_in])?;
+        }
+        TournamentOrder::Rebuy { paid, .. } => house_pays(actor, &[paid])?,
+        _ => {}
+    }
+    let command = order
+        .command(day_of(at_ms), |name| event_index(t.config(), name))
+        .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
+    let events = t.decide(command).map_err(refused)?;
+    let transfers = money(t, id, &events)?;
+    check_wallets(&transfers, balance)?;
+    let journal = events
+        .iter()
+        .map(|e| JournalEvent::Tournament {
+            tournament: id.to_string(),
+            record: TournamentRecord::of(e),
+        })
+        .collect();
+    Ok((transfers, journal, events))
+}
+
+/// A complimentary payment or a non-cash item is the house's money: an
+/// admin records it, so that no director alone pays a player with it.
+fn house_pays(actor: &Actor, payments: &[&crate::api::PaidWith]) -> Result<(), ApiError> {
+    use crate::api::PaidWith;
+    let houses = payments
+        .iter()
+        .any(|p| matches!(p, PaidWith::Complimentary | PaidWith::NonCash(_)));
+    if houses && actor.role != Role::Admin {
+        return Err(err(
+            ErrorCode::Forbidden,
+            "a complimentary entry or a non-cash item is paid by the house: an admin records it, not the director alone",
+        ));
+    }
+    Ok(())
+}
+
+/// Each wallet an order takes cash from holds enough: the refusal says how
+/// much is there and what is needed (the ledger would refuse one transfer).
+fn check_wallets(transfers: &[Transfer], balance: &dyn Fn(&Account) -> i128) -> Result<(), ApiError> {
+    let mut needed: BTreeMap<&Account, u64> = BTreeMap::new();
+    for t in transfers.iter().filter(|t| matches!(t.from, Account::Wallet(_))) {
+        *needed.entry(&t.from).or_default() += t.amount.get();
+    }
+    for (wallet, amount) in needed {
+        let held = balance(wallet);
+        if held < i128::from(amount) {
+            return Err(err(
+                ErrorCode::Refused,
+                format!(
+                    "{} holds {}, and this takes {} in cash from it: the cage cashes money in first",
+                    wallet.described(),
+                    croupier_core::Minor::new(u64::try_from(held.max(0)).unwrap_or(0)),
+                    croupier_core::Minor::new(amount)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The ledger's movements for a tournament's events, each with an id of
+/// the tournament, the event's number in its history, and a part.
+fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, ApiError> {
+    let own = |kind| account(Account::of_tournament(kind, id));
+    let (fees, pool, vouchers) = (
+        own(TournamentAccount::Fees)?,
+        own(TournamentAccount::Pool)?,
+        own(TournamentAccount::Vouchers)?,
+    );
+    let payer = |paid: &Paid, player: &str| -> Result<Account, ApiError> {
+        match paid {
+            Paid::Cash => account(Account::wallet(player)),
+            // The house takes the item, or gives the entry: it pays the value.
+            Paid::NonCash { .. } | Paid::Complimentary => Ok(Account::House),
+            Paid::Voucher { .. } => Ok(vouchers.clone()),
+        }
+    };
+    let mut out = Vec::new();
+    let mut push = |n: usize, part: &str, from: Account, to: Account, amount: u64, memo: &str| {
+        if amount > 0 {
+            out.push(transfer(format!("tourney/{id}/{n}/{part}"), from, to, amount, memo));
+        }
+    };
+    for (i, event) in events.iter().enumerate() {
+        let n = t.history.len() + i;
+        match event {
+            Event::Registered { entry, .. } => {
+                push(
+                    n,
+                    "fee",
+                    payer(&entry.fee.paid, &entry.player)?,
+                    fees.clone(),
+                    entry.fee.value,
+                    "entry fee",
+                );
+                push(
+                    n,
+                    "buyin",
+                    payer(&entry.buy_in.paid, &entry.player)?,
+                    pool.clone(),
+                    entry.buy_in.value,
+                    "buy-in",
+                );
+            }
+            // A refund: each payment back to whoever made it.
+            Event::Withdrawn { entry } => {
+                let e = t.entry(*entry).map_err(refused)?;
+                push(
+                    n,
+                    "refee",
+                    fees.clone(),
+                    payer(&e.fee.paid, &e.player)?,
+                    e.fee.value,
+                    "entry fee refunded",
+                );
+                push(
+                    n,
+                    "rebuyin",
+                    pool.clone(),
+                    payer(&e.buy_in.paid, &e.player)?,
+                    e.buy_in.value,
+                    "buy-in refunded",
+                );
+            }
+            Event::Rebought { entry, payment, .. } => {
+                let player = t.entry(*entry).map_err(refused)?.player.clone();
+                push(
+                    n,
+                    "rebuy",
+                    payer(&payment.paid, &player)?,
+                    pool.clone(),
+                    payment.value,
+                    "re-buy",
+                );
+            }
+            Event::HouseAdded { amount, .. } => push(n, "added", Account::House, pool.clone(), *amount, "house adds"),
+            Event::Awarded(a) => {
+                let to = match a.prize {
+                    Awarded::Cash(_) => account(Account::wallet(&a.player))?,
+                    // The house supplies the item and takes its value.
+                    Awarded::NonCash { .. } => Account::House,
+                    Awarded::Voucher { .. } => vouchers.clone(),
+                };
+                push(n, "prize", pool.clone(), to, a.prize.value(), "prize");
+            }
+            Event::VoucherCashed { player, value, .. } => {
+                push(
+                    n,
+                    "cashed",
+                    vouchers.clone(),
+                    account(Account::wallet(player))?,
+                    *value,
+                    "voucher cashed",
+                );
+            }
+            Event::VoucherCancelled { value, .. } => {
+                push(
+                    n,
+                    "cancelled",
+                    vouchers.clone(),
+                    pool.clone(),
+                    *value,
+                    "voucher cancelled",
+                );
+            }
+            // Counted at the conclusion: the fees become the house's proceeds (2213.01-.02).
+            Event::Concluded => {
+                let collected: u64 = t.fees_by_month.values().sum();
+                push(
+                    n,
+                    "counted",
+                    fees.clone(),
+                    Account::House,
+                    collected,
+                    "entry fees counted",
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// A cage request's plan: its transfers, its journal events, what it changes once durable.
+type Planned = (Vec<Transfer>, Vec<JournalEvent>, Vec<super::cage::Effect>);
+
+impl<S: croupier_ledger::Storage> super::Cage<S> {
+    /// A tournament request's plan; `None` for any other request.
+    pub(super) fn plan_tournament(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        request: &super::Request,
+    ) -> Option<Result<Planned, ApiError>> {
+        use super::cage::Effect;
+        match request {
+            super::Request::CreateTournament { config } => Some(
+                plan_create(&self.tournaments, self.currency.as_deref(), dir, at_ms, config)
+                    .map(|(events, held)| (Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
+            ),
+            super::Request::Tournament { tournament, order } => Some(
+                plan_order(&self.tournaments, dir, at_ms, actor, tournament, order, &|a| {
+                    self.ledger.balance(a)
+                })
+                .map(|(transfers, journal, events)| {
+                    let effect = Effect::Tournament {
+                        id: tournament.clone(),
+                        events,
+                    };
+                    (transfers, journal, vec![effect])
+                }),
+            ),
+            _ => None,
+        }
+    }
+}
