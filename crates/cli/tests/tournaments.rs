@@ -155,9 +155,9 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         register("p4", "Qualifier", json!("cash"), json!("complimentary")),
     );
     // An entry withdrawn before the start is refunded in full, and may enter again.
-    let before = wallet(&server, &cashier, "p4");
     server.ask(&pit, order(json!({"do": "withdraw", "entry": 4})));
-    assert_eq!(wallet(&server, &cashier, "p4"), before + 2_500);
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
+    assert_eq!(seen["entries"][3]["status"], "withdrawn", "{seen}");
     server.ask(
         &admin,
         register("p4", "Qualifier", json!("cash"), json!("complimentary")),
@@ -169,8 +169,8 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         "tournament_refused",
         "2213(2)(c)",
     );
-    // p1 paid 25.00 and 100.00 from the wallet.
-    assert_eq!(wallet(&server, &cashier, "p1"), 100_000 - 12_500);
+    // Cash is taken at the tournament's desk: no one spends a player's wallet for them.
+    assert_eq!(wallet(&server, &cashier, "p1"), 100_000);
 
     // No start before the rules reach the Division (2213.06).
     refused(
@@ -216,7 +216,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [5, 1000]]})),
     );
     // 500.00 in the pool: the voucher (125.00) and the clock (45.00), then 60% of 330.00 to p1.
-    assert_eq!(wallet(&server, &cashier, "p1"), 100_000 - 12_500 + 19_800);
+    assert_eq!(wallet(&server, &cashier, "p1"), 100_000 + 19_800);
 
     // kill -9 between the events: nothing is lost, every cent reconciles.
     server.kill();
@@ -228,7 +228,7 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     assert_eq!(books["pool"], 13_200);
     assert_eq!(books["vouchers_held"], 12_500);
     let server = start(data.path(), port);
-    // After the restart every session is new: the staff and players sign in again.
+    let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
     let cashier = server.login("cashier", "cashier-password-1");
     let pit = server.login("pit", "pit-password-1");
     let p1 = server.login("p1", "p1-password-1");
@@ -284,8 +284,24 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         order(json!({"do": "confirm_split", "points": [[6, 12000], [7, 8000], [8, 3000]]})),
     );
     server.ask(&pit, order(json!({"do": "conclude"})));
-    // p2 paid the Qualifier's buy-in in cash (the fee in goods) and the Final by voucher.
-    assert_eq!(wallet(&server, &cashier, "p2"), 100_000 - 10_000 + 20_000);
+    // p2's share of the split reaches the wallet.
+    assert_eq!(wallet(&server, &cashier, "p2"), 100_000 + 20_000);
+
+    // A second tournament, called off before it starts: every entry refunded,
+    // the fees too, and nothing left in its accounts.
+    let (config, _) = config_from_today();
+    let other = config.replace("id = \"winter-classic\"", "id = \"winter-called-off\"");
+    server.ask(&admin, json!({"op": "create_tournament", "config": other}));
+    let to_other = |order: Value| json!({"op": "tournament", "tournament": "winter-called-off", "order": order});
+    for p in ["p1", "p2"] {
+        server.ask(&pit, to_other(json!({"do": "register", "player": p, "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    }
+    server.ask(
+        &pit,
+        to_other(json!({"do": "cancel", "reason": "the rules reached the Division too late"})),
+    );
+    let (_, called_off) = server.http("GET", "/api/tournaments/winter-called-off", Some(&pit), None);
+    assert_eq!(called_off["status"], "concluded", "{called_off}");
 
     // The forms, for those who keep the books; the rules, for anyone.
     let forms = server.answer("GET", "/api/tournaments/winter-classic/forms", Some(&pit), None);
@@ -307,7 +323,14 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     drop(server);
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
-    let books = &report["tournaments"][0];
+    let called_off = &report["tournaments"][0];
+    assert_eq!(called_off["tournament"], "winter-called-off");
+    assert_eq!(called_off["problem"], Value::Null, "{called_off}");
+    assert_eq!(
+        (called_off["fees_account"].as_i64(), called_off["pool_account"].as_i64()),
+        (Some(0), Some(0))
+    );
+    let books = &report["tournaments"][1];
     assert_eq!(books["problem"], Value::Null, "{books}");
     assert_eq!(books["concluded"], true);
     assert_eq!(

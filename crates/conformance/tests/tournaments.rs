@@ -448,7 +448,7 @@ fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_i
         d.t.execute(Command::Cancel {
             reason: "the wheel broke".into(),
         }),
-        "2213.05",
+        "end it first",
     );
     let mut c = Desk::new();
     c.cash("ann", 0);
@@ -1027,4 +1027,46 @@ fn no_disqualification_leaves_the_pool_unpaid() {
         "dispute",
     );
     assert_eq!(d.t.pool, 0);
+}
+
+#[test]
+fn a_tournament_called_off_between_events_pays_its_carry_to_the_last_winner() {
+    // Colorado 2213.05: every buy-in is paid out; none is kept when the Final cannot be played.
+    let (mut d, _) = qualifier_played();
+    let carried = d.t.pool;
+    d.cash("ann", 1);
+    let events =
+        d.t.execute(Command::Cancel {
+            reason: "no table for the Final".into(),
+        })
+        .expect("called off");
+    // Ann's Final entry refunded; the 92.00 carried to ann, the Qualifier's winner; bob's voucher cashed.
+    assert!(events.contains(&Event::Withdrawn { entry: 5 }));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Awarded(a) if a.player == "ann" && a.prize == Awarded::Cash(carried))));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::VoucherCashed { number: 1, .. })));
+    assert_eq!((d.t.pool, d.t.vouchers_held, d.t.concluded), (0, 0, true));
+}
+
+#[test]
+fn a_withdrawal_is_no_way_in_after_the_start_and_has_a_limit() {
+    // Colorado 2213.07(1): entries close at the start; only an elimination makes a re-entry (2213(2)(c)).
+    let mut d = Desk::new();
+    let cy = d.cash("cy", 0);
+    d.t.execute(Command::Withdraw { entry: cy }).expect("withdrawn");
+    d.cash("ann", 0);
+    d.start(0, "2026-12-12").expect("started");
+    is_refused(d.enter("cy", 0, Paid::Cash, Paid::Cash), "2213.07(1)");
+    let mut w = Desk::new();
+    for _ in 0..3 {
+        let e = w.cash("bob", 0);
+        w.t.execute(Command::Withdraw { entry: e }).expect("withdrawn");
+    }
+    let e = w.cash("bob", 0);
+    is_refused(w.t.execute(Command::Withdraw { entry: e }), "withdrawn 3 entries");
+    // Refunded entries do not count against the cap.
+    assert_eq!(w.t.paid_by("bob"), 12_500);
 }

@@ -12,6 +12,8 @@ use super::prizes::{place_standings, Purse, Standing};
 
 /// The most entries one tournament takes, re-entries included.
 pub const ENTRIES_MAX: usize = 10_000;
+/// The most entries one player may withdraw from a tournament.
+pub const WITHDRAWALS_PER_PLAYER_MAX: usize = 3;
 /// The longest description of a non-cash fee or buy-in.
 const ITEM_MAX_BYTES: usize = 200;
 
@@ -402,7 +404,7 @@ impl Tournament {
     pub fn paid_by(&self, player: &str) -> u64 {
         self.entries
             .iter()
-            .filter(|e| e.player == player)
+            .filter(|e| e.player == player && e.status != EntryStatus::Withdrawn)
             .map(|e| e.fee.value + e.buy_in.value + e.rebuys.iter().map(|r| r.value).sum::<u64>())
             .sum()
     }
@@ -473,25 +475,20 @@ impl Tournament {
                         e.status.name()
                     ));
                 }
-                Ok(vec![Event::Withdrawn { entry }])
-            }
-            Command::Cancel { reason } => {
-                if self.events.iter().any(|e| e.started) {
-                    return refuse("an event has been played: the tournament goes on to its conclusion, and its pool is paid out as prizes (2213.05)");
-                }
-                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
-                    return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
-                }
-                let mut events: Vec<Event> = self
+                let withdrawn = self
                     .entries
                     .iter()
-                    .filter(|e| e.status == EntryStatus::Registered)
-                    .map(|e| Event::Withdrawn { entry: e.number })
-                    .collect();
-                events.push(Event::Cancelled { reason });
-                events.push(Event::Concluded);
-                Ok(events)
+                    .filter(|x| x.player == e.player && x.status == EntryStatus::Withdrawn)
+                    .count();
+                if withdrawn >= WITHDRAWALS_PER_PLAYER_MAX {
+                    return refuse(format!(
+                        "{} has withdrawn {WITHDRAWALS_PER_PLAYER_MAX} entries from this tournament already",
+                        e.player
+                    ));
+                }
+                Ok(vec![Event::Withdrawn { entry }])
             }
+            Command::Cancel { reason } => self.decide_cancel(reason),
             Command::Register {
                 player,
                 event,
@@ -626,7 +623,13 @@ impl Tournament {
         let Some(spec) = self.config.event(event) else {
             return Err(TournamentError::NotFound(format!("no event {event}")));
         };
-        if self.entries.len() >= ENTRIES_MAX {
+        if self
+            .entries
+            .iter()
+            .filter(|e| e.status != EntryStatus::Withdrawn)
+            .count()
+            >= ENTRIES_MAX
+        {
             return refuse(format!("the tournament has its {ENTRIES_MAX} entries"));
         }
         if self
@@ -643,7 +646,11 @@ impl Tournament {
                 self.event_name(active.event)
             ));
         }
-        let before = self.entries.iter().any(|e| e.player == player && e.event == event);
+        // Only an elimination makes a re-entry: a withdrawn entry never played.
+        let before = self
+            .entries
+            .iter()
+            .any(|e| e.player == player && e.event == event && e.status == EntryStatus::Eliminated);
         match state.status() {
             EventStatus::Ended => return refuse(format!("{:?} has ended", spec.name)),
             EventStatus::Running if !before => {
@@ -1044,6 +1051,71 @@ impl Tournament {
             carried: purse.carried,
             split: split.is_some(),
         });
+        Ok(events)
+    }
+
+    /// Calls the tournament off between events: entries of events not yet
+    /// played are refunded, what the pool carried goes to the last played
+    /// event's best-placed eligible winner (2213.05: the casino keeps no
+    /// buy-in), unused vouchers are cashed, and it concludes.
+    fn decide_cancel(&self, reason: String) -> Result<Vec<Event>, TournamentError> {
+        if let Some(running) = self.events.iter().position(|e| e.started && !e.ended) {
+            return refuse(format!(
+                "{:?} is being played: end it first; a tournament is called off only between events",
+                self.event_name(running)
+            ));
+        }
+        if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+            return refuse(format!("give the reason in 1 to {ITEM_MAX_BYTES} bytes"));
+        }
+        let registered: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.status == EntryStatus::Registered)
+            .collect();
+        let refunded: u64 = registered.iter().map(|e| e.buy_in.value).sum();
+        let mut events: Vec<Event> = registered
+            .iter()
+            .map(|e| Event::Withdrawn { entry: e.number })
+            .collect();
+        let carried = self.pool.saturating_sub(refunded);
+        if carried > 0 {
+            let last_played = self.events.iter().rposition(|e| e.ended);
+            let winner = last_played.and_then(|i| {
+                self.events[i]
+                    .awards
+                    .iter()
+                    .find(|a| self.entry(a.entry).is_ok_and(|e| e.status != EntryStatus::Disqualified))
+            });
+            let Some(winner) = winner else {
+                return refuse(format!(
+                    "the pool holds {} and no eligible winner of a played event can take it (2213.05)",
+                    crate::money::Minor::new(carried)
+                ));
+            };
+            events.push(Event::Awarded(Award {
+                event: winner.event,
+                entry: winner.entry,
+                player: winner.player.clone(),
+                place: winner.place,
+                prize: Awarded::Cash(carried),
+                by_split: false,
+            }));
+        }
+        // Unused vouchers, and those the refunded entries had used, are paid to their holders.
+        let freed = |v: &Voucher| v.used_by.is_none_or(|used| registered.iter().any(|e| e.number == used));
+        events.extend(
+            self.vouchers
+                .iter()
+                .filter(|v| freed(v) && !v.cashed && !v.cancelled)
+                .map(|v| Event::VoucherCashed {
+                    number: v.number,
+                    player: v.player.clone(),
+                    value: v.value,
+                }),
+        );
+        events.push(Event::Cancelled { reason });
+        events.push(Event::Concluded);
         Ok(events)
     }
 

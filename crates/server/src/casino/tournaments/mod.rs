@@ -162,7 +162,6 @@ pub(super) fn plan_order(
     actor: &Actor,
     id: &str,
     order: &TournamentOrder,
-    balance: &dyn Fn(&Account) -> i128,
 ) -> Result<Ordered, ApiError> {
     format_check(dir)?;
     let t = &tournaments
@@ -195,7 +194,6 @@ pub(super) fn plan_order(
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
     let events = t.decide(command).map_err(refused)?;
     let transfers = money(t, id, &events)?;
-    check_wallets(&transfers, balance)?;
     let journal = events
         .iter()
         .map(|e| JournalEvent::Tournament {
@@ -222,30 +220,6 @@ fn house_pays(actor: &Actor, payments: &[&crate::api::PaidWith]) -> Result<(), A
     Ok(())
 }
 
-/// Each wallet an order takes cash from holds enough: the refusal says how
-/// much is there and what is needed (the ledger would refuse one transfer).
-fn check_wallets(transfers: &[Transfer], balance: &dyn Fn(&Account) -> i128) -> Result<(), ApiError> {
-    let mut needed: BTreeMap<&Account, u64> = BTreeMap::new();
-    for t in transfers.iter().filter(|t| matches!(t.from, Account::Wallet(_))) {
-        *needed.entry(&t.from).or_default() += t.amount.get();
-    }
-    for (wallet, amount) in needed {
-        let held = balance(wallet);
-        if held < i128::from(amount) {
-            return Err(err(
-                ErrorCode::Refused,
-                format!(
-                    "{} holds {}, and this takes {} in cash from it: the cage cashes money in first",
-                    wallet.described(),
-                    croupier_core::Minor::new(u64::try_from(held.max(0)).unwrap_or(0)),
-                    croupier_core::Minor::new(amount)
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The ledger's movements for a tournament's events, each with an id of
 /// the tournament, the event's number in its history, and a part.
 fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, ApiError> {
@@ -255,15 +229,18 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
         own(TournamentAccount::Pool)?,
         own(TournamentAccount::Vouchers)?,
     );
-    let payer = |paid: &Paid, player: &str| -> Result<Account, ApiError> {
+    let payer = |paid: &Paid| -> Result<Account, ApiError> {
         match paid {
-            Paid::Cash => account(Account::wallet(player)),
+            // Cash handed over at the tournament's desk, as for chips sold at
+            // a table: no one but the player spends their wallet.
+            Paid::Cash => Ok(Account::Outside),
             // The house takes the item, or gives the entry: it pays the value.
             Paid::NonCash { .. } | Paid::Complimentary => Ok(Account::House),
             Paid::Voucher { .. } => Ok(vouchers.clone()),
         }
     };
     let mut out = Vec::new();
+    let mut refunded_fees = 0u64;
     let mut push = |n: usize, part: &str, from: Account, to: Account, amount: u64, memo: &str| {
         if amount > 0 {
             out.push(transfer(format!("tourney/{id}/{n}/{part}"), from, to, amount, memo));
@@ -276,7 +253,7 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                 push(
                     n,
                     "fee",
-                    payer(&entry.fee.paid, &entry.player)?,
+                    payer(&entry.fee.paid)?,
                     fees.clone(),
                     entry.fee.value,
                     "entry fee",
@@ -284,7 +261,7 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                 push(
                     n,
                     "buyin",
-                    payer(&entry.buy_in.paid, &entry.player)?,
+                    payer(&entry.buy_in.paid)?,
                     pool.clone(),
                     entry.buy_in.value,
                     "buy-in",
@@ -293,11 +270,12 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
             // A refund: each payment back to whoever made it.
             Event::Withdrawn { entry } => {
                 let e = t.entry(*entry).map_err(refused)?;
+                refunded_fees += e.fee.value;
                 push(
                     n,
                     "refee",
                     fees.clone(),
-                    payer(&e.fee.paid, &e.player)?,
+                    payer(&e.fee.paid)?,
                     e.fee.value,
                     "entry fee refunded",
                 );
@@ -305,21 +283,13 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                     n,
                     "rebuyin",
                     pool.clone(),
-                    payer(&e.buy_in.paid, &e.player)?,
+                    payer(&e.buy_in.paid)?,
                     e.buy_in.value,
                     "buy-in refunded",
                 );
             }
-            Event::Rebought { entry, payment, .. } => {
-                let player = t.entry(*entry).map_err(refused)?.player.clone();
-                push(
-                    n,
-                    "rebuy",
-                    payer(&payment.paid, &player)?,
-                    pool.clone(),
-                    payment.value,
-                    "re-buy",
-                );
+            Event::Rebought { payment, .. } => {
+                push(n, "rebuy", payer(&payment.paid)?, pool.clone(), payment.value, "re-buy");
             }
             Event::HouseAdded { amount, .. } => push(n, "added", Account::House, pool.clone(), *amount, "house adds"),
             Event::Awarded(a) => {
@@ -351,7 +321,8 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                     "voucher cancelled",
                 );
             }
-            // Counted at the conclusion: the fees become the house's proceeds (2213.01-.02).
+            // Counted at the conclusion: the fees become the house's proceeds
+            // (2213.01-.02), less those a cancel refunds in the same order.
             Event::Concluded => {
                 let collected: u64 = t.fees_by_month.values().sum();
                 push(
@@ -359,7 +330,7 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                     "counted",
                     fees.clone(),
                     Account::House,
-                    collected,
+                    collected - refunded_fees,
                     "entry fees counted",
                 );
             }
@@ -387,18 +358,17 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
                 plan_create(&self.tournaments, self.currency.as_deref(), dir, at_ms, config)
                     .map(|(events, held)| (Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
             ),
-            super::Request::Tournament { tournament, order } => Some(
-                plan_order(&self.tournaments, dir, at_ms, actor, tournament, order, &|a| {
-                    self.ledger.balance(a)
-                })
-                .map(|(transfers, journal, events)| {
-                    let effect = Effect::Tournament {
-                        id: tournament.clone(),
-                        events,
-                    };
-                    (transfers, journal, vec![effect])
-                }),
-            ),
+            super::Request::Tournament { tournament, order } => {
+                Some(plan_order(&self.tournaments, dir, at_ms, actor, tournament, order).map(
+                    |(transfers, journal, events)| {
+                        let effect = Effect::Tournament {
+                            id: tournament.clone(),
+                            events,
+                        };
+                        (transfers, journal, vec![effect])
+                    },
+                ))
+            }
             _ => None,
         }
     }
