@@ -370,6 +370,14 @@ fn profiles_and_posted_rules() {
     assert!(text.contains("spin is void and the wheel is spun again"));
     assert!(text.contains("First five: 0, 00, 1, 2, 3") && text.contains("6 to 1"));
     assert!(text.contains("In Prison"));
+    // Colorado 2207: any restriction on tip wagers for the dealers is posted.
+    for profile in ["colorado-2013", "colorado-2014"] {
+        let text = String::from_utf8_lossy(&croupier(&["rules", "--profile", profile], "").stdout).into_owned();
+        assert!(
+            text.contains("no wager is placed for a dealer (2207)"),
+            "{profile}: {text}"
+        );
+    }
     // low-limit-house: the per-wager limits are posted.
     let text = String::from_utf8_lossy(&croupier(&["rules", "--profile", "low-limit-house"], "").stdout).into_owned();
     assert!(
