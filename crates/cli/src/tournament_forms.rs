@@ -6,10 +6,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use croupier_core::tournament::{Command, Paid, Tournament, TournamentConfig};
+use croupier_core::tournament::{Command, Tournament, TournamentConfig};
 use croupier_core::Profile;
 use croupier_profiles::tournament::parse_day;
-use serde::{Deserialize, Serialize};
+use croupier_server::api::TournamentOrder;
+use serde::Serialize;
 
 use crate::tournament_cmd::FormsFormat;
 use crate::{Failure, Invalid};
@@ -17,156 +18,36 @@ use crate::{Failure, Invalid};
 /// The largest script read, and the most lines in it.
 const SCRIPT_SIZE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
-#[derive(Deserialize)]
-#[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
-enum Line {
-    FileRules {
-        day: String,
-    },
-    Register {
-        day: String,
-        player: String,
-        event: String,
-        fee: PaidLine,
-        buy_in: PaidLine,
-        #[serde(default)]
-        qualified: bool,
-    },
-    Start {
-        day: String,
-        event: String,
-    },
-    Rebuy {
-        entry: u32,
-        paid: PaidLine,
-        points: u64,
-        #[serde(default = "yes")]
-        between_games: bool,
-    },
-    Eliminate {
-        entry: u32,
-        #[serde(default)]
-        points: u64,
-    },
-    Withdraw {
-        entry: u32,
-    },
-    Cancel {
-        reason: String,
-    },
-    Disqualify {
-        player: String,
-        reason: String,
-    },
-    End {
-        event: String,
-        points: Vec<(u32, u64)>,
-    },
-    ProposeSplit {
-        event: String,
-        places: Vec<u32>,
-        shares: Vec<(u32, u64)>,
-    },
-    AgreeSplit {
-        entry: u32,
-    },
-    RefuseSplit {
-        reason: String,
-    },
-    ConfirmSplit {
-        points: Vec<(u32, u64)>,
-    },
-    Conclude,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum PaidLine {
-    Cash,
-    Complimentary,
-    NonCash(String),
-    Voucher(u32),
-}
-
-impl PaidLine {
-    fn paid(self) -> Paid {
-        match self {
-            PaidLine::Cash => Paid::Cash,
-            PaidLine::Complimentary => Paid::Complimentary,
-            PaidLine::NonCash(item) => Paid::NonCash { item },
-            PaidLine::Voucher(number) => Paid::Voucher { number },
-        }
+/// Reads a line's command: the API's tournament order (`{"do": ...}`, as
+/// `/api/requests` takes it), with the `day` it happens on, or the day of
+/// the line before.
+fn command(config: &TournamentConfig, raw: &str, day: &mut Option<time::Date>) -> Result<Command, String> {
+    let mut value: serde_json::Value = serde_json::from_str(raw).map_err(|e| json_error(&e))?;
+    if let Some(text) = value.as_object_mut().and_then(|o| o.remove("day")) {
+        let text = text.as_str().ok_or("day: write it as \"YYYY-MM-DD\"")?;
+        *day = Some(parse_day(text).map_err(|e| format!("day: {e}"))?);
     }
-}
-
-fn command(config: &TournamentConfig, n: usize, line: Line) -> Result<Command, String> {
-    let day = |text: &str| parse_day(text).map_err(|e| format!("line {n}: day: {e}"));
-    let event = |name: &str| {
+    let order: TournamentOrder = serde_json::from_value(value).map_err(|e| json_error(&e))?;
+    let day = day.ok_or("give the day it happens on (\"day\": \"YYYY-MM-DD\"); later lines keep it")?;
+    order.command(day, |name| {
         config
             .spec()
             .events
             .iter()
             .position(|e| e.name == name)
-            .ok_or_else(|| format!("line {n}: {name:?} is not an event of this tournament"))
-    };
-    Ok(match line {
-        Line::FileRules { day: d } => Command::FileRules { day: day(&d)? },
-        Line::Register {
-            day: d,
-            player,
-            event: e,
-            fee,
-            buy_in,
-            qualified,
-        } => Command::Register {
-            player,
-            event: event(&e)?,
-            fee: fee.paid(),
-            buy_in: buy_in.paid(),
-            qualified,
-            day: day(&d)?,
-        },
-        Line::Start { day: d, event: e } => Command::Start {
-            event: event(&e)?,
-            day: day(&d)?,
-        },
-        Line::Rebuy {
-            entry,
-            paid,
-            points,
-            between_games,
-        } => Command::Rebuy {
-            entry,
-            paid: paid.paid(),
-            points,
-            between_games,
-        },
-        Line::Eliminate { entry, points } => Command::Eliminate { entry, points },
-        Line::Withdraw { entry } => Command::Withdraw { entry },
-        Line::Cancel { reason } => Command::Cancel { reason },
-        Line::Disqualify { player, reason } => Command::Disqualify { player, reason },
-        Line::End { event: e, points } => Command::End {
-            event: event(&e)?,
-            points,
-        },
-        Line::ProposeSplit {
-            event: e,
-            places,
-            shares,
-        } => Command::ProposeSplit {
-            event: event(&e)?,
-            places,
-            shares,
-        },
-        Line::AgreeSplit { entry } => Command::AgreeSplit { entry },
-        Line::RefuseSplit { reason } => Command::RefuseSplit { reason },
-        Line::ConfirmSplit { points } => Command::ConfirmSplit { points },
-        Line::Conclude => Command::Conclude,
+            .ok_or_else(|| format!("{name:?} is not an event of this tournament"))
     })
+}
+
+/// serde's own position counts the one line it was given: the column is what helps.
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let what = text.rfind(" at line ").map_or(text.as_str(), |at| &text[..at]);
+    if e.column() > 0 {
+        format!("column {}: {what}", e.column())
+    } else {
+        what.to_string()
+    }
 }
 
 #[derive(Serialize)]
@@ -247,20 +128,13 @@ pub fn run(
     let text = std::fs::read_to_string(script).map_err(|e| Invalid::one(format!("{shown}: {e}")))?;
     // Every line is read before any runs: a script with a bad line runs none.
     let mut commands = Vec::new();
+    let mut day = None;
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line = serde_json::from_str(raw).map_err(|e| {
-            // serde's own position counts the one line it was given: the column is what helps.
-            let text = e.to_string();
-            let what = text.rfind(" at line ").map_or(text.as_str(), |at| &text[..at]);
-            Invalid::one(format!("{shown}: line {}, column {}: {what}", i + 1, e.column()))
-        })?;
-        commands.push((
-            i + 1,
-            command(&config, i + 1, line).map_err(|e| Invalid::one(format!("{shown}: {e}")))?,
-        ));
+        let c = command(&config, raw, &mut day).map_err(|e| Invalid::one(format!("{shown}: line {}: {e}", i + 1)))?;
+        commands.push((i + 1, c));
     }
     let mut t = Tournament::new(config);
     let mut lines = Vec::new();
