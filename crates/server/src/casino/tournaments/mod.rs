@@ -32,6 +32,8 @@ pub use reads::{TournamentAnswer, TournamentRead};
 #[derive(Clone, Debug)]
 pub struct Held {
     pub profile: String,
+    /// The profile's currency, kept for the reads.
+    pub currency: String,
     pub tournament: Tournament,
 }
 
@@ -136,6 +138,7 @@ pub(super) fn plan_create(
         events,
         Held {
             profile: profile.spec().name.clone(),
+            currency: profile.spec().currency.clone(),
             tournament: Tournament::new(config),
         },
     ))

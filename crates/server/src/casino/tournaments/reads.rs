@@ -29,7 +29,6 @@ pub enum TournamentAnswer {
 fn brief(held: &Held) -> serde_json::Value {
     let t = &held.tournament;
     let spec = t.config().spec();
-    let currency = croupier_profiles::load(&held.profile).map_or(String::new(), |p| p.spec().currency.clone());
     let status = if t.concluded {
         "concluded"
     } else if t.events.iter().any(|e| e.started) {
@@ -41,7 +40,7 @@ fn brief(held: &Held) -> serde_json::Value {
         "id": spec.id,
         "name": spec.name,
         "profile": held.profile,
-        "currency": currency,
+        "currency": held.currency,
         "first_day": spec.first_day.to_string(),
         "last_day": spec.last_day.to_string(),
         "status": status,
