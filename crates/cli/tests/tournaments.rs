@@ -88,6 +88,11 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         "2213(1)",
     );
     server.ask(&admin, json!({"op": "create_tournament", "config": config}));
+    // Nobody signed in reads or orders anything but the public rules.
+    let (status, _) = server.http("POST", "/api/requests", None, Some(&order(json!({"do": "conclude"}))));
+    assert_eq!(status, 401);
+    let (status, _) = server.http("GET", "/api/tournaments/winter-classic", None, None);
+    assert_eq!(status, 401);
     refused(
         &server,
         &admin,
@@ -156,6 +161,13 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     );
     // An entry withdrawn before the start is refunded in full, and may enter again.
     server.ask(&pit, order(json!({"do": "withdraw", "entry": 4})));
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "withdraw", "entry": 4})),
+        "tournament_refused",
+        "withdrawn",
+    );
     let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
     assert_eq!(seen["entries"][3]["status"], "withdrawn", "{seen}");
     server.ask(
@@ -214,6 +226,14 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     server.ask(
         &pit,
         order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [5, 1000]]})),
+    );
+    // Sent again, the end pays nothing twice.
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 30000], [2, 9000], [5, 1000]]})),
+        "tournament_refused",
+        "not being played",
     );
     // 500.00 in the pool: the voucher (125.00) and the clock (45.00), then 60% of 330.00 to p1.
     assert_eq!(wallet(&server, &cashier, "p1"), 100_000 + 19_800);
