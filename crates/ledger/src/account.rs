@@ -55,15 +55,22 @@ pub enum TableAccount {
     Tips,
     /// What match play coupons cost the casino: a promotional liability.
     Coupons,
+    /// The tournament points staked on the layout (Colorado 2214(1)).
+    PointsLayout,
+    /// Where a tournament table's points come from and go back to: points
+    /// have no cash value, so it may go below zero as the house may.
+    PointsBank,
 }
 
 impl TableAccount {
-    pub const ALL: [TableAccount; 5] = [
+    pub const ALL: [TableAccount; 7] = [
         TableAccount::Layout,
         TableAccount::Float,
         TableAccount::Drop,
         TableAccount::Tips,
         TableAccount::Coupons,
+        TableAccount::PointsLayout,
+        TableAccount::PointsBank,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +80,8 @@ impl TableAccount {
             TableAccount::Drop => "drop",
             TableAccount::Tips => "tips",
             TableAccount::Coupons => "coupons",
+            TableAccount::PointsLayout => "points-layout",
+            TableAccount::PointsBank => "points-bank",
         }
     }
 }
@@ -119,6 +128,9 @@ pub enum Account {
     Table(TableAccount, Owner),
     /// One of a tournament's accounts.
     Tournament(TournamentAccount, Owner),
+    /// A tournament entrant's points at a table: chips with no cash value
+    /// (Colorado 2214(1)).
+    Points { table: Owner, player: Owner },
 }
 
 impl Account {
@@ -128,7 +140,7 @@ impl Account {
     pub fn parse(name: &str) -> Result<Account, String> {
         let refused = || {
             format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, entry-fees:N, prize-pool:N, vouchers:N, house or outside"
+                "{name:?} is not an account: wallet:P, chips:T:P, points:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, points-layout:T, points-bank:T, entry-fees:N, prize-pool:N, vouchers:N, house or outside"
             )
         };
         if name.len() > ID_MAX_BYTES {
@@ -144,6 +156,10 @@ impl Account {
             ("outside", None, None) => Ok(Account::Outside),
             ("wallet", Some(player), None) => Ok(Account::Wallet(owner(player)?)),
             ("chips", Some(table), Some(player)) => Ok(Account::Chips {
+                table: owner(table)?,
+                player: owner(player)?,
+            }),
+            ("points", Some(table), Some(player)) => Ok(Account::Points {
                 table: owner(table)?,
                 player: owner(player)?,
             }),
@@ -179,6 +195,23 @@ impl Account {
         .fits()
     }
 
+    pub fn points(table: &str, player: &str) -> Result<Account, String> {
+        Account::Points {
+            table: Owner::new(table)?,
+            player: Owner::new(player)?,
+        }
+        .fits()
+    }
+
+    /// Whether the account holds tournament points rather than money: the
+    /// two never move into each other (Colorado 2214(1)).
+    pub fn is_points(&self) -> bool {
+        matches!(
+            self,
+            Account::Points { .. } | Account::Table(TableAccount::PointsLayout | TableAccount::PointsBank, _)
+        )
+    }
+
     pub fn of_table(kind: TableAccount, table: &str) -> Result<Account, String> {
         Account::Table(kind, Owner::new(table)?).fits()
     }
@@ -198,7 +231,9 @@ impl Account {
     /// The table whose account this is (a player's chips there, or one of its own).
     pub fn table(&self) -> Option<&str> {
         match self {
-            Account::Chips { table, .. } | Account::Table(_, table) => Some(table.as_str()),
+            Account::Chips { table, .. } | Account::Table(_, table) | Account::Points { table, .. } => {
+                Some(table.as_str())
+            }
             _ => None,
         }
     }
@@ -206,17 +241,20 @@ impl Account {
     /// The player whose account this is (a wallet, or chips at a table).
     pub fn player(&self) -> Option<&str> {
         match self {
-            Account::Wallet(player) | Account::Chips { player, .. } => Some(player.as_str()),
+            Account::Wallet(player) | Account::Chips { player, .. } | Account::Points { player, .. } => {
+                Some(player.as_str())
+            }
             _ => None,
         }
     }
 
     /// The house's result and the outside world may go below zero, and so
-    /// may what coupons cost; every other account holds real value and may not.
+    /// may what coupons cost, and a tournament table's bank of points;
+    /// every other account holds real value and may not.
     pub fn may_go_negative(&self) -> bool {
         matches!(
             self,
-            Account::House | Account::Outside | Account::Table(TableAccount::Coupons, _)
+            Account::House | Account::Outside | Account::Table(TableAccount::Coupons | TableAccount::PointsBank, _)
         )
     }
 
@@ -231,6 +269,7 @@ impl Account {
             Account::Outside => "outside".len(),
             Account::Wallet(p) => "wallet:".len() + p.0.len(),
             Account::Chips { table, player } => "chips::".len() + table.0.len() + player.0.len(),
+            Account::Points { table, player } => "points::".len() + table.0.len() + player.0.len(),
             Account::Table(kind, table) => kind.name().len() + 1 + table.0.len(),
             Account::Tournament(kind, t) => kind.name().len() + 1 + t.0.len(),
         }
@@ -244,6 +283,7 @@ impl fmt::Display for Account {
             Account::Outside => f.write_str("outside"),
             Account::Wallet(p) => write!(f, "wallet:{}", p.0),
             Account::Chips { table, player } => write!(f, "chips:{}:{}", table.0, player.0),
+            Account::Points { table, player } => write!(f, "points:{}:{}", table.0, player.0),
             Account::Table(kind, table) => write!(f, "{}:{}", kind.name(), table.0),
             Account::Tournament(kind, t) => write!(f, "{}:{}", kind.name(), t.0),
         }
@@ -258,6 +298,7 @@ impl Account {
             Account::Outside => "outside the casino".into(),
             Account::Wallet(p) => format!("{}'s wallet", p.0),
             Account::Chips { table, player } => format!("{}'s chips at {}", player.0, table.0),
+            Account::Points { table, player } => format!("{}'s tournament points at {}", player.0, table.0),
             Account::Table(kind, table) => format!("table {}'s {}", table.0, kind.name()),
             Account::Tournament(kind, t) => format!("tournament {}'s {}", t.0, kind.name()),
         }

@@ -105,6 +105,10 @@ pub enum Refusal {
     BadAmount,
     #[error("a transfer from {0} to itself")]
     SameAccount(Account),
+    #[error(
+        "a transfer between {from} and {to}: tournament points and money never move into each other (Colorado 2214(1))"
+    )]
+    PointsAndMoney { from: Account, to: Account },
     #[error("{} holds {}, less than {amount}", .account.described(), signed_money(.balance))]
     InsufficientFunds {
         account: Account,
@@ -155,6 +159,12 @@ pub fn check_shape(t: &Transfer) -> Result<(), Refusal> {
     }
     if t.from == t.to {
         return Err(Refusal::SameAccount(t.from.clone()));
+    }
+    if t.from.is_points() != t.to.is_points() {
+        return Err(Refusal::PointsAndMoney {
+            from: t.from.clone(),
+            to: t.to.clone(),
+        });
     }
     Ok(())
 }

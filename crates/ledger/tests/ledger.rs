@@ -121,6 +121,46 @@ fn double_entry_and_idempotency() {
     assert_eq!(ledger.balance(&account("outside")), -10_000);
 }
 
+// Colorado 2214(1): tournament chips are points with no cash value, never
+// redeemed, never bought with or mixed with cash chips.
+#[test]
+fn tournament_points_and_money_never_move_into_each_other() {
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    // The table's bank issues points, and may go below zero as the house may.
+    ledger
+        .commit(1, &[t("p1", "points-bank:tt", "points:tt:ann", 10_000)], Vec::new())
+        .expect("points issued");
+    ledger
+        .commit(2, &[t("p2", "points:tt:ann", "points-layout:tt", 500)], Vec::new())
+        .expect("points staked");
+    assert_eq!(ledger.balance(&account("points-bank:tt")), -10_000);
+    for (id, from, to) in [
+        ("x1", "points:tt:ann", "wallet:ann"),
+        ("x2", "house", "points:tt:ann"),
+        ("x3", "points-layout:tt", "float:tt"),
+        ("x4", "chips:tt:ann", "points-layout:tt"),
+        ("x5", "points-bank:tt", "house"),
+    ] {
+        let err = ledger.commit(3, &[t(id, from, to, 1)], Vec::new()).expect_err(id);
+        assert!(
+            matches!(
+                err,
+                LedgerError::Refused {
+                    refusal: Refusal::PointsAndMoney { .. },
+                    ..
+                }
+            ),
+            "{id}: {err}"
+        );
+    }
+    // A player's points do not go below zero.
+    let err = ledger
+        .commit(4, &[t("p3", "points:tt:ann", "points-layout:tt", 9_501)], Vec::new())
+        .expect_err("points");
+    assert!(err.to_string().contains("tournament points"), "{err}");
+    assert_eq!(ledger.balances().values().sum::<i128>(), 0);
+}
+
 #[test]
 fn a_batch_is_all_or_nothing() {
     let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
