@@ -223,3 +223,25 @@ fn a_players_stake_per_spot_follows_bets_placed_cancelled_and_settled() {
     spin(&mut t, 6, "5");
     assert_eq!(on_17(&t), 0, "settled bets leave the layout");
 }
+
+// Colorado 2214(1): no wager size limit applies to tournament chips; a table
+// switches to points, and back, only between rounds.
+#[test]
+fn a_table_playing_a_tournament_takes_bets_of_any_size() {
+    let mut t = open_table("colorado-2014", Wheel::DoubleZero);
+    set(&mut t, 3, &[(Kind::Straight, 100, 1_000)]).expect("posted");
+    t.set_points_play(true).expect("between rounds");
+    assert!(t.points_play());
+    t.handle(Command::OpenBetting { at_ms: 4 }).expect("betting");
+    assert_eq!(t.set_points_play(false), Err(CommandError::RoundUnderWay));
+    bet(&mut t, 5, "big", "17", 500_000).expect("over the cash maximum, in points");
+    bet(&mut t, 5, "small", "17", 1).expect("under the cash minimum, in points");
+    let events = spin(&mut t, 6, "17");
+    assert_eq!(returned(&events, "big"), 36 * 500_000);
+    t.set_points_play(false).expect("between rounds");
+    t.handle(Command::OpenBetting { at_ms: 8 }).expect("betting");
+    assert!(
+        matches!(bet(&mut t, 9, "cash", "17", 500_000), Err(CommandError::Bet(_))),
+        "cash play keeps the table's maximum"
+    );
+}

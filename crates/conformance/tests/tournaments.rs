@@ -4,8 +4,8 @@
 //! its clause is about.
 
 use croupier_core::tournament::{
-    Awarded, Command, EntryStatus, Event, Paid, PrizeKind, Tournament, TournamentConfig, TournamentError,
-    TournamentSpec,
+    check_chip_values, Awarded, Command, EntryStatus, Event, Paid, PrizeKind, Tournament, TournamentConfig,
+    TournamentError, TournamentSpec,
 };
 use croupier_core::Minor;
 use croupier_profiles::tournament::{parse_day, parse_tournament, written_rules};
@@ -231,6 +231,17 @@ fn the_table_notice_lists_each_chip_colour_with_its_points() {
     refused(WINTER, |s| s.chip_values.clear(), "2214(2)");
     refused(WINTER, |s| s.chip_values[0].1 = 0, "points");
     refused(WINTER, |s| s.chip_values.push(("yellow".into(), 5)), "listed twice");
+    // 2214(2): the values may change between rounds, for the same colours.
+    let spec = loaded(WINTER).spec().clone();
+    let mut values = spec.chip_values.clone();
+    values[0].1 = 250;
+    check_chip_values(&spec, &values).expect("a new value");
+    let mut other = values.clone();
+    other[0].0 = "purple".into();
+    let e = check_chip_values(&spec, &other).expect_err("a colour not in the tournament");
+    assert!(e.message.contains("no other"), "{e:?}");
+    values[1].1 = 0;
+    assert!(check_chip_values(&spec, &values).is_err(), "a colour worth nothing");
 }
 
 #[test]

@@ -506,6 +506,9 @@ pub struct Table {
     staked_on: std::collections::HashMap<(PlayerId, Kind, PocketSet), u64>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,
+    /// The table plays a tournament event: its chips are points, and no
+    /// wager size limit applies (Colorado 2214(1)).
+    points_play: bool,
 }
 
 /// How many past pockets a table remembers for displays.
@@ -555,7 +558,24 @@ impl Table {
             staked_on: std::collections::HashMap::new(),
             last_ms: 0,
             last_pockets: Vec::new(),
+            points_play: false,
         })
+    }
+
+    /// Switches the table between cash play and a tournament event's play
+    /// in points, between rounds only: a round is played under one set of
+    /// rules. In points no wager size limit applies (Colorado 2214(1)).
+    pub fn set_points_play(&mut self, on: bool) -> Result<(), CommandError> {
+        if !matches!(self.phase, Phase::Closed | Phase::Open) {
+            return Err(CommandError::RoundUnderWay);
+        }
+        self.points_play = on;
+        Ok(())
+    }
+
+    /// Whether the table plays a tournament event in points.
+    pub fn points_play(&self) -> bool {
+        self.points_play
     }
 
     /// The limits a table may post: each kind offered on its wheel, listed
@@ -613,6 +633,7 @@ impl Table {
 
     pub fn rules(&self) -> TableRules<'_> {
         match TableRules::new(&self.profile, self.config.wheel, self.config.in_prison) {
+            Ok(rules) if self.points_play => rules.ignoring_limits(),
             Ok(rules) => rules,
             // Checked in `new`; the profile and configuration never change.
             Err(e) => unreachable!("table rules were valid at creation: {e}"),

@@ -222,7 +222,7 @@ impl TournamentConfig {
         }
         check_cap(&spec, &rules)?;
         check_escrow(&spec, &rules)?;
-        check_chips(&spec)?;
+        check_chips(&spec.chip_values)?;
         if spec.split_permitted && !rules.split_permitted {
             return refuse(
                 "split_permitted",
@@ -555,17 +555,37 @@ fn check_escrow(spec: &TournamentSpec, rules: &TournamentRules) -> Result<(), Co
     Ok(())
 }
 
-fn check_chips(spec: &TournamentSpec) -> Result<(), ConfigError> {
-    if spec.chip_values.is_empty() || spec.chip_values.len() > CHIP_COLOURS_MAX {
+/// New values for the tournament's chip colours, posted between games
+/// (2214(2)): the configured colours, each once, each worth 1 to
+/// [`POINTS_MAX`] points.
+pub fn check_chip_values(spec: &TournamentSpec, values: &[(String, u64)]) -> Result<(), ConfigError> {
+    check_chips(values)?;
+    let same = values.len() == spec.chip_values.len()
+        && spec.chip_values.iter().all(|(c, _)| values.iter().any(|(v, _)| v == c));
+    if !same {
+        let colours: Vec<&str> = spec.chip_values.iter().map(|(c, _)| c.as_str()).collect();
+        return refuse(
+            "chips",
+            format!(
+                "give a value to each of the tournament's colours, and to no other: {}",
+                colours.join(", ")
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_chips(values: &[(String, u64)]) -> Result<(), ConfigError> {
+    if values.is_empty() || values.len() > CHIP_COLOURS_MAX {
         return refuse(
             "chips",
             format!("list 1 to {CHIP_COLOURS_MAX} tournament chip colours with their points (2214(2))"),
         );
     }
-    for (i, (colour, value)) in spec.chip_values.iter().enumerate() {
+    for (i, (colour, value)) in values.iter().enumerate() {
         text(&format!("chips.{colour}"), colour)?;
         points(&format!("chips.{colour}"), *value)?;
-        if spec.chip_values[..i].iter().any(|(c, _)| c == colour) {
+        if values[..i].iter().any(|(c, _)| c == colour) {
             return refuse("chips", format!("{colour:?} is listed twice"));
         }
     }

@@ -15,9 +15,9 @@ mod play;
 mod prizes;
 
 pub use config::{
-    add_months, ConfigError, EventSpec, Prize, PrizeKind, RebuyWhen, Rebuys, TournamentConfig, TournamentRules,
-    TournamentSpec, AMOUNT_MAX_MINOR, CHIP_COLOURS_MAX, EVENTS_MAX, LICENSEES_MAX, POINTS_MAX, PRIZES_MAX, REBUYS_MAX,
-    TEXT_MAX_BYTES,
+    add_months, check_chip_values, ConfigError, EventSpec, Prize, PrizeKind, RebuyWhen, Rebuys, TournamentConfig,
+    TournamentRules, TournamentSpec, AMOUNT_MAX_MINOR, CHIP_COLOURS_MAX, EVENTS_MAX, LICENSEES_MAX, POINTS_MAX,
+    PRIZES_MAX, REBUYS_MAX, TEXT_MAX_BYTES,
 };
 pub use forms::{EntryLine, PayoutLine, PoolLine};
 pub use play::{
