@@ -66,7 +66,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::NoSpin { .. }
         | E::SpinVoided { .. }
         | E::Result { .. }
-        | E::RoundSettled { .. } => [Whole; 4],
+        | E::RoundSettled { .. }
+        | E::TablePlay { .. } => [Whole; 4],
         E::BoughtIn { .. }
         | E::ChipsSold { .. }
         | E::LeftTable { .. }
@@ -131,6 +132,11 @@ fn every_kind() -> Vec<EventView> {
         EventView::CashedIn {
             player: p(),
             amount: 10_000,
+        },
+        EventView::TablePlay {
+            table: t(),
+            tournament: Some("winter".into()),
+            event: Some("Heat".into()),
         },
         EventView::TournamentCreated {
             tournament: "winter".into(),

@@ -93,7 +93,9 @@ impl EventView {
             | E::NoSpin { table, .. }
             | E::SpinVoided { table, .. }
             | E::Result { table, .. }
-            | E::RoundSettled { table, .. } => A::Everyone { table },
+            | E::RoundSettled { table, .. }
+            // Everyone at the table learns it plays in points (Colorado 2214).
+            | E::TablePlay { table, .. } => A::Everyone { table },
             // Play stops and resumes for everyone; who called it is the staff's business.
             E::EmergencyDeclared { table, .. } | E::EmergencyLifted { table, .. } => A::EveryoneStaffUnnamed { table },
             // The limits are posted for all (Colorado 2207); who set them is the staff's business.

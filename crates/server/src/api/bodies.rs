@@ -155,6 +155,28 @@ pub struct TableSummary {
     pub last_pockets: Vec<String>,
     /// The seated players' colours: every seat for staff, a player's own for a player.
     pub colours: Vec<Seat>,
+    /// The tournament event the table plays in points, if it plays one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<PointsNotice>,
+}
+
+/// A table playing a tournament's event, as posted at it (Colorado 2214).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PointsNotice {
+    pub tournament: String,
+    pub event: String,
+    /// Whether the event is under way.
+    pub running: bool,
+    /// Each colour of tournament chip and the points it counts now (2214(2)).
+    pub chip_values: Vec<ChipValue>,
+    /// The notice in words, as the table posts it.
+    pub notice: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ChipValue {
+    pub colour: String,
+    pub points: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -186,6 +208,9 @@ pub struct PublicTable {
     pub display_length: u8,
     /// The last pockets, newest first.
     pub last_pockets: Vec<String>,
+    /// The tournament event the table plays in points, if it plays one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<PointsNotice>,
 }
 
 /// A bet on a table's layout, with the pockets it covers.

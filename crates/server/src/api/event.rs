@@ -73,6 +73,13 @@ pub enum EventView {
         #[schema(value_type = Object)]
         record: serde_json::Value,
     },
+    /// The table plays `tournament`'s `event` in points from now on
+    /// (Colorado 2214), or cash again when both are absent.
+    TablePlay {
+        table: String,
+        tournament: Option<String>,
+        event: Option<String>,
+    },
     CashedIn {
         player: String,
         amount: u64,

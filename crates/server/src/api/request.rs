@@ -254,6 +254,15 @@ pub enum ClientRequest {
         tournament: String,
         order: TournamentOrder,
     },
+    /// A table switches to the tournament event it was given (`tournament`
+    /// named), its chips then points with no cash value (Colorado 2214(1)),
+    /// or back to cash play (`tournament` absent) once the event is over:
+    /// never both at once, and only between rounds.
+    TablePlay {
+        table: String,
+        #[serde(default)]
+        tournament: Option<String>,
+    },
     /// A match play coupon issued to `player` for `table` (Colorado
     /// 2203(1): "valid" coupons only): the player may play it once, on a
     /// bet the table's profile takes coupons on, matched by an equal stake.
@@ -352,7 +361,8 @@ impl ClientRequest {
             | C::IssueCoupon { .. }
             | C::CreateTournament { .. }
             | C::Tournament { .. } => None,
-            C::Inspect { table, .. }
+            C::TablePlay { table, .. }
+            | C::Inspect { table, .. }
             | C::Adjust { table, .. }
             | C::SetLimits { table, .. }
             | C::OpenTable { table }
@@ -409,7 +419,9 @@ impl PaidWith {
 }
 
 /// What the director (or, agreeing to a split, a player) asked of a
-/// tournament. Events are named; points are the chips the director counted.
+/// tournament. Events are named. An event played at a table counts its
+/// points there: any points an order gives must match the table's. An
+/// event played elsewhere takes the points the director counted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TournamentOrder {
@@ -429,11 +441,13 @@ pub enum TournamentOrder {
     Start {
         event: String,
     },
-    /// Between games (2213.07(5)); `points`: the entry's chips as counted.
+    /// Between games (2213.07(5)); `points`: the entry's chips as counted
+    /// (taken from the table when the event plays at one).
     Rebuy {
         entry: u32,
         paid: PaidWith,
-        points: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        points: Option<u64>,
     },
     Eliminate {
         entry: u32,
@@ -452,6 +466,7 @@ pub enum TournamentOrder {
     },
     End {
         event: String,
+        #[serde(default)]
         #[schema(value_type = Vec<Vec<u64>>)]
         points: Vec<(u32, u64)>,
     },
@@ -468,8 +483,20 @@ pub enum TournamentOrder {
         reason: String,
     },
     ConfirmSplit {
+        #[serde(default)]
         #[schema(value_type = Vec<Vec<u64>>)]
         points: Vec<(u32, u64)>,
     },
     Conclude,
+    /// The event (not yet started) is played at `table` (journal format 8).
+    Table {
+        event: String,
+        table: String,
+    },
+    /// What each colour of tournament chip counts from the next game on,
+    /// posted at the tables (2214(2)); only between games.
+    ChipValues {
+        #[schema(value_type = Vec<Vec<String>>)]
+        values: Vec<(String, u64)>,
+    },
 }

@@ -4,7 +4,7 @@
 //! writer; only their journal entries come here, and the order they arrive
 //! in is the journal's.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
 
@@ -53,6 +53,8 @@ pub(super) enum Effect {
     Tournament {
         id: String,
         events: Vec<croupier_core::tournament::Event>,
+        /// Its tables and chips' values, where the order changed them.
+        tables: Option<super::tournaments::Tables>,
     },
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
@@ -66,7 +68,8 @@ pub(super) enum Effect {
 pub struct Cage<S: Storage> {
     pub(super) ledger: Ledger<S>,
     pub(super) directory: SharedDirectory,
-    pub(super) tables: BTreeSet<String>,
+    /// Each table's id and the profile it plays.
+    pub(super) tables: BTreeMap<String, String>,
     /// The casino's currency: its first table's (see `new_table.rs`).
     pub(super) currency: Option<String>,
     /// Tables created and not yet taken by whoever runs them.
@@ -108,7 +111,7 @@ impl<S: Storage> Cage<S> {
         Cage {
             ledger,
             directory: SharedDirectory::default(),
-            tables: BTreeSet::new(),
+            tables: BTreeMap::new(),
             currency: None,
             opened: Vec::new(),
             cash_days: HashMap::new(),
@@ -490,7 +493,7 @@ impl<S: Storage> Cage<S> {
                     ));
                 }
                 dir.player(player)?;
-                if !self.tables.contains(table) {
+                if !self.tables.contains_key(table) {
                     return Err(err(ErrorCode::NoTable, format!("no table {table:?}")));
                 }
                 if value.get() == 0 {
@@ -540,7 +543,7 @@ impl<S: Storage> Cage<S> {
                 .directory
                 .change(|dir| dir.set_password(&username, password_hash, must_change)),
             Effect::AddTable(slot) => {
-                self.tables.insert(slot.id.clone());
+                self.tables.insert(slot.id.clone(), slot.profile_name.clone());
                 if self.currency.is_none() {
                     self.currency = Some(slot.table.profile().spec().currency.clone());
                 }
@@ -555,13 +558,7 @@ impl<S: Storage> Cage<S> {
                 self.tournaments
                     .insert(held.tournament.config().spec().id.clone(), *held);
             }
-            Effect::Tournament { id, events } => {
-                if let Some(held) = self.tournaments.get_mut(&id) {
-                    for event in &events {
-                        held.tournament.apply(event);
-                    }
-                }
-            }
+            Effect::Tournament { id, events, tables } => self.apply_tournament(&id, &events, tables),
             Effect::CashMoved {
                 player,
                 cash_in,

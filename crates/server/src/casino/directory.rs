@@ -24,6 +24,21 @@ pub struct Coupon {
     pub expires_at_ms: Option<u64>,
 }
 
+/// A table given to a tournament's event, as the cage publishes it for the
+/// table: which event, whether it is under way, who plays it there, and
+/// what each colour of tournament chip counts (Colorado 2214(2)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableEvent {
+    pub tournament: String,
+    pub event: usize,
+    pub event_name: String,
+    pub running: bool,
+    pub ended: bool,
+    /// Each player playing the event, with their entry's number.
+    pub players: std::collections::BTreeMap<String, u32>,
+    pub colours: Vec<(String, u64)>,
+}
+
 /// The most match play coupons a casino keeps issued.
 pub const COUPONS_MAX: usize = 1_000_000;
 
@@ -38,6 +53,8 @@ pub struct Directory {
     /// The format of the entries written from now on: 1 until a
     /// `journal_format` entry says otherwise.
     journal_format: u32,
+    /// Tables given to a tournament's event, by table.
+    table_events: imbl::OrdMap<String, TableEvent>,
 }
 
 impl Default for Directory {
@@ -48,6 +65,7 @@ impl Default for Directory {
             coupons: imbl::OrdMap::new(),
             coupons_by_player: imbl::OrdMap::new(),
             journal_format: 1,
+            table_events: imbl::OrdMap::new(),
         }
     }
 }
@@ -66,6 +84,15 @@ impl Directory {
     /// table's report, a staff read, asks.
     pub fn coupons_for_table<'a>(&'a self, table: &'a str) -> impl Iterator<Item = (&'a String, &'a Coupon)> + 'a {
         self.coupons.iter().filter(move |(_, c)| c.table == table)
+    }
+
+    /// The tournament event `table` is given to, if any.
+    pub fn table_event(&self, table: &str) -> Option<&TableEvent> {
+        self.table_events.get(table)
+    }
+
+    pub fn set_table_event(&mut self, table: String, event: TableEvent) {
+        self.table_events.insert(table, event);
     }
 
     /// How many match play coupons were issued.

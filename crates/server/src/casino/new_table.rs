@@ -69,7 +69,7 @@ impl<S: Storage> Cage<S> {
                 format!("{table:?} names a kind of transfer in the ledger; choose another table id"),
             ));
         }
-        if self.tables.contains(table) {
+        if self.tables.contains_key(table) {
             return Err(err(ErrorCode::Exists, format!("table {table:?} exists")));
         }
         if self.tables.len() >= TABLES_MAX {

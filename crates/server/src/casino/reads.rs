@@ -107,6 +107,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     chip_value: *v,
                 })
                 .collect(),
+            tournament: slot.points_notice(dir),
         }),
         TableQuery::Public => {
             let phase = slot.table.phase();
@@ -138,6 +139,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .rev()
                     .map(|p| p.label().to_string())
                     .collect(),
+                tournament: slot.points_notice(dir),
             })
         }
         TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot))),

@@ -27,6 +27,13 @@ pub enum Request {
         tournament: String,
         order: super::journal::tournament::TournamentOrder,
     },
+    /// A table switches to its tournament event's play in points, or back
+    /// to cash play (journal format 8).
+    TablePlay {
+        table: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tournament: Option<String>,
+    },
     CreateUser {
         username: String,
         #[serde(with = "stored_role")]
@@ -374,6 +381,7 @@ impl Request {
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
             C::CreateTournament { config } => Request::CreateTournament { config },
             C::Tournament { tournament, order } => Request::Tournament { tournament, order },
+            C::TablePlay { table, tournament } => Request::TablePlay { table, tournament },
             C::IssueCoupon {
                 id,
                 player,
@@ -452,7 +460,8 @@ impl Request {
             | R::IssueCoupon { .. }
             | R::CreateTournament { .. }
             | R::Tournament { .. } => None,
-            R::Inspect { table, .. }
+            R::TablePlay { table, .. }
+            | R::Inspect { table, .. }
             | R::Adjust { table, .. }
             | R::SetLimits { table, .. }
             | R::OpenTable { table }
@@ -496,7 +505,7 @@ impl Request {
                 order: super::journal::tournament::TournamentOrder::AgreeSplit { .. },
                 ..
             } => Act::AgreeSplit,
-            R::Tournament { .. } => Act::DirectTournament,
+            R::Tournament { .. } | R::TablePlay { .. } => Act::DirectTournament,
             R::Inspect { .. } => Act::Inspect,
             R::Adjust { .. } => Act::Adjust,
             R::SetLimits { .. } => Act::SetLimits,

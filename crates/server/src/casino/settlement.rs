@@ -21,8 +21,11 @@ impl TableSlot {
         let table = self.id.as_str();
         let events = self.table.decide(command).map_err(command_error)?;
         self.coupons_returned(&events, plan);
-        let chips = |player: u64| self.chips_of(&dir.name_ref(player));
-        let (layout, float) = (&self.layout, &self.float);
+        let chips = |player: u64| self.stakes_of(&dir.name_ref(player));
+        let (layout, float) = &self.round_accounts()?;
+        // Points are the tournament's: the ledger judges a stake of them, and
+        // its bank of points pays winners without a fill (2214(1)).
+        let in_points = self.points.is_some();
         let round = self.table.round();
         // Fills and corrections are numbered by the table's own entries.
         let seq = self.entries;
@@ -40,7 +43,7 @@ impl TableSlot {
                     let from = chips(bet.player)?;
                     let stake = bet.bet.stake().get();
                     let held = self.balance_of(&from);
-                    if held < i128::from(stake) {
+                    if !in_points && held < i128::from(stake) {
                         return Err(err(
                             ErrorCode::InsufficientChips,
                             format!(
@@ -190,7 +193,7 @@ impl TableSlot {
         // float is filled from the house when it cannot cover the payouts.
         let available = self.balance_of(float) + i128::from(float_in);
         plan.transfers.extend(collect);
-        if i128::from(float_out) > available {
+        if !in_points && i128::from(float_out) > available {
             let shortfall = (i128::from(float_out) - available) as u64;
             plan.transfers.push(transfer(
                 format!("fill/{table}/{seq}"),

@@ -67,6 +67,15 @@ pub fn view(event: &JournalEvent) -> EventView {
             outcome,
         },
         J::CashedIn { player, amount } => V::CashedIn { player, amount },
+        J::TablePlay {
+            table,
+            tournament,
+            event,
+        } => V::TablePlay {
+            table,
+            tournament,
+            event,
+        },
         J::TournamentCreated {
             tournament,
             name,

@@ -74,6 +74,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tournaments/{tournament}", get(tournaments::one))
         .route("/api/tournaments/{tournament}/forms", get(tournaments::forms))
         .route("/api/public/tournaments/{tournament}/rules", get(tournaments::rules))
+        .route(
+            "/api/public/tournaments/{tournament}/standings",
+            get(tournaments::standings),
+        )
         .route("/api/requests", post(requests::requests))
         .route("/api/tables", get(tables::tables))
         .route("/api/tables/{table}/draw", post(requests::draw))

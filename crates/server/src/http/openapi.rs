@@ -2,8 +2,9 @@
 
 use super::{auth, metrics, people, public, recall, requests, streams, tables, tournaments};
 use crate::api::bodies::{
-    Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PublicTable, RecalledRound, Rounds,
-    ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
+    ChipValue, Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PointsNotice,
+    PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog,
+    TableReport, UserList, UserSummary,
 };
 use crate::api::{
     ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PaidWith, PlaceBet, Role, SpinView,
@@ -41,6 +42,7 @@ use crate::api::{
         tournaments::list,
         tournaments::one,
         tournaments::rules,
+        tournaments::standings,
         tournaments::forms,
     ),
     components(schemas(
@@ -67,6 +69,8 @@ use crate::api::{
         TableList,
         TableIds,
         PublicTable,
+        PointsNotice,
+        ChipValue,
         Layout,
         TableLog,
         LogEntry,

@@ -61,6 +61,17 @@ pub async fn rules(State(state): State<AppState>, Path(id): Path<String>) -> Res
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], rules))
 }
 
+/// The standings of a tournament's events under way at the tables: entry
+/// numbers and points as the tables count them, with no player's name, for
+/// a display board's leaderboard.
+#[utoipa::path(get, path = "/api/public/tournaments/{tournament}/standings", params(("tournament" = String, Path, description = "Tournament id")), responses((status = 200, description = "Each event under way at a table: its entries by points, most first", body = Object), (status = 404, body = ErrorBody)))]
+pub async fn standings(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, Failure> {
+    json(state.floor.tournament(TournamentRead::Standings { id }).await?)
+}
+
 /// A tournament's forms as CSV: the tournament form (2213.01), the prize
 /// payout form (2213.02), proceeds by month and the prize pool's account (2213.05).
 #[utoipa::path(get, path = "/api/tournaments/{tournament}/forms", params(("tournament" = String, Path, description = "Tournament id")), responses((status = 200, description = "The forms, as CSV", body = String), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]

@@ -25,6 +25,15 @@ pub enum JournalEvent {
         tournament: String,
         record: super::tournament::TournamentRecord,
     },
+    /// A table plays a tournament's event in points, or cash again
+    /// (`tournament` absent; journal format 8).
+    TablePlay {
+        table: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tournament: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<String>,
+    },
     UserCreated {
         username: String,
         #[serde(with = "stored_role")]

@@ -239,8 +239,12 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
     use JournalEvent as J;
     use LegacyEvent as L;
     match event.clone() {
-        // Never written: tournaments are refused before format 7.
+        // Never written: tournaments are refused before format 7, tables'
+        // play in points before format 8.
         J::TournamentCreated { tournament, .. } | J::Tournament { tournament, .. } => L::Tournament { tournament },
+        J::TablePlay { tournament, .. } => L::Tournament {
+            tournament: tournament.unwrap_or_default(),
+        },
         J::UserCreated { username, role } => L::UserCreated { username, role },
         J::LoginFailed {
             username,

@@ -56,11 +56,16 @@ pub use event::JournalEvent;
 /// Format 6 enforces table rules the core left to the table: an automated
 /// wheel's game whose launch the table did not see is a no spin, and a
 /// new table keeps the casino's currency and its zero rules. Format 7
-/// journals tournaments (Colorado 2213-2214).
-pub const JOURNAL_FORMAT: u32 = 7;
+/// journals tournaments (Colorado 2213-2214). Format 8 plays a
+/// tournament's events at the tables, in points.
+pub const JOURNAL_FORMAT: u32 = 8;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
+
+/// The first format in which a tournament's event plays at a table, its
+/// points in the ledger (Colorado 2213.07, 2214).
+pub const FORMAT_TOURNAMENT_TABLES: u32 = 8;
 
 /// The first format in which an automated wheel's game counts only when its
 /// frames show the ball launched after the table started watching

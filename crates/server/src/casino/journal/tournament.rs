@@ -47,7 +47,7 @@ impl TournamentOrder {
             TournamentOrder::Rebuy { entry, paid, points } => Command::Rebuy {
                 entry: *entry,
                 paid: paid.paid(),
-                points: *points,
+                points: points.unwrap_or(0),
                 between_games: true,
             },
             TournamentOrder::Withdraw { entry } => Command::Withdraw { entry: *entry },
@@ -77,6 +77,9 @@ impl TournamentOrder {
             TournamentOrder::RefuseSplit { reason } => Command::RefuseSplit { reason: reason.clone() },
             TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit { points: points.clone() },
             TournamentOrder::Conclude => Command::Conclude,
+            TournamentOrder::Table { .. } | TournamentOrder::ChipValues { .. } => {
+                return Err("this order is the server's, not the tournament's".into())
+            }
         })
     }
 }
@@ -167,6 +170,15 @@ pub enum TournamentRecord {
         value: u64,
     },
     Concluded,
+    /// The event plays at `table` (journal format 8).
+    TableGiven {
+        event: usize,
+        table: String,
+    },
+    /// What each colour of tournament chip counts from now on (2214(2)).
+    ChipValues {
+        values: Vec<(String, u64)>,
+    },
 }
 
 impl TournamentRecord {

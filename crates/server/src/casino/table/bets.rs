@@ -31,8 +31,12 @@ impl TableSlot {
                 ..
             } => {
                 let me = dir.player(&actor.username)?;
-                let Some((_, chip_value)) = self.colours.get(&actor.username) else {
-                    return Err(err(ErrorCode::NotSeated, "buy colour chips at this table first"));
+                self.check_entrant(dir, &actor.username, coupon.is_some() || coupon_id.is_some())?;
+                // In points a stake is whole points, and no limit applies (2214(1)).
+                let chip_value = match (&self.points, self.colours.get(&actor.username)) {
+                    (Some(_), _) => &1,
+                    (None, Some((_, chip_value))) => chip_value,
+                    (None, None) => return Err(err(ErrorCode::NotSeated, "buy colour chips at this table first")),
                 };
                 if stake.get() % chip_value != 0 {
                     return Err(err(
@@ -110,7 +114,7 @@ impl TableSlot {
     /// maximum is 100.00 played 300.00. Each part of a composite bet counts
     /// on its own spot. A bet the core refuses anyway is left to the core.
     fn check_spot_maximum(&self, dir: &Directory, player: u64, placing: &BetRequest<'_>) -> Result<(), ApiError> {
-        if dir.journal_format() < FORMAT_SPOT_MAXIMUM || self.table.limits().is_empty() {
+        if dir.journal_format() < FORMAT_SPOT_MAXIMUM || self.table.limits().is_empty() || self.points.is_some() {
             return Ok(());
         }
         let Ok(placed) = self.table.rules().place(placing) else {

@@ -114,6 +114,7 @@ impl TableSlot {
                 ),
             ));
         }
+        self.check_same_play(record.round)?;
         let rules = self.table.rules().ignoring_limits();
         let mut checked: Corrections = Vec::with_capacity(corrections.len());
         for c in corrections {

@@ -16,6 +16,10 @@ mod money;
 pub use log::Signed;
 pub use money::{DealerDay, DEALER_SALE_MAX};
 mod operations;
+mod plan;
+mod points;
+pub(in crate::casino) use plan::{Effect, Plan};
+pub use points::PointsPlay;
 mod round;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -77,6 +81,10 @@ pub struct TableSlot {
     /// stake to the layout.
     pub(super) layout: Account,
     pub(super) float: Account,
+    /// The tournament event the table plays in points, if it plays one,
+    /// and the last round before it last switched.
+    pub points: Option<PointsPlay>,
+    pub(super) switched_at_round: u64,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -102,66 +110,6 @@ impl Executed {
             .map(|v| Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
             .collect();
         Executed { views, texts }
-    }
-}
-
-/// What a request does once its batch is durable.
-pub(super) enum Effect {
-    Core {
-        events: Vec<Event>,
-    },
-    Seat {
-        player: String,
-        colour: Option<(String, u64)>,
-    },
-    /// A dispute corrected these players' takings from `round`.
-    Corrected {
-        round: u64,
-        corrections: Vec<(u64, i128)>,
-    },
-    /// A dealer sold `player` chips worth `amount` on the UTC day `day`, by sale `id`.
-    DealerSold {
-        player: String,
-        day: u64,
-        amount: u64,
-        id: String,
-    },
-    /// A match play coupon was played on a bet (`Some`: its id and round),
-    /// or its bet was cancelled and it may be played again (`None`).
-    Coupon {
-        coupon: String,
-        played_on: Option<(String, u64)>,
-    },
-}
-
-/// A request's plan: the transfers that move its money, its events, and what it changes once durable.
-pub(super) struct Plan {
-    pub transfers: Vec<Transfer>,
-    pub events: Vec<JournalEvent>,
-    pub effects: Vec<Effect>,
-}
-
-impl Plan {
-    fn new() -> Plan {
-        Plan {
-            transfers: Vec::new(),
-            events: Vec::new(),
-            effects: Vec::new(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.transfers.is_empty() && self.events.is_empty() && self.effects.is_empty()
-    }
-
-    /// A player got colour chips (`event` says how): they sit at the table in
-    /// `colour`, each chip worth `chip_value`.
-    fn seat(&mut self, event: JournalEvent, player: &str, colour: String, chip_value: u64) {
-        self.events.push(event);
-        self.effects.push(Effect::Seat {
-            player: player.to_string(),
-            colour: Some((colour, chip_value)),
-        });
     }
 }
 
@@ -270,6 +218,8 @@ impl TableSlot {
             finished: None,
             layout: account(Account::of_table(TableAccount::Layout, id))?,
             float: account(Account::of_table(TableAccount::Float, id))?,
+            points: None,
+            switched_at_round: 0,
         })
     }
 
@@ -284,9 +234,14 @@ impl TableSlot {
     }
 
     /// Whether an account is this table's own: its players' chips, its
-    /// layout, float, drop box, tip box and coupons.
+    /// layout, float, drop box, tip box and coupons. Its players' points
+    /// and its bank of points are not: the cage issues and sweeps them.
     fn local(&self, account: &Account) -> bool {
         account.table() == Some(self.id.as_str())
+            && !matches!(
+                account,
+                Account::Points { .. } | Account::Table(TableAccount::PointsBank, _)
+            )
     }
 
     pub(super) fn balance_of(&self, account: &Account) -> i128 {
@@ -426,7 +381,9 @@ impl TableSlot {
         if plan.is_empty() {
             return Ok(None);
         }
-        let needs_verdict = needs_verdict(&request);
+        // A bet in points draws on an account the cage also moves: the ledger judges it.
+        let needs_verdict =
+            needs_verdict(&request) || (self.points.is_some() && matches!(request, Request::PlaceBet { .. }));
         if !needs_verdict {
             self.precheck(&plan.transfers)?;
         }
@@ -489,8 +446,10 @@ impl TableSlot {
         let mut plan = Plan::new();
         match request {
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
+                self.refuse_money_in_points(request)?;
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
             }
+            Request::TablePlay { .. } => self.plan_table_play(dir, request, &mut plan)?,
             Request::PlaceBet { .. } | Request::CancelBet { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
             }
@@ -561,6 +520,12 @@ impl TableSlot {
                 // Only the rounds kept can be disputed.
                 let oldest = self.rounds.front().map_or(0, |r| r.round);
                 self.corrected.retain(|(r, _), _| *r >= oldest);
+            }
+            Effect::Points(play) => {
+                // The plan checked that no round is under way.
+                let _ = self.table.set_points_play(play.is_some());
+                self.points = play;
+                self.switched_at_round = self.table.round();
             }
             Effect::Seat { player, colour } => match colour {
                 Some(c) => {

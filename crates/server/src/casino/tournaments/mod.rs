@@ -5,9 +5,9 @@
 //! buy-ins to its prize pool, prizes out of it (2213.05); vouchers are held
 //! in an account of their own until used, cashed or cancelled.
 //!
-//! Until tournament play runs at the tables, the points are the chips the
-//! director counts at the table: the director enters them at an event's
-//! end and attests a player out of chips.
+//! An event given a table plays there in points ([`tables`], format 8),
+//! counted by the ledger; one played elsewhere takes the points the
+//! director counts.
 
 use std::collections::BTreeMap;
 
@@ -25,8 +25,10 @@ use crate::api::{ApiError, ErrorCode, Role};
 
 mod books;
 mod reads;
+mod tables;
 pub use books::TournamentBooks;
 pub use reads::{TournamentAnswer, TournamentRead};
+pub use tables::Tables;
 
 /// A tournament the casino holds, with the profile it was created under.
 #[derive(Clone, Debug)]
@@ -35,6 +37,7 @@ pub struct Held {
     /// The profile's currency, kept for the reads.
     pub currency: String,
     pub tournament: Tournament,
+    pub tables: Tables,
 }
 
 /// The most tournaments a casino keeps.
@@ -139,6 +142,10 @@ pub(super) fn plan_create(
         Held {
             profile: profile.spec().name.clone(),
             currency: profile.spec().currency.clone(),
+            tables: Tables {
+                by_event: BTreeMap::new(),
+                chip_values: config.spec().chip_values.clone(),
+            },
             tournament: Tournament::new(config),
         },
     ))
@@ -153,8 +160,16 @@ fn event_index(config: &TournamentConfig, name: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("{name:?} is not an event of tournament {}", config.spec().id))
 }
 
-/// An order's transfers, its journal events, and the core's events to apply once durable.
-type Ordered = (Vec<Transfer>, Vec<JournalEvent>, Vec<Event>);
+/// An order's transfers, its journal events, the core's events to apply
+/// once durable, and the tournament's tables where it changes them.
+type Ordered = (Vec<Transfer>, Vec<JournalEvent>, Vec<Event>, Option<Tables>);
+
+/// What the cage knows that an order reads: its tables, each with its
+/// profile, and the ledger's balances.
+pub(super) struct Floor<'a> {
+    pub tables: &'a BTreeMap<String, String>,
+    pub balance: tables::Balance<'a>,
+}
 
 /// What a tournament's order does: its transfers, its journal events, and
 /// the core's events to apply once they are durable.
@@ -165,12 +180,31 @@ pub(super) fn plan_order(
     actor: &Actor,
     id: &str,
     order: &TournamentOrder,
+    floor: &Floor<'_>,
 ) -> Result<Ordered, ApiError> {
     format_check(dir)?;
-    let t = &tournaments
+    if let TournamentOrder::Table { .. } | TournamentOrder::ChipValues { .. } = order {
+        let changed = tables::order(
+            tournaments,
+            floor.tables,
+            dir.journal_format(),
+            id,
+            order,
+            floor.balance,
+        )?;
+        let Some((record, next)) = changed else {
+            return Ok((Vec::new(), Vec::new(), Vec::new(), None));
+        };
+        let journal = vec![JournalEvent::Tournament {
+            tournament: id.to_string(),
+            record,
+        }];
+        return Ok((Vec::new(), journal, Vec::new(), Some(next)));
+    }
+    let held = tournaments
         .get(id)
-        .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))?
-        .tournament;
+        .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))?;
+    let t = &held.tournament;
     match order {
         // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
         // entry that is not theirs and one that does not exist are refused
@@ -195,8 +229,10 @@ pub(super) fn plan_order(
     let command = order
         .command(day_of(at_ms), |name| event_index(t.config(), name))
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
+    let command = tables::counted(held, order, command, floor.balance)?;
     let events = t.decide(command).map_err(refused)?;
-    let transfers = money(t, id, &events)?;
+    let mut transfers = money(t, id, &events)?;
+    transfers.extend(tables::points_moves(held, id, &events, floor.balance)?);
     let journal = events
         .iter()
         .map(|e| JournalEvent::Tournament {
@@ -204,7 +240,7 @@ pub(super) fn plan_order(
             record: TournamentRecord::of(e),
         })
         .collect();
-    Ok((transfers, journal, events))
+    Ok((transfers, journal, events, None))
 }
 
 /// A complimentary payment or a non-cash item is the house's money: an
@@ -347,6 +383,26 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
 type Planned = (Vec<Transfer>, Vec<JournalEvent>, Vec<super::cage::Effect>);
 
 impl<S: croupier_ledger::Storage> super::Cage<S> {
+    /// A tournament's events once durable, and its tables where an order
+    /// changed them; each of its tables learns its event's state (2214(2)).
+    pub(super) fn apply_tournament(&mut self, id: &str, events: &[Event], tables: Option<Tables>) {
+        let Some(held) = self.tournaments.get_mut(id) else {
+            return;
+        };
+        for event in events {
+            held.tournament.apply(event);
+        }
+        if let Some(tables) = tables {
+            held.tables = tables;
+        }
+        let published = tables::published(id, held);
+        self.directory.change(|dir| {
+            for (table, event) in published {
+                dir.set_table_event(table, event);
+            }
+        });
+    }
+
     /// A tournament request's plan; `None` for any other request.
     pub(super) fn plan_tournament(
         &self,
@@ -362,15 +418,23 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
                     .map(|(events, held)| (Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
             ),
             super::Request::Tournament { tournament, order } => {
-                Some(plan_order(&self.tournaments, dir, at_ms, actor, tournament, order).map(
-                    |(transfers, journal, events)| {
-                        let effect = Effect::Tournament {
-                            id: tournament.clone(),
-                            events,
-                        };
-                        (transfers, journal, vec![effect])
-                    },
-                ))
+                let balance = |a: &Account| self.ledger.balance(a);
+                let floor = Floor {
+                    tables: &self.tables,
+                    balance: &balance,
+                };
+                Some(
+                    plan_order(&self.tournaments, dir, at_ms, actor, tournament, order, &floor).map(
+                        |(transfers, journal, events, tables)| {
+                            let effect = Effect::Tournament {
+                                id: tournament.clone(),
+                                events,
+                                tables,
+                            };
+                            (transfers, journal, vec![effect])
+                        },
+                    ),
+                )
             }
             _ => None,
         }

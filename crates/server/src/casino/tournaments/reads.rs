@@ -17,6 +17,9 @@ pub enum TournamentRead {
     Rules { id: String },
     /// Its forms as CSV (2213.01-.02, 2213.05), for those who read its books.
     Forms { id: String },
+    /// The standings of its events under way at the tables, by entry
+    /// number and points, for a display board: no player's name.
+    Standings { id: String },
 }
 
 /// What a read answers: JSON, or text.
@@ -44,8 +47,9 @@ fn brief(held: &Held) -> serde_json::Value {
         "first_day": spec.first_day.to_string(),
         "last_day": spec.last_day.to_string(),
         "status": status,
-        "events": spec.events.iter().zip(&t.events).map(|(e, s)| serde_json::json!({
+        "events": spec.events.iter().zip(&t.events).enumerate().map(|(i, (e, s))| serde_json::json!({
             "name": e.name,
+            "table": held.tables.by_event.get(&i),
             "day": e.day.to_string(),
             "entry_fee": e.entry_fee.get(),
             "buy_in": e.buy_in.get(),
@@ -57,8 +61,8 @@ fn brief(held: &Held) -> serde_json::Value {
                 croupier_core::tournament::EventStatus::Ended => "ended",
             },
         })).collect::<Vec<_>>(),
-        // 2214(2): the notice of each colour's points.
-        "chips": spec.chip_values.iter().map(|(c, p)| serde_json::json!({"colour": c, "points": p})).collect::<Vec<_>>(),
+        // 2214(2): the notice of each colour's points, as posted now.
+        "chips": held.tables.chip_values.iter().map(|(c, p)| serde_json::json!({"colour": c, "points": p})).collect::<Vec<_>>(),
         "split_permitted": spec.split_permitted,
     })
 }
@@ -90,6 +94,40 @@ fn split_json(t: &Tournament) -> serde_json::Value {
 }
 
 impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
+    /// Each event under way at a table, its entries ranked by their points
+    /// there now; a player's name only where `named` says the reader may see it.
+    fn standings(&self, held: &Held, named: impl Fn(&str) -> bool) -> serde_json::Value {
+        let t = &held.tournament;
+        let mut out = Vec::new();
+        for (&event, table) in &held.tables.by_event {
+            if t.events[event].status() != croupier_core::tournament::EventStatus::Running {
+                continue;
+            }
+            let mut rows: Vec<(u64, u32, &str)> = t
+                .entries
+                .iter()
+                .filter(|e| e.event == event && e.status == croupier_core::tournament::EntryStatus::Playing)
+                .map(|e| {
+                    let points = croupier_ledger::Account::points(table, &e.player)
+                        .map_or(0, |a| u64::try_from(self.ledger.balance(&a)).unwrap_or(0));
+                    (points, e.number, e.player.as_str())
+                })
+                .collect();
+            // Most points first; a tie by entry number, as the written rules say.
+            rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            out.push(serde_json::json!({
+                "event": t.config().spec().events[event].name,
+                "table": table,
+                "entries": rows.iter().map(|(points, entry, player)| serde_json::json!({
+                    "entry": entry,
+                    "points": points,
+                    "player": named(player).then_some(*player),
+                })).collect::<Vec<_>>(),
+            }));
+        }
+        out.into()
+    }
+
     /// A tournament, or the list of them, as the reader may see it.
     pub fn read_tournament(&self, read: TournamentRead) -> Result<TournamentAnswer, ApiError> {
         let find = |id: &str| {
@@ -109,6 +147,14 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                     t.tournament.config(),
                     &profile,
                 )))
+            }
+            TournamentRead::Standings { id } => {
+                let held = find(&id)?;
+                Ok(TournamentAnswer::Json(serde_json::json!({
+                    "tournament": id,
+                    "name": held.tournament.config().spec().name,
+                    "standings": self.standings(held, |_| false),
+                })))
             }
             TournamentRead::Forms { id } => Ok(TournamentAnswer::Text(croupier_profiles::tournament::forms_csv(
                 &find(&id)?.tournament,
@@ -135,6 +181,7 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                 if books || in_split {
                     out["split"] = split_json(t);
                 }
+                out["standings"] = self.standings(held, |player| books || player == username);
                 if books {
                     out["payouts"] = t.payout_form().iter().map(payout_json).collect::<Vec<_>>().into();
                     out["proceeds"] = t

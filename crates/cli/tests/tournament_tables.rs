@@ -1,0 +1,291 @@
+//! A tournament's event played at a table through the real server
+//! (Colorado 2213.07, 2214): the table switches to points only with no cash
+//! chips seated, every entrant starts with the same points, no wager limit
+//! applies, only entrants bet, re-buys and eliminations wait for the game
+//! to end, the standings are the ledger's (no one types them), and
+//! `croupier verify` reconciles after a `kill -9` in the middle.
+
+use std::path::Path;
+
+use croupier_testkit::{data_dir, free_port, Server};
+use serde_json::{json, Value};
+
+const EXAMPLE: &str = include_str!("../../../profiles/tournaments/winter-classic.toml");
+const COLORADO: &str = include_str!("../../../profiles/colorado-2014.toml");
+
+fn start(data: &Path, port: u16) -> Server {
+    Server::start(env!("CARGO_BIN_EXE_croupier"), data, port)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The example, played from today, its rules filed six days ago.
+fn config_from_today() -> (String, String) {
+    let today = croupier_server::casino::tournaments::day_of(now_ms());
+    let later = today + time::Duration::days(60);
+    let filed = today - time::Duration::days(6);
+    let text = EXAMPLE
+        .replace("first_day = \"2026-12-12\"", &format!("first_day = \"{today}\""))
+        .replace("last_day = \"2027-02-13\"", &format!("last_day = \"{later}\""))
+        .replace("day = \"2026-12-12\"", &format!("day = \"{today}\""))
+        .replace("day = \"2027-01-16\"", &format!("day = \"{today}\""));
+    (text, filed.to_string())
+}
+
+fn refused(server: &Server, token: &str, request: Value, code: &str, says: &str) {
+    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
+    assert!(status >= 400, "{request}: {body}");
+    assert_eq!(body["error"], code, "{request}: {body}");
+    assert!(
+        body["message"].as_str().unwrap_or("").contains(says),
+        "{request}: {body} does not say {says}"
+    );
+}
+
+fn order(order: Value) -> Value {
+    json!({"op": "tournament", "tournament": "winter-classic", "order": order})
+}
+
+fn bet(id: &str, spot: &str, stake: u64) -> Value {
+    json!({"op": "place_bet", "table": "tt", "bet_id": id, "spot": spot, "stake": stake})
+}
+
+fn spin(pocket: &str) -> Value {
+    json!({"op": "spin", "table": "tt", "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}})
+}
+
+fn points(server: &Server, cashier: &str, player: &str) -> i64 {
+    let (status, body) = server.http("GET", &format!("/api/players/{player}/accounts"), Some(cashier), None);
+    assert_eq!(status, 200, "{body}");
+    body["accounts"][format!("points:tt:{player}")].as_i64().unwrap_or(0)
+}
+
+#[test]
+fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
+    let data = data_dir();
+    let port = free_port();
+    let mut server = start(data.path(), port);
+    let [admin, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
+    let p3 = server.login("p3", "p3-password-1");
+    let p4 = server.login("p4", "p4-password-1");
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "tt", "profile_text": COLORADO, "wheel": "double-zero",
+               "in_prison": false, "betting_window_ms": 600000, "outcome": "dealer"}),
+    );
+    // The table posts a straight-up maximum of 10.00 for its cash play.
+    server.ask(
+        &pit,
+        json!({"op": "set_limits", "table": "tt", "limits": [{"kind": "straight", "min": 100, "max": 1000}]}),
+    );
+    server.inspect_and_open(&pit, &dealer, "tt");
+    let (config, filed) = config_from_today();
+    server.ask(&admin, json!({"op": "create_tournament", "config": config}));
+    for p in ["p1", "p2", "p3"] {
+        server.ask(&pit, order(json!({"do": "register", "player": p, "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    }
+    server.ask(&pit, order(json!({"do": "file_rules", "filed_on": filed})));
+
+    // A table plays an event only once the director gives it one, and only
+    // the director does; a table of another game's rules is refused (2213.06).
+    let to_points = json!({"op": "table_play", "table": "tt", "tournament": "winter-classic"});
+    refused(
+        &server,
+        &pit,
+        to_points.clone(),
+        "tournament_refused",
+        "gives it one first",
+    );
+    refused(
+        &server,
+        &p1,
+        order(json!({"do": "table", "event": "Qualifier", "table": "tt"})),
+        "forbidden",
+        "direct",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "table", "event": "Qualifier", "table": "nowhere"})),
+        "no_table",
+        "nowhere",
+    );
+    server.ask(&pit, order(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    // Sent again, it changes nothing.
+    server.ask(&pit, order(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "table", "event": "Final", "table": "tt"})),
+        "tournament_refused",
+        "still to be played",
+    );
+
+    // Cash play and a tournament never share a table (2214(1)).
+    server.seat(&cashier, ("p4", &p4), "tt", 10_000, 5_000);
+    refused(&server, &pit, to_points.clone(), "tournament_refused", "2214(1)");
+    server.ask(&p4, json!({"op": "leave_table", "id": "leave-p4", "table": "tt"}));
+    refused(&server, &p1, to_points.clone(), "forbidden", "direct");
+    server.ask(&pit, to_points.clone());
+    server.ask(&pit, to_points.clone());
+    let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
+    let notice = &tables["tables"][2]["tournament"];
+    assert_eq!(notice["event"], "Qualifier", "{tables}");
+    assert!(
+        notice["notice"].as_str().unwrap_or("").contains("yellow 100"),
+        "{notice}"
+    );
+    refused(
+        &server,
+        &p4,
+        json!({"op": "buy_in", "id": "buy-again", "table": "tt", "amount": 1000, "chip_value": 100}),
+        "tournament_refused",
+        "2214(1)",
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    refused(
+        &server,
+        &p1,
+        bet("early", "red", 100),
+        "tournament_refused",
+        "not under way",
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("5"));
+
+    // Every entrant starts with the same chips (2213.07(1)).
+    server.ask(&pit, order(json!({"do": "start", "event": "Qualifier"})));
+    for p in ["p1", "p2", "p3"] {
+        assert_eq!(points(&server, &cashier, p), 10_000, "{p}");
+    }
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    // Only an entrant bets, with their own chips (2213.07(4)); a coupon is money.
+    refused(
+        &server,
+        &p4,
+        bet("p4-bet", "red", 100),
+        "tournament_refused",
+        "2213.07(4)",
+    );
+    // No wager size limit applies to tournament chips (2214(1)): 50.00 straight up at a 10.00 table.
+    server.ask(&p1, bet("p1-17", "17", 5_000));
+    server.ask(&p2, bet("p2-red", "red", 10_000));
+    refused(&server, &p3, bet("p3-big", "black", 10_001), "refused", "points");
+    server.ask(&p3, bet("p3-black", "black", 1_000));
+    // Re-buys, eliminations and the end wait for the game to end (2213.07(5)).
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "rebuy", "entry": 2, "paid": "cash"})),
+        "tournament_refused",
+        "2213.07(5)",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier"})),
+        "tournament_refused",
+        "2213.07(5)",
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("17"));
+    // 17 is black: p1 wins 35 to 1, p2 loses all, p3 doubles.
+    assert_eq!(points(&server, &cashier, "p1"), 5_000 + 5_000 + 175_000);
+    assert_eq!(points(&server, &cashier, "p2"), 0);
+    assert_eq!(points(&server, &cashier, "p3"), 10_000 + 1_000);
+
+    // The ledger counts the points: none typed differs from them, and a
+    // player with chips is not eliminated (2213.07(2)).
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "eliminate", "entry": 3})),
+        "tournament_refused",
+        "2213.07(2)",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "rebuy", "entry": 2, "paid": "cash", "points": 500})),
+        "tournament_refused",
+        "0 points at table tt",
+    );
+    server.ask(&pit, order(json!({"do": "rebuy", "entry": 2, "paid": "cash"})));
+    assert_eq!(points(&server, &cashier, "p2"), 10_000);
+
+    // kill -9 in the middle of the event: nothing lost, the points reconcile.
+    server.kill();
+    let (ok, report) = croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data.path(), &[]);
+    assert!(ok, "{report}");
+    assert_eq!(report["balances"]["points:tt:p1"], 185_000, "{report}");
+    let server = start(data.path(), port);
+    let [cashier, dealer, pit, p1, p2] =
+        ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
+
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    server.ask(&p2, bet("p2-zero", "0", 10_000));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("1"));
+    assert_eq!(points(&server, &cashier, "p2"), 0);
+    // One re-buy only: p2 is out of chips and is eliminated.
+    server.ask(&pit, order(json!({"do": "eliminate", "entry": 2})));
+    refused(
+        &server,
+        &p2,
+        bet("p2-after", "red", 100),
+        "tournament_refused",
+        "2213.07(4)",
+    );
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&p1), None);
+    let standings = &seen["standings"][0]["entries"];
+    assert_eq!(standings[0]["entry"], 1, "{seen}");
+    assert_eq!(standings[0]["points"], 185_000, "{seen}");
+    assert_eq!(
+        standings[1]["player"],
+        Value::Null,
+        "a player sees no one else's name: {seen}"
+    );
+
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 1], [3, 999_999]]})),
+        "tournament_refused",
+        "counted at table tt",
+    );
+    server.ask(&pit, order(json!({"do": "end", "event": "Qualifier"})));
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
+    let payouts = seen["payouts"].as_array().cloned().unwrap_or_default();
+    assert_eq!(payouts[0]["player"], "p1", "{seen}");
+    assert_eq!(payouts[1]["player"], "p3", "{seen}");
+    // The points go back to the table's bank: none is left anywhere.
+    for p in ["p1", "p3"] {
+        assert_eq!(points(&server, &cashier, p), 0, "{p}");
+    }
+    // The event is over: the table plays cash again, and a cash player buys in.
+    server.ask(&pit, json!({"op": "table_play", "table": "tt"}));
+    let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
+    assert_eq!(tables["tables"][2]["tournament"], Value::Null, "{tables}");
+    server.ask(
+        &p4,
+        json!({"op": "buy_in", "id": "buy-cash", "table": "tt", "amount": 1000, "chip_value": 100}),
+    );
+
+    drop(server);
+    let (ok, report) = croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data.path(), &[]);
+    assert!(ok, "{report}");
+    for account in ["points-bank:tt", "points-layout:tt", "points:tt:p1", "points:tt:p3"] {
+        assert_eq!(
+            report["balances"][account].as_i64().unwrap_or(0),
+            0,
+            "{account}: {report}"
+        );
+    }
+    assert_eq!(report["tournaments"][0]["problem"], Value::Null, "{report}");
+}

@@ -1,0 +1,70 @@
+//! A request's plan at a table: the transfers that move its money, its
+//! journal events, and what it changes in the table once durable.
+
+use croupier_core::round::Event;
+use croupier_ledger::Transfer;
+
+use super::PointsPlay;
+use crate::casino::journal::JournalEvent;
+
+/// What a request does once its batch is durable.
+pub(in crate::casino) enum Effect {
+    Core {
+        events: Vec<Event>,
+    },
+    Seat {
+        player: String,
+        colour: Option<(String, u64)>,
+    },
+    /// A dispute corrected these players' takings from `round`.
+    Corrected {
+        round: u64,
+        corrections: Vec<(u64, i128)>,
+    },
+    /// A dealer sold `player` chips worth `amount` on the UTC day `day`, by sale `id`.
+    DealerSold {
+        player: String,
+        day: u64,
+        amount: u64,
+        id: String,
+    },
+    /// A match play coupon was played on a bet (`Some`: its id and round),
+    /// or its bet was cancelled and it may be played again (`None`).
+    Coupon {
+        coupon: String,
+        played_on: Option<(String, u64)>,
+    },
+    /// The table plays a tournament's event in points, or cash again.
+    Points(Option<PointsPlay>),
+}
+
+/// A request's plan: the transfers that move its money, its events, and what it changes once durable.
+pub(in crate::casino) struct Plan {
+    pub transfers: Vec<Transfer>,
+    pub events: Vec<JournalEvent>,
+    pub effects: Vec<Effect>,
+}
+
+impl Plan {
+    pub(super) fn new() -> Plan {
+        Plan {
+            transfers: Vec::new(),
+            events: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.transfers.is_empty() && self.events.is_empty() && self.effects.is_empty()
+    }
+
+    /// A player got colour chips (`event` says how): they sit at the table in
+    /// `colour`, each chip worth `chip_value`.
+    pub(super) fn seat(&mut self, event: JournalEvent, player: &str, colour: String, chip_value: u64) {
+        self.events.push(event);
+        self.effects.push(Effect::Seat {
+            player: player.to_string(),
+            colour: Some((colour, chip_value)),
+        });
+    }
+}
