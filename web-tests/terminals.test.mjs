@@ -610,6 +610,79 @@ test("the tournaments page: created, entries, an event ended, a split agreed by 
   await shot(pit, "16-tournament-director-1600");
 });
 
+test("a tournament's event played at a table in points: director, terminal and board (Colorado 2213.07, 2214)", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const config = (await readFile(path.join(ROOT, "profiles/tournaments/winter-classic.toml"), "utf8"))
+    .replace('id = "winter-classic"', 'id = "winter-tables"')
+    .replace('first_day = "2026-12-12"', `first_day = "${day(0)}"`)
+    .replace('last_day = "2027-02-13"', `last_day = "${day(60)}"`)
+    .replace('day = "2026-12-12"', `day = "${day(0)}"`)
+    .replace('day = "2027-01-16"', `day = "${day(0)}"`);
+  await ask(adminToken, { op: "create_tournament", config });
+  await ask(adminToken, {
+    op: "create_table", table: "t5", profile_text: await profileText("colorado-2014"), wheel: "double-zero",
+    in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  const pitToken = await login("pit1", "pit1-secret-1");
+  const dealerToken = await login("dealer1", "dealer1-secret-1");
+  await ask(pitToken, { op: "inspect", table: "t5", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+  await ask(dealerToken, { op: "open_table", table: "t5" });
+  const order = (o) => ask(pitToken, { op: "tournament", tournament: "winter-tables", order: o });
+  for (const player of ["alice", "bob"]) await order({ do: "register", player, event: "Qualifier", fee: "cash", buy_in: "cash", qualified: true });
+  await order({ do: "file_rules", filed_on: day(-6) });
+
+  // The director gives the Qualifier its table, switches the table to it and starts it.
+  const pit = await newPage("tournament-tables-director", { width: 1600, height: 1200 });
+  await signIn(pit, "/tournaments?tournament=winter-tables", "pit1", "pit1-secret-1");
+  await textOf(pit.locator("#t-name"), /winter-tables/, "the tournament shown");
+  await pit.selectOption('#table-form [name="table"]', "t5");
+  await pit.click('#table-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /plays at table t5/, "the Qualifier given table t5");
+  await textOf(pit.locator("#events"), /Qualifier[^]*t5/, "the table listed with its event");
+  await pit.selectOption('#table-form [name="table"]', "t5");
+  await pit.click("#switch-points");
+  await textOf(pit.locator("#message"), /plays the tournament in points/, "t5 switched to points");
+  await pit.click('#start-form button[type="submit"]');
+  await textOf(pit.locator("#events"), /Qualifier[^]*running/, "the Qualifier running");
+
+  // Alice's terminal: the notice, her points, chips by colour with no limit (2214(1)-(2)).
+  const alice = await newPage("tournament-tables-terminal", { width: 1400, height: 1000 });
+  await signIn(alice, "/terminal?table=t5", "alice", "alice-secret-1");
+  await textOf(alice.locator("#points-notice"), /no cash value[\s\S]*2214\(1\)[\s\S]*yellow 100/, "the tournament notice at the table");
+  await textOf(alice.locator("#chips-balance"), /10000 points/, "the starting chips (2213.07(1))");
+  assert.equal(await alice.locator("#buy-in-form").isHidden(), true, "no buy-in with cash at a tournament table");
+  await ask(dealerToken, { op: "open_betting", table: "t5" });
+  await alice.locator('#chips [data-chip="1000"]').click();
+  await alice.locator('#felt [data-spot="17"]').click();
+  await textOf(alice.locator("#message"), /1000 pts on 17/, "a bet in points");
+  await ask(dealerToken, { op: "no_more_bets", table: "t5" });
+  await ask(dealerToken, { op: "spin", table: "t5", spin: { pocket: "17", direction: "opposite", revolutions: 6 } });
+  await textOf(alice.locator("#chips-balance"), /45000 points/, "paid 35 to 1 in points");
+  await textOf(alice.locator("#standings"), /1[\s\S]*1 \(you\)[\s\S]*45000/, "alice leads the standings");
+  await textOf(alice.locator("#result-text"), /Won 35000 pts/, "the result in points");
+  await alice.locator("#announce").waitFor({ state: "hidden", timeout: WAIT_MS });
+  await shot(alice, "17-tournament-terminal-1400");
+
+  // The board's leaderboard: entries and points, no names.
+  const board = await newPage("tournament-tables-board", { width: 1920, height: 1080 });
+  await board.goto(base + "/board?table=t5");
+  await textOf(board.locator("#leaders"), /Entry 1[\s\S]*45,000[\s\S]*Entry 2[\s\S]*10,000/, "the leaderboard");
+  assert.equal(await board.locator("#leaders").textContent().then((t) => /alice|bob/.test(t)), false, "no player's name on the board");
+  await shot(board, "18-tournament-board-1920");
+
+  // The director ends the event with the table's count: nothing typed.
+  await pit.reload();
+  await textOf(pit.locator("#standings"), /45000/, "the director's standings");
+  await textOf(pit.locator("#points"), /45000 \(at the table\)/, "the points counted at the table");
+  await pit.click('#end-form button[value="end"]');
+  await textOf(pit.locator("#payouts"), /Qualifier[\s\S]*1[\s\S]*alice/, "alice first, by the table's count");
+  await pit.selectOption('#table-form [name="table"]', "t5");
+  await pit.click("#switch-cash");
+  await textOf(pit.locator("#message"), /plays cash again/, "t5 back to cash play");
+  await textOf(alice.locator("#chips-label"), /Chips at this table/, "the terminal back in cash");
+});
+
 test("the board follows the table picked, and comes back by itself after a restart", async () => {
   const board = await newPage("board-restart", { width: 1920, height: 1080 });
   await board.goto(base + "/board?table=t1");
