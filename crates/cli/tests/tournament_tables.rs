@@ -242,6 +242,21 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
         "tournament_refused",
         "2213.07(4)",
     );
+    // Re-entry after elimination is a new entry (2213(2)(c)) that starts with
+    // the same chips (2213.07(1)); sent again under its id, it is charged once.
+    let again = order(
+        json!({"do": "register", "player": "p2", "event": "Qualifier", "fee": "cash", "buy_in": "cash",
+                             "qualified": true, "id": "reentry-p2"}),
+    );
+    server.ask(&pit, again.clone());
+    server.ask(&pit, again);
+    assert_eq!(points(&server, &cashier, "p2"), 10_000);
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
+    assert_eq!(
+        seen["entries"].as_array().map(Vec::len),
+        Some(4),
+        "one new entry: {seen}"
+    );
     let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&p1), None);
     let standings = &seen["standings"][0]["entries"];
     assert_eq!(standings[0]["entry"], 1, "{seen}");
@@ -265,9 +280,47 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
     assert_eq!(payouts[0]["player"], "p1", "{seen}");
     assert_eq!(payouts[1]["player"], "p3", "{seen}");
     // The points go back to the table's bank: none is left anywhere.
-    for p in ["p1", "p3"] {
+    for p in ["p1", "p2", "p3"] {
         assert_eq!(points(&server, &cashier, p), 0, "{p}");
     }
+    // Once the event is over no dispute gives anyone points.
+    refused(
+        &server,
+        &pit,
+        json!({"op": "dispute", "table": "tt", "reason": "late", "corrections": [{"player": "p3", "amount": 5000}]}),
+        "bad_correction",
+        "not under way",
+    );
+
+    // A second tournament's event at the same table: the first one's later
+    // orders never take the table back from it.
+    let (config, filed) = config_from_today();
+    let second = config.replace("id = \"winter-classic\"", "id = \"winter-two\"");
+    let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
+    server.ask(&admin, json!({"op": "create_tournament", "config": second}));
+    let two = |o: Value| json!({"op": "tournament", "tournament": "winter-two", "order": o});
+    server.ask(&pit, two(json!({"do": "register", "player": "p1", "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    server.ask(&pit, two(json!({"do": "file_rules", "filed_on": filed})));
+    server.ask(&pit, two(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    server.ask(
+        &pit,
+        json!({"op": "table_play", "table": "tt", "tournament": "winter-two"}),
+    );
+    server.ask(&pit, two(json!({"do": "start", "event": "Qualifier"})));
+    server.ask(&pit, order(json!({"do": "register", "player": "p3", "event": "Final", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    refused(
+        &server,
+        &pit,
+        json!({"op": "table_play", "table": "tt"}),
+        "tournament_refused",
+        "still played",
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    server.ask(&p1, bet("two-p1", "red", 500));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("1"));
+    assert_eq!(points(&server, &cashier, "p1"), 10_500);
+    server.ask(&pit, two(json!({"do": "end", "event": "Qualifier"})));
     // The event is over: the table plays cash again, and a cash player buys in.
     server.ask(&pit, json!({"op": "table_play", "table": "tt"}));
     let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
@@ -287,5 +340,7 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
             "{account}: {report}"
         );
     }
-    assert_eq!(report["tournaments"][0]["problem"], Value::Null, "{report}");
+    for books in report["tournaments"].as_array().cloned().unwrap_or_default() {
+        assert_eq!(books["problem"], Value::Null, "{books}");
+    }
 }

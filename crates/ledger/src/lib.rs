@@ -109,7 +109,7 @@ pub enum Refusal {
         "a transfer between {from} and {to}: tournament points and money never move into each other (Colorado 2214(1))"
     )]
     PointsAndMoney { from: Account, to: Account },
-    #[error("{} holds {}, less than {amount}", .account.described(), signed_money(.balance))]
+    #[error("{}", short_of(.account, *.balance, *.amount))]
     InsufficientFunds {
         account: Account,
         balance: i128,
@@ -147,6 +147,18 @@ pub enum LedgerError {
 }
 
 /// The checks on a transfer that need no balance: its id, memo, amount and accounts.
+/// An account short of a transfer, in its own unit: money, or tournament points.
+fn short_of(account: &Account, balance: i128, amount: Minor) -> String {
+    if account.is_points() {
+        return format!("{} are {balance}, fewer than {}", account.described(), amount.get());
+    }
+    format!(
+        "{} holds {}, less than {amount}",
+        account.described(),
+        signed_money(&balance)
+    )
+}
+
 pub fn check_shape(t: &Transfer) -> Result<(), Refusal> {
     if t.id.is_empty() || t.id.len() > ID_MAX_BYTES {
         return Err(Refusal::BadId);

@@ -786,12 +786,15 @@ impl Tournament {
             ));
         }
         if let Some(days) = self.config.rules().rules_filed_days_before {
+            let scheduled = spec.first_day;
             let Some(filed) = self.rules_filed else {
+                let latest = scheduled.checked_sub(time::Duration::days(i64::from(days)));
                 return refuse(format!(
-                    "the written rules have not been filed with the Division; they go {days} days before the start (2213.06)"
+                    "the written rules have not been filed with the Division; they go {days} days before the start (2213.06): \
+                     record the day they reached it (file_rules, filed_on), on or before {} for the start on {scheduled}",
+                    latest.map_or_else(|| "-".to_string(), |d| d.to_string())
                 ));
             };
-            let scheduled = spec.first_day;
             let earliest = filed.checked_add(time::Duration::days(i64::from(days)));
             if earliest.is_none_or(|earliest| earliest > scheduled) {
                 return refuse(format!(

@@ -430,6 +430,8 @@ pub enum TournamentOrder {
     FileRules {
         filed_on: String,
     },
+    /// `id`, chosen by the client, makes a resend harmless: the same order
+    /// under the same id is answered again with nothing written.
     Register {
         player: String,
         event: String,
@@ -437,6 +439,8 @@ pub enum TournamentOrder {
         buy_in: PaidWith,
         #[serde(default)]
         qualified: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
     },
     Start {
         event: String,
@@ -448,6 +452,9 @@ pub enum TournamentOrder {
         paid: PaidWith,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         points: Option<u64>,
+        /// As for a registration: a resend under the same id charges nothing again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
     },
     Eliminate {
         entry: u32,

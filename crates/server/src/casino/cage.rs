@@ -55,6 +55,8 @@ pub(super) enum Effect {
         events: Vec<croupier_core::tournament::Event>,
         /// Its tables and chips' values, where the order changed them.
         tables: Option<super::tournaments::Tables>,
+        /// The order's id and the order, where the client gave one.
+        order: Option<(String, super::journal::tournament::TournamentOrder)>,
     },
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
@@ -558,7 +560,12 @@ impl<S: Storage> Cage<S> {
                 self.tournaments
                     .insert(held.tournament.config().spec().id.clone(), *held);
             }
-            Effect::Tournament { id, events, tables } => self.apply_tournament(&id, &events, tables),
+            Effect::Tournament {
+                id,
+                order,
+                events,
+                tables,
+            } => self.apply_tournament(&id, order, &events, tables),
             Effect::CashMoved {
                 player,
                 cash_in,

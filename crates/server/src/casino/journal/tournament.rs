@@ -11,7 +11,18 @@ pub use crate::api::{PaidWith, TournamentOrder};
 /// How long after a filing with the Division it may still be recorded.
 pub const FILING_RECORDED_WITHIN_DAYS: i64 = 30;
 
+/// The longest id a client gives an order.
+pub const ORDER_ID_MAX_BYTES: usize = 64;
+
 impl TournamentOrder {
+    /// The id the client gave the order, if any: money-moving orders take one.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            TournamentOrder::Register { id, .. } | TournamentOrder::Rebuy { id, .. } => id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The core's command, on `day`; `event` finds an event by name.
     pub fn command(&self, day: time::Date, event: impl Fn(&str) -> Result<usize, String>) -> Result<Command, String> {
         Ok(match self {
@@ -35,6 +46,7 @@ impl TournamentOrder {
                 fee,
                 buy_in,
                 qualified,
+                ..
             } => Command::Register {
                 player: player.clone(),
                 event: event(e)?,
@@ -44,7 +56,9 @@ impl TournamentOrder {
                 day,
             },
             TournamentOrder::Start { event: e } => Command::Start { event: event(e)?, day },
-            TournamentOrder::Rebuy { entry, paid, points } => Command::Rebuy {
+            TournamentOrder::Rebuy {
+                entry, paid, points, ..
+            } => Command::Rebuy {
                 entry: *entry,
                 paid: paid.paid(),
                 points: points.unwrap_or(0),

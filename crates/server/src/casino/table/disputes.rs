@@ -115,6 +115,7 @@ impl TableSlot {
             ));
         }
         self.check_same_play(record.round)?;
+        self.check_points_dispute(dir)?;
         let rules = self.table.rules().ignoring_limits();
         let mut checked: Corrections = Vec::with_capacity(corrections.len());
         for c in corrections {

@@ -381,9 +381,10 @@ impl TableSlot {
         if plan.is_empty() {
             return Ok(None);
         }
-        // A bet in points draws on an account the cage also moves: the ledger judges it.
-        let needs_verdict =
-            needs_verdict(&request) || (self.points.is_some() && matches!(request, Request::PlaceBet { .. }));
+        // A bet or a correction in points draws on an account the cage also
+        // moves: the ledger judges it.
+        let needs_verdict = needs_verdict(&request)
+            || (self.points.is_some() && matches!(request, Request::PlaceBet { .. } | Request::Dispute { .. }));
         if !needs_verdict {
             self.precheck(&plan.transfers)?;
         }

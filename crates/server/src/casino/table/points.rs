@@ -65,6 +65,17 @@ impl TableSlot {
                     // Sent again: it plays that event already.
                     return Ok(());
                 }
+                // A bet in prison rides into the next round: cash stays cash.
+                if self.own_balance(TableAccount::Layout) != 0 {
+                    return Err(err(
+                        ErrorCode::TournamentRefused,
+                        format!(
+                            "cash bets are still on table {}'s layout (in prison): a table plays cash or a \
+                             tournament, never both (2214(1)); switch once they are decided",
+                            self.id
+                        ),
+                    ));
+                }
                 if !self.colours.is_empty() {
                     return Err(err(
                         ErrorCode::TournamentRefused,
@@ -98,6 +109,16 @@ impl TableSlot {
                         format!(
                             "event {:?} of tournament {} is still played at table {}: the director ends it first",
                             e.event_name, e.tournament, self.id
+                        ),
+                    ));
+                }
+                if self.own_balance(TableAccount::PointsLayout) != 0 {
+                    return Err(err(
+                        ErrorCode::TournamentRefused,
+                        format!(
+                            "tournament points are still on table {}'s layout (a bet in prison): points never \
+                             become cash (2214(1)); switch once they are decided",
+                            self.id
                         ),
                     ));
                 }
@@ -153,6 +174,23 @@ impl TableSlot {
                 values.join(", ")
             ),
         })
+    }
+
+    /// In points a dispute corrects points only while the event is under
+    /// way: once it has ended its standings are the prizes', and the points
+    /// went back to the bank.
+    pub(super) fn check_points_dispute(&self, dir: &Directory) -> Result<(), ApiError> {
+        if self.points.is_some() && !self.points_event(dir).is_some_and(|e| e.running) {
+            return Err(err(
+                ErrorCode::BadCorrection,
+                format!(
+                    "table {} plays a tournament's event that is not under way: its points are corrected only \
+                     during the event",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The event this table plays, as the cage publishes it, while it plays in points.

@@ -18,7 +18,7 @@ use time::Date;
 use super::actor::Actor;
 use super::directory::Directory;
 use super::err;
-use super::journal::tournament::{TournamentOrder, TournamentRecord};
+use super::journal::tournament::{TournamentOrder, TournamentRecord, ORDER_ID_MAX_BYTES};
 use super::journal::{JournalEvent, FORMAT_TOURNAMENTS};
 use super::table::{account, transfer};
 use crate::api::{ApiError, ErrorCode, Role};
@@ -38,6 +38,8 @@ pub struct Held {
     pub currency: String,
     pub tournament: Tournament,
     pub tables: Tables,
+    /// Each order sent with an id, by its id: a resend writes nothing.
+    pub orders: std::collections::HashMap<String, TournamentOrder>,
 }
 
 /// The most tournaments a casino keeps.
@@ -147,6 +149,7 @@ pub(super) fn plan_create(
                 chip_values: config.spec().chip_values.clone(),
             },
             tournament: Tournament::new(config),
+            orders: std::collections::HashMap::new(),
         },
     ))
 }
@@ -204,6 +207,32 @@ pub(super) fn plan_order(
     let held = tournaments
         .get(id)
         .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))?;
+    if let Some(order_id) = order.id() {
+        let valid = !order_id.is_empty()
+            && order_id.len() <= ORDER_ID_MAX_BYTES
+            && order_id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !valid {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!("an order's id is 1 to {ORDER_ID_MAX_BYTES} of A-Z, a-z, 0-9, '-', '_', '.'"),
+            ));
+        }
+        match held.orders.get(order_id) {
+            // Sent again: answered again, nothing charged twice.
+            Some(was) if was == order => return Ok((Vec::new(), Vec::new(), Vec::new(), None)),
+            Some(_) => {
+                return Err(err(
+                    ErrorCode::TournamentRefused,
+                    format!(
+                    "order id {order_id} was used for a different order of tournament {id}; a new order needs a new id"
+                ),
+                ))
+            }
+            None => {}
+        }
+    }
     let t = &held.tournament;
     match order {
         // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
@@ -385,10 +414,19 @@ type Planned = (Vec<Transfer>, Vec<JournalEvent>, Vec<super::cage::Effect>);
 impl<S: croupier_ledger::Storage> super::Cage<S> {
     /// A tournament's events once durable, and its tables where an order
     /// changed them; each of its tables learns its event's state (2214(2)).
-    pub(super) fn apply_tournament(&mut self, id: &str, events: &[Event], tables: Option<Tables>) {
+    pub(super) fn apply_tournament(
+        &mut self,
+        id: &str,
+        order: Option<(String, TournamentOrder)>,
+        events: &[Event],
+        tables: Option<Tables>,
+    ) {
         let Some(held) = self.tournaments.get_mut(id) else {
             return;
         };
+        if let Some((order_id, order)) = order {
+            held.orders.insert(order_id, order);
+        }
         for event in events {
             held.tournament.apply(event);
         }
@@ -398,7 +436,14 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
         let published = tables::published(id, held);
         self.directory.change(|dir| {
             for (table, event) in published {
-                dir.set_table_event(table, event);
+                // A table is its latest event's: an ended event of this
+                // tournament never takes back a table given since to another.
+                let ours = dir
+                    .table_event(&table)
+                    .is_none_or(|now| now.tournament == event.tournament && now.event == event.event);
+                if ours || !event.ended {
+                    dir.set_table_event(table, event);
+                }
             }
         });
     }
@@ -426,8 +471,13 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
                 Some(
                     plan_order(&self.tournaments, dir, at_ms, actor, tournament, order, &floor).map(
                         |(transfers, journal, events, tables)| {
+                            // A resend changes nothing and writes nothing.
+                            if journal.is_empty() && transfers.is_empty() {
+                                return (transfers, journal, Vec::new());
+                            }
                             let effect = Effect::Tournament {
                                 id: tournament.clone(),
+                                order: order.id().map(|i| (i.to_string(), order.clone())),
                                 events,
                                 tables,
                             };

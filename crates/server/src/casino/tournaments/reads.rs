@@ -56,6 +56,8 @@ fn brief(held: &Held) -> serde_json::Value {
             "starting_points": e.starting_points,
             "rebuys_max": e.rebuys.max,
             "status": match s.status() {
+                // A concluded tournament's event never started was not played (a cancel).
+                croupier_core::tournament::EventStatus::Open if t.concluded => "not played",
                 croupier_core::tournament::EventStatus::Open => "open",
                 croupier_core::tournament::EventStatus::Running => "running",
                 croupier_core::tournament::EventStatus::Ended => "ended",

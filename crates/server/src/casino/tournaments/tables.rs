@@ -105,7 +105,8 @@ pub(super) fn order(
                     held.profile
                 ));
             }
-            for (other_id, other) in all {
+            // A concluded tournament (a cancelled one too) holds no table.
+            for (other_id, other) in all.iter().filter(|(_, o)| !o.tournament.concluded) {
                 for (&other_event, at) in &other.tables.by_event {
                     if at == table && !other.tournament.events[other_event].ended {
                         return refuse(format!(
@@ -164,8 +165,10 @@ fn same_points(given: &[(u32, u64)], counted: &[(u32, u64)], table: &str) -> Res
     let mut sorted = given.to_vec();
     sorted.sort_unstable();
     if sorted != counted {
+        let listed: Vec<String> = counted.iter().map(|(e, p)| format!("entry {e}: {p}")).collect();
         return refuse(format!(
-            "the points are counted at table {table}: {counted:?} (entry, points), not {given:?}; send none to take the table's"
+            "the points are counted at table {table} ({}), and differ from those given: send none to take the table's",
+            listed.join(", ")
         ));
     }
     Ok(())
@@ -194,8 +197,11 @@ pub(super) fn counted(
             match entry_table(entry)? {
                 Some((player, table)) => {
                     let points = points_at(table, &player, balance)?;
-                    if given.is_some_and(|g| g != points) {
-                        return refuse(format!("entry {entry} has {points} points at table {table}"));
+                    if let Some(g) = given.filter(|g| *g != points) {
+                        return refuse(format!(
+                            "entry {entry} has {points} points at table {table}, not {g}: the table counts them; \
+                             leave points out for an event played at a table"
+                        ));
                     }
                     Command::Rebuy {
                         entry,
@@ -260,8 +266,10 @@ pub(super) fn counted(
 }
 
 /// The points the tournament's events move at their tables: issued at the
-/// start and with each re-buy, swept back to the bank when the event ends
-/// or its player is disqualified.
+/// start, to a re-entry into a running event, and with each re-buy; swept
+/// back to the bank when the event ends or its player is disqualified. A
+/// player's points at a table are one account, however many entries they
+/// had there: each is swept once, from what the batch leaves in it.
 pub(super) fn points_moves(
     held: &Held,
     id: &str,
@@ -271,52 +279,77 @@ pub(super) fn points_moves(
     let t = &held.tournament;
     let spec = t.config().spec();
     let mut out = Vec::new();
+    // What this order moved so far, per (table, player).
+    let mut moved: BTreeMap<(String, String), i128> = BTreeMap::new();
     for (i, event) in events.iter().enumerate() {
         let n = t.history.len() + i;
-        let bank = |table: &str| account(Account::of_table(TableAccount::PointsBank, table));
-        let mut issue =
-            |table: &str, entry: u32, player: &str, points: u64, back: bool, memo: &str| -> Result<(), ApiError> {
-                if points == 0 {
-                    return Ok(());
-                }
-                let own = account(Account::points(table, player))?;
-                let (from, to) = if back { (own, bank(table)?) } else { (bank(table)?, own) };
+        let mut mv = |table: &str, entry: u32, player: &str, issue: Option<u64>| -> Result<(), ApiError> {
+            let own = account(Account::points(table, player))?;
+            let bank = account(Account::of_table(TableAccount::PointsBank, table))?;
+            let delta = moved.entry((table.to_string(), player.to_string())).or_default();
+            let held_now = balance(&own) + *delta;
+            // Whatever the account holds goes back first: no points carry over.
+            if held_now > 0 {
+                let back = u64::try_from(held_now).unwrap_or(0);
+                let memo = if issue.is_some() {
+                    "points left over, back"
+                } else {
+                    "points back"
+                };
                 out.push(transfer(
-                    format!("tourney/{id}/{n}/pts/{entry}"),
-                    from,
-                    to,
-                    points,
+                    format!("tourney/{id}/{n}/back/{entry}"),
+                    own.clone(),
+                    bank.clone(),
+                    back,
                     memo,
                 ));
-                Ok(())
-            };
+                *delta -= held_now;
+            }
+            if let Some(points) = issue.filter(|p| *p > 0) {
+                out.push(transfer(
+                    format!("tourney/{id}/{n}/pts/{entry}"),
+                    bank,
+                    own,
+                    points,
+                    "tournament chips",
+                ));
+                *delta += i128::from(points);
+            }
+            Ok(())
+        };
         match event {
             Event::Started { event, entries } => {
                 if let Some(table) = held.tables.by_event.get(event) {
                     for &entry in entries {
                         let e = t.entry(entry).map_err(super::refused)?;
-                        issue(
-                            table,
-                            entry,
-                            &e.player,
-                            spec.events[*event].starting_points,
-                            false,
-                            "starting chips",
-                        )?;
+                        mv(table, entry, &e.player, Some(spec.events[*event].starting_points))?;
                     }
+                }
+            }
+            // A re-entry into an event under way starts with its chips too (2213.07(1)).
+            Event::Registered { entry, points } if t.events[entry.event].started => {
+                if let Some(table) = held.tables.by_event.get(&entry.event) {
+                    mv(table, entry.number, &entry.player, Some(*points))?;
                 }
             }
             Event::Rebought { entry, points, .. } => {
                 let e = t.entry(*entry).map_err(super::refused)?;
                 if let Some(table) = held.tables.by_event.get(&e.event) {
-                    issue(table, *entry, &e.player, *points, false, "re-buy chips")?;
+                    let own = account(Account::points(table, &e.player))?;
+                    out.push(transfer(
+                        format!("tourney/{id}/{n}/pts/{entry}"),
+                        account(Account::of_table(TableAccount::PointsBank, table))?,
+                        own,
+                        *points,
+                        "re-buy chips",
+                    ));
+                    *moved.entry((table.clone(), e.player.clone())).or_default() += i128::from(*points);
                 }
             }
             Event::Ended { event, .. } => {
                 if let Some(table) = held.tables.by_event.get(event) {
                     for e in t.entries.iter().filter(|e| e.event == *event) {
-                        let points = points_at(table, &e.player, balance)?;
-                        issue(table, e.number, &e.player, points, true, "event over: points back")?;
+                        mv(table, e.number, &e.player, None)?;
                     }
                 }
             }
@@ -324,8 +357,7 @@ pub(super) fn points_moves(
                 for &entry in entries {
                     let e = t.entry(entry).map_err(super::refused)?;
                     if let Some(table) = held.tables.by_event.get(&e.event) {
-                        let points = points_at(table, &e.player, balance)?;
-                        issue(table, entry, &e.player, points, true, "disqualified: points back")?;
+                        mv(table, entry, &e.player, None)?;
                     }
                 }
             }
