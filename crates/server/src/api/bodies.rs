@@ -413,6 +413,9 @@ pub struct RecalledRound {
     pub settled: bool,
     pub chips_before: BTreeMap<String, i128>,
     pub chips_after: BTreeMap<String, i128>,
+    /// Played for this tournament's event, in points (Colorado 2214).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 impl RecalledRound {

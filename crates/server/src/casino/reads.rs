@@ -320,7 +320,8 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
         .rounds
         .iter()
         .rev()
-        .filter(|r| r.settled)
+        // A tournament's rounds are played in points: no money of the table's.
+        .filter(|r| r.settled && r.tournament.is_none())
         .map(|r| {
             let staked: u64 = r.bets.iter().map(|b| b.stake).sum();
             let returned: u64 = r.bets.iter().filter_map(|b| b.returned).sum();

@@ -41,6 +41,10 @@ pub struct RoundRecord {
     /// Each player's chips at the table when betting opened, and when the round settled.
     pub chips_before: BTreeMap<String, i128>,
     pub chips_after: BTreeMap<String, i128>,
+    /// The tournament whose event the round was played for, in points
+    /// (Colorado 2214): its stakes are points, not money.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 impl From<&RoundRecord> for RecalledRound {
@@ -68,6 +72,7 @@ impl From<&RoundRecord> for RecalledRound {
             settled: r.settled,
             chips_before: r.chips_before.clone(),
             chips_after: r.chips_after.clone(),
+            tournament: r.tournament.clone(),
         }
     }
 }
@@ -126,6 +131,7 @@ pub(super) fn record_all(
                 settled: false,
                 chips_before: before.clone(),
                 chips_after: BTreeMap::new(),
+                tournament: slot.points.as_ref().map(|p| p.tournament.clone()),
             }));
             index = None;
             continue;
