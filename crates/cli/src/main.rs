@@ -180,7 +180,7 @@ fn serve(
         .block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
             println!("croupier: serving on http://{} ({shown})", started.address);
             println!(
-                "croupier: point a browser at http://{0}/ : the admin /admin, the cage /cashier, the pit /pit, dealers /dealer, players /terminal, a big screen /board",
+                "croupier: point a browser at http://{0}/ : the admin /admin, the cage /cashier, the pit /pit, dealers /dealer, players /terminal, a big screen /board, tournaments /tournaments",
                 started.address
             );
             if let Some((username, password)) = &started.admin_password {
