@@ -2,7 +2,8 @@
 //! 2213.01-.08): fees and buy-ins in cash, non-cash and complimentary
 //! form, a voucher won in the first event and used in the second, a
 //! re-buy, an elimination, refusals each naming its clause, a split, the
-//! forms, and `croupier verify` reconciling every cent after a `kill -9`.
+//! forms, and `croupier verify` reconciling every cent after a `kill -9`;
+//! and an event played at a table in points (2213.07, 2214).
 
 use std::path::Path;
 
@@ -10,6 +11,7 @@ use croupier_testkit::{data_dir, free_port, Server};
 use serde_json::{json, Value};
 
 const EXAMPLE: &str = include_str!("../../../profiles/tournaments/winter-classic.toml");
+const COLORADO: &str = include_str!("../../../profiles/colorado-2014.toml");
 
 fn start(data: &Path, port: u16) -> Server {
     Server::start(env!("CARGO_BIN_EXE_croupier"), data, port)
@@ -363,4 +365,305 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         books["buy_ins"], books["prizes_paid"],
         "every buy-in paid out (2213.05): {books}"
     );
+}
+
+// A tournament's event played at a table (Colorado 2213.07, 2214): the table
+// switches to points only with no cash chips seated, every entrant starts
+// with the same points, no wager limit applies, only entrants bet, re-buys
+// and eliminations wait for the game to end, the standings are the
+// ledger's (no one types them), and `croupier verify` reconciles after a
+// `kill -9` in the middle.
+
+fn bet(id: &str, spot: &str, stake: u64) -> Value {
+    json!({"op": "place_bet", "table": "tt", "bet_id": id, "spot": spot, "stake": stake})
+}
+
+fn spin(pocket: &str) -> Value {
+    json!({"op": "spin", "table": "tt", "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}})
+}
+
+fn points(server: &Server, cashier: &str, player: &str) -> i64 {
+    let (status, body) = server.http("GET", &format!("/api/players/{player}/accounts"), Some(cashier), None);
+    assert_eq!(status, 200, "{body}");
+    body["accounts"][format!("points:tt:{player}")].as_i64().unwrap_or(0)
+}
+
+#[test]
+fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
+    let data = data_dir();
+    let port = free_port();
+    let mut server = start(data.path(), port);
+    let [admin, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
+    let p3 = server.login("p3", "p3-password-1");
+    let p4 = server.login("p4", "p4-password-1");
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "tt", "profile_text": COLORADO, "wheel": "double-zero",
+               "in_prison": false, "betting_window_ms": 600000, "outcome": "dealer"}),
+    );
+    // The table posts a straight-up maximum of 10.00 for its cash play.
+    server.ask(
+        &pit,
+        json!({"op": "set_limits", "table": "tt", "limits": [{"kind": "straight", "min": 100, "max": 1000}]}),
+    );
+    server.inspect_and_open(&pit, &dealer, "tt");
+    let (config, filed) = config_from_today();
+    server.ask(&admin, json!({"op": "create_tournament", "config": config}));
+    for p in ["p1", "p2", "p3"] {
+        server.ask(&pit, order(json!({"do": "register", "player": p, "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    }
+    server.ask(&pit, order(json!({"do": "file_rules", "filed_on": filed})));
+
+    // A table plays an event only once the director gives it one, and only
+    // the director does; a table of another game's rules is refused (2213.06).
+    let to_points = json!({"op": "table_play", "table": "tt", "tournament": "winter-classic"});
+    refused(
+        &server,
+        &pit,
+        to_points.clone(),
+        "tournament_refused",
+        "gives it one first",
+    );
+    refused(
+        &server,
+        &p1,
+        order(json!({"do": "table", "event": "Qualifier", "table": "tt"})),
+        "forbidden",
+        "direct",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "table", "event": "Qualifier", "table": "nowhere"})),
+        "no_table",
+        "nowhere",
+    );
+    server.ask(&pit, order(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    // Sent again, it changes nothing.
+    server.ask(&pit, order(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "table", "event": "Final", "table": "tt"})),
+        "tournament_refused",
+        "still to be played",
+    );
+
+    // Cash play and a tournament never share a table (2214(1)).
+    server.seat(&cashier, ("p4", &p4), "tt", 10_000, 5_000);
+    refused(&server, &pit, to_points.clone(), "tournament_refused", "2214(1)");
+    server.ask(&p4, json!({"op": "leave_table", "id": "leave-p4", "table": "tt"}));
+    refused(&server, &p1, to_points.clone(), "forbidden", "direct");
+    server.ask(&pit, to_points.clone());
+    server.ask(&pit, to_points.clone());
+    let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
+    let notice = &tables["tables"][2]["tournament"];
+    assert_eq!(notice["event"], "Qualifier", "{tables}");
+    assert!(
+        notice["notice"].as_str().unwrap_or("").contains("yellow 100"),
+        "{notice}"
+    );
+    refused(
+        &server,
+        &p4,
+        json!({"op": "buy_in", "id": "buy-again", "table": "tt", "amount": 1000, "chip_value": 100}),
+        "tournament_refused",
+        "2214(1)",
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    refused(
+        &server,
+        &p1,
+        bet("early", "red", 100),
+        "tournament_refused",
+        "not under way",
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("5"));
+
+    // Every entrant starts with the same chips (2213.07(1)).
+    server.ask(&pit, order(json!({"do": "start", "event": "Qualifier"})));
+    for p in ["p1", "p2", "p3"] {
+        assert_eq!(points(&server, &cashier, p), 10_000, "{p}");
+    }
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    // Only an entrant bets, with their own chips (2213.07(4)); a coupon is money.
+    refused(
+        &server,
+        &p4,
+        bet("p4-bet", "red", 100),
+        "tournament_refused",
+        "2213.07(4)",
+    );
+    // No wager size limit applies to tournament chips (2214(1)): 50.00 straight up at a 10.00 table.
+    server.ask(&p1, bet("p1-17", "17", 5_000));
+    server.ask(&p2, bet("p2-red", "red", 10_000));
+    refused(&server, &p3, bet("p3-big", "black", 10_001), "refused", "points");
+    server.ask(&p3, bet("p3-black", "black", 1_000));
+    // Re-buys, eliminations and the end wait for the game to end (2213.07(5)).
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "rebuy", "entry": 2, "paid": "cash"})),
+        "tournament_refused",
+        "2213.07(5)",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier"})),
+        "tournament_refused",
+        "2213.07(5)",
+    );
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("17"));
+    // 17 is black: p1 wins 35 to 1, p2 loses all, p3 doubles.
+    assert_eq!(points(&server, &cashier, "p1"), 5_000 + 5_000 + 175_000);
+    assert_eq!(points(&server, &cashier, "p2"), 0);
+    assert_eq!(points(&server, &cashier, "p3"), 10_000 + 1_000);
+
+    // The ledger counts the points: none typed differs from them, and a
+    // player with chips is not eliminated (2213.07(2)).
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "eliminate", "entry": 3})),
+        "tournament_refused",
+        "2213.07(2)",
+    );
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "rebuy", "entry": 2, "paid": "cash", "points": 500})),
+        "tournament_refused",
+        "0 points at table tt",
+    );
+    server.ask(&pit, order(json!({"do": "rebuy", "entry": 2, "paid": "cash"})));
+    assert_eq!(points(&server, &cashier, "p2"), 10_000);
+
+    // kill -9 in the middle of the event: nothing lost, the points reconcile.
+    server.kill();
+    let (ok, report) = croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data.path(), &[]);
+    assert!(ok, "{report}");
+    assert_eq!(report["balances"]["points:tt:p1"], 185_000, "{report}");
+    let server = start(data.path(), port);
+    let [cashier, dealer, pit, p1, p2] =
+        ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
+
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    server.ask(&p2, bet("p2-zero", "0", 10_000));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("1"));
+    assert_eq!(points(&server, &cashier, "p2"), 0);
+    // One re-buy only: p2 is out of chips and is eliminated.
+    server.ask(&pit, order(json!({"do": "eliminate", "entry": 2})));
+    refused(
+        &server,
+        &p2,
+        bet("p2-after", "red", 100),
+        "tournament_refused",
+        "2213.07(4)",
+    );
+    // Re-entry after elimination is a new entry (2213(2)(c)) that starts with
+    // the same chips (2213.07(1)); sent again under its id, it is charged once.
+    let again = order(
+        json!({"do": "register", "player": "p2", "event": "Qualifier", "fee": "cash", "buy_in": "cash",
+                             "qualified": true, "id": "reentry-p2"}),
+    );
+    server.ask(&pit, again.clone());
+    server.ask(&pit, again);
+    assert_eq!(points(&server, &cashier, "p2"), 10_000);
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
+    assert_eq!(
+        seen["entries"].as_array().map(Vec::len),
+        Some(4),
+        "one new entry: {seen}"
+    );
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&p1), None);
+    let standings = &seen["standings"][0]["entries"];
+    assert_eq!(standings[0]["entry"], 1, "{seen}");
+    assert_eq!(standings[0]["points"], 185_000, "{seen}");
+    assert_eq!(
+        standings[1]["player"],
+        Value::Null,
+        "a player sees no one else's name: {seen}"
+    );
+
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "end", "event": "Qualifier", "points": [[1, 1], [3, 999_999]]})),
+        "tournament_refused",
+        "counted at table tt",
+    );
+    server.ask(&pit, order(json!({"do": "end", "event": "Qualifier"})));
+    let (_, seen) = server.http("GET", "/api/tournaments/winter-classic", Some(&pit), None);
+    let payouts = seen["payouts"].as_array().cloned().unwrap_or_default();
+    assert_eq!(payouts[0]["player"], "p1", "{seen}");
+    assert_eq!(payouts[1]["player"], "p3", "{seen}");
+    // The points go back to the table's bank: none is left anywhere.
+    for p in ["p1", "p2", "p3"] {
+        assert_eq!(points(&server, &cashier, p), 0, "{p}");
+    }
+    // Once the event is over no dispute gives anyone points.
+    refused(
+        &server,
+        &pit,
+        json!({"op": "dispute", "table": "tt", "reason": "late", "corrections": [{"player": "p3", "amount": 5000}]}),
+        "bad_correction",
+        "not under way",
+    );
+
+    // A second tournament's event at the same table: the first one's later
+    // orders never take the table back from it.
+    let (config, filed) = config_from_today();
+    let second = config.replace("id = \"winter-classic\"", "id = \"winter-two\"");
+    let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
+    server.ask(&admin, json!({"op": "create_tournament", "config": second}));
+    let two = |o: Value| json!({"op": "tournament", "tournament": "winter-two", "order": o});
+    server.ask(&pit, two(json!({"do": "register", "player": "p1", "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    server.ask(&pit, two(json!({"do": "file_rules", "filed_on": filed})));
+    server.ask(&pit, two(json!({"do": "table", "event": "Qualifier", "table": "tt"})));
+    server.ask(
+        &pit,
+        json!({"op": "table_play", "table": "tt", "tournament": "winter-two"}),
+    );
+    server.ask(&pit, two(json!({"do": "start", "event": "Qualifier"})));
+    server.ask(&pit, order(json!({"do": "register", "player": "p3", "event": "Final", "fee": "cash", "buy_in": "cash", "qualified": true})));
+    refused(
+        &server,
+        &pit,
+        json!({"op": "table_play", "table": "tt"}),
+        "tournament_refused",
+        "still played",
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "tt"}));
+    server.ask(&p1, bet("two-p1", "red", 500));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
+    server.ask(&dealer, spin("1"));
+    assert_eq!(points(&server, &cashier, "p1"), 10_500);
+    server.ask(&pit, two(json!({"do": "end", "event": "Qualifier"})));
+    // The event is over: the table plays cash again, and a cash player buys in.
+    server.ask(&pit, json!({"op": "table_play", "table": "tt"}));
+    let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
+    assert_eq!(tables["tables"][2]["tournament"], Value::Null, "{tables}");
+    server.ask(
+        &p4,
+        json!({"op": "buy_in", "id": "buy-cash", "table": "tt", "amount": 1000, "chip_value": 100}),
+    );
+
+    drop(server);
+    let (ok, report) = croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data.path(), &[]);
+    assert!(ok, "{report}");
+    for account in ["points-bank:tt", "points-layout:tt", "points:tt:p1", "points:tt:p3"] {
+        assert_eq!(
+            report["balances"][account].as_i64().unwrap_or(0),
+            0,
+            "{account}: {report}"
+        );
+    }
+    for books in report["tournaments"].as_array().cloned().unwrap_or_default() {
+        assert_eq!(books["problem"], Value::Null, "{books}");
+    }
 }
