@@ -67,6 +67,17 @@ pub const FORMAT_TOURNAMENTS: u32 = 7;
 /// points in the ledger (Colorado 2213.07, 2214).
 pub const FORMAT_TOURNAMENT_TABLES: u32 = 8;
 
+/// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
+pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
+    if have < need {
+        return Err(crate::api::ApiError::new(
+            crate::api::ErrorCode::BadRequest,
+            format!("{what} journaled from format {need}; this journal is in {have}"),
+        ));
+    }
+    Ok(())
+}
+
 /// The first format in which an automated wheel's game counts only when its
 /// frames show the ball launched after the table started watching
 /// ([`croupier_wheel::monitor::launch_witnessed`]): up to format 5 a game

@@ -14,7 +14,7 @@ use crate::api::bodies::{ChipValue, PointsNotice};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::directory::{Directory, TableEvent};
 use crate::casino::err;
-use crate::casino::journal::{JournalEvent, FORMAT_TOURNAMENT_TABLES};
+use crate::casino::journal::{require_format, JournalEvent, FORMAT_TOURNAMENT_TABLES};
 use crate::casino::request::Request;
 
 /// The tournament event a table plays in points.
@@ -30,15 +30,11 @@ impl TableSlot {
         let Request::TablePlay { tournament, .. } = request else {
             return Err(err(ErrorCode::Internal, "not a switch of play"));
         };
-        if dir.journal_format() < FORMAT_TOURNAMENT_TABLES {
-            return Err(err(
-                ErrorCode::BadRequest,
-                format!(
-                    "tournament play at a table is journaled from format {FORMAT_TOURNAMENT_TABLES}; this journal is in {}",
-                    dir.journal_format()
-                ),
-            ));
-        }
+        require_format(
+            dir.journal_format(),
+            FORMAT_TOURNAMENT_TABLES,
+            "tournament play at a table is",
+        )?;
         if !matches!(self.table.phase(), Phase::Closed | Phase::Open) {
             return Err(err(
                 ErrorCode::RoundUnderWay,

@@ -67,16 +67,7 @@ fn refused(e: TournamentError) -> ApiError {
 }
 
 fn format_check(dir: &Directory) -> Result<(), ApiError> {
-    if dir.journal_format() < FORMAT_TOURNAMENTS {
-        return Err(err(
-            ErrorCode::BadRequest,
-            format!(
-                "tournaments are journaled from format {FORMAT_TOURNAMENTS}; this journal is in {}",
-                dir.journal_format()
-            ),
-        ));
-    }
-    Ok(())
+    super::journal::require_format(dir.journal_format(), FORMAT_TOURNAMENTS, "tournaments are")
 }
 
 /// A new tournament from its file's text, checked against its profile

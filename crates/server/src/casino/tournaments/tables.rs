@@ -65,14 +65,7 @@ pub(super) fn order(
     order: &TournamentOrder,
     balance: Balance<'_>,
 ) -> Result<Option<(TournamentRecord, Tables)>, ApiError> {
-    if format < FORMAT_TOURNAMENT_TABLES {
-        return Err(err(
-            ErrorCode::BadRequest,
-            format!(
-                "tournament tables are journaled from format {FORMAT_TOURNAMENT_TABLES}; this journal is in {format}"
-            ),
-        ));
-    }
+    crate::casino::journal::require_format(format, FORMAT_TOURNAMENT_TABLES, "tournament tables are")?;
     let held = all
         .get(id)
         .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))?;
