@@ -661,6 +661,7 @@ test("a tournament's event played at a table in points: director, terminal and b
   await textOf(alice.locator("#chips-balance"), /45000 points/, "paid 35 to 1 in points");
   await textOf(alice.locator("#standings"), /1[\s\S]*1 \(you\)[\s\S]*45000/, "alice leads the standings");
   await textOf(alice.locator("#result-text"), /Won 35000 pts/, "the result in points");
+  await textOf(alice.locator("#rebuys"), /Re-buys: 0 of 1 used/, "the re-buys the event allows (2213.07(1))");
   await alice.locator("#announce").waitFor({ state: "hidden", timeout: WAIT_MS });
   await shot(alice, "17-tournament-terminal-1400");
 
