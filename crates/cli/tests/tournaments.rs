@@ -643,6 +643,12 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
     server.ask(&dealer, spin("1"));
     assert_eq!(points(&server, &cashier, "p1"), 10_500);
+    // Disqualified in the first tournament, p1 keeps the second's points.
+    server.ask(
+        &pit,
+        order(json!({"do": "disqualify", "player": "p1", "reason": "two entries found"})),
+    );
+    assert_eq!(points(&server, &cashier, "p1"), 10_500);
     server.ask(&pit, two(json!({"do": "end", "event": "Qualifier"})));
     // The event is over: the table plays cash again, and a cash player buys in.
     server.ask(&pit, json!({"op": "table_play", "table": "tt"}));

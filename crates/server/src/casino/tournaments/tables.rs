@@ -248,6 +248,13 @@ pub(super) fn counted(
                 None => Command::ConfirmSplit { points },
             }
         }
+        // An entry joining an event under way (a re-entry) starts between games (2213.07(5)).
+        Command::Register { event, .. } if t.events.get(event).is_some_and(|s| s.started && !s.ended) => {
+            if let Some(table) = table_of(event) {
+                between_games(table, balance, "an entry joins the event")?;
+            }
+            command
+        }
         Command::Disqualify { player, reason } => {
             if let Some(table) = t.active_entry(&player).and_then(|e| table_of(e.event)) {
                 between_games(table, balance, "a player is disqualified")?;
@@ -346,10 +353,13 @@ pub(super) fn points_moves(
                     }
                 }
             }
+            // Only an event under way holds the player's points: a table
+            // whose event ended may be another tournament's now.
             Event::Disqualified { entries, .. } => {
                 for &entry in entries {
                     let e = t.entry(entry).map_err(super::refused)?;
-                    if let Some(table) = held.tables.by_event.get(&e.event) {
+                    let running = t.events[e.event].started && !t.events[e.event].ended;
+                    if let Some(table) = held.tables.by_event.get(&e.event).filter(|_| running) {
                         mv(table, entry, &e.player, None)?;
                     }
                 }
