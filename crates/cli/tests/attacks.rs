@@ -501,6 +501,14 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
         &dealer,
         json!({"op": "spin", "table": "d1", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 6}}),
     );
+    // Colorado 2206(5): a dispute corrects what the round's wagers could
+    // pay. p1's straight-up on 17 was annulled: it played for nothing, and
+    // no dispute pays it 35 to 1 now that 17 came.
+    let as_if_played = json!({"op": "dispute", "table": "d1", "reason": "pay the annulled bet",
+                              "corrections": [{"player": "p1", "amount": 10_000}]});
+    let (status, code, message) = refused(&server, &pit, as_if_played);
+    assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
+    assert!(message.contains("could return at most"), "{message}");
     // The round disputed: p1's red lost, p3's black won; each is corrected by 100.
     let dispute = json!({"op": "dispute", "table": "d1", "reason": "chip knocked off 17",
                          "corrections": [{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}]});

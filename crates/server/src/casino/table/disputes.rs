@@ -114,6 +114,15 @@ impl TableSlot {
                 ),
             ));
         }
+        if record.pocket.is_none() {
+            return Err(err(
+                ErrorCode::BadCorrection,
+                format!(
+                    "round {} at table {} had no result: its bets went back, and there is nothing to correct",
+                    record.round, self.id
+                ),
+            ));
+        }
         self.check_same_play(record.round)?;
         self.check_points_dispute(dir)?;
         let rules = self.table.rules().ignoring_limits();
@@ -185,7 +194,8 @@ impl TableSlot {
     /// it wins there, a match play coupon's win included where one was
     /// played on the bet (up to format 4, which kept no coupons, wherever
     /// the profile takes one). A bet carried from prison into this round is
-    /// at most released: its stake. A bet the rules no longer place counts
+    /// at most released: its stake, as is a bet handed back (annulled). A
+    /// bet the rules no longer place counts
     /// its stake on every pocket.
     fn most_returned(
         &self,
@@ -217,7 +227,8 @@ impl TableSlot {
         let mut placed = Vec::with_capacity(bets.len());
         for bet in bets {
             let stake = i128::from(bet.stake);
-            if carried(bet) {
+            // A bet handed back (annulled, or its round void) played for nothing: its stake at most.
+            if carried(bet) || bet.result.as_deref() == Some("returned") {
                 anywhere += stake;
                 continue;
             }

@@ -136,7 +136,8 @@ impl TableSlot {
             return Err(err(
                 ErrorCode::BadCorrection,
                 format!(
-                    "round {round} at table {} was played before it switched between cash and tournament                      points at round {}: a correction pays in the chips its round was played in",
+                    "round {round} at table {} was played before it last switched between cash and tournament \
+                     points, at round {}: a correction pays in the chips its round was played in",
                     self.id, self.switched_at_round
                 ),
             ));
