@@ -707,7 +707,17 @@ test("the board follows the table picked, and comes back by itself after a resta
   await ask(dealer, { op: "open_table", table: "t2" }).catch(() => null);
   await ask(dealer, { op: "open_betting", table: "t2" });
   await textOf(board.locator("#state"), /Place your bets/, "board follows t2 after the restart");
+  // The marquee: the betting window counting down, the results as a red/black
+  // column, and each part of the layout's share of the shown spins.
+  await textOf(board.locator("#countdown"), /^\d:\d\d$/, "the betting window's countdown");
+  await ask(dealer, { op: "no_more_bets", table: "t2" });
+  await ask(dealer, { op: "spin", table: "t2", spin: { pocket: "32", direction: "opposite", revolutions: 6 } });
+  await board.locator('#column .newest[data-pocket="32"]').waitFor({ timeout: WAIT_MS });
+  await textOf(board.locator("#stats"), /Red · zeros · black[\s\S]*%[\s\S]*Dozens[\s\S]*Columns/, "the statistics");
   await shot(board, "10-board-1920");
+  // A portrait screen takes it in one column.
+  await board.setViewportSize({ width: 1080, height: 1920 });
+  await shot(board, "10-board-portrait");
 });
 
 test("no page raised an error", () => {
