@@ -387,14 +387,7 @@ test("a triple-zero layout, and the terminal at phone width", async () => {
 });
 
 test("In Prison chosen at the terminal: half back or held for the next spin (Colorado 2204(2))", async () => {
-  await ask(adminToken, {
-    op: "create_table", table: "t4", profile_text: await profileText("colorado-2014"), wheel: "single-zero",
-    in_prison: true, betting_window_ms: 60_000, outcome: "dealer",
-  });
-  const pitToken = await login("pit1", "pit1-secret-1");
-  const dealerToken = await login("dealer1", "dealer1-secret-1");
-  await ask(pitToken, { op: "inspect", table: "t4", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
-  await ask(dealerToken, { op: "open_table", table: "t4" });
+  const { dealerToken } = await openColoradoTable("t4", "single-zero", true, 60_000);
   await ask(dealerToken, { op: "open_betting", table: "t4" });
   const page = await newPage("prison");
   await signIn(page, "/terminal?table=t4", "alice", "alice-secret-1");
@@ -529,13 +522,7 @@ test("the cage page: a player looked up, cash in and out with receipts, a coupon
 });
 
 test("the tournaments page: created, entries, an event ended, a split agreed by its players (Colorado 2213)", async () => {
-  const { readFile } = await import("node:fs/promises");
-  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-  const config = (await readFile(path.join(ROOT, "profiles/tournaments/winter-classic.toml"), "utf8"))
-    .replace('first_day = "2026-12-12"', `first_day = "${day(0)}"`)
-    .replace('last_day = "2027-02-13"', `last_day = "${day(60)}"`)
-    .replace('day = "2026-12-12"', `day = "${day(0)}"`)
-    .replace('day = "2027-01-16"', `day = "${day(0)}"`);
+  const config = await exampleTournament("winter-classic");
   const admin = await newPage("tournaments-admin");
   await signIn(admin, "/tournaments", "admin", "admin-secret-1");
   await admin.fill('#create-form [name="config"]', config.replace("last_day = \"", "last_day = \"2099-01-01\"\n#"));
@@ -611,23 +598,9 @@ test("the tournaments page: created, entries, an event ended, a split agreed by 
 });
 
 test("a tournament's event played at a table in points: director, terminal and board (Colorado 2213.07, 2214)", async () => {
-  const { readFile } = await import("node:fs/promises");
-  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-  const config = (await readFile(path.join(ROOT, "profiles/tournaments/winter-classic.toml"), "utf8"))
-    .replace('id = "winter-classic"', 'id = "winter-tables"')
-    .replace('first_day = "2026-12-12"', `first_day = "${day(0)}"`)
-    .replace('last_day = "2027-02-13"', `last_day = "${day(60)}"`)
-    .replace('day = "2026-12-12"', `day = "${day(0)}"`)
-    .replace('day = "2027-01-16"', `day = "${day(0)}"`);
+  const config = await exampleTournament("winter-tables");
   await ask(adminToken, { op: "create_tournament", config });
-  await ask(adminToken, {
-    op: "create_table", table: "t5", profile_text: await profileText("colorado-2014"), wheel: "double-zero",
-    in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
-  });
-  const pitToken = await login("pit1", "pit1-secret-1");
-  const dealerToken = await login("dealer1", "dealer1-secret-1");
-  await ask(pitToken, { op: "inspect", table: "t5", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
-  await ask(dealerToken, { op: "open_table", table: "t5" });
+  const { pitToken, dealerToken } = await openColoradoTable("t5", "double-zero", false, 600_000);
   const order = (o) => ask(pitToken, { op: "tournament", tournament: "winter-tables", order: o });
   for (const player of ["alice", "bob"]) await order({ do: "register", player, event: "Qualifier", fee: "cash", buy_in: "cash", qualified: true });
   await order({ do: "file_rules", filed_on: day(-6) });
@@ -723,6 +696,35 @@ test("the board follows the table picked, and comes back by itself after a resta
 test("no page raised an error", () => {
   assert.deepEqual(pageErrors, []);
 });
+
+// A day `offset` days from today, as a tournament file writes it.
+function day(offset) {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+}
+
+// The shipped example tournament under `id`, both its events played today.
+async function exampleTournament(id) {
+  const { readFile } = await import("node:fs/promises");
+  return (await readFile(path.join(ROOT, "profiles/tournaments/winter-classic.toml"), "utf8"))
+    .replace('id = "winter-classic"', `id = "${id}"`)
+    .replace('first_day = "2026-12-12"', `first_day = "${day(0)}"`)
+    .replace('last_day = "2027-02-13"', `last_day = "${day(60)}"`)
+    .replace('day = "2026-12-12"', `day = "${day(0)}"`)
+    .replace('day = "2027-01-16"', `day = "${day(0)}"`);
+}
+
+// A Colorado table with dealer-entered results, inspected by the pit and opened by the dealer.
+async function openColoradoTable(table, wheel, inPrison, windowMs) {
+  await ask(adminToken, {
+    op: "create_table", table, profile_text: await profileText("colorado-2014"), wheel,
+    in_prison: inPrison, betting_window_ms: windowMs, outcome: "dealer",
+  });
+  const pitToken = await login("pit1", "pit1-secret-1");
+  const dealerToken = await login("dealer1", "dealer1-secret-1");
+  await ask(pitToken, { op: "inspect", table, no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+  await ask(dealerToken, { op: "open_table", table });
+  return { pitToken, dealerToken };
+}
 
 async function profileText(name) {
   const { readFile } = await import("node:fs/promises");
