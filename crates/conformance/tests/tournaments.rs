@@ -258,9 +258,18 @@ struct Desk {
 
 impl Desk {
     fn new() -> Desk {
-        let mut t = Tournament::new(loaded(WINTER));
-        t.execute(Command::FileRules { day: day("2026-12-01") }).expect("filed");
-        Desk { t }
+        let mut desk = Desk::unfiled();
+        desk.t
+            .execute(Command::FileRules { day: day("2026-12-01") })
+            .expect("filed");
+        desk
+    }
+
+    /// A tournament whose rules have not yet gone to the Division.
+    fn unfiled() -> Desk {
+        Desk {
+            t: Tournament::new(loaded(WINTER)),
+        }
     }
 
     fn enter(&mut self, player: &str, event: usize, fee: Paid, buy_in: Paid) -> Result<u32, TournamentError> {
@@ -371,16 +380,9 @@ fn an_eliminated_player_enters_again_only_as_a_new_entry_where_the_rules_allow()
 #[test]
 fn a_tournament_starts_five_days_after_its_rules_reach_the_division() {
     // Colorado 2213.06
-    let mut t = Tournament::new(loaded(WINTER));
-    t.execute(Command::Register {
-        player: "ann".into(),
-        event: 0,
-        fee: Paid::Cash,
-        buy_in: Paid::Cash,
-        qualified: true,
-        day: day("2026-12-01"),
-    })
-    .expect("entered");
+    let mut late = Desk::unfiled();
+    late.cash("ann", 0);
+    let t = &mut late.t;
     is_refused(
         t.execute(Command::Start {
             event: 0,
@@ -408,17 +410,9 @@ fn a_tournament_starts_five_days_after_its_rules_reach_the_division() {
         }),
         "scheduled for 2026-12-12",
     );
-    let mut on_time = Tournament::new(loaded(WINTER));
-    on_time
-        .execute(Command::Register {
-            player: "ann".into(),
-            event: 0,
-            fee: Paid::Cash,
-            buy_in: Paid::Cash,
-            qualified: true,
-            day: day("2026-12-01"),
-        })
-        .expect("entered");
+    let mut desk = Desk::unfiled();
+    desk.cash("ann", 0);
+    let on_time = &mut desk.t;
     on_time
         .execute(Command::FileRules { day: day("2026-12-07") })
         .expect("filed");
