@@ -167,6 +167,24 @@ fn same_points(given: &[(u32, u64)], counted: &[(u32, u64)], table: &str) -> Res
     Ok(())
 }
 
+/// The points an event ends on: at its table, the table's count between
+/// games (any given must match it); elsewhere, those the order gives.
+fn ending(
+    t: &Tournament,
+    table: Option<&String>,
+    event: usize,
+    given: Vec<(u32, u64)>,
+    balance: Balance<'_>,
+) -> Result<Vec<(u32, u64)>, ApiError> {
+    let Some(table) = table else {
+        return Ok(given);
+    };
+    between_games(table, balance, "an event ends")?;
+    let counted = standings(t, event, table, balance)?;
+    same_points(&given, &counted, table)?;
+    Ok(counted)
+}
+
 /// A core command with its points as the tables count them, for an event
 /// played at a table; as the order gave them for one played elsewhere.
 pub(super) fn counted(
@@ -228,25 +246,17 @@ pub(super) fn counted(
             }
             None => Command::Eliminate { entry, points },
         },
-        Command::End { event, points } => match table_of(event) {
-            Some(table) => {
-                between_games(table, balance, "an event ends")?;
-                let counted = standings(t, event, table, balance)?;
-                same_points(&points, &counted, table)?;
-                Command::End { event, points: counted }
-            }
-            None => Command::End { event, points },
+        Command::End { event, points } => Command::End {
+            points: ending(t, table_of(event), event, points, balance)?,
+            event,
         },
         Command::ConfirmSplit { points } => {
-            match t.split.as_ref().and_then(|s| table_of(s.event).map(|tb| (s.event, tb))) {
-                Some((event, table)) => {
-                    between_games(table, balance, "an event ends")?;
-                    let counted = standings(t, event, table, balance)?;
-                    same_points(&points, &counted, table)?;
-                    Command::ConfirmSplit { points: counted }
-                }
-                None => Command::ConfirmSplit { points },
-            }
+            let event = t.split.as_ref().map(|s| s.event);
+            let points = match event {
+                Some(event) => ending(t, table_of(event), event, points, balance)?,
+                None => points,
+            };
+            Command::ConfirmSplit { points }
         }
         // An entry joining an event under way (a re-entry) starts between games (2213.07(5)).
         Command::Register { event, .. } if t.events.get(event).is_some_and(|s| s.started && !s.ended) => {
@@ -283,73 +293,68 @@ pub(super) fn points_moves(
     let mut moved: BTreeMap<(String, String), i128> = BTreeMap::new();
     for (i, event) in events.iter().enumerate() {
         let n = t.history.len() + i;
-        let mut mv = |table: &str, entry: u32, player: &str, issue: Option<u64>| -> Result<(), ApiError> {
-            let own = account(Account::points(table, player))?;
-            let bank = account(Account::of_table(TableAccount::PointsBank, table))?;
-            let delta = moved.entry((table.to_string(), player.to_string())).or_default();
-            let held_now = balance(&own) + *delta;
-            // Whatever the account holds goes back first: no points carry over.
-            if held_now > 0 {
-                let back = u64::try_from(held_now).unwrap_or(0);
-                let memo = if issue.is_some() {
-                    "points left over, back"
-                } else {
-                    "points back"
-                };
-                out.push(transfer(
-                    format!("tourney/{id}/{n}/back/{entry}"),
-                    own.clone(),
-                    bank.clone(),
-                    back,
-                    memo,
-                ));
-                *delta -= held_now;
-            }
-            if let Some(points) = issue.filter(|p| *p > 0) {
-                out.push(transfer(
-                    format!("tourney/{id}/{n}/pts/{entry}"),
-                    bank,
-                    own,
-                    points,
-                    "tournament chips",
-                ));
-                *delta += i128::from(points);
-            }
-            Ok(())
-        };
+        // Sweeps what the player's account holds back to the bank (no points
+        // carry over), then issues `issue` points, if any.
+        let mut mv =
+            |table: &str, entry: u32, player: &str, sweep: bool, issue: u64, memo: &str| -> Result<(), ApiError> {
+                let own = account(Account::points(table, player))?;
+                let bank = account(Account::of_table(TableAccount::PointsBank, table))?;
+                let delta = moved.entry((table.to_string(), player.to_string())).or_default();
+                let held_now = balance(&own) + *delta;
+                if sweep && held_now > 0 {
+                    let back = u64::try_from(held_now).unwrap_or(0);
+                    let why = if issue > 0 {
+                        "points left over, back"
+                    } else {
+                        "points back"
+                    };
+                    out.push(transfer(
+                        format!("tourney/{id}/{n}/back/{entry}"),
+                        own.clone(),
+                        bank.clone(),
+                        back,
+                        why,
+                    ));
+                    *delta -= held_now;
+                }
+                if issue > 0 {
+                    out.push(transfer(
+                        format!("tourney/{id}/{n}/pts/{entry}"),
+                        bank,
+                        own,
+                        issue,
+                        memo,
+                    ));
+                    *delta += i128::from(issue);
+                }
+                Ok(())
+            };
         match event {
             Event::Started { event, entries } => {
                 if let Some(table) = held.tables.by_event.get(event) {
                     for &entry in entries {
                         let e = t.entry(entry).map_err(super::refused)?;
-                        mv(table, entry, &e.player, Some(spec.events[*event].starting_points))?;
+                        let points = spec.events[*event].starting_points;
+                        mv(table, entry, &e.player, true, points, "tournament chips")?;
                     }
                 }
             }
             // A re-entry into an event under way starts with its chips too (2213.07(1)).
             Event::Registered { entry, points } if t.events[entry.event].started => {
                 if let Some(table) = held.tables.by_event.get(&entry.event) {
-                    mv(table, entry.number, &entry.player, Some(*points))?;
+                    mv(table, entry.number, &entry.player, true, *points, "tournament chips")?;
                 }
             }
             Event::Rebought { entry, points, .. } => {
                 let e = t.entry(*entry).map_err(super::refused)?;
                 if let Some(table) = held.tables.by_event.get(&e.event) {
-                    let own = account(Account::points(table, &e.player))?;
-                    out.push(transfer(
-                        format!("tourney/{id}/{n}/pts/{entry}"),
-                        account(Account::of_table(TableAccount::PointsBank, table))?,
-                        own,
-                        *points,
-                        "re-buy chips",
-                    ));
-                    *moved.entry((table.clone(), e.player.clone())).or_default() += i128::from(*points);
+                    mv(table, *entry, &e.player, false, *points, "re-buy chips")?;
                 }
             }
             Event::Ended { event, .. } => {
                 if let Some(table) = held.tables.by_event.get(event) {
                     for e in t.entries.iter().filter(|e| e.event == *event) {
-                        mv(table, e.number, &e.player, None)?;
+                        mv(table, e.number, &e.player, true, 0, "")?;
                     }
                 }
             }
@@ -360,7 +365,7 @@ pub(super) fn points_moves(
                     let e = t.entry(entry).map_err(super::refused)?;
                     let running = t.events[e.event].started && !t.events[e.event].ended;
                     if let Some(table) = held.tables.by_event.get(&e.event).filter(|_| running) {
-                        mv(table, entry, &e.player, None)?;
+                        mv(table, entry, &e.player, true, 0, "")?;
                     }
                 }
             }
