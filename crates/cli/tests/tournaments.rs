@@ -455,6 +455,8 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
     refused(&server, &pit, to_points.clone(), "tournament_refused", "2214(1)");
     server.ask(&p4, json!({"op": "leave_table", "id": "leave-p4", "table": "tt"}));
     refused(&server, &p1, to_points.clone(), "forbidden", "direct");
+    let (status, _) = server.http("POST", "/api/requests", None, Some(&to_points));
+    assert_eq!(status, 401, "nobody signed in switches a table");
     server.ask(&pit, to_points.clone());
     server.ask(&pit, to_points.clone());
     let (_, tables) = server.http("GET", "/api/tables", Some(&p1), None);
@@ -516,8 +518,31 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
         "tournament_refused",
         "2213.07(5)",
     );
+    // So do new chip values (2214(2)).
+    let values = order(json!({"do": "chip_values", "values": [["yellow", 200], ["green", 500], ["black", 1000]]}));
+    refused(&server, &pit, values.clone(), "tournament_refused", "2213.07(5)");
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "tt"}));
     server.ask(&dealer, spin("17"));
+    // Between games they are posted at the table; a colour the tournament
+    // does not have is refused, and the director alone posts them.
+    refused(
+        &server,
+        &pit,
+        order(json!({"do": "chip_values", "values": [["purple", 200], ["green", 500], ["black", 1000]]})),
+        "bad_tournament",
+        "no other",
+    );
+    refused(&server, &p1, values.clone(), "forbidden", "direct");
+    server.ask(&pit, values.clone());
+    server.ask(&pit, values);
+    let (_, tables) = server.http("GET", "/api/public/tables/tt", None, None);
+    assert!(
+        tables["tournament"]["notice"]
+            .as_str()
+            .unwrap_or("")
+            .contains("yellow 200"),
+        "{tables}"
+    );
     // 17 is black: p1 wins 35 to 1, p2 loses all, p3 doubles.
     assert_eq!(points(&server, &cashier, "p1"), 5_000 + 5_000 + 175_000);
     assert_eq!(points(&server, &cashier, "p2"), 0);
