@@ -329,20 +329,23 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await textOf(bob.locator("#chips-balance"), new RegExp((chips / 100).toFixed(2).replace(".", "\\.")), "balance after the RNG round");
   await shot(bob, "06-terminal-double-zero");
 
-  // A dispute decided with a correction paid to the player.
-  await pit.fill('#dispute-form [name="reason"]', "chip knocked off 17 by the dealer");
+  // A dispute decided with a correction collected from the player. (A
+  // payment is bounded by what the round's wagers could return: on the
+  // RNG's pocket bob may already have had it all, so this one collects,
+  // which his annulled stake, handed back, always allows.)
+  await pit.fill('#dispute-form [name="reason"]', "the dealer paid a bet twice");
   await pit.click("#add-correction");
   await pit.fill('#corrections [name="player"]', "bob");
-  await pit.fill('#corrections [name="amount"]', "+2.50");
+  await pit.fill('#corrections [name="amount"]', "-2.50");
   await pit.click('#dispute-form button[type="submit"]');
-  await textOf(pit.locator("#log"), /Dispute.*bob 2\.50.*pit1/s, "dispute in the log");
-  assert.equal(await chipsOf(token, "t1", "bob"), chips + 250);
+  await textOf(pit.locator("#log"), /Dispute.*bob −2\.50.*pit1/s, "dispute in the log");
+  assert.equal(await chipsOf(token, "t1", "bob"), chips - 250);
   // A tip goes from the player's chips to the dealers' tip box.
   // A double click tips once: the button is held until the answer.
   await bob.fill('#tip-form [name="amount"]', "1.00");
   await bob.locator('#tip-form button[type="submit"]').dblclick();
   await textOf(bob.locator("#message"), /Thank you: USD 1\.00/, "tip");
-  assert.equal(await chipsOf(token, "t1", "bob"), chips + 250 - 100);
+  assert.equal(await chipsOf(token, "t1", "bob"), chips - 250 - 100);
   await textOf(pit.locator("#players"), /bob/, "players and colours");
   await textOf(pit.locator("#rounds"), /\d/, "report rounds");
   // A bad correction is refused with a visible message.
@@ -357,7 +360,7 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await dealer.selectOption('#sell-form [name="chip_value"]', "100");
   await dealer.click('#sell-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Sold USD 20\.00 in chips to bob/, "chips sold for cash");
-  const sold = chips + 250 - 100 + 2_000;
+  const sold = chips - 250 - 100 + 2_000;
   assert.equal(await chipsOf(token, "t1", "bob"), sold);
   await textOf(bob.locator("#chips-balance"), new RegExp((sold / 100).toFixed(2).replace(".", "\\.")), "bob's chips after the sale");
   await pit.reload();
