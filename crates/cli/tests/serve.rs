@@ -240,6 +240,48 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         .expect("spots")
         .iter()
         .any(|s| s["spot"] == "0-00"));
+    // A composite bet lists the bets it lays on the felt, each with its units:
+    // five straights for five neighbours (Maryland ch.3 F(1)); for a complete bet
+    // on 17, one unit per number of each inside bet containing 17 (ch.3 F(19)).
+    let spot = |name: &str| {
+        layout["spots"]
+            .as_array()
+            .expect("spots")
+            .iter()
+            .find(|s| s["spot"] == name)
+            .cloned()
+            .expect(name)
+    };
+    let parts = |name: &str| -> Vec<(String, u64)> {
+        spot(name)["parts"]
+            .as_array()
+            .expect("parts")
+            .iter()
+            .map(|p| {
+                (
+                    p["spot"].as_str().expect("spot").to_string(),
+                    p["units"].as_u64().expect("units"),
+                )
+            })
+            .collect()
+    };
+    let neighbours = parts("neighbours:17");
+    assert_eq!(neighbours.len(), 5, "{neighbours:?}");
+    assert!(neighbours.iter().all(|(_, units)| *units == 1));
+    assert!(neighbours.contains(&("17".to_string(), 1)));
+    let complete = parts("complete:17");
+    assert_eq!(complete.iter().map(|(_, u)| u).sum::<u64>(), 40);
+    assert_eq!(spot("complete:17")["units"], 40);
+    for (part, units) in [
+        ("17", 1),
+        ("14-17", 2),
+        ("16-17-18", 3),
+        ("16-17-19-20", 4),
+        ("13-14-15-16-17-18", 6),
+    ] {
+        assert!(complete.contains(&(part.to_string(), units)), "{part} in {complete:?}");
+    }
+    assert!(spot("17").get("parts").is_none(), "a plain bet has no parts");
     let (status, board) = server.http("GET", "/api/public/tables/t1", None, None);
     assert_eq!(status, 200);
     assert_eq!(board["display_length"], 16);

@@ -221,6 +221,17 @@ pub struct LayoutSpot {
     pub covers: Vec<String>,
     /// A stake must be a multiple of this many units (neighbours, complete).
     pub units: u64,
+    /// The bets a composite bet stands for, each with its share of the units:
+    /// what the dealer lays out on the felt for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<LayoutPart>,
+}
+
+/// One bet of a composite bet, and the units of its stake that play on it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LayoutPart {
+    pub spot: String,
+    pub units: u64,
 }
 
 /// A kind of bet the table offers, its payout and its limits.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use croupier_core::round::Phase;
-use croupier_core::{Kind, Spot};
+use croupier_core::{BetRequest, Kind, Spot, TableRules};
 use croupier_ledger::TableAccount;
 
 use super::actor::Actor;
@@ -15,8 +15,8 @@ use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
 use crate::api::bodies::{
-    CouponCount, CouponTotals, Layout, LayoutKind, LayoutSpot, LogEntry, OpenBet, PublicTable, RecalledRound,
-    ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport, TableSummary,
+    CouponCount, CouponTotals, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry, OpenBet, PublicTable,
+    RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport, TableSummary,
 };
 
 /// A question about one table.
@@ -215,6 +215,28 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
     }
 }
 
+/// A composite spot's parts: the one-unit-per-part bet, split as the rules split it.
+fn parts(rules: TableRules<'_>, notation: &str, units: u64) -> Vec<LayoutPart> {
+    let probe = BetRequest {
+        spot: notation,
+        stake_minor: i128::from(units),
+        zero_choice: None,
+        coupon_minor: None,
+    };
+    rules.ignoring_limits().place(&probe).map_or_else(
+        |_| Vec::new(),
+        |bet| {
+            bet.components()
+                .iter()
+                .map(|c| LayoutPart {
+                    spot: c.covers.notation(),
+                    units: c.stake.get(),
+                })
+                .collect()
+        },
+    )
+}
+
 fn layout(slot: &TableSlot) -> Layout {
     let config = slot.table.config();
     let wheel = config.wheel;
@@ -226,11 +248,17 @@ fn layout(slot: &TableSlot) -> Layout {
         .into_iter()
         .filter_map(|notation| {
             let spot = Spot::parse(&notation, wheel).ok()?;
+            // A stake must be a multiple of this many units (neighbours, complete).
+            let units = rules.stake_units(&notation).unwrap_or(1);
             Some(LayoutSpot {
                 kind: spot.kind().name().to_string(),
                 covers: spot.covers().iter().map(|p| p.label().to_string()).collect(),
-                // A stake must be a multiple of this many units (neighbours, complete).
-                units: rules.stake_units(&notation).unwrap_or(1),
+                parts: if spot.kind().is_composite() {
+                    parts(rules, &notation, units)
+                } else {
+                    Vec::new()
+                },
+                units,
                 spot: notation,
             })
         })
