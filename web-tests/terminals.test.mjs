@@ -3,94 +3,18 @@
 // clicking; the screenshots are kept in target/web-screenshots.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import {
+  ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot,
+} from "./harness.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "..");
-const BIN = process.env.CROUPIER_BIN ?? path.join(ROOT, "target/debug/croupier");
-const SHOTS = process.env.SCREENSHOT_DIR ?? path.join(ROOT, "target/web-screenshots");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const WAIT_MS = 15_000;
-
-let server, base, data, browser, adminToken;
-const pageErrors = [];
-
-// Starts `croupier serve` on a new data folder, or again on `data` at `listen` (a restart).
-function startServer(listen = "127.0.0.1:0") {
-  data ??= mkdtempSync(path.join(tmpdir(), "croupier-web-"));
-  const first = listen.endsWith(":0");
-  const child = spawn(BIN, ["serve", "--data", data, "--listen", listen], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let address = null, password = null, buffer = "";
-    const timer = setTimeout(() => reject(new Error("croupier serve did not start in 30 s")), 30_000);
-    child.on("exit", (code) => reject(new Error(`croupier serve exited with ${code}`)));
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk.toString();
-      address ??= /serving on (http:\/\/[^\s]+)/.exec(buffer)?.[1];
-      password ??= /with password (\S+)/.exec(buffer)?.[1];
-      if (address && (password || !first)) {
-        clearTimeout(timer);
-        resolve({ child, address, password });
-      }
-    });
-  });
-}
-
-async function call(token, path, body) {
-  const headers = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(base + path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
-  const json = await r.json().catch(() => null);
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
-const login = async (username, password) => (await call(null, "/api/login", { username, password })).token;
-const ask = (token, body) => call(token, "/api/requests", body);
-
-async function newPage(name, viewport = { width: 1400, height: 1000 }) {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error" && !/WebSocket|Failed to load resource/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`); });
-  return page;
-}
-
-async function signIn(page, pathname, username, password, licence) {
-  await page.goto(base + pathname);
-  await page.fill('#login-form [name="username"]', username);
-  await page.fill('#login-form [name="password"]', password);
-  if (licence) await page.fill('#login-form [name="licence"]', licence);
-  await page.click('#login-form button[type="submit"]');
-  await page.locator("#login-panel").waitFor({ state: "hidden", timeout: WAIT_MS });
-}
-
-async function textOf(locator, pattern, what) {
-  const deadline = Date.now() + WAIT_MS;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = (await locator.textContent().catch(() => "")) ?? "";
-    if (pattern.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`${what}: expected ${pattern}, saw ${JSON.stringify(last)}`);
-}
-
-const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
+let adminToken;
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const started = await startServer();
-  server = started.child;
-  base = started.address;
-  adminToken = await login("admin", started.password);
+  const password = await start();
+  adminToken = await login("admin", password);
   // The one-time password is changed before anything else is taken.
-  await ask(adminToken, { op: "change_password", password: started.password, new_password: "admin-secret-1" });
+  await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
   }
@@ -100,27 +24,9 @@ before(async () => {
   // single-zero dealer table (t2).
   const maryland = await (await fetch(base + "/api/public/tables/t1/layout")).json();
   assert.equal(maryland.layout, "double-zero");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
-  });
 });
 
-after(async () => {
-  await browser?.close();
-  // The server writes its journal's head beside the secret until it is gone:
-  // its folders are removed only once it has exited.
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const gone = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  }
-  if (data) {
-    rmSync(data, { recursive: true, force: true });
-    rmSync(`${data}-keys`, { recursive: true, force: true });
-  }
-});
+after(stop);
 
 test("the pages are reachable and the board shows a table", async () => {
   const page = await newPage("board");
@@ -669,12 +575,9 @@ test("the board follows the table picked, and comes back by itself after a resta
   await textOf(board.locator("#table-name"), /t2/, "board on t2");
   await textOf(board.locator("#state"), /^(?!.*(disconnected|reconnecting|connecting)).+/, "board live on t2");
   // The server stops (kill -9) and starts again on the same address and data.
-  const port = new URL(base).port;
-  const stopped = new Promise((resolve) => server.once("exit", resolve));
-  server.kill("SIGKILL");
-  await stopped;
+  const restart = await killAndRestart();
   await textOf(board.locator("#state"), /reconnecting/, "board sees the server gone");
-  server = (await startServer(`127.0.0.1:${port}`)).child;
+  await restart();
   await textOf(board.locator("#state"), /^(?!.*(disconnected|reconnecting|connecting)).+/, "board back by itself");
   // And follows the table's events again.
   const pit = await login("pit1", "pit1-secret-1");
