@@ -1,0 +1,347 @@
+// A whole shift run from the pages alone, on a server's first run: the admin
+// makes the staff, the players and a table; the cage cashes in; the pit
+// inspects; the dealer runs rounds by entry and by RNG; two players bet, one
+// of them from two tabs, with reloads and double clicks; the board follows;
+// the cage cashes out, and every balance is exact. Each page is kept as a
+// screenshot at 1920x1080 and at 390 px wide, checked for overlapping chips
+// and cut-off text.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { base, pageErrors, start, stop, call, login, newPage, signIn, textOf, shot, WAIT_MS } from "./harness.mjs";
+
+const WIDE = { width: 1920, height: 1080 };
+const PHONE = { width: 390, height: 844 };
+let firstPassword;
+
+before(async () => { firstPassword = await start(); });
+after(stop);
+
+// What a page shows that no one could read: the page scrolling sideways, text
+// cut off by its box or running off the screen, chips on the felt or the
+// racetrack covering each other, a chip's amount wider than the chip, a
+// label of the felt outside its box.
+async function looksRight(page, what) {
+  const problems = await page.evaluate(() => {
+    const out = [];
+    const vw = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth > vw + 1) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px in ${vw})`);
+    const clips = (s) => /hidden|clip/.test(s.overflowX);
+    const scrolls = (s) => /auto|scroll/.test(s.overflowX);
+    for (const e of document.body.querySelectorAll("*")) {
+      if (e.closest("svg") || !e.checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+      if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+      const box = e.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      const name = `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""} "${e.textContent.trim().replace(/\s+/g, " ").slice(0, 40)}"`;
+      // A button cuts off what does not fit in it, whatever its overflow says.
+      const cuts = clips(getComputedStyle(e)) || e.tagName === "BUTTON";
+      if (cuts && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) { out.push(`${name} is cut off`); continue; }
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      const r = range.getBoundingClientRect();
+      let scroller = false;
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+        const s = getComputedStyle(a);
+        if (scrolls(s)) { scroller = true; break; }
+        if (!clips(s)) continue;
+        const ar = a.getBoundingClientRect();
+        if (r.right > ar.right + 1 || r.left < ar.left - 1) { out.push(`${name} is cut off by its ${a.tagName.toLowerCase()}`); break; }
+      }
+      if (!scroller && (r.right > vw + 1 || r.left < -1)) out.push(`${name} runs off the screen`);
+    }
+    for (const svg of document.querySelectorAll("#felt, #track")) {
+      const chips = [...svg.querySelectorAll(".mine")].map((g) => ({ spot: g.dataset.mine, r: g.querySelector("circle").getBoundingClientRect(), label: g.querySelector("text") }));
+      for (let a = 0; a < chips.length; a++) {
+        for (let b = a + 1; b < chips.length; b++) {
+          const A = chips[a].r, B = chips[b].r;
+          const d = Math.hypot(A.x + A.width / 2 - B.x - B.width / 2, A.y + A.height / 2 - B.y - B.height / 2);
+          if (d < (A.width + B.width) / 2 - 0.5) out.push(`the chip on ${chips[a].spot} covers the chip on ${chips[b].spot}`);
+        }
+      }
+      for (const c of chips) {
+        const t = c.label.getBoundingClientRect();
+        if (t.left < c.r.left - 1 || t.right > c.r.right + 1) out.push(`the amount ${c.label.textContent} is wider than its chip on ${c.spot}`);
+      }
+    }
+    for (const label of document.querySelectorAll("#felt text[data-for]")) {
+      const boxNode = document.querySelector(`#felt rect[data-spot="${CSS.escape(label.dataset.for)}"]`);
+      const t = label.getBoundingClientRect(), b = boxNode.getBoundingClientRect();
+      if (t.left < b.left - 1 || t.right > b.right + 1 || t.top < b.top - 1 || t.bottom > b.bottom + 1) out.push(`the label "${label.textContent}" runs out of its box on the felt`);
+    }
+    return out;
+  });
+  assert.deepEqual(problems, [], `${what}: ${problems.join("; ")}`);
+}
+
+// Screenshots of a page wide and on a phone, each checked first.
+async function keep(page, name) {
+  for (const [size, tag] of [[WIDE, "1920"], [PHONE, "390"]]) {
+    await page.setViewportSize(size);
+    await new Promise((r) => setTimeout(r, 400)); // the pages redraw 150 ms after a resize
+    await looksRight(page, `${name} at ${tag} px`);
+    await shot(page, `shift-${name}-${tag}`);
+  }
+  await page.setViewportSize(WIDE);
+}
+
+// A first sign-in with the password the admin gave: the page asks for the
+// user's own before anything else.
+async function firstSignIn(page, pathname, username, licence) {
+  await signIn(page, pathname, username, `${username}-given-1`, licence);
+  await page.locator("#password-panel").waitFor({ timeout: WAIT_MS });
+  await page.fill('#password-form [name="password"]', `${username}-given-1`);
+  await page.fill('#password-form [name="new_password"]', `${username}-own-secret-1`);
+  await page.fill('#password-form [name="again"]', `${username}-own-secret-1`);
+  await page.click('#password-form button[type="submit"]');
+  await page.locator("#password-panel").waitFor({ state: "detached", timeout: WAIT_MS });
+}
+
+const ownLogin = (username) => login(username, `${username}-own-secret-1`);
+const balances = async (username) => (await call(await ownLogin(username), "/api/me")).accounts;
+const moneyText = (minor) => new RegExp((minor / 100).toFixed(2).replace(".", "\\."));
+
+// Places a bet by clicking: the chip, then the spot on the felt or the racetrack.
+async function bet(page, chip, spot, where = "#felt") {
+  await page.locator(`#chips [data-chip="${chip}"]`).click();
+  await page.locator(`${where} [data-spot="${spot}"]`).click();
+  await textOf(page.locator("#message"), new RegExp(`on ${spot.replace(/[-]/g, "\\-")}\\.`), `bet on ${spot}`);
+}
+
+async function rows(page, count, what) {
+  const deadline = Date.now() + WAIT_MS;
+  while ((await page.locator("#my-bets tr").count()) !== count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await page.locator("#my-bets tr").count(), count, what);
+}
+
+// What a settled bet hands back on `pocket`, worked out here from the layout
+// the table publishes: each part of it pays its odds plus its stake when it
+// covers the pocket (Maryland ch.3 F, ch.4 B; Colorado 2204(1)).
+function returned(layout, bets, pocket) {
+  const spots = new Map(layout.spots.map((s) => [s.spot, s]));
+  const pays = new Map(layout.kinds.map((k) => [k.kind, k.pays]));
+  let total = 0;
+  for (const { spot, stake } of bets) {
+    const s = spots.get(spot);
+    const parts = s.parts?.length ? s.parts.map((p) => ({ ...spots.get(p.spot), share: (stake / s.units) * p.units })) : [{ ...s, share: stake }];
+    for (const p of parts) if (p.covers.includes(pocket)) total += p.share * (pays.get(p.kind) + 1);
+  }
+  return total;
+}
+
+test("a whole shift from the pages alone, with two players and every balance exact", async () => {
+  // ---- The admin: staff, players and a table, on the first run.
+  const admin = await newPage("shift-admin", WIDE);
+  await signIn(admin, "/admin", "admin", firstPassword);
+  if (await admin.locator("#password-panel").isVisible().catch(() => false)) {
+    await admin.fill('#password-form [name="password"]', firstPassword);
+    await admin.fill('#password-form [name="new_password"]', "admin-own-secret-1");
+    await admin.fill('#password-form [name="again"]', "admin-own-secret-1");
+    await admin.click('#password-form button[type="submit"]');
+  }
+  await admin.locator("#console").waitFor({ timeout: WAIT_MS });
+  for (const [username, role, licence] of [["dana", "dealer", "D-4001"], ["pete", "pit_supervisor", "P-4002"], ["cass", "cashier", "C-4003"], ["ann", "player", ""], ["ben", "player", ""]]) {
+    await admin.fill('#user-form [name="username"]', username);
+    await admin.selectOption('#user-form [name="role"]', role);
+    await admin.fill('#user-form [name="password"]', `${username}-given-1`);
+    await admin.fill('#user-form [name="licence"]', licence);
+    await admin.click('#user-form button[type="submit"]');
+    await textOf(admin.locator(`#users tr[data-user="${username}"]`), /changes password at next sign-in/, `${username} added`);
+  }
+  // A single-zero Colorado table with the dealer's entry, its limits posted (Colorado 2207).
+  await admin.selectOption("#profile-select", "colorado-2014");
+  await admin.selectOption("#wheel-select", "single-zero");
+  await admin.fill('#table-form [name="table"]', "c1");
+  await admin.selectOption("#outcome-select", "dealer");
+  await admin.fill('#table-form [name="window"]', "600");
+  await admin.click('#table-form button[type="submit"]');
+  await textOf(admin.locator('#tables tr[data-table="c1"]'), /colorado-2014/, "c1 made");
+  await keep(admin, "admin");
+
+  // ---- The cage: both players cash in. A double click cashes in once.
+  const cage = await newPage("shift-cage", WIDE);
+  await firstSignIn(cage, "/cashier", "cass");
+  for (const [player, amount] of [["ann", "500.00"], ["ben", "300.00"]]) {
+    await cage.fill('#find-form [name="player"]', player);
+    await cage.click('#find-form button[type="submit"]');
+    await textOf(cage.locator(`#accounts tr[data-account="wallet:${player}"]`), /0\.00/, `${player} looked up`);
+    await cage.fill('#cash-form [name="amount"]', amount);
+    await cage.locator('#cash-form button[value="in"]').dblclick();
+    await textOf(cage.locator("#receipt"), new RegExp(`Cash in[\\s\\S]*${amount.replace(".", "\\.")}`), `${player}'s receipt`);
+  }
+  await keep(cage, "cage");
+
+  // ---- The pit: both tables inspected, with who and licence (Colorado 2212(1), (5); Maryland ch.2 A, E).
+  const pit = await newPage("shift-pit", WIDE);
+  await firstSignIn(pit, "/pit?table=c1", "pete", "P-4002");
+  for (const table of ["c1", "t1"]) {
+    await pit.goto(`${base}/pit?table=${table}`);
+    for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
+    await pit.click('#inspect-form button[type="submit"]');
+    await textOf(pit.locator("#log"), /Inspection.*pete.*P-4002/s, `inspection of ${table}`);
+  }
+
+  // ---- The dealer opens c1; the board follows it.
+  const dealer = await newPage("shift-dealer", WIDE);
+  await firstSignIn(dealer, "/dealer?table=c1", "dana", "D-4001");
+  await dealer.click("#open-table");
+  await textOf(dealer.locator("#message"), /table is open/, "c1 open");
+  await dealer.click("#open-betting");
+  await textOf(dealer.locator("#phase"), /Betting open/, "betting on c1");
+  const board = await newPage("shift-board", WIDE);
+  await board.goto(`${base}/board?table=c1`);
+  await textOf(board.locator("#state"), /Place your bets/, "the board on c1");
+
+  // ---- Ann bets from two tabs; Ben from his phone.
+  const ann = await newPage("shift-ann", WIDE);
+  await firstSignIn(ann, "/terminal?table=c1", "ann");
+  await ann.fill('#buy-in-form [name="amount"]', "200.00");
+  await ann.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await ann.click('#buy-in-form button[type="submit"]');
+  await textOf(ann.locator("#chips-balance"), /200\.00/, "ann's chips");
+  const annTab = await ann.context().newPage();
+  await signIn(annTab, "/terminal?table=c1", "ann", "ann-own-secret-1");
+  await textOf(annTab.locator("#chips-balance"), /200\.00/, "ann's chips in her second tab");
+  const ben = await newPage("shift-ben", PHONE);
+  await firstSignIn(ben, "/terminal?table=c1", "ben");
+  await ben.fill('#buy-in-form [name="amount"]', "100.00");
+  await ben.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await ben.click('#buy-in-form button[type="submit"]');
+  await textOf(ben.locator("#chips-balance"), /100\.00/, "ben's chips");
+
+  await bet(ann, 5, "17");
+  await bet(ann, 5, "red");
+  // The other tab shows them, with the chips they took.
+  await rows(annTab, 2, "ann's bets in her second tab");
+  await textOf(annTab.locator("#chips-balance"), /190\.00/, "ann's chips in her second tab after two bets");
+  await bet(annTab, 25, "dozen2");
+  await rows(ann, 3, "the second tab's bet in the first");
+  await annTab.reload();
+  await rows(annTab, 3, "ann's bets after a reload");
+  await bet(ben, 5, "black");
+  await bet(ben, 1, "16-17-19-20");
+  await bet(ben, 1, "0");
+  await keep(ann, "terminal");
+  await keep(ben, "terminal-ben");
+
+  await dealer.click("#no-more-bets");
+  await ann.locator("#announce").waitFor({ state: "visible", timeout: WAIT_MS });
+  await annTab.reload();
+  await rows(annTab, 3, "ann's bets after a reload during no more bets");
+  await dealer.fill("#pocket", "17");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Result 17: the round settles/, "17 entered");
+  await textOf(board.locator("#last"), /17/, "the board shows 17");
+  // Colorado 2204(1): 35 to 1 straight, 8 to 1 corner, 2 to 1 dozen, 1 to 1 black; red and 0 lose.
+  const annChips1 = 20_000 - 3_500 + 500 * 36 + 2_500 * 3;
+  const benChips1 = 10_000 - 700 + 500 * 2 + 100 * 9;
+  await textOf(ann.locator("#chips-balance"), moneyText(annChips1), "ann's chips after 17");
+  await textOf(ben.locator("#chips-balance"), moneyText(benChips1), "ben's chips after 17");
+  assert.equal((await balances("ann"))["chips:c1:ann"], annChips1);
+  assert.equal((await balances("ben"))["chips:c1:ben"], benChips1);
+  await keep(dealer, "dealer");
+  await keep(board, "board");
+
+  // ---- Round 2: a double click on "repeat" places the bets once; an undo in
+  // one tab takes back the other tab's bet and says which; a double-clicked tip
+  // is one tip.
+  await dealer.click("#open-betting");
+  await textOf(annTab.locator("#phase"), /place your bets/i, "round 2 open");
+  await annTab.locator("#repeat").dblclick();
+  await textOf(annTab.locator("#message"), /placed again/, "repeat");
+  await rows(ann, 3, "the repeated bets in the first tab");
+  await rows(annTab, 3, "the repeated bets, once");
+  await ann.click("#undo");
+  await textOf(ann.locator("#message"), /Your last bet, USD 25\.00 on dozen2, was taken back/, "undo names the other tab's bet");
+  await rows(annTab, 2, "the undone bet gone from the other tab");
+  await textOf(annTab.locator("#message"), /25\.00 on dozen2 was taken back/, "the other tab says so");
+  const annChips2 = annChips1 - 1_000;
+  await textOf(annTab.locator("#chips-balance"), moneyText(annChips2), "ann's chips in round 2");
+  await ben.fill('#tip-form [name="amount"]', "1.00");
+  await ben.locator('#tip-form button[type="submit"]').dblclick();
+  await textOf(ben.locator("#message"), /Thank you: USD 1\.00/, "ben's tip");
+  await dealer.click("#no-more-bets");
+  await dealer.fill("#pocket", "0");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Result 0: the round settles/, "0 entered");
+  await textOf(board.locator("#last"), /^\s*0\s*$/, "the board shows 0");
+  // No In Prison at c1: 17 and red lose on 0.
+  await textOf(ann.locator("#chips-balance"), moneyText(annChips2), "ann's chips after 0");
+  const benChips2 = benChips1 - 100;
+  assert.equal((await balances("ben"))["chips:c1:ben"], benChips2);
+
+  // ---- An RNG round on the first run's double-zero table, with the racetrack and a complete bet.
+  await dealer.goto(`${base}/dealer?table=t1`);
+  await dealer.click("#open-table");
+  await textOf(dealer.locator("#message"), /table is open/, "t1 open");
+  await dealer.click("#open-betting");
+  await board.selectOption("#table-select", "t1");
+  await textOf(board.locator("#state"), /Place your bets/, "the board on t1");
+  await ann.goto(`${base}/terminal?table=t1`);
+  await ann.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
+  await ann.fill('#buy-in-form [name="amount"]', "100.00");
+  await ann.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await ann.click('#buy-in-form button[type="submit"]');
+  await textOf(ann.locator("#chips-balance"), /100\.00/, "ann's chips at t1");
+  // Five neighbours, one chip each, on the racetrack (Maryland ch.3 F(1)), and a
+  // complete bet on 17, one chip on each number of each inside bet with 17 (F(19)).
+  await bet(ann, 1, "neighbours:17", "#track");
+  await ann.locator('#chips [data-chip="1"]').click();
+  await ann.locator('#complete-grid [data-spot="complete:17"]').click();
+  await textOf(ann.locator("#message"), /40\.00 on complete:17\./, "the complete bet");
+  // On the felt: 17 holds a chip of the racetrack bet and one of the complete bet;
+  // each part of the complete bet lies on its own spot; the racetrack shows its bet.
+  await textOf(ann.locator('#felt [data-mine="17"] text'), /^2$/, "17's chips");
+  await textOf(ann.locator('#felt [data-mine="16-17-19-20"] text'), /^4$/, "the corner of the complete bet");
+  await textOf(ann.locator('#felt [data-mine="13-14-15-16-17-18"] text'), /^6$/, "a six line of the complete bet");
+  await textOf(ann.locator('#track [data-mine="neighbours:17"] text'), /^5$/, "the racetrack's chip");
+  await textOf(ann.locator('#complete-grid [data-spot="complete:17"]'), /^1740$/, "the complete bet's button");
+  await ben.goto(`${base}/terminal?table=t1`);
+  await ben.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
+  await ben.fill('#buy-in-form [name="amount"]', "50.00");
+  await ben.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await ben.click('#buy-in-form button[type="submit"]');
+  await textOf(ben.locator("#chips-balance"), /50\.00/, "ben's chips at t1");
+  await bet(ben, 5, "red");
+  await bet(ben, 1, "0-00");
+  await keep(ann, "terminal-racetrack");
+  await keep(ben, "terminal-ben-t1");
+
+  await dealer.click("#no-more-bets");
+  await dealer.click("#draw");
+  await textOf(dealer.locator("#message"), /RNG drew|No spin/, "the RNG's draw");
+  const pocket = await ann.locator("#dolly").getAttribute("data-pocket", { timeout: WAIT_MS });
+  await textOf(board.locator("#last"), new RegExp(`^\\s*${pocket}\\s*$`), "the board shows the RNG's pocket");
+  const layout = await (await fetch(`${base}/api/public/tables/t1/layout`)).json();
+  const annT1 = 10_000 - 4_500 + returned(layout, [{ spot: "neighbours:17", stake: 500 }, { spot: "complete:17", stake: 4_000 }], pocket);
+  const benT1 = 5_000 - 600 + returned(layout, [{ spot: "red", stake: 500 }, { spot: "0-00", stake: 100 }], pocket);
+  await textOf(ann.locator("#chips-balance"), moneyText(annT1), `ann's chips after ${pocket}`);
+  await textOf(ben.locator("#chips-balance"), moneyText(benT1), `ben's chips after ${pocket}`);
+  await keep(pit, "pit");
+
+  // ---- Both leave both tables; the cage cashes their wallets out.
+  for (const [player, page] of [["ann", ann], ["ben", ben]]) {
+    for (const table of ["t1", "c1"]) {
+      await page.goto(`${base}/terminal?table=${table}`);
+      await page.locator("#leave").click();
+      await textOf(page.locator("#message"), /cashed back to your wallet/, `${player} leaves ${table}`);
+    }
+  }
+  const annWallet = 50_000 - 20_000 + annChips2 - 10_000 + annT1;
+  const benWallet = 30_000 - 10_000 + benChips2 - 5_000 + benT1;
+  for (const [player, wallet] of [["ann", annWallet], ["ben", benWallet]]) {
+    const accounts = await balances(player);
+    assert.equal(accounts[`wallet:${player}`], wallet, `${player}'s wallet`);
+    assert.equal(accounts[`chips:c1:${player}`] ?? 0, 0);
+    assert.equal(accounts[`chips:t1:${player}`] ?? 0, 0);
+    await cage.fill('#find-form [name="player"]', player);
+    await cage.click('#find-form button[type="submit"]');
+    await textOf(cage.locator(`#accounts tr[data-account="wallet:${player}"]`), moneyText(wallet), `${player}'s wallet at the cage`);
+    await cage.fill('#cash-form [name="amount"]', (wallet / 100).toFixed(2));
+    await cage.locator('#cash-form button[value="out"]').dblclick();
+    await textOf(cage.locator("#receipt"), new RegExp(`Cash out[\\s\\S]*${(wallet / 100).toFixed(2).replace(".", "\\.")}`), `${player}'s cash-out receipt`);
+    assert.equal((await balances(player))[`wallet:${player}`] ?? 0, 0, `${player}'s wallet after cashing out`);
+  }
+  await keep(cage, "cage-end");
+  for (const p of [admin, cage, pit, dealer, board, ann, ben]) await p.context().close();
+  assert.deepEqual(pageErrors, [], "no page raised an error");
+});
