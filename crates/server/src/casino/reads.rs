@@ -237,13 +237,12 @@ fn parts(rules: TableRules<'_>, notation: &str, units: u64) -> Vec<LayoutPart> {
     )
 }
 
-fn layout(slot: &TableSlot) -> Layout {
-    let config = slot.table.config();
-    let wheel = config.wheel;
-    let profile = slot.table.profile();
-    let spec = profile.spec();
+/// A table's spots: each with the pockets it covers and, for a composite
+/// one, its parts. They follow from the profile and the wheel alone.
+fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
+    let wheel = slot.table.config().wheel;
     let rules = slot.table.rules();
-    let spots = rules
+    rules
         .legal_spots()
         .into_iter()
         .filter_map(|notation| {
@@ -262,7 +261,15 @@ fn layout(slot: &TableSlot) -> Layout {
                 spot: notation,
             })
         })
-        .collect();
+        .collect()
+}
+
+fn layout(slot: &TableSlot) -> Layout {
+    let config = slot.table.config();
+    let wheel = config.wheel;
+    let profile = slot.table.profile();
+    let spec = profile.spec();
+    let spots = slot.felt.get_or_init(|| felt(slot)).clone();
     let kinds = profile
         .kinds_on(wheel)
         .into_iter()

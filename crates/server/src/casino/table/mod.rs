@@ -85,6 +85,9 @@ pub struct TableSlot {
     /// and the last round before it last switched.
     pub points: Option<PointsPlay>,
     pub(super) switched_at_round: u64,
+    /// The felt's spots, worked out once: they follow from the profile and the
+    /// wheel, which never change, and a public read asks for them often.
+    pub(in crate::casino) felt: std::sync::OnceLock<Vec<crate::api::bodies::LayoutSpot>>,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -220,6 +223,7 @@ impl TableSlot {
             float: account(Account::of_table(TableAccount::Float, id))?,
             points: None,
             switched_at_round: 0,
+            felt: std::sync::OnceLock::new(),
         })
     }
 
