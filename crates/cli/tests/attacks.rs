@@ -1165,3 +1165,136 @@ fn the_log_takes_a_licence_from_the_users_record_not_the_sign_in() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// Colorado 2206(4): a ball that left the wheel is recovered and inspected by
+// the pit supervisor before it is spun again; Maryland ch.6 B-C: the dealer
+// inspects it after too few revolutions or after it left the wheel, and a
+// damaged one is replaced by the floorperson or above. A dealer who spins
+// on with an uninspected ball, or inspects where the pit must, is refused.
+#[test]
+fn a_ball_that_left_the_wheel_is_inspected_before_the_next_spin() {
+    let data = data_dir();
+    let (server, [admin, _, dealer, pit, p1, _]) = casino(data.path());
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+    let spin = |pocket: &str, revolutions: u8| json!({"op": "spin", "table": "t2", "spin": {"pocket": pocket, "direction": "opposite", "revolutions": revolutions}});
+    let (status, code, message) = refused(&server, &pit, json!({"op": "inspect_ball", "table": "t2"}));
+    assert_eq!((status, code.as_str()), (422, "no_ball_to_inspect"), "{message}");
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "t2", "spin": {"no_spin": "ball_left_wheel"}}),
+    );
+    let before = journal_rows(data.path()).len();
+    let (status, code, message) = refused(&server, &dealer, spin("17", 6));
+    assert_eq!((status, code.as_str()), (422, "ball_inspection_required"), "{message}");
+    assert!(message.contains("2206(4)"), "{message}");
+    let (status, code, message) = refused(&server, &dealer, json!({"op": "inspect_ball", "table": "t2"}));
+    assert_eq!(
+        (status, code.as_str()),
+        (403, "forbidden"),
+        "the pit inspects in Colorado: {message}"
+    );
+    let (status, code, _) = refused(&server, &p1, json!({"op": "inspect_ball", "table": "t2"}));
+    assert_eq!((status, code.as_str()), (403, "forbidden"));
+    let (status, _) = server.http(
+        "POST",
+        "/api/requests",
+        None,
+        Some(&json!({"op": "inspect_ball", "table": "t2"})),
+    );
+    assert_eq!(status, 401);
+    assert_eq!(journal_rows(data.path()).len(), before, "no refusal wrote anything");
+    server.ask(&pit, json!({"op": "inspect_ball", "table": "t2"}));
+    // Sent again, it finds no ball to inspect: nothing is written twice.
+    let (status, code, _) = refused(&server, &pit, json!({"op": "inspect_ball", "table": "t2"}));
+    assert_eq!((status, code.as_str()), (422, "no_ball_to_inspect"));
+    server.ask(&dealer, spin("17", 6));
+    let (_, log) = server.http("GET", "/api/tables/t2/log", Some(&pit), None);
+    let inspected: Vec<&Value> = log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .filter(|e| e["type"] == "ball_inspected")
+        .collect();
+    assert_eq!(inspected.len(), 1, "{log}");
+    assert_eq!(inspected[0]["reason"], "ball_left_wheel");
+    assert_eq!(inspected[0]["by"], "pit");
+
+    // Maryland: the dealer inspects after too few revolutions; a damaged ball is the pit's.
+    server.ask(&admin, table("m1", "dealer"));
+    server.inspect_and_open(&pit, &dealer, "m1");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "m1"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "m1"}));
+    let m1 = |pocket: &str, revolutions: u8| json!({"op": "spin", "table": "m1", "spin": {"pocket": pocket, "direction": "opposite", "revolutions": revolutions}});
+    server.ask(&dealer, m1("5", 2));
+    let (status, code, message) = refused(&server, &dealer, m1("5", 6));
+    assert_eq!((status, code.as_str()), (422, "ball_inspection_required"), "{message}");
+    assert!(message.contains("ch.6"), "{message}");
+    let (status, code, message) = refused(
+        &server,
+        &dealer,
+        json!({"op": "inspect_ball", "table": "m1", "damaged": true}),
+    );
+    assert_eq!((status, code.as_str()), (403, "forbidden"), "{message}");
+    server.ask(&dealer, json!({"op": "inspect_ball", "table": "m1"}));
+    server.ask(&dealer, m1("5", 6));
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}
+
+// Colorado 2212(4): after an external movable part is replaced, the Director
+// or designee inspects the wheel before the table reopens. The pit cannot
+// stand in for the regulator, and the regulator's account inspects nothing
+// else.
+#[test]
+fn a_replaced_external_part_waits_for_the_regulator() {
+    let data = data_dir();
+    let (server, [admin, _, dealer, pit, _, _]) = casino(data.path());
+    server.ask(
+        &admin,
+        json!({"op": "create_user", "username": "reg", "role": "auditor", "password": "reg-password-1", "licence": "DIR-7"}),
+    );
+    let regulator = server.login("reg", "reg-password-1");
+    let inspection = |table: &str| {
+        json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true,
+               "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true})
+    };
+    let (status, code, message) = refused(&server, &regulator, inspection("t2"));
+    assert_eq!(
+        (status, code.as_str()),
+        (403, "forbidden"),
+        "nothing awaits the regulator: {message}"
+    );
+    server.ask(
+        &pit,
+        json!({"op": "adjust", "table": "t2", "replacement": true, "external": true, "description": "replaced the turret",
+               "witness": "Sam Guard", "witness_licence": "S-77"}),
+    );
+    let (status, code, message) = refused(&server, &pit, inspection("t2"));
+    assert_eq!(
+        (status, code.as_str()),
+        (422, "regulator_inspection_required"),
+        "{message}"
+    );
+    assert!(message.contains("2212(4)"), "{message}");
+    let (status, code, _) = refused(&server, &dealer, json!({"op": "open_table", "table": "t2"}));
+    assert_eq!((status, code.as_str()), (422, "not_inspected"));
+    server.ask(&regulator, inspection("t2"));
+    server.ask(&dealer, json!({"op": "open_table", "table": "t2"}));
+    let (_, log) = server.http("GET", "/api/tables/t2/log", Some(&pit), None);
+    let regulator_row = log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .find(|e| e["type"] == "inspection_recorded" && e["regulator"] == true)
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        (regulator_row["by"].as_str(), regulator_row["licence"].as_str()),
+        (Some("reg"), Some("DIR-7")),
+        "{log}"
+    );
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}

@@ -31,6 +31,7 @@ fn open_table(profile: &str, wheel: Wheel) -> Table {
         parts_secure: true,
         ball_non_magnetic: true,
         layout_and_signage_comply: true,
+        by_regulator: false,
     }))
     .expect("inspected");
     t.handle(Command::Open { at_ms: 2 }).expect("open");

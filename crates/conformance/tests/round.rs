@@ -23,6 +23,7 @@ fn inspection(at_ms: u64) -> Inspection {
         parts_secure: true,
         ball_non_magnetic: true,
         layout_and_signage_comply: true,
+        by_regulator: false,
     }
 }
 
@@ -115,11 +116,118 @@ fn an_adjustment_needs_a_new_inspection() {
         replacement: true,
         description: "replaced the ball track trim".into(),
         witness: Some(person("security officer")),
+        external: true,
     };
     t.handle(Command::RecordAdjustment(adjustment)).expect("logged");
     assert_eq!(t.handle(Command::Open { at_ms: 3 }), Err(CommandError::NotInspected));
+    // Maryland ch.2 D: after a replacement, the inspection of A, by the facility's own staff.
+    assert!(!t.awaits_regulator());
     t.handle(Command::RecordInspection(inspection(4))).expect("inspection");
     t.handle(Command::Open { at_ms: 5 }).expect("opens");
+}
+
+#[test]
+fn a_replaced_external_part_waits_for_the_regulators_inspection() {
+    // Colorado 2212(4): "if any one or more of the movable parts are external, then an
+    // inspection must be completed by the Director or designee prior to reopening".
+    let mut t = table("colorado-2014", Wheel::DoubleZero, false);
+    t.handle(Command::RecordInspection(inspection(1))).expect("inspection");
+    let replaced = |at_ms, external| Adjustment {
+        at_ms,
+        by: person("pit supervisor"),
+        replacement: true,
+        description: "replaced the turret".into(),
+        witness: Some(person("security officer")),
+        external,
+    };
+    // An internal part: the licensee's own inspection, 2212(1).
+    t.handle(Command::RecordAdjustment(replaced(2, false))).expect("logged");
+    assert!(!t.awaits_regulator());
+    t.handle(Command::RecordInspection(inspection(3))).expect("inspection");
+    // An external one: the pit's inspection is refused until the regulator's.
+    t.handle(Command::RecordAdjustment(replaced(4, true))).expect("logged");
+    assert!(t.awaits_regulator());
+    assert_eq!(
+        t.handle(Command::RecordInspection(inspection(5))),
+        Err(CommandError::RegulatorInspectionRequired)
+    );
+    assert_eq!(t.handle(Command::Open { at_ms: 6 }), Err(CommandError::NotInspected));
+    let regulator = Inspection {
+        by: person("regulator"),
+        by_regulator: true,
+        ..inspection(7)
+    };
+    t.handle(Command::RecordInspection(regulator))
+        .expect("the Director's inspection");
+    assert!(!t.awaits_regulator());
+    t.handle(Command::Open { at_ms: 8 }).expect("opens");
+}
+
+#[test]
+fn a_ball_that_left_the_wheel_is_inspected_before_the_next_spin() {
+    // Colorado 2206(4): "The ball shall be recovered and inspected by the pit supervisor
+    // for any damage or tampering before being placed back into the wheel."
+    let mut t = table("colorado-2014", Wheel::DoubleZero, false);
+    open(&mut t);
+    t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+    t.handle(Command::NoMoreBets { at_ms: 20 }).expect("no more bets");
+    assert_eq!(
+        t.handle(Command::InspectBall {
+            at_ms: 21,
+            by: person("pit supervisor"),
+            damaged: false
+        }),
+        Err(CommandError::NoBallToInspect)
+    );
+    spin(&mut t, 30, SpinReport::NoSpin(NoSpinReason::BallLeftWheel));
+    assert_eq!(t.ball_awaits_inspection(), Some(NoSpinReason::BallLeftWheel));
+    // Colorado names no inspection after too few revolutions (2205(1)).
+    let events = t
+        .handle(Command::InspectBall {
+            at_ms: 31,
+            by: person("pit supervisor"),
+            damaged: false,
+        })
+        .expect("inspected");
+    assert!(matches!(
+        events.as_slice(),
+        [Event::BallInspected {
+            reason: NoSpinReason::BallLeftWheel,
+            damaged: false,
+            ..
+        }]
+    ));
+    assert_eq!(t.ball_awaits_inspection(), None);
+    spin(&mut t, 40, SpinReport::NoSpin(NoSpinReason::TooFewRevolutions));
+    assert_eq!(t.ball_awaits_inspection(), None);
+}
+
+#[test]
+fn a_maryland_ball_is_inspected_after_too_few_revolutions_or_leaving_the_wheel() {
+    // Maryland ch.6 B-C: after either no spin "the dealer shall inspect the ball for any
+    // signs of damage"; a damaged one is replaced (B(2), C(2)).
+    for reason in [NoSpinReason::TooFewRevolutions, NoSpinReason::BallLeftWheel] {
+        let mut t = table("maryland", Wheel::DoubleZero, false);
+        open(&mut t);
+        t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+        t.handle(Command::NoMoreBets { at_ms: 20 }).expect("no more bets");
+        spin(&mut t, 30, SpinReport::NoSpin(reason));
+        assert_eq!(t.ball_awaits_inspection(), Some(reason));
+        t.handle(Command::InspectBall {
+            at_ms: 31,
+            by: person("floorperson"),
+            damaged: true,
+        })
+        .expect("replaced");
+        assert_eq!(t.ball_awaits_inspection(), None);
+    }
+    // The other documents name no such inspection.
+    let mut t = table("european-casino", Wheel::SingleZero, false);
+    open(&mut t);
+    t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+    t.handle(Command::NoMoreBets { at_ms: 20 }).expect("no more bets");
+    spin(&mut t, 30, SpinReport::NoSpin(NoSpinReason::BallLeftWheel));
+    assert_eq!(t.ball_awaits_inspection(), None);
 }
 
 #[test]

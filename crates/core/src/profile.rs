@@ -56,6 +56,16 @@ pub struct Jurisdiction {
     pub match_play_kinds: Vec<Kind>,
     /// Bonus variants the document permits ("roulette-x", "bonus-spin-xtreme").
     pub bonuses: Vec<String>,
+    /// After a no spin for one of these reasons the ball is inspected before
+    /// the next spin (Colorado 2206(4): ball left the wheel; Maryland ch.6
+    /// B-C: too few revolutions or ball left the wheel).
+    pub ball_inspection_after: Vec<crate::round::NoSpinReason>,
+    /// Who inspects it: "pit supervisor" (Colorado 2206(4)) or "dealer"
+    /// (Maryland ch.6 B(1), C(1)).
+    pub ball_inspected_by: String,
+    /// A replaced external movable part is inspected by the regulator (the
+    /// Director or designee) before the table reopens (Colorado 2212(4)).
+    pub external_replacement_inspected_by_regulator: bool,
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.

@@ -64,6 +64,9 @@ pub struct Inspection {
     pub ball_non_magnetic: bool,
     /// Required when a double-zero wheel is used as single zero.
     pub layout_and_signage_comply: bool,
+    /// Made by the regulator (the Director or designee), as a replaced
+    /// external movable part requires (Colorado 2212(4)).
+    pub by_regulator: bool,
 }
 
 /// An adjustment or replacement of the wheel's movable parts (Colorado 2212(2)-(5), Maryland ch.2 B-E).
@@ -75,6 +78,8 @@ pub struct Adjustment {
     pub description: String,
     /// The security department member present (Colorado 2212(2), Maryland ch.2 B).
     pub witness: Option<Person>,
+    /// The part adjusted or replaced is external to the wheel (Colorado 2212(2), (4)).
+    pub external: bool,
 }
 
 /// Why a spin does not count.
@@ -268,6 +273,14 @@ pub enum Command {
         reason: String,
         corrections: Vec<(PlayerId, i128)>,
     },
+    /// The ball of a no spin that calls for it is inspected before it goes
+    /// back into the wheel (Colorado 2206(4), Maryland ch.6 B-C); a damaged
+    /// one is replaced.
+    InspectBall {
+        at_ms: u64,
+        by: Person,
+        damaged: bool,
+    },
 }
 
 /// A bet in the round, with what it has seen (an imprisoned bet carries the zero).
@@ -367,6 +380,13 @@ pub enum Event {
         at_ms: u64,
         by: Person,
         reason: String,
+    },
+    /// The ball was inspected after a no spin for `reason`; `damaged`: it was replaced.
+    BallInspected {
+        at_ms: u64,
+        by: Person,
+        reason: NoSpinReason,
+        damaged: bool,
     },
     EmergencyLifted {
         at_ms: u64,
@@ -479,6 +499,13 @@ pub enum CommandError {
     BadLimits { kind: String, why: String },
     #[error("time went backwards: {at_ms} is before {last_ms}")]
     TimeWentBackwards { at_ms: u64, last_ms: u64 },
+    #[error("no ball awaits inspection: a ball is inspected after a no spin that calls for it")]
+    NoBallToInspect,
+    #[error(
+        "an external movable part was replaced: the Director or designee inspects the wheel before the table \
+         reopens (Colorado 2212(4))"
+    )]
+    RegulatorInspectionRequired,
 }
 
 /// A table: its profile, configuration and state. Built from events only.
@@ -509,6 +536,12 @@ pub struct Table {
     /// The table plays a tournament event: its chips are points, and no
     /// wager size limit applies (Colorado 2214(1)).
     points_play: bool,
+    /// A no spin whose ball is yet to be inspected (Colorado 2206(4),
+    /// Maryland ch.6 B-C), and why.
+    ball_awaits: Option<NoSpinReason>,
+    /// An external movable part was replaced: the next inspection is the
+    /// regulator's (Colorado 2212(4)).
+    awaits_regulator: bool,
 }
 
 /// How many past pockets a table remembers for displays.
@@ -559,6 +592,8 @@ impl Table {
             last_ms: 0,
             last_pockets: Vec::new(),
             points_play: false,
+            ball_awaits: None,
+            awaits_regulator: false,
         })
     }
 
@@ -680,6 +715,18 @@ impl Table {
         self.inspected
     }
 
+    /// The no spin whose ball is yet to be inspected, if any (Colorado
+    /// 2206(4), Maryland ch.6 B-C).
+    pub fn ball_awaits_inspection(&self) -> Option<NoSpinReason> {
+        self.ball_awaits
+    }
+
+    /// An external movable part was replaced and the regulator has not yet
+    /// inspected the wheel (Colorado 2212(4)).
+    pub fn awaits_regulator(&self) -> bool {
+        self.awaits_regulator
+    }
+
     /// The most recent pockets, newest last.
     pub fn last_pockets(&self) -> &[Pocket] {
         &self.last_pockets
@@ -731,6 +778,9 @@ impl Table {
                 .filter(|(ok, _)| !ok)
                 .map(|(_, why)| why)
                 .collect::<Vec<_>>();
+                if self.awaits_regulator && !inspection.by_regulator {
+                    return Err(CommandError::RegulatorInspectionRequired);
+                }
                 // Every item that failed is named, not only the first.
                 if !failed.is_empty() {
                     return Err(CommandError::InspectionFailed(failed));
@@ -879,6 +929,17 @@ impl Table {
                     return Err(CommandError::Emergency);
                 }
                 self.decide_spin(at_ms, report)
+            }
+            C::InspectBall { at_ms, by, damaged } => {
+                self.at(at_ms)?;
+                check_person(&by)?;
+                let reason = self.ball_awaits.ok_or(CommandError::NoBallToInspect)?;
+                Ok(vec![Event::BallInspected {
+                    at_ms,
+                    by,
+                    reason,
+                    damaged,
+                }])
             }
             C::DeclareEmergency { at_ms, by, reason } => {
                 self.at(at_ms)?;
@@ -1097,11 +1158,25 @@ impl Table {
             E::InspectionRecorded(i) => {
                 self.last_ms = self.last_ms.max(i.at_ms);
                 self.inspected = true;
+                if i.by_regulator {
+                    self.awaits_regulator = false;
+                }
             }
             E::AdjustmentRecorded(a) => {
                 self.last_ms = self.last_ms.max(a.at_ms);
                 // Maryland ch.2 C-D: adjustments come before the inspection, which must follow.
                 self.inspected = false;
+                // Colorado 2212(4): a replaced external part, and the Director inspects.
+                if a.replacement
+                    && a.external
+                    && self.profile.jurisdiction().external_replacement_inspected_by_regulator
+                {
+                    self.awaits_regulator = true;
+                }
+            }
+            E::BallInspected { at_ms, .. } => {
+                self.last_ms = self.last_ms.max(*at_ms);
+                self.ball_awaits = None;
             }
             E::LimitsSet { at_ms, limits, .. } => {
                 self.last_ms = self.last_ms.max(*at_ms);
@@ -1150,8 +1225,15 @@ impl Table {
                 self.last_ms = *at_ms;
                 self.phase = Phase::NoMoreBets;
             }
-            E::NoSpin { at_ms, .. } | E::SpinVoided { at_ms, .. } => {
+            E::NoSpin { at_ms, reason, .. } => {
                 // The bets stay for the re-spin, unless returned by the events that follow.
+                self.last_ms = *at_ms;
+                // Colorado 2206(4), Maryland ch.6 B-C: this ball is inspected first.
+                if self.profile.jurisdiction().ball_inspection_after.contains(reason) {
+                    self.ball_awaits = Some(*reason);
+                }
+            }
+            E::SpinVoided { at_ms, .. } => {
                 self.last_ms = *at_ms;
             }
             E::ResultRecorded { at_ms, pocket, .. } => {

@@ -13,6 +13,7 @@ pub mod tournament;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use croupier_core::round::NoSpinReason;
 use croupier_core::tournament::TournamentRules;
 use croupier_core::{
     EvenMoneyOnZero, HalfRounding, Jurisdiction, Kind, Limits, Minor, NoSpinBets, OverMaximum, Paytable, Pocket,
@@ -173,6 +174,12 @@ struct JurisdictionFile {
     match_play_kinds: Vec<String>,
     #[serde(default)]
     bonuses: Vec<String>,
+    #[serde(default)]
+    ball_inspection_after: Vec<String>,
+    #[serde(default)]
+    ball_inspected_by: Option<String>,
+    #[serde(default)]
+    external_replacement_inspected_by_regulator: bool,
 }
 
 impl JurisdictionFile {
@@ -181,7 +188,29 @@ impl JurisdictionFile {
         for (kind, odds) in &self.minimum_payouts {
             minimum_payouts.set(kind_named(&format!("{name}.minimum_payouts"), kind)?, *odds);
         }
+        let mut ball_inspection_after = Vec::with_capacity(self.ball_inspection_after.len());
+        for reason in &self.ball_inspection_after {
+            ball_inspection_after.push(NoSpinReason::parse(reason).ok_or_else(|| {
+                bad(
+                    &format!("{name}.ball_inspection_after"),
+                    format!("{reason:?} is not a no-spin reason"),
+                )
+            })?);
+        }
+        let ball_inspected_by = match self.ball_inspected_by.as_deref() {
+            None if ball_inspection_after.is_empty() => String::new(),
+            Some(by @ ("pit supervisor" | "dealer")) => by.to_string(),
+            other => {
+                return Err(bad(
+                    &format!("{name}.ball_inspected_by"),
+                    format!("{other:?} is not \"pit supervisor\" or \"dealer\" (required with ball_inspection_after)"),
+                ))
+            }
+        };
         Ok(Jurisdiction {
+            ball_inspection_after,
+            ball_inspected_by,
+            external_replacement_inspected_by_regulator: self.external_replacement_inspected_by_regulator,
             wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
             permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,
             permitted_trios: trios_named(&format!("{name}.permitted_trios"), &self.permitted_trios)?,

@@ -80,7 +80,9 @@ fn expected(e: &EventView) -> [Sees; 4] {
         // A match play coupon is its player's business (Colorado 2203(1)).
         | E::CouponIssued { .. } => [Nothing, Whole, Nothing, Whole],
         // Colorado 2212(5): the licence is written into the log, which is the staff's.
-        E::InspectionRecorded { .. } | E::AdjustmentRecorded { .. } => [Nothing, Nothing, Nothing, Whole],
+        E::InspectionRecorded { .. } | E::AdjustmentRecorded { .. } | E::BallInspected { .. } => {
+            [Nothing, Nothing, Nothing, Whole]
+        }
         E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
         E::EmergencyDeclared { .. } | E::EmergencyLifted { .. } => [Unnamed, Unnamed, Unnamed, Whole],
         // Colorado 2207: limits are posted for all; who set them, with their licence, is the staff's.
@@ -192,6 +194,15 @@ fn every_kind() -> Vec<EventView> {
             at_ms: 1,
             by: by(),
             licence: LICENCE.into(),
+            regulator: false,
+        },
+        EventView::BallInspected {
+            table: t(),
+            at_ms: 1,
+            by: by(),
+            licence: LICENCE.into(),
+            reason: "ball_left_wheel".into(),
+            damaged: false,
         },
         EventView::AdjustmentRecorded {
             table: t(),
@@ -202,6 +213,7 @@ fn every_kind() -> Vec<EventView> {
             description: "new ball".into(),
             witness: Some("Sam Guard".into()),
             witness_licence: Some("S-77".into()),
+            external: true,
         },
         EventView::LimitsSet {
             table: t(),

@@ -685,6 +685,7 @@ fn every_request_refuses_every_role_but_its_own() {
                 description: "levelled the wheel".into(),
                 witness: Some("Sam Guard".into()),
                 witness_licence: Some("S-77".into()),
+                external: false,
             },
             PIT,
             Closed,

@@ -86,6 +86,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
             description: "levelled the wheel".into(),
             witness: Some("Sam Guard".into()),
             witness_licence: Some("S-77".into()),
+            external: true,
         },
     );
     run(
@@ -181,6 +182,23 @@ fn journal_of_every_kind() -> Vec<Entry> {
             spin: Spin::NoSpin {
                 no_spin: "same_direction".into(),
             },
+        },
+    );
+    // Colorado 2206(4): a ball that left the wheel, inspected by the pit.
+    run(
+        dealer.clone(),
+        Request::Spin {
+            table: t(),
+            spin: Spin::NoSpin {
+                no_spin: "ball_left_wheel".into(),
+            },
+        },
+    );
+    run(
+        pit.clone(),
+        Request::InspectBall {
+            table: t(),
+            damaged: true,
         },
     );
     run(

@@ -972,6 +972,7 @@ fn adjust(witness: Option<(&str, &str)>) -> Request {
         description: "levelled the wheel".into(),
         witness: witness.map(|(name, _)| name.to_string()),
         witness_licence: witness.map(|(_, licence)| licence.to_string()),
+        external: false,
     }
 }
 
@@ -1001,6 +1002,7 @@ fn adjustments_name_their_security_witness_and_a_closed_wheel_is_locked() {
             description: "levelled the wheel".into(),
             witness: Some("Sam Guard".into()),
             witness_licence: None,
+            external: false,
         },
         "bad_text",
     );

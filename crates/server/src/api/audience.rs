@@ -105,6 +105,7 @@ impl EventView {
             // bets from its `bet_returned`.
             E::InspectionRecorded { table, .. }
             | E::AdjustmentRecorded { table, .. }
+            | E::BallInspected { table, .. }
             | E::FloatFilled { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
             // Colorado 2206(5): each corrected player learns their own correction.

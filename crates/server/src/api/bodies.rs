@@ -211,6 +211,23 @@ pub struct PublicTable {
     /// The tournament event the table plays in points, if it plays one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<PointsNotice>,
+    /// The no spin whose ball is inspected before the next spin (Colorado
+    /// 2206(4), Maryland ch.6 B-C), and who inspects it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ball_to_inspect: Option<BallToInspect>,
+    /// An external movable part was replaced: the regulator inspects the
+    /// wheel before the table reopens (Colorado 2212(4)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaits_regulator: bool,
+}
+
+/// A ball waiting for its inspection after a no spin.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct BallToInspect {
+    /// The no spin's reason: `ball_left_wheel`, `too_few_revolutions`.
+    pub reason: String,
+    /// `pit supervisor` or `dealer`.
+    pub inspected_by: String,
 }
 
 /// A bet on a table's layout, with the pockets it covers.

@@ -111,6 +111,12 @@ error_codes! {
     TableClosed = "table_closed" => 422,
     NotInspected = "not_inspected" => 422,
     InspectionFailed = "inspection_failed" => 422,
+    /// A no spin's ball is to be inspected before the next spin (Colorado 2206(4), Maryland ch.6 B-C).
+    BallInspectionRequired = "ball_inspection_required" => 422,
+    /// No no spin's ball awaits inspection.
+    NoBallToInspect = "no_ball_to_inspect" => 422,
+    /// An external part was replaced: the regulator inspects first (Colorado 2212(4)).
+    RegulatorInspectionRequired = "regulator_inspection_required" => 422,
     AlreadyOpen = "already_open" => 422,
     RoundUnderWay = "round_under_way" => 422,
     BettingNotOpen = "betting_not_open" => 422,

@@ -133,6 +133,10 @@ pub enum EventView {
         at_ms: u64,
         by: String,
         licence: String,
+        /// The regulator's inspection after an external part was replaced
+        /// (Colorado 2212(4)).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        regulator: bool,
     },
     AdjustmentRecorded {
         table: String,
@@ -146,6 +150,20 @@ pub enum EventView {
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness_licence: Option<String>,
+        /// An external part of the wheel (Colorado 2212(2), (4)).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        external: bool,
+    },
+    /// A no spin's ball inspected before it goes back into the wheel, and
+    /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
+    /// B-C).
+    BallInspected {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        reason: String,
+        damaged: bool,
     },
     /// The table's limits from the next round on, per kind of bet, in minor units.
     LimitsSet {

@@ -202,6 +202,18 @@ pub enum ClientRequest {
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness_licence: Option<String>,
+        /// The part is external to the wheel: replacing one calls for the
+        /// regulator's inspection where the rules say so (Colorado 2212(4)).
+        #[serde(default)]
+        external: bool,
+    },
+    /// The ball of a no spin that calls for it, inspected before it goes back
+    /// into the wheel (Colorado 2206(4), Maryland ch.6 B-C); `damaged`: it
+    /// was replaced with a new one.
+    InspectBall {
+        table: String,
+        #[serde(default)]
+        damaged: bool,
     },
     /// The table's limits per kind of bet, set by the pit between rounds.
     SetLimits {
@@ -364,6 +376,7 @@ impl ClientRequest {
             C::TablePlay { table, .. }
             | C::Inspect { table, .. }
             | C::Adjust { table, .. }
+            | C::InspectBall { table, .. }
             | C::SetLimits { table, .. }
             | C::OpenTable { table }
             | C::CloseTable { table, .. }

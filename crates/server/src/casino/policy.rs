@@ -33,6 +33,7 @@ pub enum Act {
     Bet,
     CancelBet,
     Inspect,
+    InspectBall,
     Adjust,
     /// Post a table's limits (Colorado 2207, Maryland ch.1 G(3)).
     SetLimits,
@@ -110,7 +111,14 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::Tip, PLAYER, "tip"),
     (Act::Bet, PLAYER, "bet"),
     (Act::CancelBet, PLAYER, "cancel bets"),
-    (Act::Inspect, PIT, "record inspections"),
+    // The auditor is the regulator's: it records the Director's inspection
+    // after an external part is replaced (Colorado 2212(4)), and no other.
+    (
+        Act::Inspect,
+        &[Role::PitSupervisor, Role::Admin, Role::Auditor],
+        "record inspections",
+    ),
+    (Act::InspectBall, TABLE_STAFF, "inspect the ball after a no spin"),
     (Act::Adjust, PIT, "record adjustments"),
     (Act::SetLimits, PIT, "set table limits"),
     (Act::OpenTable, TABLE_STAFF, "open tables"),

@@ -15,8 +15,9 @@ use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
 use crate::api::bodies::{
-    CouponCount, CouponTotals, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry, OpenBet, PublicTable,
-    RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport, TableSummary,
+    BallToInspect, CouponCount, CouponTotals, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry, OpenBet,
+    PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport,
+    TableSummary,
 };
 
 /// A question about one table.
@@ -140,6 +141,11 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .map(|p| p.label().to_string())
                     .collect(),
                 tournament: slot.points_notice(dir),
+                ball_to_inspect: slot.table.ball_awaits_inspection().map(|reason| BallToInspect {
+                    reason: reason.name().to_string(),
+                    inspected_by: slot.table.profile().jurisdiction().ball_inspected_by.clone(),
+                }),
+                awaits_regulator: slot.table.awaits_regulator(),
             })
         }
         TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot))),

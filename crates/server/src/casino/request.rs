@@ -126,6 +126,15 @@ pub enum Request {
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness_licence: Option<String>,
+        /// An external part (journal format 9); written only when it is.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        external: bool,
+    },
+    /// The ball of a no spin inspected (journal format 9).
+    InspectBall {
+        table: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        damaged: bool,
     },
     SetLimits {
         table: String,
@@ -346,18 +355,21 @@ impl Request {
                 ball_non_magnetic,
                 layout_and_signage_comply,
             },
+            C::InspectBall { table, damaged } => Request::InspectBall { table, damaged },
             C::Adjust {
                 table,
                 replacement,
                 description,
                 witness,
                 witness_licence,
+                external,
             } => Request::Adjust {
                 table,
                 replacement,
                 description,
                 witness,
                 witness_licence,
+                external,
             },
             C::SetLimits { table, limits } => Request::SetLimits {
                 table,
@@ -463,6 +475,7 @@ impl Request {
             R::TablePlay { table, .. }
             | R::Inspect { table, .. }
             | R::Adjust { table, .. }
+            | R::InspectBall { table, .. }
             | R::SetLimits { table, .. }
             | R::OpenTable { table }
             | R::CloseTable { table, .. }
@@ -508,6 +521,7 @@ impl Request {
             R::Tournament { .. } | R::TablePlay { .. } => Act::DirectTournament,
             R::Inspect { .. } => Act::Inspect,
             R::Adjust { .. } => Act::Adjust,
+            R::InspectBall { .. } => Act::InspectBall,
             R::SetLimits { .. } => Act::SetLimits,
             R::OpenTable { .. } => Act::OpenTable,
             R::CloseTable { .. } => Act::CloseTable,

@@ -224,6 +224,8 @@ pub(super) fn command_error(e: CommandError) -> ApiError {
         C::Closed => K::TableClosed,
         C::NotInspected => K::NotInspected,
         C::InspectionFailed(_) => K::InspectionFailed,
+        C::NoBallToInspect => K::NoBallToInspect,
+        C::RegulatorInspectionRequired => K::RegulatorInspectionRequired,
         C::AlreadyOpen => K::AlreadyOpen,
         C::RoundUnderWay => K::RoundUnderWay,
         C::BettingNotOpen => K::BettingNotOpen,

@@ -148,11 +148,28 @@ pub fn view(event: &JournalEvent) -> EventView {
             at_ms,
             by,
             licence,
+            regulator,
         } => V::InspectionRecorded {
             table,
             at_ms,
             by,
             licence,
+            regulator,
+        },
+        J::BallInspected {
+            table,
+            at_ms,
+            by,
+            licence,
+            reason,
+            damaged,
+        } => V::BallInspected {
+            table,
+            at_ms,
+            by,
+            licence,
+            reason,
+            damaged,
         },
         J::AdjustmentRecorded {
             table,
@@ -163,6 +180,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             description,
             witness,
             witness_licence,
+            external,
         } => V::AdjustmentRecorded {
             table,
             at_ms,
@@ -172,6 +190,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             description,
             witness,
             witness_licence,
+            external,
         },
         J::LimitsSet {
             table,

@@ -135,6 +135,10 @@ pub enum JournalEvent {
         at_ms: u64,
         by: String,
         licence: String,
+        /// The regulator's inspection after an external part was replaced
+        /// (Colorado 2212(4); journal format 9); written only when it is.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        regulator: bool,
     },
     AdjustmentRecorded {
         table: String,
@@ -148,6 +152,20 @@ pub enum JournalEvent {
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness_licence: Option<String>,
+        /// An external part (journal format 9); written only when it is.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        external: bool,
+    },
+    /// A no spin's ball inspected before it goes back into the wheel, and
+    /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
+    /// B-C; journal format 9).
+    BallInspected {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        reason: String,
+        damaged: bool,
     },
     LimitsSet {
         table: String,
@@ -300,6 +318,20 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             at_ms: i.at_ms,
             by: i.by.name.clone(),
             licence: i.by.licence.clone(),
+            regulator: i.by_regulator,
+        },
+        Event::BallInspected {
+            at_ms,
+            by,
+            reason,
+            damaged,
+        } => JournalEvent::BallInspected {
+            table: t,
+            at_ms: *at_ms,
+            by: by.name.clone(),
+            licence: by.licence.clone(),
+            reason: reason.name().to_string(),
+            damaged: *damaged,
         },
         Event::AdjustmentRecorded(a) => JournalEvent::AdjustmentRecorded {
             table: t,
@@ -310,6 +342,7 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             description: a.description.clone(),
             witness: a.witness.as_ref().map(|w| w.name.clone()),
             witness_licence: a.witness.as_ref().map(|w| w.licence.clone()),
+            external: a.external,
         },
         Event::LimitsSet { at_ms, by, limits } => JournalEvent::LimitsSet {
             table: t,

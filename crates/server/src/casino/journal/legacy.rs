@@ -363,11 +363,20 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             licence,
             limits,
         },
+        // A ball's inspection is never written before format 9.
         J::InspectionRecorded {
             table,
             at_ms,
             by,
             licence,
+            ..
+        }
+        | J::BallInspected {
+            table,
+            at_ms,
+            by,
+            licence,
+            ..
         } => L::InspectionRecorded {
             table,
             at_ms,

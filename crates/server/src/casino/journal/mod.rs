@@ -57,8 +57,10 @@ pub use event::JournalEvent;
 /// wheel's game whose launch the table did not see is a no spin, and a
 /// new table keeps the casino's currency and its zero rules. Format 7
 /// journals tournaments (Colorado 2213-2214). Format 8 plays a
-/// tournament's events at the tables, in points.
-pub const JOURNAL_FORMAT: u32 = 8;
+/// tournament's events at the tables, in points. Format 9 inspects a no
+/// spin's ball before the next spin and has the regulator inspect a wheel
+/// whose external part was replaced.
+pub const JOURNAL_FORMAT: u32 = 9;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -66,6 +68,11 @@ pub const FORMAT_TOURNAMENTS: u32 = 7;
 /// The first format in which a tournament's event plays at a table, its
 /// points in the ledger (Colorado 2213.07, 2214).
 pub const FORMAT_TOURNAMENT_TABLES: u32 = 8;
+
+/// The first format in which a no spin's ball is inspected before the next
+/// spin (Colorado 2206(4), Maryland ch.6 B-C), and a replaced external part
+/// waits for the regulator's inspection (Colorado 2212(4)).
+pub const FORMAT_BALL_INSPECTION: u32 = 9;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

@@ -20,6 +20,7 @@ pub(super) fn logged(event: &Event) -> bool {
         event,
         Event::InspectionRecorded(_)
             | Event::AdjustmentRecorded(_)
+            | Event::BallInspected { .. }
             | Event::LimitsSet { .. }
             | Event::TableOpened { .. }
             | Event::TableClosed { .. }

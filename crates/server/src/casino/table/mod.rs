@@ -468,6 +468,7 @@ impl TableSlot {
             | Request::VoidRound { .. } => self.plan_round(dir, at_ms, actor, request, &mut plan)?,
             Request::Inspect { .. }
             | Request::Adjust { .. }
+            | Request::InspectBall { .. }
             | Request::SetLimits { .. }
             | Request::DeclareEmergency { .. }
             | Request::LiftEmergency { .. }

@@ -9,7 +9,7 @@ use croupier_core::{Kind, Minor};
 
 use super::disputes::Dispute;
 use super::{person, Plan, TableSlot};
-use crate::api::{ApiError, ErrorCode};
+use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::journal::{FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
@@ -34,20 +34,57 @@ impl TableSlot {
                 ball_non_magnetic,
                 layout_and_signage_comply,
                 ..
-            } => Command::RecordInspection(Inspection {
-                at_ms,
-                by: by(),
-                no_magnet_or_contrivance: *no_magnet_or_contrivance,
-                wheel_level_and_rotating_freely: *wheel_level_and_rotating_freely,
-                parts_secure: *parts_secure,
-                ball_non_magnetic: *ball_non_magnetic,
-                layout_and_signage_comply: *layout_and_signage_comply,
-            }),
+            } => {
+                // The regulator's account inspects only a wheel whose external
+                // part was replaced (Colorado 2212(4)); the licensee's staff
+                // make every other inspection (2212(1)).
+                let by_regulator = actor.role == Role::Auditor;
+                if by_regulator && !self.table.awaits_regulator() {
+                    return Err(err(
+                        ErrorCode::Forbidden,
+                        "an auditor, the regulator's designee, records an inspection only of a wheel whose \
+                         external movable part was replaced (Colorado 2212(4)); the pit makes the others",
+                    ));
+                }
+                Command::RecordInspection(Inspection {
+                    at_ms,
+                    by: if by_regulator { person(actor, "regulator") } else { by() },
+                    no_magnet_or_contrivance: *no_magnet_or_contrivance,
+                    wheel_level_and_rotating_freely: *wheel_level_and_rotating_freely,
+                    parts_secure: *parts_secure,
+                    ball_non_magnetic: *ball_non_magnetic,
+                    layout_and_signage_comply: *layout_and_signage_comply,
+                    by_regulator,
+                })
+            }
+            Request::InspectBall { damaged, .. } => {
+                let inspector = self.table.profile().jurisdiction().ball_inspected_by.as_str();
+                if actor.role == Role::Dealer && inspector == "pit supervisor" {
+                    return Err(err(
+                        ErrorCode::Forbidden,
+                        "a dealer may not inspect the ball: the pit supervisor inspects a ball that left the wheel \
+                         (Colorado 2206(4))",
+                    ));
+                }
+                if actor.role == Role::Dealer && *damaged {
+                    return Err(err(
+                        ErrorCode::Forbidden,
+                        "a dealer may not record a new ball: a damaged ball is replaced by the floorperson or \
+                         above, and the pit records it (Maryland ch.6 B(2), C(2))",
+                    ));
+                }
+                Command::InspectBall {
+                    at_ms,
+                    by: by(),
+                    damaged: *damaged,
+                }
+            }
             Request::Adjust {
                 replacement,
                 description,
                 witness,
                 witness_licence,
+                external,
                 ..
             } => {
                 let witness = match (witness, witness_licence) {
@@ -82,6 +119,7 @@ impl TableSlot {
                     replacement: *replacement,
                     description: description.clone(),
                     witness,
+                    external: *external,
                 })
             }
             Request::SetLimits { limits, .. } => {

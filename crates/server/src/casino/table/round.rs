@@ -8,7 +8,9 @@ use crate::api::{ApiError, ErrorCode, OutcomeSource};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED};
+use crate::casino::journal::{
+    FORMAT_BALL_INSPECTION, FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
+};
 use crate::casino::request::Request;
 
 impl TableSlot {
@@ -20,6 +22,25 @@ impl TableSlot {
         request: &Request,
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
+        // Colorado 2206(4), Maryland ch.6 B-C: a no spin's ball is inspected
+        // before it is spun again. (An automated wheel's games are its own.)
+        if let (Some(reason), Request::Spin { .. } | Request::Draw { .. }) =
+            (self.table.ball_awaits_inspection(), request)
+        {
+            if dir.journal_format() >= FORMAT_BALL_INSPECTION {
+                let who = match self.table.profile().jurisdiction().ball_inspected_by.as_str() {
+                    "dealer" => "the dealer inspects it, and a damaged one is replaced (Maryland ch.6 B-C)",
+                    _ => "the pit supervisor inspects it (Colorado 2206(4))",
+                };
+                return Err(err(
+                    ErrorCode::BallInspectionRequired,
+                    format!(
+                        "the ball is inspected before the next spin after a no spin for {}: {who}; then inspect_ball",
+                        reason.name().replace('_', " ")
+                    ),
+                ));
+            }
+        }
         let command =
             match request {
                 Request::OpenTable { .. } => Command::Open { at_ms },
