@@ -170,6 +170,14 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   // and betting cannot open. A pocket keyed with too few revolutions is no
   // result either: the console says what the server decided, not "entered".
   assert.equal(await dealer.locator("#open-betting").isDisabled(), true, "no new round before the re-spin");
+  // Colorado 2206(4): the ball that left the wheel is inspected by the pit
+  // supervisor before it goes back: the console waits, and says who.
+  await textOf(dealer.locator("#ball-wait-text"), /pit supervisor inspects the ball.*2206\(4\)/, "the dealer waits for the ball");
+  assert.equal(await dealer.locator('#result-form button[type="submit"]').isDisabled(), true, "no spin before the inspection");
+  await pit.locator("#ball-sound").click();
+  await textOf(pit.locator("#message"), /Ball inspected/, "the pit inspected the ball");
+  await textOf(pit.locator("#log"), /Ball inspected.*ball left wheel.*sound.*pit1/s, "the ball's inspection in the log");
+  await dealer.locator("#ball-wait").waitFor({ state: "hidden", timeout: WAIT_MS });
   await dealer.fill("#pocket", "5");
   await dealer.fill('#result-form [name="revolutions"]', "1");
   await dealer.click('#result-form button[type="submit"]');
