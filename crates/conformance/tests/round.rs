@@ -99,10 +99,11 @@ fn a_table_opens_only_after_a_passing_inspection() {
         .handle(Command::RecordInspection(nothing))
         .expect_err("three items failed")
         .to_string();
-    for item in ["magnets", "not level", "not secure"] {
+    // Each item not ticked is named as not confirmed, not as a finding.
+    for item in ["not confirmed", "no magnet", "level and rotating", "parts secure"] {
         assert!(refused.contains(item), "{refused}");
     }
-    assert!(!refused.contains("ball"), "{refused}");
+    assert!(!refused.contains("balls") && !refused.contains("found"), "{refused}");
 }
 
 #[test]

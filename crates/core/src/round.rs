@@ -461,7 +461,7 @@ pub enum CommandError {
     Closed,
     #[error("the table cannot open until a passing inspection is recorded (Colorado 2212(1), Maryland ch.2 A)")]
     NotInspected,
-    #[error("the inspection did not pass: {}", .0.join("; "))]
+    #[error("the inspection did not pass; not confirmed: {}", .0.join("; "))]
     InspectionFailed(Vec<&'static str>),
     #[error("the table is already open")]
     AlreadyOpen,
@@ -469,7 +469,7 @@ pub enum CommandError {
     RoundUnderWay,
     #[error("betting is not open")]
     BettingNotOpen,
-    #[error("past posting: no more bets has been called; the bet is not taken")]
+    #[error("too late: no more bets has been called, so the bet is not taken (past posting)")]
     PastPosting,
     #[error("no bet {0} of this player in this round")]
     NoSuchBet(String),
@@ -759,19 +759,16 @@ impl Table {
                 self.at(inspection.at_ms)?;
                 check_person(&inspection.by)?;
                 let failed: Vec<&'static str> = [
-                    (
-                        inspection.no_magnet_or_contrivance,
-                        "magnets or contrivances were found",
-                    ),
+                    (inspection.no_magnet_or_contrivance, "no magnet or other contrivance"),
                     (
                         inspection.wheel_level_and_rotating_freely,
-                        "the wheel is not level and rotating freely",
+                        "the wheel level and rotating freely",
                     ),
-                    (inspection.parts_secure, "parts of the wheel are not secure"),
-                    (inspection.ball_non_magnetic, "the ball is not non-magnetic"),
+                    (inspection.parts_secure, "the wheel's parts secure"),
+                    (inspection.ball_non_magnetic, "the balls non-magnetic"),
                     (
                         inspection.layout_and_signage_comply || self.config.wheel != Wheel::DoubleZeroAsSingleZero,
-                        "the 00 cover and signage for a double-zero wheel used as single zero are not in place",
+                        "the 00 cover and signage for a double-zero wheel used as single zero in place",
                     ),
                 ]
                 .into_iter()

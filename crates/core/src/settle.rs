@@ -41,9 +41,9 @@ pub enum BetError {
     NotOffered { profile: String, what: String },
     #[error("{spot} stands for {parts} units: a stake of {stake} does not divide evenly among them")]
     Indivisible { spot: String, parts: u64, stake: u64 },
-    #[error("{} on a {kind} is under the table minimum {}", Minor::new(*.stake), Minor::new(*.min))]
+    #[error("{} on {} is under the table minimum {}", Minor::new(*.stake), a(*.kind), Minor::new(*.min))]
     UnderMinimum { kind: Kind, stake: u64, min: u64 },
-    #[error("{} on a {kind} is over the table maximum {}", Minor::new(*.stake), Minor::new(*.max))]
+    #[error("{} on {} is over the table maximum {}", Minor::new(*.stake), a(*.kind), Minor::new(*.max))]
     OverMaximum { kind: Kind, stake: u64, max: u64 },
     #[error("zero_choice applies only when the table offers In Prison (run with In Prison on)")]
     ZeroChoiceWithoutInPrison,
@@ -59,6 +59,17 @@ pub enum BetError {
     CouponNotMatched { coupon: i128, stake: u64 },
     #[error("a match play bet cannot also choose In Prison: it loses on zero")]
     CouponWithZeroChoice,
+}
+
+/// A kind of bet in words, with its article: "a six line", "an odd".
+fn a(kind: Kind) -> String {
+    let words = kind.name().replace('_', " ");
+    let article = if words.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {words}")
 }
 
 /// One bet a composite bet stands for, or the bet itself.
