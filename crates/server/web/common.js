@@ -87,14 +87,19 @@ const Croupier = (() => {
   const request = (body) => api("/api/requests", body);
 
   // The page's message line: every refusal is shown, never swallowed.
+  // A notice goes away by itself after a while (on a phone it sits over the
+  // page's foot); an error stays until the next message.
+  let sayTimer = 0;
   function say(text, kind = "error") {
     const el = document.getElementById("message");
     if (!el) return;
+    clearTimeout(sayTimer);
     el.textContent = text;
     el.dataset.kind = kind;
     el.hidden = !text;
     if (kind === "error") el.setAttribute("role", "alert");
     else el.setAttribute("role", "status");
+    if (text && kind !== "error") sayTimer = setTimeout(() => { el.hidden = true; }, 8_000);
   }
 
   // Runs an action and shows its failure; returns its value or undefined.
