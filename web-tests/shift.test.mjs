@@ -49,6 +49,11 @@ async function looksRight(page, what) {
       }
       if (!scroller && (r.right > vw + 1 || r.left < -1)) out.push(`${name} runs off the screen`);
     }
+    // A box that scrolls sideways hides part of what it holds until one scrolls.
+    for (const e of document.body.querySelectorAll("*")) {
+      if (!scrolls(getComputedStyle(e)) || !e.checkVisibility?.({ checkVisibilityCSS: true })) continue;
+      if (e.scrollWidth > e.clientWidth + 1) out.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}.${e.className} "${e.textContent.trim().replace(/\s+/g, " ").slice(0, 30)}" must be scrolled sideways (${e.scrollWidth} px in ${e.clientWidth})`);
+    }
     for (const svg of document.querySelectorAll("#felt, #track")) {
       const chips = [...svg.querySelectorAll(".mine")].map((g) => ({ spot: g.dataset.mine, r: g.querySelector("circle").getBoundingClientRect(), label: g.querySelector("text") }));
       for (let a = 0; a < chips.length; a++) {
@@ -174,8 +179,13 @@ test("a whole shift from the pages alone, with two players and every balance exa
   const pit = await newPage("shift-pit", WIDE);
   await firstSignIn(pit, "/pit?table=c1", "pete", "P-4002");
   for (const table of ["c1", "t1"]) {
-    await pit.goto(`${base}/pit?table=${table}`);
-    for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
+    if (table !== "c1") await pit.selectOption("#table-select", table);
+    await textOf(pit.locator("#profile-line"), table === "t1" ? /maryland/ : /colorado-2014/, `the pit on ${table}`);
+    // Nothing ticked for the last table carries to this one's inspection.
+    for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) {
+      assert.equal(await box.isChecked(), false, `an item ticked before ${table}'s inspection`);
+      await box.check();
+    }
     await pit.click('#inspect-form button[type="submit"]');
     await textOf(pit.locator("#log"), /Inspection.*pete.*P-4002/s, `inspection of ${table}`);
   }
@@ -260,6 +270,10 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await ben.locator('#tip-form button[type="submit"]').dblclick();
   await textOf(ben.locator("#message"), /Thank you: USD 1\.00/, "ben's tip");
   await dealer.click("#no-more-bets");
+  // A reload now shows this round's bets, and not last round's marker over them.
+  await annTab.reload();
+  await rows(annTab, 2, "ann's round-2 bets after a reload");
+  assert.equal(await annTab.locator("#dolly").count(), 0, "no marker from the last round");
   await dealer.fill("#pocket", "0");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 0: the round settles/, "0 entered");
@@ -276,8 +290,10 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await dealer.click("#open-betting");
   await board.selectOption("#table-select", "t1");
   await textOf(board.locator("#state"), /Place your bets/, "the board on t1");
-  await ann.goto(`${base}/terminal?table=t1`);
+  await ann.selectOption("#table-select", "t1");
   await ann.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
+  // The last table's result is not shown as this one's.
+  await textOf(ann.locator("#result-text"), /No result yet/, "no result at t1 yet");
   await ann.fill('#buy-in-form [name="amount"]', "100.00");
   await ann.selectOption('#buy-in-form [name="chip_value"]', "100");
   await ann.click('#buy-in-form button[type="submit"]');
