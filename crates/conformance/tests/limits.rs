@@ -246,3 +246,27 @@ fn a_table_playing_a_tournament_takes_bets_of_any_size() {
         "cash play keeps the table's maximum"
     );
 }
+
+// Maryland ch.3 F(19): a Complete Wager on a number is every inside wager
+// containing it, one chip on each number each covers. On a zero that is
+// what the words give: complete:0 and complete:00 on the double-zero layout
+// are 18 chips each (the straight, the splits, the trios and first five);
+// on the triple-zero layout no inside bet but the straight contains 000,
+// so complete:000 is 000 straight up. The "dozen section" form is not a
+// wager of its own, and is refused saying so.
+#[test]
+fn complete_on_a_zero_is_every_inside_bet_containing_it_and_the_dozen_section_is_refused() {
+    let maryland = croupier_profiles::load("maryland").expect("profile");
+    let units = |wheel: Wheel, spot: &str| {
+        croupier_core::TableRules::new(&maryland, wheel, false)
+            .expect("rules")
+            .stake_units(spot)
+    };
+    assert_eq!(units(Wheel::DoubleZero, "complete:0"), Ok(18));
+    assert_eq!(units(Wheel::DoubleZero, "complete:00"), Ok(18));
+    assert_eq!(units(Wheel::TripleZero, "complete:0"), Ok(13));
+    assert_eq!(units(Wheel::TripleZero, "complete:000"), Ok(1));
+    assert_eq!(units(Wheel::DoubleZero, "complete:17"), Ok(40));
+    let refused = croupier_core::Spot::parse("complete:dozen1", Wheel::DoubleZero).expect_err("no dozen form");
+    assert!(refused.to_string().contains("F(19)"), "{refused}");
+}

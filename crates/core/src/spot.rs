@@ -184,6 +184,11 @@ pub enum SpotError {
         blocked: Pocket,
         wheel: Wheel,
     },
+    #[error(
+        "complete:{0} is not offered: a Complete Wager is made on one number, complete:N (Maryland ch.3 F(19)); \
+         its \"dozen section\" is read as where the marker for a number of that dozen may sit, not a wager of its own"
+    )]
+    CompleteDozenSection(String),
 }
 
 fn layout_name(layout: Layout) -> &'static str {
@@ -330,6 +335,9 @@ impl Spot {
             });
         }
         if let Some(number) = text.strip_prefix("complete:") {
+            if number.starts_with("dozen") {
+                return Err(SpotError::CompleteDozenSection(number.to_string()));
+            }
             let centre = Spot::parse_pocket(number, wheel)?;
             let covers = inside_spots(wheel.layout())
                 .iter()

@@ -260,6 +260,7 @@ fn bet_code(e: &BetError) -> ErrorCode {
             SpotError::NotOnLayout { .. } => K::NotOnLayout,
             SpotError::GreenNeedsTripleZero => K::GreenNeedsTripleZero,
             SpotError::NeighbourNotBettable { .. } => K::NeighbourNotBettable,
+            SpotError::CompleteDozenSection(_) => K::NotOffered,
         },
         BetError::Stake(StakeError::NotPositive(_)) => K::StakeNotPositive,
         BetError::Stake(StakeError::TooLarge(_)) => K::StakeTooLarge,
