@@ -269,6 +269,13 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await ben.fill('#tip-form [name="amount"]', "1.00");
   await ben.locator('#tip-form button[type="submit"]').dblclick();
   await textOf(ben.locator("#message"), /Thank you: USD 1\.00/, "ben's tip");
+  // Repeat on a fresh page places the last round's bets, once.
+  await ben.reload();
+  await ben.locator('#felt[data-layout="single-zero"]').waitFor({ timeout: WAIT_MS });
+  await textOf(ben.locator("#chips-balance"), moneyText(benChips1 - 100), "ben's chips after the tip");
+  await ben.locator("#repeat").click();
+  await textOf(ben.locator("#message"), /placed again/, "ben's repeat on a fresh page");
+  await rows(ben, 3, "ben's three bets again");
   await dealer.click("#no-more-bets");
   // A reload now shows this round's bets, and not last round's marker over them.
   await annTab.reload();
@@ -280,7 +287,8 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await textOf(board.locator("#last"), /^\s*0\s*$/, "the board shows 0");
   // No In Prison at c1: 17 and red lose on 0.
   await textOf(ann.locator("#chips-balance"), moneyText(annChips2), "ann's chips after 0");
-  const benChips2 = benChips1 - 100;
+  // Ben's repeat: black and the corner lose; 1.00 on 0 pays 35 to 1.
+  const benChips2 = benChips1 - 100 - 700 + 100 * 36;
   assert.equal((await balances("ben"))["chips:c1:ben"], benChips2);
 
   // ---- An RNG round on the first run's double-zero table, with the racetrack and a complete bet.
