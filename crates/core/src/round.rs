@@ -1235,6 +1235,9 @@ impl Table {
             }
             E::ResultRecorded { at_ms, pocket, .. } => {
                 self.last_ms = *at_ms;
+                // A ball spun to a result is back in play: a journal written
+                // before the inspection was asked for spun it without one.
+                self.ball_awaits = None;
                 self.last_pockets.push(*pocket);
                 if self.last_pockets.len() > LAST_POCKETS_MAX {
                     self.last_pockets.remove(0);

@@ -1203,7 +1203,13 @@ fn simulation_of_many_tables_against_a_reference_model() {
             "column1",
         ];
         let pockets = ["0", "00", "000", "1", "17", "36", "5", "24"];
-        let no_spins = ["same_direction", "too_few_revolutions", "ball_left_wheel", "emergency"];
+        // What a dealer keys; an emergency is the pit's to declare (below).
+        let no_spins = [
+            "same_direction",
+            "too_few_revolutions",
+            "ball_left_wheel",
+            "foreign_object",
+        ];
         let dealer = actor("dealer", Role::Dealer);
         let pit = actor("pit", Role::PitSupervisor);
         let mut settled = 0usize;
@@ -1243,13 +1249,26 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 ),
                 11 => {
                     let reason = no_spins[(next() % no_spins.len() as u64) as usize];
-                    w.run(
+                    let called = w.run(
                         &dealer,
                         Request::Spin {
                             table: t.into(),
                             spin: Spin::NoSpin { no_spin: reason.into() },
                         },
-                    )
+                    );
+                    // Colorado 2206(4), Maryland ch.6 B-C: the pit inspects the ball,
+                    // most times at once; until then the table spins no more.
+                    if next() % 4 != 0 {
+                        let damaged = next() % 5 == 0;
+                        let _ = w.run(
+                            &pit,
+                            Request::InspectBall {
+                                table: t.into(),
+                                damaged,
+                            },
+                        );
+                    }
+                    called
                 }
                 12 => w.run(
                     &admin(),

@@ -1064,3 +1064,68 @@ fn a_coupon_on_a_bet_handed_back_unplayed_can_be_played_again() {
     );
     w.replays();
 }
+
+fn no_spin(reason: &str) -> Request {
+    Request::Spin {
+        table: "t1".into(),
+        spin: Spin::NoSpin { no_spin: reason.into() },
+    }
+}
+
+// Colorado 2206(4): from journal format 9 a ball that left the wheel is
+// inspected before the next spin. A format-8 journal spun on without one and
+// replays as it was; opened by this server, the ball it spun again is not
+// waiting for an inspection that its result already made moot.
+#[test]
+fn a_ball_inspection_binds_from_format_9_and_an_older_spin_needs_none() {
+    let mut old = World::in_format(8, "colorado-2014");
+    old.ok(&dealer(), open_betting());
+    old.ok(&dealer(), no_more_bets());
+    old.ok(&dealer(), no_spin("ball_left_wheel"));
+    old.ok(&dealer(), spin("17"));
+    old.replays();
+    let upgraded = replay(old.casino.ledger().storage().entries.as_slice()).expect("replays");
+    assert_eq!(upgraded.table("t1").expect("t1").table.ball_awaits_inspection(), None);
+
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.ok(&dealer(), open_betting());
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), no_spin("ball_left_wheel"));
+    w.refused(&dealer(), spin("17"), "ball_inspection_required");
+    // Another no spin does not stand in for the inspection.
+    w.refused(&dealer(), no_spin("ball_hangs"), "ball_inspection_required");
+    w.ok(
+        &pit(),
+        Request::InspectBall {
+            table: "t1".into(),
+            damaged: false,
+        },
+    );
+    w.ok(&dealer(), spin("17"));
+    w.replays();
+}
+
+// A dealer keys the no spins they saw at the wheel: an emergency is declared
+// (european-casino 6.1), a supervisor's command is the pit's (glossary NO
+// SPIN 4), and an automated wheel's sensor reports are never keyed by hand.
+#[test]
+fn a_dealer_keys_only_the_no_spins_seen_at_the_wheel() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    w.ok(&dealer(), open_betting());
+    w.ok(&dealer(), no_more_bets());
+    for reason in [
+        "emergency",
+        "supervisor_command",
+        "ball_not_sensed",
+        "sensor_fault",
+        "void_game",
+        "launch_unseen",
+    ] {
+        let refused = w.refused(&dealer(), no_spin(reason), "forbidden");
+        assert!(refused.message.starts_with("dealer"), "{refused}");
+    }
+    w.refused(&pit(), no_spin("emergency"), "forbidden");
+    w.ok(&pit(), no_spin("supervisor_command"));
+    w.ok(&dealer(), no_spin("same_direction"));
+    w.replays();
+}

@@ -4,7 +4,7 @@
 use croupier_core::round::{Command, NoSpinReason, SpinReport};
 
 use super::{Plan, TableSlot};
-use crate::api::{ApiError, ErrorCode, OutcomeSource};
+use crate::api::{ApiError, ErrorCode, OutcomeSource, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
@@ -78,10 +78,13 @@ impl TableSlot {
                             ),
                         ));
                     }
-                    Command::Spin {
-                        at_ms,
-                        report: spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?,
+                    let report = spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?;
+                    if let SpinReport::NoSpin(reason) = report {
+                        if dir.journal_format() >= FORMAT_BALL_INSPECTION {
+                            check_no_spin_caller(actor, reason)?;
+                        }
                     }
+                    Command::Spin { at_ms, report }
                 }
                 Request::Draw { pocket, word, .. } => Command::Spin {
                     at_ms,
@@ -152,6 +155,28 @@ impl TableSlot {
             self.table.profile().spec().min_ball_revolutions,
         ))
     }
+}
+
+/// Who may call a no spin for `reason` at a dealer's table (from journal
+/// format 9): the dealer calls what they saw at the wheel; an inspector's
+/// or pit boss's command (european-casino glossary NO SPIN 4) is the pit's;
+/// an emergency is declared, not called (european-casino 6.1); and what only
+/// an automated wheel's sensors report is never keyed by hand.
+fn check_no_spin_caller(actor: &Actor, reason: NoSpinReason) -> Result<(), ApiError> {
+    use NoSpinReason as R;
+    let why = match reason {
+        R::SupervisorCommand if actor.role == Role::Dealer => {
+            "a supervisor's command is the pit's to call, not the dealer's (european-casino glossary NO SPIN 4)"
+        }
+        R::Emergency => {
+            "an emergency is declared (declare_emergency), which voids the spin: it is not a no spin to key"
+        }
+        R::BallNotSensed | R::SensorFault | R::VoidGame | R::LaunchUnseen => {
+            "that no spin is an automated wheel's report, not one a dealer keys"
+        }
+        _ => return Ok(()),
+    };
+    Err(err(ErrorCode::Forbidden, format!("{}: {why}", actor.role.name())))
 }
 
 /// A table's outcome source, in words.
