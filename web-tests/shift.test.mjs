@@ -218,6 +218,8 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await ben.click('#buy-in-form button[type="submit"]');
   await textOf(ben.locator("#chips-balance"), /100\.00/, "ben's chips");
 
+  // Colorado 2207: the limits and the restriction on tip wagers, posted at the table.
+  await textOf(ann.locator("#table-sign"), /Inside bets: USD 1\.00 to USD 100\.00[\s\S]*Tips for the dealers are whole chips[\s\S]*\(2207\)/, "the table sign");
   await bet(ann, 5, "17");
   await bet(ann, 5, "red");
   // The other tab shows them, with the chips they took.

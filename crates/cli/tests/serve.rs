@@ -282,6 +282,14 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
         assert!(complete.contains(&(part.to_string(), units)), "{part} in {complete:?}");
     }
     assert!(spot("17").get("parts").is_none(), "a plain bet has no parts");
+    // Colorado 2207: a restriction on tip wagers is posted at the table; Maryland states none.
+    assert!(layout.get("tips_notice").is_none(), "{}", layout["tips_notice"]);
+    let (_, colorado) = server.http("GET", "/api/public/tables/t2/layout", None, None);
+    assert!(
+        colorado["tips_notice"].as_str().is_some_and(|n| n.contains("(2207)")),
+        "{}",
+        colorado["tips_notice"]
+    );
     let (status, board) = server.http("GET", "/api/public/tables/t1", None, None);
     assert_eq!(status, 200);
     assert_eq!(board["display_length"], 16);

@@ -177,6 +177,9 @@ pub struct ProfileSpec {
     pub dispute_authority: String,
     /// Further lines of posted house rules the document requires.
     pub house_rules: Vec<String>,
+    /// The restriction on tip wagers for the dealers, posted at the table
+    /// with its limits (Colorado 2207); `None` where the profile states none.
+    pub tips_notice: Option<String>,
     /// What the document says of tournaments; `None`: it gives none.
     pub tournaments: Option<crate::tournament::TournamentRules>,
 }

@@ -251,6 +251,8 @@ struct ProfileFile {
     match_play: Vec<String>,
     #[serde(default)]
     house_rules: Vec<String>,
+    #[serde(default)]
+    tips_notice: Option<String>,
     paytable: BTreeMap<String, u32>,
     zero_rules: ZeroRulesFile,
     limits: LimitsFile,
@@ -443,6 +445,7 @@ impl ProfileFile {
             )?,
             dispute_authority: self.dispute_authority,
             house_rules: self.house_rules,
+            tips_notice: self.tips_notice,
             tournaments: self.tournaments.map(|t| TournamentRules {
                 conclude_within_months: t.conclude_within_months,
                 escrow_after_days: t.escrow_after_days,

@@ -162,6 +162,9 @@ pub fn write_house_rules(out: &mut impl Write, profile: &Profile, wheels: &[Whee
     if let Some(len) = spec.number_display_length {
         writeln!(out, "  The number display shows the last {len} numbers.")?;
     }
+    if let Some(tips) = &spec.tips_notice {
+        writeln!(out, "  {tips}")?;
+    }
     for rule in &spec.house_rules {
         writeln!(out, "  {rule}")?;
     }

@@ -287,6 +287,9 @@ pub struct Layout {
     pub min_ball_revolutions: u8,
     pub dispute_authority: String,
     pub house_rules: String,
+    /// The restriction on tip wagers, posted at the table (Colorado 2207).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tips_notice: Option<String>,
 }
 
 /// An entry of a table's operations log: the event, with when it happened.

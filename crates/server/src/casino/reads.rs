@@ -323,6 +323,7 @@ fn layout(slot: &TableSlot) -> Layout {
         min_ball_revolutions: spec.min_ball_revolutions,
         dispute_authority: spec.dispute_authority.clone(),
         house_rules: croupier_profiles::posted::house_rules_text(profile, &[wheel]),
+        tips_notice: spec.tips_notice.clone(),
     }
 }
 
