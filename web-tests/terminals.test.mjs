@@ -607,6 +607,41 @@ test("the board follows the table picked, and comes back by itself after a resta
   await shot(board, "10-board-portrait");
 });
 
+test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)", async () => {
+  // A house in dollars playing the European rules.
+  await ask(adminToken, {
+    op: "create_table", table: "e1", profile_text: (await profileText("european-casino")).replace('currency = "EUR"', 'currency = "USD"'),
+    wheel: "single-zero", in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  const pitToken = await login("pit1", "pit1-secret-1");
+  const dealerToken = await login("dealer1", "dealer1-secret-1");
+  await ask(pitToken, { op: "inspect", table: "e1", no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+  await ask(dealerToken, { op: "open_table", table: "e1" });
+  const bob = await login("bob", "bob-secret-1");
+  await ask(bob, { op: "buy_in", id: "e1-buy-bob", table: "e1", amount: 5_000, chip_value: 100 });
+  await ask(dealerToken, { op: "open_betting", table: "e1" });
+  const dealer = await newPage("dealer-verbal");
+  await signIn(dealer, "/dealer?table=e1", "dealer1", "dealer1-secret-1", "D-1001");
+  await dealer.locator("#verbal-panel").waitFor({ timeout: WAIT_MS });
+  const player = await newPage("bob-verbal");
+  await signIn(player, "/terminal?table=e1", "bob", "bob-secret-1");
+  await player.locator('#felt[data-layout="single-zero"]').waitFor({ timeout: WAIT_MS });
+  // One bet not on the layout: none of the series is taken.
+  await dealer.fill('#verbal-form [name="player"]', "bob");
+  await dealer.fill('#verbal-form [name="series"]', "17 5.00, 17-35 1.00");
+  await dealer.click('#verbal-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /17-35/, "the series refused, naming the bad bet");
+  assert.equal(await chipsOf(bob, "e1", "bob"), 5_000, "nothing taken");
+  await dealer.fill('#verbal-form [name="series"]', "17 5.00, red 10.00");
+  await dealer.click('#verbal-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /series for bob is taken whole: 17 USD 5\.00, red USD 10\.00/, "the series taken");
+  assert.equal(await chipsOf(bob, "e1", "bob"), 3_500);
+  // The player sees the bets the croupier entered as theirs.
+  await textOf(player.locator("#my-bets"), /17[\s\S]*5\.00[\s\S]*RED|17[\s\S]*5\.00[\s\S]*red/, "the series on bob's terminal");
+  await shot(dealer, "19-dealer-verbal-bets");
+  for (const p of [dealer, player]) await p.context().close();
+});
+
 test("no page raised an error", () => {
   assert.deepEqual(pageErrors, []);
 });

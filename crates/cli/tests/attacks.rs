@@ -1298,3 +1298,82 @@ fn a_replaced_external_part_waits_for_the_regulator() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// european-casino 3.5-3.6: the croupier enters a player's announced series of
+// verbal bets, all of it or none. A player cannot enter a series in another's
+// name, a series with one bad bet moves nothing, and a table whose rules take
+// no verbal wagers (Colorado 2203(1)) refuses it.
+#[test]
+fn a_verbal_series_is_the_croupiers_and_is_taken_whole_or_not_at_all() {
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path());
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "e1",
+               // A house in dollars plays the European rules in its own currency.
+               "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
+               "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
+    );
+    server.inspect_and_open(&pit, &dealer, "e1");
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "vb-cash", "player": "p1", "amount": 10000}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "vb-buy", "table": "e1", "amount": 5000, "chip_value": 100}),
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "e1"}));
+    let series = |bets: Value| json!({"op": "verbal_bets", "table": "e1", "player": "p1", "bets": bets});
+    let before = journal_rows(data.path()).len();
+    let (status, code, message) = refused(
+        &server,
+        &dealer,
+        series(json!([{"bet_id": "v1", "spot": "17", "stake": 500}, {"bet_id": "v2", "spot": "17-35", "stake": 500}])),
+    );
+    assert_eq!((status, code.as_str()), (422, "not_on_layout"), "{message}");
+    let (status, code, _) = refused(
+        &server,
+        &p2,
+        series(json!([{"bet_id": "v1", "spot": "17", "stake": 500}])),
+    );
+    assert_eq!(
+        (status, code.as_str()),
+        (403, "forbidden"),
+        "a player enters no series in another's name"
+    );
+    let (status, _) = server.http(
+        "POST",
+        "/api/requests",
+        None,
+        Some(&series(json!([{"bet_id": "v1", "spot": "17", "stake": 500}]))),
+    );
+    assert_eq!(status, 401);
+    assert_eq!(journal_rows(data.path()).len(), before, "no refusal wrote anything");
+    server.ask(
+        &dealer,
+        series(json!([{"bet_id": "v1", "spot": "17", "stake": 500}, {"bet_id": "v2", "spot": "red", "stake": 1000}])),
+    );
+    // The answer to staff leaves out a player's own events: the table's bets show the series.
+    let (_, bets) = server.http("GET", "/api/tables/e1/bets", Some(&dealer), None);
+    let spots: Vec<&str> = bets["bets"]
+        .as_array()
+        .expect("bets")
+        .iter()
+        .filter(|b| b["player"] == "p1")
+        .filter_map(|b| b["spot"].as_str())
+        .collect();
+    assert_eq!(spots, ["17", "red"], "{bets}");
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    assert_eq!(me["accounts"]["chips:e1:p1"], 3500, "{me}");
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let (status, code, message) = refused(
+        &server,
+        &dealer,
+        json!({"op": "verbal_bets", "table": "t2", "player": "p1", "bets": [{"bet_id": "v9", "spot": "17", "stake": 500}]}),
+    );
+    assert_eq!((status, code.as_str()), (422, "not_offered"), "{message}");
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}

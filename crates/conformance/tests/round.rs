@@ -677,3 +677,41 @@ proptest! {
         }
     }
 }
+
+// european-casino 3.5: "all the consecutively listed bets should be either
+// accepted or returned, and there are no deviations from the rule"; 3.3: no
+// verbal bet after no more bets.
+#[test]
+fn a_series_of_verbal_bets_is_accepted_whole_or_not_at_all() {
+    let mut t = table("european-casino", Wheel::SingleZero, false);
+    open(&mut t);
+    t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+    let series = |at_ms: u64, ids: [&str; 3], third: &str| Command::PlaceSeries {
+        at_ms,
+        player: 1,
+        bets: vec![
+            (ids[0].into(), "17".into(), 500),
+            (ids[1].into(), "red".into(), 1_000),
+            (ids[2].into(), third.into(), 500),
+        ],
+    };
+    // The third bet is not on the layout: the first two are not taken either.
+    assert!(t.handle(series(11, ["a", "b", "c"], "17-35")).is_err());
+    assert!(t.bet("a").is_none() && t.bet("b").is_none());
+    // A bet id used twice in the series refuses it too.
+    assert_eq!(
+        t.handle(series(12, ["a", "b", "a"], "0-1")),
+        Err(CommandError::DuplicateBet("a".into()))
+    );
+    assert!(t.bet("a").is_none());
+    let events = t.handle(series(13, ["a", "b", "c"], "0-1")).expect("the whole series");
+    assert_eq!(
+        events.iter().filter(|e| matches!(e, Event::BetAccepted { .. })).count(),
+        3
+    );
+    t.handle(Command::NoMoreBets { at_ms: 20 }).expect("no more bets");
+    assert_eq!(
+        t.handle(series(21, ["d", "e", "f"], "0-2")),
+        Err(CommandError::PastPosting)
+    );
+}

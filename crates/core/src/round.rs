@@ -273,6 +273,14 @@ pub enum Command {
         reason: String,
         corrections: Vec<(PlayerId, i128)>,
     },
+    /// A player's announced series of verbal bets, entered by the croupier:
+    /// every bet of it is accepted, or none (european-casino 3.5-3.6).
+    PlaceSeries {
+        at_ms: u64,
+        player: PlayerId,
+        /// Each bet's id, spot and stake.
+        bets: Vec<(String, String, i128)>,
+    },
     /// The ball of a no spin that calls for it is inspected before it goes
     /// back into the wheel (Colorado 2206(4), Maryland ch.6 B-C); a damaged
     /// one is replaced.
@@ -926,6 +934,26 @@ impl Table {
                     return Err(CommandError::Emergency);
                 }
                 self.decide_spin(at_ms, report)
+            }
+            C::PlaceSeries { at_ms, player, bets } => {
+                // Each bet is judged after those before it, on a copy: the
+                // first refusal refuses the whole series.
+                let mut scratch = self.clone();
+                let mut events = Vec::with_capacity(bets.len());
+                for (bet_id, spot, stake_minor) in bets {
+                    let accepted = scratch.decide(Command::PlaceBet {
+                        at_ms,
+                        bet_id,
+                        player,
+                        spot,
+                        stake_minor,
+                        zero_choice: None,
+                        coupon_minor: None,
+                    })?;
+                    scratch.apply_all(&accepted);
+                    events.extend(accepted);
+                }
+                Ok(events)
             }
             C::InspectBall { at_ms, by, damaged } => {
                 self.at(at_ms)?;

@@ -6,7 +6,9 @@ use croupier_core::round::PLAYER_ROUND_BETS_MAX;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
-use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
+use croupier_server::casino::{
+    replay, Actor, Casino, Request, Spin, StoredCorrection, StoredVerbalBet, JOURNAL_FORMAT,
+};
 
 fn actor(name: &str, role: Role) -> Actor {
     Actor::new(name, role, "L-77")
@@ -1128,4 +1130,74 @@ fn a_dealer_keys_only_the_no_spins_seen_at_the_wheel() {
     w.ok(&pit(), no_spin("supervisor_command"));
     w.ok(&dealer(), no_spin("same_direction"));
     w.replays();
+}
+
+fn verbal(player: &str, bets: &[(&str, &str, u64)]) -> Request {
+    Request::VerbalBets {
+        table: "t1".into(),
+        player: player.into(),
+        bets: bets
+            .iter()
+            .map(|&(bet_id, spot, stake)| StoredVerbalBet {
+                bet_id: bet_id.into(),
+                spot: spot.into(),
+                stake: Minor::new(stake),
+            })
+            .collect(),
+    }
+}
+
+// european-casino 3.5-3.6: the croupier enters a player's announced series
+// of verbal bets, and "all the consecutively listed bets should be either
+// accepted or returned"; 3.3: none after no more bets. Colorado 2203(1) and
+// Maryland ch.3 A take no verbal wagers. From journal format 9.
+#[test]
+fn a_verbal_series_is_taken_whole_or_not_at_all() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    // Not seated, not the croupier's to enter, one bad bet, more than the
+    // chips held: each refuses the whole series, and nothing moves.
+    w.refused(&dealer(), verbal("bob", &[("v1", "17", 500)]), "not_seated");
+    w.refused(&alice(), verbal("alice", &[("v1", "17", 500)]), "forbidden");
+    w.refused(
+        &dealer(),
+        verbal("alice", &[("v1", "17", 500), ("v2", "17-35", 500)]),
+        "not_on_layout",
+    );
+    w.refused(
+        &dealer(),
+        verbal("alice", &[("v1", "17", 3_000), ("v2", "red", 3_000)]),
+        "insufficient_chips",
+    );
+    assert_eq!(w.balance("chips:t1:alice"), 5_000);
+    let series = verbal("alice", &[("v1", "17", 500), ("v2", "red", 1_000), ("v3", "0-1", 500)]);
+    let taken = w.ok(&dealer(), series.clone());
+    assert_eq!(
+        taken
+            .iter()
+            .filter(|e| matches!(e, EventView::BetAccepted { .. }))
+            .count(),
+        3
+    );
+    assert_eq!(w.balance("chips:t1:alice"), 3_000);
+    // Sent again whole, it is a resend; in part, it is refused.
+    w.resent(&dealer(), series);
+    w.refused(
+        &dealer(),
+        verbal("alice", &[("v1", "17", 500), ("v4", "black", 500)]),
+        "duplicate_bet",
+    );
+    w.ok(&dealer(), no_more_bets());
+    w.refused(&dealer(), verbal("alice", &[("v5", "black", 500)]), "past_posting");
+    w.ok(&dealer(), spin("17"));
+    // 17 is black: 17 straight up pays 35 to 1; red and 0-1 lose.
+    assert_eq!(w.balance("chips:t1:alice"), 3_000 + 500 * 36);
+    w.replays();
+
+    let mut colorado = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    colorado.seat("alice", 10_000, 5_000);
+    colorado.ok(&dealer(), open_betting());
+    let refused = colorado.refused(&dealer(), verbal("alice", &[("v1", "17", 500)]), "not_offered");
+    assert!(refused.message.contains("2203(1)"), "{refused}");
 }

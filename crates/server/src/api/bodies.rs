@@ -286,6 +286,10 @@ pub struct Layout {
     pub no_spin_reasons: Vec<String>,
     pub min_ball_revolutions: u8,
     pub dispute_authority: String,
+    /// The croupier takes a player's announced series of verbal bets
+    /// (european-casino 3.5-3.6); `false` where every wager is made with chips.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verbal_bets: bool,
     pub house_rules: String,
     /// The restriction on tip wagers, posted at the table (Colorado 2207).
     #[serde(default, skip_serializing_if = "Option::is_none")]

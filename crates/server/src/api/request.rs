@@ -69,6 +69,17 @@ pub enum SpinView {
     },
 }
 
+/// One bet of a verbal series: its id, spot and stake in minor units.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerbalBet {
+    pub bet_id: String,
+    pub spot: String,
+    #[serde(with = "minor")]
+    #[schema(value_type = u64)]
+    pub stake: Minor,
+}
+
 /// A table's limit for one kind of bet, in minor units (`set_limits`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -326,6 +337,14 @@ pub enum ClientRequest {
         amount: Minor,
     },
     PlaceBet(PlaceBet),
+    /// A player's announced series of verbal bets, entered by the croupier:
+    /// all of it is taken, or none (european-casino 3.5-3.6), at a table
+    /// whose profile takes verbal bets.
+    VerbalBets {
+        table: String,
+        player: String,
+        bets: Vec<VerbalBet>,
+    },
     CancelBet {
         table: String,
         bet_id: String,
@@ -393,6 +412,7 @@ impl ClientRequest {
             | C::Dispute { table, .. }
             | C::AnnulBets { table, .. } => Some(table),
             C::PlaceBet(bet) => Some(&bet.table),
+            C::VerbalBets { table, .. } => Some(table),
         }
     }
 }

@@ -34,6 +34,7 @@ pub enum Act {
     CancelBet,
     Inspect,
     InspectBall,
+    EnterVerbalBets,
     Adjust,
     /// Post a table's limits (Colorado 2207, Maryland ch.1 G(3)).
     SetLimits,
@@ -119,6 +120,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
         "record inspections",
     ),
     (Act::InspectBall, TABLE_STAFF, "inspect the ball after a no spin"),
+    (Act::EnterVerbalBets, TABLE_STAFF, "enter a player's verbal bets"),
     (Act::Adjust, PIT, "record adjustments"),
     (Act::SetLimits, PIT, "set table limits"),
     (Act::OpenTable, TABLE_STAFF, "open tables"),

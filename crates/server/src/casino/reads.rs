@@ -322,6 +322,7 @@ fn layout(slot: &TableSlot) -> Layout {
             .collect(),
         min_ball_revolutions: spec.min_ball_revolutions,
         dispute_authority: spec.dispute_authority.clone(),
+        verbal_bets: spec.verbal_bets,
         house_rules: croupier_profiles::posted::house_rules_text(profile, &[wheel]),
         tips_notice: spec.tips_notice.clone(),
     }

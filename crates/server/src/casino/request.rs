@@ -239,6 +239,12 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         coupon_id: Option<String>,
     },
+    /// A verbal series entered by the croupier (journal format 9).
+    VerbalBets {
+        table: String,
+        player: String,
+        bets: Vec<StoredVerbalBet>,
+    },
     CancelBet {
         table: String,
         bet_id: String,
@@ -434,6 +440,18 @@ impl Request {
             C::LeaveTable { id, table } => Request::LeaveTable { id, table },
             C::Tip { id, table, amount } => Request::Tip { id, table, amount },
             C::PlaceBet(bet) => Request::from(bet),
+            C::VerbalBets { table, player, bets } => Request::VerbalBets {
+                table,
+                player,
+                bets: bets
+                    .into_iter()
+                    .map(|b| StoredVerbalBet {
+                        bet_id: b.bet_id,
+                        spot: b.spot,
+                        stake: b.stake,
+                    })
+                    .collect(),
+            },
             C::CancelBet { table, bet_id } => Request::CancelBet { table, bet_id },
             C::DeclareEmergency { table, reason } => Request::DeclareEmergency { table, reason },
             C::LiftEmergency { table } => Request::LiftEmergency { table },
@@ -489,6 +507,7 @@ impl Request {
             | R::LeaveTable { table, .. }
             | R::Tip { table, .. }
             | R::PlaceBet { table, .. }
+            | R::VerbalBets { table, .. }
             | R::CancelBet { table, .. }
             | R::DeclareEmergency { table, .. }
             | R::LiftEmergency { table }
@@ -534,6 +553,7 @@ impl Request {
             R::LeaveTable { .. } => Act::LeaveTable,
             R::Tip { .. } => Act::Tip,
             R::PlaceBet { .. } => Act::Bet,
+            R::VerbalBets { .. } => Act::EnterVerbalBets,
             R::CancelBet { .. } => Act::CancelBet,
             R::DeclareEmergency { .. } => Act::DeclareEmergency,
             R::LiftEmergency { .. } => Act::LiftEmergency,
@@ -542,6 +562,15 @@ impl Request {
             R::Dispute { .. } => Act::DecideDispute,
         }
     }
+}
+
+/// One bet of a verbal series as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredVerbalBet {
+    pub bet_id: String,
+    pub spot: String,
+    #[serde(with = "minor")]
+    pub stake: Minor,
 }
 
 impl From<PlaceBet> for Request {

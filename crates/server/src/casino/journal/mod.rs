@@ -74,6 +74,10 @@ pub const FORMAT_TOURNAMENT_TABLES: u32 = 8;
 /// waits for the regulator's inspection (Colorado 2212(4)).
 pub const FORMAT_BALL_INSPECTION: u32 = 9;
 
+/// The first format in which the croupier enters a player's series of
+/// verbal bets, all or none (european-casino 3.5-3.6).
+pub const FORMAT_VERBAL_BETS: u32 = 9;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

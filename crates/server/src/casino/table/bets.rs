@@ -8,8 +8,12 @@ use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM};
-use crate::casino::request::Request;
+use crate::casino::journal::{FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM, FORMAT_VERBAL_BETS};
+use crate::casino::request::{Request, StoredVerbalBet};
+
+/// The most bets one verbal series may hold: what a croupier can hear and
+/// repeat back before no more bets.
+pub const VERBAL_SERIES_MAX: usize = 20;
 
 impl TableSlot {
     pub(super) fn plan_bet(
@@ -103,7 +107,121 @@ impl TableSlot {
                     player,
                 }
             }
+            Request::VerbalBets { player, bets, .. } => return self.plan_verbal(dir, at_ms, player, bets, plan),
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
+        };
+        self.plan_core(dir, plan, command)
+    }
+
+    /// A player's announced series of verbal bets, entered by the croupier
+    /// (european-casino 3.5-3.6): each bet the player's own, from their
+    /// chips, and the whole series taken or none of it. Sent again whole
+    /// with the same ids, it is a resend and writes nothing.
+    fn plan_verbal(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        player: &str,
+        bets: &[StoredVerbalBet],
+        plan: &mut Plan,
+    ) -> Result<(), ApiError> {
+        if dir.journal_format() < FORMAT_VERBAL_BETS || !self.table.profile().spec().verbal_bets {
+            return Err(err(
+                ErrorCode::NotOffered,
+                "this table takes no verbal bets: every wager is made with chips on the layout (Colorado 2203(1), \
+                 Maryland ch.3 A)",
+            ));
+        }
+        if self.points.is_some() {
+            return Err(err(
+                ErrorCode::NotOffered,
+                "a tournament's entrants bet their own points at the terminal (Colorado 2213.07(4))",
+            ));
+        }
+        if bets.is_empty() || bets.len() > VERBAL_SERIES_MAX {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!(
+                    "a verbal series holds 1 to {VERBAL_SERIES_MAX} bets, not {}",
+                    bets.len()
+                ),
+            ));
+        }
+        let me = dir.player(player)?;
+        let Some((_, chip_value)) = self.colours.get(player) else {
+            return Err(err(
+                ErrorCode::NotSeated,
+                format!("{player} has no colour chips at this table: they buy in before they bet"),
+            ));
+        };
+        let longest = bet_id_max_bytes(&self.id);
+        let mut resent = 0;
+        let mut total: u64 = 0;
+        for b in bets {
+            if b.stake.get() % chip_value != 0 {
+                return Err(err(
+                    ErrorCode::BadStake,
+                    format!("the stake on {} is whole chips of {chip_value}", b.spot),
+                ));
+            }
+            if b.bet_id.len() > longest {
+                return Err(err(
+                    ErrorCode::BadBetId,
+                    format!("a bet id at table {} is at most {longest} bytes", self.id),
+                ));
+            }
+            let placing = BetRequest {
+                spot: &b.spot,
+                stake_minor: i128::from(b.stake.get()),
+                zero_choice: None,
+                coupon_minor: None,
+            };
+            if self.is_resent(me.player_id, &b.bet_id, &placing)? {
+                resent += 1;
+                continue;
+            }
+            self.check_spot_maximum(dir, me.player_id, &placing)?;
+            total = total.saturating_add(b.stake.get());
+        }
+        if resent == bets.len() {
+            plan.effects.clear();
+            return Ok(());
+        }
+        if resent > 0 {
+            return Err(err(
+                ErrorCode::DuplicateBet,
+                "part of this series was placed before: a series is entered whole, each bet with a new id",
+            ));
+        }
+        let placed = self.table.placed_by(me.player_id);
+        if placed + bets.len() > PLAYER_ROUND_BETS_MAX {
+            return Err(err(
+                ErrorCode::TooManyBets,
+                format!(
+                    "a player places at most {PLAYER_ROUND_BETS_MAX} bets in a round; {player} has placed {placed}, \
+                     and the series holds {}",
+                    bets.len()
+                ),
+            ));
+        }
+        let held = self.chips(player);
+        if held < i128::from(total) {
+            return Err(err(
+                ErrorCode::InsufficientChips,
+                format!(
+                    "{player} holds {} in chips, less than the series' {}: none of it is taken (european-casino 3.5)",
+                    Minor::new(u64::try_from(held).unwrap_or(0)),
+                    Minor::new(total)
+                ),
+            ));
+        }
+        let command = Command::PlaceSeries {
+            at_ms,
+            player: me.player_id,
+            bets: bets
+                .iter()
+                .map(|b| (b.bet_id.clone(), b.spot.clone(), i128::from(b.stake.get())))
+                .collect(),
         };
         self.plan_core(dir, plan, command)
     }

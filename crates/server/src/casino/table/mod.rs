@@ -455,7 +455,7 @@ impl TableSlot {
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
             }
             Request::TablePlay { .. } => self.plan_table_play(dir, request, &mut plan)?,
-            Request::PlaceBet { .. } | Request::CancelBet { .. } => {
+            Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::VerbalBets { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
             }
             Request::OpenTable { .. }
