@@ -226,6 +226,11 @@ const Croupier = (() => {
   // Chip colours as named by the profiles, for the screen.
   const CHIP_COLOURS = { yellow: "#ffe066", "navy blue": "#3b5bdb", green: "#6fd08c", orange: "#ffa94d", white: "#f2f2f2", brown: "#c08457", pink: "#f783ac", lilac: "#c8a2c8", red: "#e35d6a", blue: "#6ea8ff", purple: "#b197fc", grey: "#adb5bd", black: "#868e96" };
   const chipColour = (name) => CHIP_COLOURS[String(name ?? "").toLowerCase()] ?? "#f2f2f2";
+  // Ink that reads on a chip of `hex` (#rrggbb): white on a dark chip, near black on a light one.
+  const inkOn = (hex) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 ? "#fff" : "#111";
+  };
 
   // A password someone else chose (the first admin's, an admin's reset) is
   // changed before anything else: the server takes nothing else from the session.
@@ -345,5 +350,5 @@ const Croupier = (() => {
 
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, limitsSign, ApiFailure };
+  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, ApiFailure };
 })();
