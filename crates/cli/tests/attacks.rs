@@ -1366,6 +1366,41 @@ fn a_verbal_series_is_the_croupiers_and_is_taken_whole_or_not_at_all() {
     assert_eq!(spots, ["17", "red"], "{bets}");
     let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:e1:p1"], 3500, "{me}");
+    // The pit's log says who entered a series for whom, with their licence.
+    let (_, log) = server.http("GET", "/api/tables/e1/log", Some(&pit), None);
+    let entered = log["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .find(|e| e["type"] == "verbal_series")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        (
+            entered["by"].as_str(),
+            entered["player"].as_str(),
+            entered["bet_ids"].as_array().map(Vec::len)
+        ),
+        (Some("dealer"), Some("p1"), Some(2)),
+        "{log}"
+    );
+    // Over the table's maximum on one spot, counted across the series (Colorado 2207).
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "e1"}));
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "e1", "spin": {"pocket": "5", "direction": "opposite", "revolutions": 6}}),
+    );
+    server.ask(
+        &pit,
+        json!({"op": "set_limits", "table": "e1", "limits": [{"kind": "straight", "min": 100, "max": 500}]}),
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "e1"}));
+    let (status, code, message) = refused(
+        &server,
+        &dealer,
+        series(json!([{"bet_id": "m1", "spot": "17", "stake": 500}, {"bet_id": "m2", "spot": "17", "stake": 500}])),
+    );
+    assert_eq!((status, code.as_str()), (422, "over_maximum"), "{message}");
     server.inspect_and_open(&pit, &dealer, "t2");
     server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
     let (status, code, message) = refused(

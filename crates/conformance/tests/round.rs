@@ -688,6 +688,7 @@ fn a_series_of_verbal_bets_is_accepted_whole_or_not_at_all() {
     t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
     let series = |at_ms: u64, ids: [&str; 3], third: &str| Command::PlaceSeries {
         at_ms,
+        by: person("croupier"),
         player: 1,
         bets: vec![
             (ids[0].into(), "17".into(), 500),
@@ -709,6 +710,8 @@ fn a_series_of_verbal_bets_is_accepted_whole_or_not_at_all() {
         events.iter().filter(|e| matches!(e, Event::BetAccepted { .. })).count(),
         3
     );
+    // Who entered it, for the table's log, ahead of the bets.
+    assert!(matches!(&events[0], Event::SeriesEntered { bet_ids, .. } if bet_ids.len() == 3));
     t.handle(Command::NoMoreBets { at_ms: 20 }).expect("no more bets");
     assert_eq!(
         t.handle(series(21, ["d", "e", "f"], "0-2")),

@@ -277,6 +277,8 @@ pub enum Command {
     /// every bet of it is accepted, or none (european-casino 3.5-3.6).
     PlaceSeries {
         at_ms: u64,
+        /// The croupier who entered it, for the table's log.
+        by: Person,
         player: PlayerId,
         /// Each bet's id, spot and stake.
         bets: Vec<(String, String, i128)>,
@@ -388,6 +390,14 @@ pub enum Event {
         at_ms: u64,
         by: Person,
         reason: String,
+    },
+    /// A croupier entered a player's series of verbal bets (european-casino
+    /// 3.5): the bets follow as accepted.
+    SeriesEntered {
+        at_ms: u64,
+        by: Person,
+        player: PlayerId,
+        bet_ids: Vec<String>,
     },
     /// The ball was inspected after a no spin for `reason`; `damaged`: it was replaced.
     BallInspected {
@@ -935,11 +945,23 @@ impl Table {
                 }
                 self.decide_spin(at_ms, report)
             }
-            C::PlaceSeries { at_ms, player, bets } => {
+            C::PlaceSeries {
+                at_ms,
+                by,
+                player,
+                bets,
+            } => {
+                check_person(&by)?;
                 // Each bet is judged after those before it, on a copy: the
                 // first refusal refuses the whole series.
                 let mut scratch = self.clone();
-                let mut events = Vec::with_capacity(bets.len());
+                let mut events = Vec::with_capacity(bets.len() + 1);
+                events.push(Event::SeriesEntered {
+                    at_ms,
+                    by,
+                    player,
+                    bet_ids: bets.iter().map(|(id, _, _)| id.clone()).collect(),
+                });
                 for (bet_id, spot, stake_minor) in bets {
                     let accepted = scratch.decide(Command::PlaceBet {
                         at_ms,
@@ -1198,6 +1220,9 @@ impl Table {
                 {
                     self.awaits_regulator = true;
                 }
+            }
+            E::SeriesEntered { at_ms, .. } => {
+                self.last_ms = self.last_ms.max(*at_ms);
             }
             E::BallInspected { at_ms, .. } => {
                 self.last_ms = self.last_ms.max(*at_ms);

@@ -80,7 +80,10 @@ fn expected(e: &EventView) -> [Sees; 4] {
         // A match play coupon is its player's business (Colorado 2203(1)).
         | E::CouponIssued { .. } => [Nothing, Whole, Nothing, Whole],
         // Colorado 2212(5): the licence is written into the log, which is the staff's.
-        E::InspectionRecorded { .. } | E::AdjustmentRecorded { .. } | E::BallInspected { .. } => {
+        E::InspectionRecorded { .. }
+        | E::AdjustmentRecorded { .. }
+        | E::BallInspected { .. }
+        | E::VerbalSeries { .. } => {
             [Nothing, Nothing, Nothing, Whole]
         }
         E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
@@ -195,6 +198,14 @@ fn every_kind() -> Vec<EventView> {
             by: by(),
             licence: LICENCE.into(),
             regulator: false,
+        },
+        EventView::VerbalSeries {
+            table: t(),
+            at_ms: 1,
+            by: by(),
+            licence: LICENCE.into(),
+            player: CONCERNED.into(),
+            bet_ids: vec!["v1".into()],
         },
         EventView::BallInspected {
             table: t(),

@@ -106,6 +106,8 @@ impl EventView {
             E::InspectionRecorded { table, .. }
             | E::AdjustmentRecorded { table, .. }
             | E::BallInspected { table, .. }
+            // Who entered a player's verbal series, with their licence: the pit's log.
+            | E::VerbalSeries { table, .. }
             | E::FloatFilled { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
             // Colorado 2206(5): each corrected player learns their own correction.

@@ -154,6 +154,16 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         external: bool,
     },
+    /// A croupier entered a player's announced series of verbal bets
+    /// (european-casino 3.5): who, for whom, which bets.
+    VerbalSeries {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        player: String,
+        bet_ids: Vec<String>,
+    },
     /// A no spin's ball inspected before it goes back into the wheel, and
     /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
     /// B-C).

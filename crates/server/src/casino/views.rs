@@ -156,6 +156,21 @@ pub fn view(event: &JournalEvent) -> EventView {
             licence,
             regulator,
         },
+        J::VerbalSeries {
+            table,
+            at_ms,
+            by,
+            licence,
+            player,
+            bet_ids,
+        } => V::VerbalSeries {
+            table,
+            at_ms,
+            by,
+            licence,
+            player,
+            bet_ids,
+        },
         J::BallInspected {
             table,
             at_ms,

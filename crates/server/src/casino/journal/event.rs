@@ -156,6 +156,16 @@ pub enum JournalEvent {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         external: bool,
     },
+    /// A croupier entered a player's announced series of verbal bets
+    /// (european-casino 3.5; journal format 9): who, for whom, which bets.
+    VerbalSeries {
+        table: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+        player: String,
+        bet_ids: Vec<String>,
+    },
     /// A no spin's ball inspected before it goes back into the wheel, and
     /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
     /// B-C; journal format 9).
@@ -319,6 +329,19 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             by: i.by.name.clone(),
             licence: i.by.licence.clone(),
             regulator: i.by_regulator,
+        },
+        Event::SeriesEntered {
+            at_ms,
+            by,
+            player,
+            bet_ids,
+        } => JournalEvent::VerbalSeries {
+            table: t,
+            at_ms: *at_ms,
+            by: by.name.clone(),
+            licence: by.licence.clone(),
+            player: name_of(*player),
+            bet_ids: bet_ids.clone(),
         },
         Event::BallInspected {
             at_ms,

@@ -377,6 +377,14 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             by,
             licence,
             ..
+        }
+        // Nor is a verbal series.
+        | J::VerbalSeries {
+            table,
+            at_ms,
+            by,
+            licence,
+            ..
         } => L::InspectionRecorded {
             table,
             at_ms,

@@ -1,7 +1,8 @@
 //! Bets: placed and cancelled by their players.
 
 use croupier_core::round::{Command, Phase, PLAYER_ROUND_BETS_MAX};
-use croupier_core::{BetRequest, Minor, ZeroChoice};
+use croupier_core::{BetRequest, Kind, Minor, PocketSet, ZeroChoice};
+use foldhash::{HashMap, HashMapExt};
 
 use super::{bet_id_max_bytes, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
@@ -107,7 +108,10 @@ impl TableSlot {
                     player,
                 }
             }
-            Request::VerbalBets { player, bets, .. } => return self.plan_verbal(dir, at_ms, player, bets, plan),
+            Request::VerbalBets { player, bets, .. } => {
+                let by = super::person(actor, actor.role.name());
+                return self.plan_verbal(dir, at_ms, by, player, bets, plan);
+            }
             _ => return Err(err(ErrorCode::Internal, "not a bet")),
         };
         self.plan_core(dir, plan, command)
@@ -121,6 +125,7 @@ impl TableSlot {
         &self,
         dir: &Directory,
         at_ms: u64,
+        by: croupier_core::round::Person,
         player: &str,
         bets: &[StoredVerbalBet],
         plan: &mut Plan,
@@ -157,6 +162,7 @@ impl TableSlot {
         let longest = bet_id_max_bytes(&self.id);
         let mut resent = 0;
         let mut total: u64 = 0;
+        let mut on_spots = HashMap::new();
         for b in bets {
             if b.stake.get() % chip_value != 0 {
                 return Err(err(
@@ -180,7 +186,7 @@ impl TableSlot {
                 resent += 1;
                 continue;
             }
-            self.check_spot_maximum(dir, me.player_id, &placing)?;
+            self.check_spot_maximum_after(dir, me.player_id, &placing, &mut on_spots)?;
             total = total.saturating_add(b.stake.get());
         }
         if resent == bets.len() {
@@ -217,6 +223,7 @@ impl TableSlot {
         }
         let command = Command::PlaceSeries {
             at_ms,
+            by,
             player: me.player_id,
             bets: bets
                 .iter()
@@ -232,6 +239,20 @@ impl TableSlot {
     /// maximum is 100.00 played 300.00. Each part of a composite bet counts
     /// on its own spot. A bet the core refuses anyway is left to the core.
     fn check_spot_maximum(&self, dir: &Directory, player: u64, placing: &BetRequest<'_>) -> Result<(), ApiError> {
+        self.check_spot_maximum_after(dir, player, placing, &mut HashMap::new())
+    }
+
+    /// [`Self::check_spot_maximum`] for a bet that follows `before`, what the
+    /// earlier bets of the same request put on each spot; adds this bet's parts
+    /// to it. A verbal series of three 5.00 bets on 17 at a 5.00 maximum
+    /// played 15.00 when each was judged alone.
+    fn check_spot_maximum_after(
+        &self,
+        dir: &Directory,
+        player: u64,
+        placing: &BetRequest<'_>,
+        before: &mut HashMap<(Kind, PocketSet), u64>,
+    ) -> Result<(), ApiError> {
         if dir.journal_format() < FORMAT_SPOT_MAXIMUM || self.table.limits().is_empty() || self.points.is_some() {
             return Ok(());
         }
@@ -242,7 +263,11 @@ impl TableSlot {
             let Some(range) = self.table.profile().limit(part.kind) else {
                 continue;
             };
-            let already = self.table.staked_on(player, part.kind, part.covers);
+            let earlier = before.get(&(part.kind, part.covers)).copied().unwrap_or(0);
+            let already = self
+                .table
+                .staked_on(player, part.kind, part.covers)
+                .saturating_add(earlier);
             if already > 0 && already.saturating_add(part.stake.get()) > range.max.get() {
                 let spot: Vec<&str> = part.covers.iter().map(|p| p.label()).collect();
                 return Err(err(
@@ -257,6 +282,9 @@ impl TableSlot {
                     ),
                 ));
             }
+        }
+        for part in placed.components() {
+            *before.entry((part.kind, part.covers)).or_default() += part.stake.get();
         }
         Ok(())
     }

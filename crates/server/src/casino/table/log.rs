@@ -21,6 +21,7 @@ pub(super) fn logged(event: &Event) -> bool {
         Event::InspectionRecorded(_)
             | Event::AdjustmentRecorded(_)
             | Event::BallInspected { .. }
+            | Event::SeriesEntered { .. }
             | Event::LimitsSet { .. }
             | Event::TableOpened { .. }
             | Event::TableClosed { .. }
