@@ -105,6 +105,14 @@ const ownLogin = (username) => login(username, `${username}-own-secret-1`);
 const balances = async (username) => (await call(await ownLogin(username), "/api/me")).accounts;
 const moneyText = (minor) => new RegExp((minor / 100).toFixed(2).replace(".", "\\."));
 
+// Buys colour chips of 1.00 for `amount` at the terminal's table, and sees them.
+async function buyIn(page, amount, what) {
+  await page.fill('#buy-in-form [name="amount"]', amount);
+  await page.selectOption('#buy-in-form [name="chip_value"]', "100");
+  await page.click('#buy-in-form button[type="submit"]');
+  await textOf(page.locator("#chips-balance"), new RegExp(amount.replace(".", "\\.")), what);
+}
+
 // Places a bet by clicking: the chip, then the spot on the felt or the racetrack.
 async function bet(page, chip, spot, where = "#felt") {
   await page.locator(`#chips [data-chip="${chip}"]`).click();
@@ -204,19 +212,13 @@ test("a whole shift from the pages alone, with two players and every balance exa
   // ---- Ann bets from two tabs; Ben from his phone.
   const ann = await newPage("shift-ann", WIDE);
   await firstSignIn(ann, "/terminal?table=c1", "ann");
-  await ann.fill('#buy-in-form [name="amount"]', "200.00");
-  await ann.selectOption('#buy-in-form [name="chip_value"]', "100");
-  await ann.click('#buy-in-form button[type="submit"]');
-  await textOf(ann.locator("#chips-balance"), /200\.00/, "ann's chips");
+  await buyIn(ann, "200.00", "ann's chips");
   const annTab = await ann.context().newPage();
   await signIn(annTab, "/terminal?table=c1", "ann", "ann-own-secret-1");
   await textOf(annTab.locator("#chips-balance"), /200\.00/, "ann's chips in her second tab");
   const ben = await newPage("shift-ben", PHONE);
   await firstSignIn(ben, "/terminal?table=c1", "ben");
-  await ben.fill('#buy-in-form [name="amount"]', "100.00");
-  await ben.selectOption('#buy-in-form [name="chip_value"]', "100");
-  await ben.click('#buy-in-form button[type="submit"]');
-  await textOf(ben.locator("#chips-balance"), /100\.00/, "ben's chips");
+  await buyIn(ben, "100.00", "ben's chips");
 
   // Colorado 2207: the limits and the restriction on tip wagers, posted at the table.
   await textOf(ann.locator("#table-sign"), /Inside bets: USD 1\.00 to USD 100\.00[\s\S]*Tips for the dealers are whole chips[\s\S]*\(2207\)/, "the table sign");
@@ -304,10 +306,7 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await ann.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
   // The last table's result is not shown as this one's.
   await textOf(ann.locator("#result-text"), /No result yet/, "no result at t1 yet");
-  await ann.fill('#buy-in-form [name="amount"]', "100.00");
-  await ann.selectOption('#buy-in-form [name="chip_value"]', "100");
-  await ann.click('#buy-in-form button[type="submit"]');
-  await textOf(ann.locator("#chips-balance"), /100\.00/, "ann's chips at t1");
+  await buyIn(ann, "100.00", "ann's chips at t1");
   // Five neighbours, one chip each, on the racetrack (Maryland ch.3 F(1)), and a
   // complete bet on 17, one chip on each number of each inside bet with 17 (F(19)).
   await bet(ann, 1, "neighbours:17", "#track");
@@ -323,10 +322,7 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await textOf(ann.locator('#complete-grid [data-spot="complete:17"]'), /^1740$/, "the complete bet's button");
   await ben.goto(`${base}/terminal?table=t1`);
   await ben.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
-  await ben.fill('#buy-in-form [name="amount"]', "50.00");
-  await ben.selectOption('#buy-in-form [name="chip_value"]', "100");
-  await ben.click('#buy-in-form button[type="submit"]');
-  await textOf(ben.locator("#chips-balance"), /50\.00/, "ben's chips at t1");
+  await buyIn(ben, "50.00", "ben's chips at t1");
   await bet(ben, 5, "red");
   await bet(ben, 1, "0-00");
   await keep(ann, "terminal-racetrack");
