@@ -1201,3 +1201,62 @@ fn a_verbal_series_is_taken_whole_or_not_at_all() {
     let refused = colorado.refused(&dealer(), verbal("alice", &[("v1", "17", 500)]), "not_offered");
     assert!(refused.message.contains("2203(1)"), "{refused}");
 }
+
+// european-casino 6.1-6.2: "the floats are closed" and "no payouts are made"
+// until the emergency is declared over (6.3 likewise for a power loss). From
+// journal format 9 nothing is bought, sold, cashed, tipped or paid at the
+// table meanwhile; a format-8 journal replays as it was.
+#[test]
+fn an_emergency_closes_the_floats_until_it_is_lifted() {
+    let emergency = || Request::DeclareEmergency {
+        table: "t1".into(),
+        reason: "security alert".into(),
+    };
+    let lift = || Request::LiftEmergency { table: "t1".into() };
+    let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&pit(), emergency());
+    let refused = w.refused(&alice(), buy_in("more", 1_000), "emergency");
+    assert!(refused.message.contains("6.1-6.2"), "{refused}");
+    w.refused(
+        &alice(),
+        Request::LeaveTable {
+            id: "leave".into(),
+            table: "t1".into(),
+        },
+        "emergency",
+    );
+    w.refused(
+        &alice(),
+        Request::Tip {
+            id: "tip".into(),
+            table: "t1".into(),
+            amount: Minor::new(100),
+        },
+        "emergency",
+    );
+    w.refused(
+        &pit(),
+        Request::Dispute {
+            table: "t1".into(),
+            reason: "paid short".into(),
+            corrections: vec![StoredCorrection {
+                player: "alice".into(),
+                amount: 100,
+            }],
+            round: None,
+        },
+        "emergency",
+    );
+    assert_eq!(w.balance("chips:t1:alice"), 5_000);
+    w.ok(&pit(), lift());
+    w.ok(&alice(), buy_in("more", 1_000));
+    assert_eq!(w.balance("chips:t1:alice"), 6_000);
+    w.replays();
+
+    let mut old = World::in_format(8, "european-casino");
+    old.seat("alice", 10_000, 5_000);
+    old.ok(&pit(), emergency());
+    old.ok(&alice(), buy_in("more", 1_000));
+    old.replays();
+}

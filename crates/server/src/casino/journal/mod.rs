@@ -78,6 +78,11 @@ pub const FORMAT_BALL_INSPECTION: u32 = 9;
 /// verbal bets, all or none (european-casino 3.5-3.6).
 pub const FORMAT_VERBAL_BETS: u32 = 9;
 
+/// The first format in which a table's floats close under an emergency:
+/// nothing is bought, sold, cashed, tipped or paid there until it is lifted
+/// (european-casino 6.1-6.3).
+pub const FORMAT_FLOATS_CLOSE: u32 = 9;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

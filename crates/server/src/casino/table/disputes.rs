@@ -40,6 +40,7 @@ impl TableSlot {
         dispute: Dispute<'_>,
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
+        self.check_floats_open(dir, "correction is paid or collected")?;
         let authority = &self.table.profile().spec().dispute_authority;
         // A table made before format 5 may name no one who decides disputes.
         let deciders = policy::dispute_deciders(authority).map_err(|why| {

@@ -9,7 +9,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED, FORMAT_TIPS_IN_CHIPS};
+use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED, FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS};
 
 /// The most chips, in minor units, dealers sell one player for cash at a
 /// table in a UTC day (10,000.00), however the sales are split: a dishonest
@@ -129,6 +129,24 @@ impl TableSlot {
         Ok(())
     }
 
+    /// european-casino 6.1-6.2 (6.3 for a power loss): under an emergency "the
+    /// floats are closed" and "no payouts are made": from journal format 9
+    /// nothing is bought, sold, cashed, tipped or paid at the table until
+    /// it is lifted.
+    pub(super) fn check_floats_open(&self, dir: &Directory, what: &str) -> Result<(), ApiError> {
+        if self.table.emergency() && dir.journal_format() >= FORMAT_FLOATS_CLOSE {
+            return Err(err(
+                ErrorCode::Emergency,
+                format!(
+                    "an emergency is declared at table {}: its floats are closed, and no {what} until it is lifted \
+                     (european-casino 6.1-6.2)",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn plan_money(
         &self,
         dir: &Directory,
@@ -137,6 +155,7 @@ impl TableSlot {
         request: &Request,
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
+        self.check_floats_open(dir, "chips are bought, sold or cashed and no tip is taken")?;
         match request {
             Request::BuyIn {
                 id, amount, chip_value, ..
