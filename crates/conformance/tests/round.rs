@@ -382,6 +382,45 @@ fn no_spin_returns_bets_where_the_profile_says_so() {
 }
 
 #[test]
+fn only_the_causes_of_4_5_to_4_8_return_the_bets() {
+    // european-casino 4.5-4.8 make the spin invalid "as are all bets"; the
+    // glossary's other no spins (1: fewer than three turns, 3: same
+    // direction, 4: a supervisor's command) are spun again, the bets standing.
+    for (reason, returned) in [
+        (NoSpinReason::TrimLoose, true),
+        (NoSpinReason::RotorStopped, true),
+        (NoSpinReason::ForeignObject, true),
+        (NoSpinReason::ExternalInfluence, true),
+        (NoSpinReason::CroupierUnable, true),
+        (NoSpinReason::TooFewRevolutions, false),
+        (NoSpinReason::SameDirection, false),
+        (NoSpinReason::SupervisorCommand, false),
+    ] {
+        let mut t = table("european-casino", Wheel::SingleZero, false);
+        open(&mut t);
+        t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+        bet(&mut t, 11, "a", 1, "17", 100).expect("accepted");
+        t.handle(Command::NoMoreBets { at_ms: 20 }).expect("nmb");
+        spin(&mut t, 30, SpinReport::NoSpin(reason));
+        assert_eq!(t.bets().is_empty(), returned, "{reason:?}");
+        if !returned {
+            assert_eq!(t.phase(), Phase::NoMoreBets, "{reason:?}: spun again");
+            let events = spin(&mut t, 40, ball("17", 8));
+            assert!(
+                events.iter().any(|e| matches!(
+                    e,
+                    Event::BetSettled {
+                        outcome: Outcome::Win,
+                        ..
+                    }
+                )),
+                "{reason:?}: the bet stands for the next spin"
+            );
+        }
+    }
+}
+
+#[test]
 fn double_zero_used_as_single_zero_spins_again_on_00() {
     // Maryland ch.4 C(2); Colorado 2210(2)(c)(ii)(B).
     let mut t = table("maryland", Wheel::DoubleZeroAsSingleZero, false);

@@ -174,6 +174,10 @@ pub struct ProfileSpec {
     pub number_display_length: Option<u8>,
     pub verbal_bets: bool,
     pub no_spin_bets: NoSpinBets,
+    /// Where bets are returned on a no spin: for these reasons only, the
+    /// others being spun again with the bets standing (european-casino
+    /// 4.5-4.8 against its glossary's NO SPIN); empty: for every reason.
+    pub no_spin_returned_for: Vec<crate::round::NoSpinReason>,
     pub dispute_authority: String,
     /// Further lines of posted house rules the document requires.
     pub house_rules: Vec<String>,

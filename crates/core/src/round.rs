@@ -1184,7 +1184,10 @@ impl Table {
             round: self.round,
             reason,
         }];
-        if self.profile.spec().no_spin_bets == NoSpinBets::Returned {
+        let spec = self.profile.spec();
+        if spec.no_spin_bets == NoSpinBets::Returned
+            && (spec.no_spin_returned_for.is_empty() || spec.no_spin_returned_for.contains(&reason))
+        {
             // european-casino 4.5-4.8: the spin is invalid, as are all bets.
             events.extend(self.return_all(ReturnReason::NoSpin(reason)));
             events.push(Event::RoundSettled {

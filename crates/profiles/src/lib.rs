@@ -244,6 +244,8 @@ struct ProfileFile {
     min_ball_revolutions: u8,
     verbal_bets: bool,
     no_spin_bets: String,
+    #[serde(default)]
+    no_spin_returned_for: Vec<String>,
     dispute_authority: String,
     #[serde(default)]
     number_display_length: Option<u8>,
@@ -443,6 +445,14 @@ impl ProfileFile {
                 &self.no_spin_bets,
                 &[("stay", NoSpinBets::Stay), ("returned", NoSpinBets::Returned)],
             )?,
+            no_spin_returned_for: self
+                .no_spin_returned_for
+                .iter()
+                .map(|r| {
+                    NoSpinReason::parse(r)
+                        .ok_or_else(|| bad("no_spin_returned_for", format!("{r:?} is not a no-spin reason")))
+                })
+                .collect::<Result<_, _>>()?,
             dispute_authority: self.dispute_authority,
             house_rules: self.house_rules,
             tips_notice: self.tips_notice,

@@ -115,14 +115,18 @@ pub fn write_house_rules(out: &mut impl Write, profile: &Profile, wheels: &[Whee
         "  The ball is spun opposite to the wheel and must complete at least {} revolutions for a valid spin.",
         spec.min_ball_revolutions
     )?;
-    writeln!(
-        out,
-        "  On a no spin the wagers {}.",
-        match spec.no_spin_bets {
-            NoSpinBets::Stay => "stay on the layout for the next spin",
-            NoSpinBets::Returned => "are invalid and returned",
+    match (spec.no_spin_bets, spec.no_spin_returned_for.as_slice()) {
+        (NoSpinBets::Stay, _) => writeln!(out, "  On a no spin the wagers stay on the layout for the next spin.")?,
+        (NoSpinBets::Returned, []) => writeln!(out, "  On a no spin the wagers are invalid and returned.")?,
+        (NoSpinBets::Returned, reasons) => {
+            let named: Vec<String> = reasons.iter().map(|r| r.name().replace('_', " ")).collect();
+            writeln!(
+                out,
+                "  On a no spin for {} the wagers are invalid and returned; on any other they stay for the next spin.",
+                named.join(", ")
+            )?
         }
-    )?;
+    }
     writeln!(out)?;
     writeln!(out, "LIMITS")?;
     writeln!(
