@@ -7,6 +7,9 @@ use serde_json::Value;
 /// How long a request may take before the test gives up on the server.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a pooled connection is reused: well inside the server's 10 s.
+const KEPT_ALIVE_MAX: Duration = Duration::from_secs(4);
+
 /// An HTTP client for one server's address. It is cheap to clone, so a
 /// thread of a test (a dealer running rounds) can have its own.
 #[derive(Clone)]
@@ -24,6 +27,10 @@ impl Client {
             // A proxy named in the environment must not stand between a test and its own server.
             .proxy(None)
             .timeout_global(Some(REQUEST_TIMEOUT))
+            // The server drops a kept-alive connection idle for its header read
+            // timeout (10 s): a pooled one older than that may be gone just as
+            // it is reused ("Peer disconnected" under a loaded CI machine).
+            .max_idle_age(KEPT_ALIVE_MAX)
             .build();
         Client {
             address: address.to_string(),
