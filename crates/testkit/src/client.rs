@@ -66,6 +66,11 @@ impl Client {
         self.try_answer(method, path, token, body).expect("the server answers")
     }
 
+    /// One request, sent again where it went out on a kept-alive connection
+    /// the server had just closed: the server refuses some requests without
+    /// reading their bodies (a POST with no session) and then closes the
+    /// connection, which the pool may hand out before it sees the close. The
+    /// request never reached the server then, so sending it again is safe.
     fn try_answer(
         &self,
         method: &str,
@@ -73,6 +78,16 @@ impl Client {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Result<Answer, ureq::Error> {
+        let mut tries = 0;
+        loop {
+            match self.send(method, path, token, body) {
+                Err(ureq::Error::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof && tries < 2 => tries += 1,
+                answered => return answered,
+            }
+        }
+    }
+
+    fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Result<Answer, ureq::Error> {
         let mut request = ureq::http::Request::builder()
             .method(method)
             .uri(format!("http://{}{path}", self.address));
