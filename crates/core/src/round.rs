@@ -157,6 +157,26 @@ impl NoSpinReason {
         NoSpinReason::SupervisorCommand,
     ];
 
+    /// Whether someone at the table keys this no spin by hand: an emergency
+    /// is declared, not keyed (european-casino 6.1), and an automated
+    /// wheel's sensor reports are the wheel's own.
+    pub fn keyed_by_hand(self) -> bool {
+        !matches!(
+            self,
+            NoSpinReason::Emergency
+                | NoSpinReason::BallNotSensed
+                | NoSpinReason::SensorFault
+                | NoSpinReason::VoidGame
+                | NoSpinReason::LaunchUnseen
+        )
+    }
+
+    /// Whether only the pit calls it: an inspector's or pit boss's command
+    /// (european-casino glossary NO SPIN 4).
+    pub fn pit_only(self) -> bool {
+        self == NoSpinReason::SupervisorCommand
+    }
+
     pub fn parse(name: &str) -> Option<NoSpinReason> {
         NoSpinReason::ALL.into_iter().find(|r| r.name() == name)
     }

@@ -283,7 +283,11 @@ pub struct Layout {
     pub chip_colours: Vec<String>,
     pub kinds: Vec<LayoutKind>,
     pub spots: Vec<LayoutSpot>,
+    /// The no spins keyed at the table (from journal format 9 an emergency is
+    /// declared and an automated wheel's sensor reports are its own).
     pub no_spin_reasons: Vec<String>,
+    /// Those of them only the pit calls: a supervisor's command.
+    pub pit_no_spin_reasons: Vec<String>,
     pub min_ball_revolutions: u8,
     pub dispute_authority: String,
     /// The croupier takes a player's announced series of verbal bets

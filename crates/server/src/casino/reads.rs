@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use croupier_core::round::Phase;
+use croupier_core::round::{NoSpinReason, Phase};
 use croupier_core::{BetRequest, Kind, Spot, TableRules};
 use croupier_ledger::TableAccount;
 
@@ -316,8 +316,14 @@ fn layout(slot: &TableSlot) -> Layout {
         chip_colours: spec.chip_colours.clone(),
         kinds,
         spots,
-        no_spin_reasons: croupier_core::round::NoSpinReason::ALL
+        no_spin_reasons: NoSpinReason::ALL
             .iter()
+            .filter(|r| r.keyed_by_hand())
+            .map(|r| r.name().to_string())
+            .collect(),
+        pit_no_spin_reasons: NoSpinReason::ALL
+            .iter()
+            .filter(|r| r.pit_only())
             .map(|r| r.name().to_string())
             .collect(),
         min_ball_revolutions: spec.min_ball_revolutions,

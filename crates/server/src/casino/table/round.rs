@@ -163,17 +163,14 @@ impl TableSlot {
 /// an emergency is declared, not called (european-casino 6.1); and what only
 /// an automated wheel's sensors report is never keyed by hand.
 fn check_no_spin_caller(actor: &Actor, reason: NoSpinReason) -> Result<(), ApiError> {
-    use NoSpinReason as R;
     let why = match reason {
-        R::SupervisorCommand if actor.role == Role::Dealer => {
+        r if r.pit_only() && actor.role == Role::Dealer => {
             "a supervisor's command is the pit's to call, not the dealer's (european-casino glossary NO SPIN 4)"
         }
-        R::Emergency => {
+        NoSpinReason::Emergency => {
             "an emergency is declared (declare_emergency), which voids the spin: it is not a no spin to key"
         }
-        R::BallNotSensed | R::SensorFault | R::VoidGame | R::LaunchUnseen => {
-            "that no spin is an automated wheel's report, not one a dealer keys"
-        }
+        r if !r.keyed_by_hand() => "that no spin is an automated wheel's report, not one a dealer keys",
         _ => return Ok(()),
     };
     Err(err(ErrorCode::Forbidden, format!("{}: {why}", actor.role.name())))
