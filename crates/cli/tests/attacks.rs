@@ -1412,3 +1412,60 @@ fn a_verbal_series_is_the_croupiers_and_is_taken_whole_or_not_at_all() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// From journal format 9, through the binary: a dealer keys only the no spins
+// seen at the wheel (an emergency is declared, a supervisor's command is the
+// pit's), and under an emergency the table's floats are closed
+// (european-casino 6.1-6.2): nothing is bought, cashed or tipped there.
+#[test]
+fn a_dealer_keys_no_emergency_and_an_emergency_closes_the_floats() {
+    let data = data_dir();
+    let (server, [_, cashier, dealer, pit, p1, _]) = casino(data.path());
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "em-cash", "player": "p1", "amount": 10000}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "em-buy", "table": "t2", "amount": 5000, "chip_value": 100}),
+    );
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+    let before = journal_rows(data.path()).len();
+    for reason in ["emergency", "supervisor_command", "sensor_fault"] {
+        let (status, code, message) = refused(
+            &server,
+            &dealer,
+            json!({"op": "spin", "table": "t2", "spin": {"no_spin": reason}}),
+        );
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{reason}: {message}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "no refusal wrote anything");
+    server.ask(
+        &pit,
+        json!({"op": "declare_emergency", "table": "t2", "reason": "security alert"}),
+    );
+    for (who, request) in [
+        (
+            &p1,
+            json!({"op": "buy_in", "id": "em-buy-2", "table": "t2", "amount": 1000, "chip_value": 100}),
+        ),
+        (&p1, json!({"op": "leave_table", "id": "em-leave", "table": "t2"})),
+        (&p1, json!({"op": "tip", "id": "em-tip", "table": "t2", "amount": 100})),
+        (
+            &dealer,
+            json!({"op": "sell_chips", "id": "em-sell", "table": "t2", "player": "p1", "amount": 1000, "chip_value": 100}),
+        ),
+    ] {
+        let (status, code, message) = refused(&server, who, request.clone());
+        assert_eq!((status, code.as_str()), (422, "emergency"), "{request}: {message}");
+        assert!(message.contains("6.1-6.2"), "{message}");
+    }
+    let (_, me) = server.http("GET", "/api/me", Some(&p1), None);
+    assert_eq!(me["accounts"]["chips:t2:p1"], 5000, "{me}");
+    server.ask(&pit, json!({"op": "lift_emergency", "table": "t2"}));
+    server.ask(&p1, json!({"op": "tip", "id": "em-tip", "table": "t2", "amount": 100}));
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
+}
