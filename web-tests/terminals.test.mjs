@@ -303,6 +303,27 @@ test("a triple-zero layout, and the terminal at phone width", async () => {
   await page.context().close();
 });
 
+test("a double-zero felt used as single zero shows its 00 box covered (Maryland ch.1 F(1))", async () => {
+  await ask(adminToken, {
+    op: "create_table", table: "t4", profile_text: await profileText("maryland"), wheel: "double-zero-covered",
+    in_prison: false, betting_window_ms: 60_000, outcome: "dealer",
+  });
+  const page = await newPage("covered", { width: 1280, height: 900 });
+  await signIn(page, "/terminal?table=t4", "alice", "alice-secret-1");
+  await page.locator('#felt[data-layout="double-zero-covered"]').waitFor({ timeout: WAIT_MS });
+  // The 00 area is covered, clearly taking no bet; the 0 box touches 1 and 2 only.
+  await textOf(page.locator('#felt'), /NO BET/, "the covered 00 box says it takes no bet");
+  assert.equal(await page.locator('#felt [data-covered="00"]').count(), 1, "the 00 box is covered");
+  for (const spot of ["0", "0-1", "0-2", "0-1-2"]) {
+    assert.equal(await page.locator(`#felt [data-spot="${spot}"]`).count(), 1, `covered felt spot ${spot}`);
+  }
+  for (const spot of ["00", "0-00", "0-3", "0-2-3", "0-1-2-3", "0-2-00", "00-2-3"]) {
+    assert.equal(await page.locator(`#felt [data-spot="${spot}"]`).count(), 0, `no spot ${spot} on the covered felt`);
+  }
+  await shot(page, "08b-terminal-covered-double-zero");
+  await page.context().close();
+});
+
 test("In Prison chosen at the terminal: half back or held for the next spin (Colorado 2204(2))", async () => {
   const { dealerToken } = await openColoradoTable("t4", "single-zero", true, 60_000);
   await ask(dealerToken, { op: "open_betting", table: "t4" });

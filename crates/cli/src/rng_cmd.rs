@@ -79,11 +79,7 @@ pub struct VerifyArgs {
 }
 
 fn wheel(name: &str) -> Result<Wheel, Invalid> {
-    Wheel::parse(name).ok_or_else(|| {
-        Invalid::one(format!(
-            "{name:?} is not a wheel: single-zero, double-zero, triple-zero or double-zero-as-single-zero"
-        ))
-    })
+    Wheel::parse(name).ok_or_else(|| Invalid::one(format!("{name:?} is not a wheel: {}", Wheel::all_names())))
 }
 
 fn generator(seed: Option<&str>) -> Result<CasinoRng, Failure> {

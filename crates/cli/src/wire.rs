@@ -79,7 +79,7 @@ pub struct TableArgs {
     /// A profile name (see `croupier profiles`) or a profile file.
     #[arg(long)]
     pub profile: String,
-    /// single-zero, double-zero, triple-zero or double-zero-as-single-zero (default: the profile's).
+    /// single-zero, double-zero, triple-zero, double-zero-as-single-zero or double-zero-covered (default: the profile's).
     #[arg(long)]
     pub wheel: Option<String>,
 }
@@ -108,11 +108,9 @@ pub fn load_profile(name_or_path: &str) -> Result<Profile, Invalid> {
 pub fn wheel_named(name: Option<&str>, profile: &Profile) -> Result<Wheel, Invalid> {
     match name {
         None => Ok(profile.spec().default_wheel),
-        Some(name) => Wheel::parse(name).ok_or_else(|| {
-            Invalid::one(format!(
-                "{name:?} is not a wheel: single-zero, double-zero, triple-zero or double-zero-as-single-zero"
-            ))
-        }),
+        Some(name) => {
+            Wheel::parse(name).ok_or_else(|| Invalid::one(format!("{name:?} is not a wheel: {}", Wheel::all_names())))
+        }
     }
 }
 

@@ -147,8 +147,8 @@ proptest! {
 fn a_void_spin_is_refused_by_the_book() {
     // Maryland ch.4 C(2): a ball in 00 on a double-zero wheel used as single zero is no spin.
     let profile = croupier_profiles::load("maryland").expect("loads");
-    assert!(profile.offers_wheel(Wheel::DoubleZeroAsSingleZero));
-    let book = Book::new(Wheel::DoubleZeroAsSingleZero, 1, 0);
+    assert!(profile.offers_wheel(Wheel::DoubleZeroCovered));
+    let book = Book::new(Wheel::DoubleZeroCovered, 1, 0);
     let mut results = BookResults::default();
     assert!(book.settle(Pocket::DOUBLE_ZERO, &mut results).is_err());
     assert!(book.settle(Pocket::ZERO, &mut results).is_ok());

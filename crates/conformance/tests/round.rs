@@ -423,7 +423,7 @@ fn only_the_causes_of_4_5_to_4_8_return_the_bets() {
 #[test]
 fn double_zero_used_as_single_zero_spins_again_on_00() {
     // Maryland ch.4 C(2); Colorado 2210(2)(c)(ii)(B).
-    let mut t = table("maryland", Wheel::DoubleZeroAsSingleZero, false);
+    let mut t = table("maryland", Wheel::DoubleZeroCovered, false);
     open(&mut t);
     t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
     bet(&mut t, 11, "a", 1, "red", 100).expect("accepted");
@@ -633,7 +633,7 @@ proptest! {
     ) {
         let setups = [
             ("maryland", Wheel::DoubleZero, false),
-            ("maryland", Wheel::DoubleZeroAsSingleZero, false),
+            ("maryland", Wheel::DoubleZeroCovered, false),
             ("maryland", Wheel::TripleZero, false),
             ("colorado-2013", Wheel::SingleZero, true),
             ("european-casino", Wheel::SingleZero, false),

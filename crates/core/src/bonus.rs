@@ -131,7 +131,7 @@ impl XPaytable {
             XPaytable::A | XPaytable::B => {
                 matches!(
                     wheel,
-                    Wheel::SingleZero | Wheel::DoubleZero | Wheel::DoubleZeroAsSingleZero
+                    Wheel::SingleZero | Wheel::DoubleZero | Wheel::DoubleZeroAsSingleZero | Wheel::DoubleZeroCovered
                 )
             }
             XPaytable::C => wheel == Wheel::DoubleZero,

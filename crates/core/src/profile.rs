@@ -66,6 +66,11 @@ pub struct Jurisdiction {
     /// A replaced external movable part is inspected by the regulator (the
     /// Director or designee) before the table reopens (Colorado 2212(4)).
     pub external_replacement_inspected_by_regulator: bool,
+    /// A double-zero wheel used as single zero keeps the double-zero layout
+    /// with 00 covered (Maryland ch.1 F): a new table is set on
+    /// `double-zero-covered`, never on the single-zero felt. A profile may
+    /// still name `double-zero-as-single-zero`, so older tables replay.
+    pub double_zero_layout_covered: bool,
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.

@@ -805,7 +805,7 @@ impl Table {
                     (inspection.parts_secure, "the wheel's parts secure"),
                     (inspection.ball_non_magnetic, "the balls non-magnetic"),
                     (
-                        inspection.layout_and_signage_comply || self.config.wheel != Wheel::DoubleZeroAsSingleZero,
+                        inspection.layout_and_signage_comply || !self.config.wheel.used_as_single_zero(),
                         "the 00 cover and signage for a double-zero wheel used as single zero in place",
                     ),
                 ]

@@ -191,14 +191,6 @@ pub enum SpotError {
     CompleteDozenSection(String),
 }
 
-fn layout_name(layout: Layout) -> &'static str {
-    match layout {
-        Layout::SingleZero => "single-zero",
-        Layout::DoubleZero => "double-zero",
-        Layout::TripleZero => "triple-zero",
-    }
-}
-
 fn numbers(list: &[u8]) -> PocketSet {
     list.iter()
         .filter_map(|&n| Pocket::number(n))
@@ -212,10 +204,12 @@ pub fn inside_spots(layout: Layout) -> &'static [(Kind, PocketSet)] {
     static SINGLE: OnceLock<Vec<(Kind, PocketSet)>> = OnceLock::new();
     static DOUBLE: OnceLock<Vec<(Kind, PocketSet)>> = OnceLock::new();
     static TRIPLE: OnceLock<Vec<(Kind, PocketSet)>> = OnceLock::new();
+    static COVERED: OnceLock<Vec<(Kind, PocketSet)>> = OnceLock::new();
     let cell = match layout {
         Layout::SingleZero => &SINGLE,
         Layout::DoubleZero => &DOUBLE,
         Layout::TripleZero => &TRIPLE,
+        Layout::DoubleZeroCovered => &COVERED,
     };
     cell.get_or_init(|| build_inside_spots(layout))
 }
@@ -231,7 +225,7 @@ fn build_inside_spots(layout: Layout) -> Vec<(Kind, PocketSet)> {
     for n in 1..=36 {
         spots.push((Kind::Straight, numbers(&[n])));
     }
-    if layout != Layout::SingleZero {
+    if matches!(layout, Layout::DoubleZero | Layout::TripleZero) {
         spots.push((Kind::Straight, dz));
     }
     if layout == Layout::TripleZero {
@@ -274,6 +268,13 @@ fn build_inside_spots(layout: Layout) -> Vec<(Kind, PocketSet)> {
             spots.push((Kind::Trio, zero.union(numbers(&[1, 2]))));
             spots.push((Kind::Trio, zero.union(numbers(&[2, 3]))));
             spots.push((Kind::FirstFour, zero.union(numbers(&[1, 2, 3]))));
+        }
+        Layout::DoubleZeroCovered => {
+            // Maryland ch.1 F(1): the 00 box is covered, so only what the
+            // 0 box touches is left: 0-1, 0-2 and 0-1-2.
+            spots.push((Kind::Split, zero.union(numbers(&[1]))));
+            spots.push((Kind::Split, zero.union(numbers(&[2]))));
+            spots.push((Kind::Trio, zero.union(numbers(&[1, 2]))));
         }
         Layout::DoubleZero | Layout::TripleZero => {
             spots.push((Kind::Split, zero.union(dz)));
@@ -370,7 +371,7 @@ impl Spot {
             })
             .ok_or_else(|| SpotError::NotOnLayout {
                 notation: covers.notation(),
-                layout: layout_name(wheel.layout()),
+                layout: wheel.layout().name(),
             })
     }
 
@@ -487,6 +488,7 @@ mod tests {
 
     #[test]
     fn zero_spots_per_layout() {
+        let count = |layout, kind| inside_spots(layout).iter().filter(|(k, _)| *k == kind).count();
         // Colorado 2203(6)(c)(i), Maryland ch.3 F(3)(a): 0-1-2, 0-2-00, 00-2-3.
         for trio in ["0-1-2", "0-2-00", "00-2-3"] {
             assert_eq!(kind_of(trio, Wheel::DoubleZero), Ok(Kind::Trio), "{trio}");
@@ -503,6 +505,31 @@ mod tests {
         ));
         assert!(kind_of("0-00", Wheel::DoubleZeroAsSingleZero).is_err());
         assert_eq!(kind_of("0-1-2-3", Wheel::DoubleZeroAsSingleZero), Ok(Kind::FirstFour));
+        // Maryland ch.1 F(1), Colorado 2210(2)(c)(i): the double-zero felt
+        // with 00 covered has 0-1, 0-2 and 0-1-2, and nothing else at 0.
+        let covered = Wheel::DoubleZeroCovered;
+        for (spot, kind) in [
+            ("0", Kind::Straight),
+            ("0-1", Kind::Split),
+            ("0-2", Kind::Split),
+            ("0-1-2", Kind::Trio),
+        ] {
+            assert_eq!(kind_of(spot, covered), Ok(kind), "{spot}");
+        }
+        for spot in [
+            "00",
+            "0-00",
+            "0-3",
+            "0-2-3",
+            "0-1-2-3",
+            "0-00-1-2-3",
+            "00-2-3",
+            "0-2-00",
+        ] {
+            assert!(kind_of(spot, covered).is_err(), "{spot}");
+        }
+        assert_eq!(count(Layout::DoubleZeroCovered, Kind::Split), 57 + 2);
+        assert_eq!(count(Layout::DoubleZeroCovered, Kind::Straight), 37);
         assert_eq!(kind_of("000", Wheel::TripleZero), Ok(Kind::Straight));
         assert!(kind_of("000", Wheel::DoubleZero).is_err());
     }

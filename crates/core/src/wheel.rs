@@ -15,6 +15,11 @@ pub enum Wheel {
     /// A double-zero wheel used as a single-zero one: 00 cannot be bet, and a
     /// ball in 00 voids the spin (Colorado 2210(2)(c), Maryland ch.1 F, ch.4 C).
     DoubleZeroAsSingleZero,
+    /// A double-zero wheel used as a single-zero one on the double-zero
+    /// layout with its 00 box covered (Maryland ch.1 F(1), Colorado
+    /// 2210(2)(c)(i)): the zero spots are those that felt has, 0-1, 0-2 and
+    /// 0-1-2, not the single-zero felt's 0-3, 0-2-3 and 0-1-2-3.
+    DoubleZeroCovered,
 }
 
 /// The layouts bets are placed on. The zero boxes differ; the 1-36 grid is
@@ -28,6 +33,20 @@ pub enum Layout {
     /// The double-zero layout with a 000 (logo) box of its own, bet straight
     /// up or through the Green wager.
     TripleZero,
+    /// The double-zero layout with the 00 box covered: the 0 box over 1 and
+    /// the left half of 2, and nothing that touches 00.
+    DoubleZeroCovered,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::SingleZero => "single-zero",
+            Layout::DoubleZero => "double-zero",
+            Layout::TripleZero => "triple-zero",
+            Layout::DoubleZeroCovered => "double-zero-covered",
+        }
+    }
 }
 
 /// Maryland ch.1 C(2), clockwise from 0.
@@ -48,11 +67,12 @@ const TRIPLE_ZERO_ORDER: [u8; 39] = [
     18, 29, 7, 28, 12, 35, 3, 26, 0,
 ];
 
-pub const ALL_WHEELS: [Wheel; 4] = [
+pub const ALL_WHEELS: [Wheel; 5] = [
     Wheel::SingleZero,
     Wheel::DoubleZero,
     Wheel::TripleZero,
     Wheel::DoubleZeroAsSingleZero,
+    Wheel::DoubleZeroCovered,
 ];
 
 impl Wheel {
@@ -62,11 +82,17 @@ impl Wheel {
             Wheel::DoubleZero => "double-zero",
             Wheel::TripleZero => "triple-zero",
             Wheel::DoubleZeroAsSingleZero => "double-zero-as-single-zero",
+            Wheel::DoubleZeroCovered => "double-zero-covered",
         }
     }
 
     pub fn parse(name: &str) -> Option<Wheel> {
         ALL_WHEELS.into_iter().find(|w| w.name() == name)
+    }
+
+    /// Every wheel's name, for errors: "single-zero, double-zero, ...".
+    pub fn all_names() -> String {
+        ALL_WHEELS.map(Wheel::name).join(", ")
     }
 
     /// A sentence for posted rules and errors.
@@ -78,6 +104,10 @@ impl Wheel {
             Wheel::DoubleZeroAsSingleZero => {
                 "double-zero wheel used as a single-zero wheel (00 cannot be bet; a ball in 00 voids the spin)"
             }
+            Wheel::DoubleZeroCovered => {
+                "double-zero wheel and layout used as a single-zero wheel, the 00 box covered (00 cannot be \
+                 bet; a ball in 00 voids the spin)"
+            }
         }
     }
 
@@ -85,7 +115,7 @@ impl Wheel {
     pub fn order(self) -> impl Iterator<Item = Pocket> {
         let indices: &'static [u8] = match self {
             Wheel::SingleZero => &SINGLE_ZERO_ORDER,
-            Wheel::DoubleZero | Wheel::DoubleZeroAsSingleZero => &DOUBLE_ZERO_ORDER,
+            Wheel::DoubleZero | Wheel::DoubleZeroAsSingleZero | Wheel::DoubleZeroCovered => &DOUBLE_ZERO_ORDER,
             Wheel::TripleZero => &TRIPLE_ZERO_ORDER,
         };
         indices.iter().filter_map(|&i| Pocket::from_index(usize::from(i)))
@@ -100,7 +130,9 @@ impl Wheel {
     /// used as a single-zero one.
     pub fn bettable(self) -> PocketSet {
         match self {
-            Wheel::DoubleZeroAsSingleZero => PocketSet::numbers_where(|_| true).with(Pocket::ZERO),
+            Wheel::DoubleZeroAsSingleZero | Wheel::DoubleZeroCovered => {
+                PocketSet::numbers_where(|_| true).with(Pocket::ZERO)
+            }
             _ => self.pockets(),
         }
     }
@@ -108,7 +140,12 @@ impl Wheel {
     /// A ball in this pocket voids the spin, and the wheel is spun again
     /// (Colorado 2210(2)(c)(ii)(B), Maryland ch.4 C(2)).
     pub fn voids_spin(self, pocket: Pocket) -> bool {
-        self == Wheel::DoubleZeroAsSingleZero && pocket == Pocket::DOUBLE_ZERO
+        self.used_as_single_zero() && pocket == Pocket::DOUBLE_ZERO
+    }
+
+    /// A double-zero wheel used as a single-zero one, on either felt.
+    pub fn used_as_single_zero(self) -> bool {
+        matches!(self, Wheel::DoubleZeroAsSingleZero | Wheel::DoubleZeroCovered)
     }
 
     /// The number of equally likely outcomes of a valid spin: void spins are
@@ -132,6 +169,7 @@ impl Wheel {
             Wheel::SingleZero | Wheel::DoubleZeroAsSingleZero => Layout::SingleZero,
             Wheel::DoubleZero => Layout::DoubleZero,
             Wheel::TripleZero => Layout::TripleZero,
+            Wheel::DoubleZeroCovered => Layout::DoubleZeroCovered,
         }
     }
 
@@ -158,6 +196,10 @@ mod tests {
         assert_eq!(Wheel::TripleZero.pockets().len(), 39);
         assert_eq!(Wheel::DoubleZeroAsSingleZero.pockets().len(), 38);
         assert_eq!(Wheel::DoubleZeroAsSingleZero.outcome_count(), 37);
+        // Maryland ch.1 F: the same wheel on the double-zero felt, 00 covered.
+        assert_eq!(Wheel::DoubleZeroCovered.pockets().len(), 38);
+        assert_eq!(Wheel::DoubleZeroCovered.outcome_count(), 37);
+        assert!(Wheel::DoubleZeroCovered.voids_spin(Pocket::DOUBLE_ZERO));
     }
 
     #[test]

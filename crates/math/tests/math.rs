@@ -38,8 +38,8 @@ fn house_edge_table() {
         (&maryland, Wheel::TripleZero, "000", "1/13", "1/39"),
         (&maryland, Wheel::TripleZero, "green", "1/13", "3/39"),
         // Double zero used as single zero: 00 is spun again, so 37 outcomes (Maryland ch.4 C).
-        (&maryland, Wheel::DoubleZeroAsSingleZero, "17", "1/37", "1/37"),
-        (&maryland, Wheel::DoubleZeroAsSingleZero, "even", "1/37", "18/37"),
+        (&maryland, Wheel::DoubleZeroCovered, "17", "1/37", "1/37"),
+        (&maryland, Wheel::DoubleZeroCovered, "even", "1/37", "18/37"),
         (&colorado, Wheel::DoubleZero, "dozen3", "1/19", "12/38"),
         // european-casino glossary FIRST FOUR at 8 to 1 (SQUARE/CORNER).
         (&european, Wheel::SingleZero, "0-1-2-3", "1/37", "4/37"),

@@ -180,6 +180,8 @@ struct JurisdictionFile {
     ball_inspected_by: Option<String>,
     #[serde(default)]
     external_replacement_inspected_by_regulator: bool,
+    #[serde(default)]
+    double_zero_layout_covered: bool,
 }
 
 impl JurisdictionFile {
@@ -211,6 +213,7 @@ impl JurisdictionFile {
             ball_inspection_after,
             ball_inspected_by,
             external_replacement_inspected_by_regulator: self.external_replacement_inspected_by_regulator,
+            double_zero_layout_covered: self.double_zero_layout_covered,
             wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
             permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,
             permitted_trios: trios_named(&format!("{name}.permitted_trios"), &self.permitted_trios)?,
@@ -328,12 +331,7 @@ fn kinds_named(field: &str, names: &[String]) -> Result<Vec<Kind>, ProfileError>
 }
 
 fn wheel_named(field: &str, name: &str) -> Result<Wheel, ProfileError> {
-    Wheel::parse(name).ok_or_else(|| {
-        bad(
-            field,
-            format!("{name:?} is not a wheel (single-zero, double-zero, triple-zero, double-zero-as-single-zero)"),
-        )
-    })
+    Wheel::parse(name).ok_or_else(|| bad(field, format!("{name:?} is not a wheel ({})", Wheel::all_names())))
 }
 
 fn wheels_named(field: &str, names: &[String]) -> Result<Vec<Wheel>, ProfileError> {

@@ -26,7 +26,7 @@ pub fn write_house_rules(out: &mut impl Write, profile: &Profile, wheels: &[Whee
     writeln!(out)?;
     for &wheel in wheels {
         writeln!(out, "WHEEL: {}", wheel.description())?;
-        if wheel == Wheel::DoubleZeroAsSingleZero {
+        if wheel.used_as_single_zero() {
             // Colorado 2210(2)(c)(ii), Maryland ch.1 F(2).
             writeln!(
                 out,

@@ -72,6 +72,8 @@ fn colorado_payouts_and_options() {
         assert!(p.offers_wheel(Wheel::DoubleZero));
         assert!(p.offers_wheel(Wheel::SingleZero));
         assert!(p.offers_wheel(Wheel::DoubleZeroAsSingleZero));
+        // 2210(2)(c)(i): or on the double-zero layout with 00 covered.
+        assert!(p.offers_wheel(Wheel::DoubleZeroCovered));
         assert!(!p.offers_wheel(Wheel::TripleZero));
         // Colorado 2204(2): In Prison may be offered.
         assert!(p.spec().zero.in_prison_offered);
@@ -121,15 +123,18 @@ fn colorado_payouts_and_options() {
 #[test]
 fn maryland_wagers_and_wheels() {
     let p = profile("maryland");
-    // Maryland ch.1 C, D, E, F: single, double, triple zero, and double zero used as single zero.
+    // Maryland ch.1 C, D, E, F: single, double, triple zero, and double zero
+    // used as single zero on the double-zero layout with 00 covered (F(1)).
     for wheel in [
         Wheel::SingleZero,
         Wheel::DoubleZero,
         Wheel::TripleZero,
-        Wheel::DoubleZeroAsSingleZero,
+        Wheel::DoubleZeroCovered,
     ] {
         assert!(p.offers_wheel(wheel), "{wheel:?}");
     }
+    assert!(!p.offers_wheel(Wheel::DoubleZeroAsSingleZero));
+    assert!(p.jurisdiction().double_zero_layout_covered);
     // Maryland ch.4 A(11): green pays 11 to 1; ch.3 F(11): triple zero only.
     assert_eq!(p.payout(Kind::Green), Some(11));
     assert!(p.kinds_on(Wheel::TripleZero).contains(&Kind::Green));
@@ -242,8 +247,8 @@ fn refusals_name_the_field() {
     assert_eq!(
         refused_field(
             "maryland",
-            "\"triple-zero\", \"double-zero-as-single-zero\"",
-            "\"double-zero-as-single-zero\""
+            "\"triple-zero\", \"double-zero-covered\"",
+            "\"double-zero-covered\""
         ),
         "spots"
     );

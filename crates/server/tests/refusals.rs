@@ -1260,3 +1260,76 @@ fn an_emergency_closes_the_floats_until_it_is_lifted() {
     old.ok(&alice(), buy_in("more", 1_000));
     old.replays();
 }
+
+// Maryland ch.1 F(1): "a double zero Roulette wheel and double zero table
+// layout may be used as a single zero" one, the 00 area covered. From
+// journal format 10 a Maryland table of that wheel is on the covered
+// double-zero felt: its zero spots are 0-1, 0-2 and 0-1-2, never the
+// single-zero felt's 0-3, 0-2-3 or 0-1-2-3. A format-9 journal that set one
+// on the single-zero felt replays as it was.
+#[test]
+fn a_maryland_double_zero_wheel_used_as_single_zero_keeps_its_covered_felt() {
+    let maryland = croupier_profiles::builtin_text("maryland").expect("shipped");
+    let old_text = maryland.replace("\"double-zero-covered\"]", "\"double-zero-as-single-zero\"]");
+    assert_ne!(old_text, maryland);
+    let mut w = World::new();
+    let refused = w.refused(
+        &admin(),
+        table_of("sz", &old_text, "double-zero-as-single-zero"),
+        "bad_wheel",
+    );
+    assert!(refused.message.contains("ch.1 F"), "{refused}");
+    assert!(refused.message.contains("double-zero-covered"), "{refused}");
+    // Colorado 2210(2)(c)(i) allows either felt.
+    let colorado = croupier_profiles::builtin_text("colorado-2014").expect("shipped");
+    w.ok(&admin(), table_of("co", colorado, "double-zero-as-single-zero"));
+
+    w.ok(&admin(), table_of("dz", maryland, "double-zero-covered"));
+    w.ok(&pit(), inspection("dz"));
+    w.ok(&dealer(), Request::OpenTable { table: "dz".into() });
+    w.ok(&dealer(), Request::OpenBetting { table: "dz".into() });
+    w.ok(&cashier(), cash_in("cash-alice", "alice", 100_000));
+    let buy = match buy_in("buy-alice", 10_000) {
+        Request::BuyIn {
+            id, amount, chip_value, ..
+        } => Request::BuyIn {
+            id,
+            table: "dz".into(),
+            amount,
+            chip_value,
+        },
+        _ => unreachable!(),
+    };
+    w.ok(&alice(), buy);
+    let on_dz = |id: &str, spot: &str| match bet(id, spot, 100) {
+        Request::PlaceBet {
+            bet_id, spot, stake, ..
+        } => Request::PlaceBet {
+            table: "dz".into(),
+            bet_id,
+            spot,
+            stake,
+            zero_choice: None,
+            coupon: None,
+            coupon_id: None,
+        },
+        _ => unreachable!(),
+    };
+    for (i, spot) in ["0", "0-1", "0-2", "0-1-2"].into_iter().enumerate() {
+        w.ok(&alice(), on_dz(&format!("b{i}"), spot));
+    }
+    w.refused(&alice(), on_dz("x00", "00"), "pocket_not_on_wheel");
+    for spot in ["0-3", "0-2-3", "0-1-2-3", "0-00", "0-2-00", "00-2-3", "0-00-1-2-3"] {
+        let refused = w.run(&alice(), on_dz(&format!("x{spot}"), spot)).expect_err(spot);
+        assert!(
+            refused.message.contains("not a bet on the double-zero-covered layout") || refused.message.contains("00"),
+            "{spot}: {refused}"
+        );
+    }
+    w.replays();
+
+    // In format 9 the single-zero felt was taken, and replays.
+    let mut old = World::in_format(9, "maryland");
+    old.ok(&admin(), table_of("sz", &old_text, "double-zero-as-single-zero"));
+    old.replays();
+}

@@ -10,7 +10,7 @@ use croupier_ledger::{Account, Storage};
 
 use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
-use super::journal::{JournalEvent, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
+use super::journal::{JournalEvent, FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
 use super::request::Request;
 use super::table::TableSlot;
 use super::{err, policy};
@@ -90,6 +90,22 @@ impl<S: Storage> Cage<S> {
         if dir.journal_format() >= FORMAT_TABLE_RULES {
             table_rules(&profile, wheel, *in_prison, self.currency.as_deref())?;
         }
+        // Maryland ch.1 F: "a double zero Roulette wheel and double zero table
+        // layout may be used as a single zero" one, the 00 area covered.
+        if dir.journal_format() >= FORMAT_COVERED_FELT
+            && wheel == Wheel::DoubleZeroAsSingleZero
+            && profile.jurisdiction().double_zero_layout_covered
+        {
+            return Err(err(
+                ErrorCode::BadWheel,
+                format!(
+                    "{} uses a double-zero wheel as single zero only on the double-zero layout with 00 covered \
+                     (Maryland ch.1 F): choose wheel {:?}",
+                    profile.jurisdiction().title,
+                    Wheel::DoubleZeroCovered.name()
+                ),
+            ));
+        }
         let profile_name = profile.name().to_string();
         let core = Table::new(
             profile,
@@ -137,7 +153,7 @@ fn table_rules(profile: &Profile, wheel: Wheel, in_prison: bool, currency: Optio
     // Colorado 2210(2)(c)(ii)(C), Maryland ch.1 F(2)(c) and ch.5 C(3): on a
     // double-zero wheel used as single zero the posted notice says even-money
     // wagers are lost on 0, so In Prison cannot be offered there.
-    if in_prison && wheel == Wheel::DoubleZeroAsSingleZero {
+    if in_prison && wheel.used_as_single_zero() {
         return Err(err(
             ErrorCode::BadTable,
             "In Prison is not offered on a double-zero wheel used as single zero: its notice says \

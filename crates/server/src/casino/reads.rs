@@ -301,12 +301,7 @@ fn layout(slot: &TableSlot) -> Layout {
         currency: spec.currency.clone(),
         wheel: wheel.name().to_string(),
         wheel_description: wheel.description().to_string(),
-        layout: match wheel.layout() {
-            croupier_core::Layout::SingleZero => "single-zero",
-            croupier_core::Layout::DoubleZero => "double-zero",
-            croupier_core::Layout::TripleZero => "triple-zero",
-        }
-        .to_string(),
+        layout: wheel.layout().name().to_string(),
         bettable: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
         order: wheel.order().map(|p| p.label().to_string()).collect(),
         pocket_colours: pocket_colours(slot),

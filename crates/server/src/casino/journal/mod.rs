@@ -59,8 +59,10 @@ pub use event::JournalEvent;
 /// journals tournaments (Colorado 2213-2214). Format 8 plays a
 /// tournament's events at the tables, in points. Format 9 inspects a no
 /// spin's ball before the next spin and has the regulator inspect a wheel
-/// whose external part was replaced.
-pub const JOURNAL_FORMAT: u32 = 9;
+/// whose external part was replaced. Format 10 sets a Maryland table that
+/// uses a double-zero wheel as single zero on the double-zero felt with 00
+/// covered.
+pub const JOURNAL_FORMAT: u32 = 10;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -82,6 +84,11 @@ pub const FORMAT_VERBAL_BETS: u32 = 9;
 /// nothing is bought, sold, cashed, tipped or paid there until it is lifted
 /// (european-casino 6.1-6.3).
 pub const FORMAT_FLOATS_CLOSE: u32 = 9;
+
+/// The first format in which a new table under a document that keeps the
+/// double-zero layout for a double-zero wheel used as single zero (Maryland
+/// ch.1 F) is refused on the single-zero felt.
+pub const FORMAT_COVERED_FELT: u32 = 10;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
