@@ -152,6 +152,11 @@ test("a whole shift from the pages alone, with two players and every balance exa
     await admin.click('#password-form button[type="submit"]');
   }
   await admin.locator("#console").waitFor({ timeout: WAIT_MS });
+  // The operator's name goes on every layout first (Maryland ch.1 G(1)).
+  await textOf(admin.locator("#operator-note"), /Not named yet/, "the operator not named on a first run");
+  await admin.fill("#operator-name", "Harbour Lights Casino");
+  await admin.click('#operator-form button[type="submit"]');
+  await textOf(admin.locator("#operator-note"), /"Harbour Lights Casino"/, "the operator named");
   for (const [username, role, licence] of [["dana", "dealer", "D-4001"], ["pete", "pit_supervisor", "P-4002"], ["cass", "cashier", "C-4003"], ["ann", "player", ""], ["ben", "player", ""]]) {
     await admin.fill('#user-form [name="username"]', username);
     await admin.selectOption('#user-form [name="role"]', role);
@@ -304,6 +309,9 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await textOf(board.locator("#state"), /Place your bets/, "the board on t1");
   await ann.selectOption("#table-select", "t1");
   await ann.locator('#felt[data-layout="double-zero"]').waitFor({ timeout: WAIT_MS });
+  // Maryland ch.1 G(1): the operator's name on the layout.
+  await ann.locator('#felt [data-operator="Harbour Lights Casino"]').waitFor({ timeout: WAIT_MS });
+  await textOf(board.locator("#table-name"), /Harbour Lights Casino/, "the board names the operator");
   // The last table's result is not shown as this one's.
   await textOf(ann.locator("#result-text"), /No result yet/, "no result at t1 yet");
   await buyIn(ann, "100.00", "ann's chips at t1");

@@ -15,6 +15,8 @@ before(async () => {
   adminToken = await login("admin", password);
   // The one-time password is changed before anything else is taken.
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
+  // Maryland ch.1 G(1): a Maryland table opens once the operator's name is on its layout.
+  await ask(adminToken, { op: "name_operator", name: "Test House" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
   }
@@ -305,15 +307,17 @@ test("a triple-zero layout, and the terminal at phone width", async () => {
 
 test("a double-zero felt used as single zero shows its 00 box covered (Maryland ch.1 F(1))", async () => {
   await ask(adminToken, {
-    op: "create_table", table: "t4", profile_text: await profileText("maryland"), wheel: "double-zero-covered",
+    op: "create_table", table: "m4", profile_text: await profileText("maryland"), wheel: "double-zero-covered",
     in_prison: false, betting_window_ms: 60_000, outcome: "dealer",
   });
   const page = await newPage("covered", { width: 1280, height: 900 });
-  await signIn(page, "/terminal?table=t4", "alice", "alice-secret-1");
+  await signIn(page, "/terminal?table=m4", "alice", "alice-secret-1");
   await page.locator('#felt[data-layout="double-zero-covered"]').waitFor({ timeout: WAIT_MS });
   // The 00 area is covered, clearly taking no bet; the 0 box touches 1 and 2 only.
   await textOf(page.locator('#felt'), /NO BET/, "the covered 00 box says it takes no bet");
   assert.equal(await page.locator('#felt [data-covered="00"]').count(), 1, "the 00 box is covered");
+  // Maryland ch.1 G(1): the operator's name is on the layout.
+  assert.equal(await page.locator('#felt [data-operator="Test House"]').count(), 1, "the operator's name on the felt");
   for (const spot of ["0", "0-1", "0-2", "0-1-2"]) {
     assert.equal(await page.locator(`#felt [data-spot="${spot}"]`).count(), 1, `covered felt spot ${spot}`);
   }
@@ -396,6 +400,17 @@ test("the admin page: a chosen password changed first, users added, locked, unlo
   await textOf(carol, /changes password at next sign-in/, "carol to choose her own");
   const reset = await call(null, "/api/login", { username: "carol", password: "carol-reset-1" });
   assert.equal(reset.must_change_password, true);
+
+  // The operator's name, shown on every layout (Maryland ch.1 G(1)): renamed from the page.
+  assert.equal(await page.inputValue("#operator-name"), "Test House");
+  await page.fill("#operator-name", "Test House Two");
+  await page.click('#operator-form button[type="submit"]');
+  await textOf(page.locator("#operator-note"), /"Test House Two"/, "the operator renamed");
+  const board = await (await fetch(base + "/api/public/tables")).json();
+  assert.equal(board.operator, "Test House Two");
+  await page.fill("#operator-name", "Test House");
+  await page.click('#operator-form button[type="submit"]');
+  await textOf(page.locator("#operator-note"), /"Test House"/, "the operator's name back");
 
   // A table from a shipped profile, with its posted limits in the text.
   await page.selectOption("#profile-select", "low-limit-house");

@@ -785,6 +785,13 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         json!({"op": "change_password", "password": password, "new_password": "bench-admin-password-1"}),
     )
     .await?;
+    // Maryland ch.1 G(1): a Maryland layout shows the operator's name.
+    expect_ok(
+        &mut admin,
+        &admin_token,
+        json!({"op": "name_operator", "name": "Bench House"}),
+    )
+    .await?;
     let staff_password = "bench-password-1";
     for (name, role) in [("dealer", "dealer"), ("pit", "pit_supervisor")] {
         expect_ok(

@@ -1469,3 +1469,68 @@ fn a_dealer_keys_no_emergency_and_an_emergency_closes_the_floats() {
     let (ok, report) = verify(data.path());
     assert!(ok, "{report}");
 }
+
+// Maryland ch.1 G(1): the layout shows "the name or logo of the facility
+// operator". A first run's Maryland table does not open until an admin has
+// named the operator; no one else may name it, nobody signed in may not,
+// and a name that could not be printed is refused. The name reaches the
+// layout and the board's table list.
+#[test]
+fn a_maryland_table_opens_only_once_an_admin_has_named_the_operator() {
+    let data = data_dir();
+    let server = Server::start(BINARY, data.path(), free_port());
+    let admin = server.admin_token_unnamed();
+    server.add_staff_and_players(&admin);
+    let dealer = server.login("dealer", "dealer-password-1");
+    let pit = server.login("pit", "pit-password-1");
+    let p1 = server.login("p1", "p1-password-1");
+    let inspect = json!({"op": "inspect", "table": "t1", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true,
+                         "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true});
+    server.ask(&pit, inspect);
+    let before = journal_rows(data.path()).len();
+    let (status, code, message) = refused(&server, &dealer, json!({"op": "open_table", "table": "t1"}));
+    assert_eq!((status, code.as_str()), (409, "operator_not_named"), "{message}");
+    assert!(message.contains("ch.1 G(1)"), "{message}");
+    // Colorado's table (t2) opens without it: its rules ask for a table number, not a name.
+    server.ask(&pit, json!({"op": "inspect", "table": "t2", "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true,
+                            "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
+    server.ask(&dealer, json!({"op": "open_table", "table": "t2"}));
+    let before = before + 2;
+    for token in [&dealer, &pit, &p1] {
+        let (status, code, message) = refused(&server, token, json!({"op": "name_operator", "name": "Mine"}));
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{message}");
+    }
+    let (status, _) = server.http(
+        "POST",
+        "/api/requests",
+        None,
+        Some(&json!({"op": "name_operator", "name": "Anon"})),
+    );
+    assert_eq!(status, 401);
+    for bad in ["", " Padded", "Line\nbreak", &"x".repeat(61)] {
+        let (status, code, message) = refused(&server, &admin, json!({"op": "name_operator", "name": bad}));
+        assert_eq!((status, code.as_str()), (400, "bad_request"), "{bad:?}: {message}");
+        assert!(message.contains("operator's name"), "{message}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    let (_, tables) = server.http("GET", "/api/public/tables", None, None);
+    assert!(tables.get("operator").is_none(), "{tables}");
+
+    server.ask(&admin, json!({"op": "name_operator", "name": "Chesapeake Gaming"}));
+    let named = journal_rows(data.path()).len();
+    // The same name again writes nothing.
+    server.ask(&admin, json!({"op": "name_operator", "name": "Chesapeake Gaming"}));
+    assert_eq!(journal_rows(data.path()).len(), named);
+    server.ask(&dealer, json!({"op": "open_table", "table": "t1"}));
+    let (_, layout) = server.http("GET", "/api/public/tables/t1/layout", None, None);
+    assert_eq!(layout["operator"], "Chesapeake Gaming", "{layout}");
+    let (_, tables) = server.http("GET", "/api/public/tables", None, None);
+    assert_eq!(tables["operator"], "Chesapeake Gaming", "{tables}");
+    drop(server);
+    // A restart keeps the name.
+    let server = Server::start(BINARY, data.path(), free_port());
+    let (_, tables) = server.http("GET", "/api/public/tables", None, None);
+    assert_eq!(tables["operator"], "Chesapeake Gaming", "{tables}");
+    drop(server);
+    assert!(verify(data.path()).0);
+}

@@ -71,6 +71,8 @@ pub struct Jurisdiction {
     /// `double-zero-covered`, never on the single-zero felt. A profile may
     /// still name `double-zero-as-single-zero`, so older tables replay.
     pub double_zero_layout_covered: bool,
+    /// The layout shows the operator's name or logo (Maryland ch.1 G(1)).
+    pub operator_on_layout: bool,
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.

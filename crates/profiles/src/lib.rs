@@ -182,6 +182,8 @@ struct JurisdictionFile {
     external_replacement_inspected_by_regulator: bool,
     #[serde(default)]
     double_zero_layout_covered: bool,
+    #[serde(default)]
+    operator_on_layout: bool,
 }
 
 impl JurisdictionFile {
@@ -214,6 +216,7 @@ impl JurisdictionFile {
             ball_inspected_by,
             external_replacement_inspected_by_regulator: self.external_replacement_inspected_by_regulator,
             double_zero_layout_covered: self.double_zero_layout_covered,
+            operator_on_layout: self.operator_on_layout,
             wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
             permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,
             permitted_trios: trios_named(&format!("{name}.permitted_trios"), &self.permitted_trios)?,

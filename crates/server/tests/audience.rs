@@ -53,6 +53,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::UserUnlocked { .. }
         | E::PasswordSet { .. }
         | E::LicenceSet { .. }
+        // The operator's name reaches the pages through the layout, not a stream.
+        | E::OperatorNamed { .. }
         | E::CashedIn { .. }
         | E::CashedOut { .. }
         // A tournament's events reach its pages by their own reads, on no table's stream.
@@ -114,6 +116,9 @@ fn every_kind() -> Vec<EventView> {
         EventView::LicenceSet {
             username: "dealer".into(),
             licence: "D-9".into(),
+        },
+        EventView::OperatorNamed {
+            name: "Test House".into(),
         },
         EventView::JournalFormatSet { format: 4 },
         EventView::JournalRecovered {

@@ -70,6 +70,15 @@ fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
             },
         );
     }
+    // Maryland ch.1 G(1): the layout shows the operator's name (from format 10).
+    if format >= 10 {
+        w.ok(
+            &admin(),
+            Request::NameOperator {
+                name: "Test House".into(),
+            },
+        );
+    }
     w.ok(&admin(), maryland_dealer_table("t1"));
     w
 }
@@ -854,8 +863,8 @@ fn an_interrupted_round_is_void_after_a_restart() {
 #[test]
 fn deterministic_simulation_with_failing_storage() {
     for seed in 1..=5u64 {
-        // The setup writes nine entries; the storage fails from the next on.
-        let mut w = setup(MemoryStorage::failing_every(9 + seed));
+        // The setup writes ten entries; the storage fails from the next on.
+        let mut w = setup(MemoryStorage::failing_every(10 + seed));
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut next = || {
             rng ^= rng << 13;
@@ -1091,6 +1100,15 @@ fn simulation_of_many_tables_against_a_reference_model() {
             )
             .expect("player");
         }
+        // Maryland ch.1 G(1): the layout shows the operator's name.
+        must(
+            &mut w,
+            &admin(),
+            Request::NameOperator {
+                name: "Test House".into(),
+            },
+        )
+        .expect("operator");
         let profiles = [
             ("maryland", "triple-zero"),
             ("european-casino", "single-zero"),

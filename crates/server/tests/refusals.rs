@@ -71,6 +71,15 @@ impl World {
                 },
             );
         }
+        // Maryland ch.1 G(1): the layout shows the operator's name (from format 10).
+        if format >= 10 {
+            w.ok(
+                &admin(),
+                Request::NameOperator {
+                    name: "Test House".into(),
+                },
+            );
+        }
         w.ok(&admin(), table("t1", profile));
         w.ok(&pit(), inspection("t1"));
         w.ok(&dealer(), Request::OpenTable { table: "t1".into() });

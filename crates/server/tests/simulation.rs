@@ -133,6 +133,13 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
             },
         );
     }
+    // Maryland ch.1 G(1): the layout shows the operator's name.
+    run(
+        &admin,
+        Request::NameOperator {
+            name: "Test House".into(),
+        },
+    );
     let profiles = [
         ("maryland", "double-zero", false),
         ("european-casino", "single-zero", false),

@@ -107,6 +107,13 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
             },
         );
     }
+    // Maryland ch.1 G(1): the layout shows the operator's name.
+    run(
+        &admin,
+        Request::NameOperator {
+            name: "Test House".into(),
+        },
+    );
     for t in tables {
         run(
             &admin,

@@ -16,6 +16,8 @@ const START_TRIES: u32 = 200;
 const START_TRY_EVERY: Duration = Duration::from_millis(25);
 /// The admin's password once [`Server::admin_token`] has changed the one-time one.
 pub const ADMIN_PASSWORD: &str = "admin-password-1";
+/// The operator's name the test casinos go by.
+pub const OPERATOR: &str = "Test House";
 
 /// How long a test waits for a line the server is expected to print.
 const LINE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -145,9 +147,17 @@ impl Server {
     }
 
     /// Signs in as the admin a first run made, changes its one-time password
-    /// to [`ADMIN_PASSWORD`] as the server demands first, and gives the
-    /// session's token.
+    /// to [`ADMIN_PASSWORD`] as the server demands first, names the casino's
+    /// operator [`OPERATOR`] (Maryland ch.1 G(1): a Maryland table opens
+    /// only then), and gives the session's token.
     pub fn admin_token(&self) -> String {
+        let token = self.admin_token_unnamed();
+        self.ask(&token, json!({"op": "name_operator", "name": OPERATOR}));
+        token
+    }
+
+    /// [`Server::admin_token`] without naming the operator.
+    pub fn admin_token_unnamed(&self) -> String {
         let password = self.admin_password();
         let token = self.login("admin", &password);
         self.ask(

@@ -129,6 +129,7 @@ impl EventView {
             | E::UserUnlocked { .. }
             | E::PasswordSet { .. }
             | E::LicenceSet { .. }
+            | E::OperatorNamed { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. }
             // A tournament's events go to those who ask for them: its pages read them.

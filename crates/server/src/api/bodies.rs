@@ -188,6 +188,9 @@ pub struct TableList {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct TableIds {
     pub tables: Vec<String>,
+    /// The casino's operator, once named (Maryland ch.1 G(1)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 /// What a display board shows of a table: its state and last numbers, nothing about players.
@@ -219,6 +222,9 @@ pub struct PublicTable {
     /// wheel before the table reopens (Colorado 2212(4)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub awaits_regulator: bool,
+    /// The casino's operator, shown on the layout (Maryland ch.1 G(1)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 /// A ball waiting for its inspection after a no spin.
@@ -272,7 +278,7 @@ pub struct Layout {
     pub currency: String,
     pub wheel: String,
     pub wheel_description: String,
-    /// `single-zero`, `double-zero` or `triple-zero`.
+    /// `single-zero`, `double-zero`, `triple-zero` or `double-zero-covered`.
     pub layout: String,
     pub bettable: Vec<String>,
     pub order: Vec<String>,
@@ -298,6 +304,9 @@ pub struct Layout {
     /// The restriction on tip wagers, posted at the table (Colorado 2207).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tips_notice: Option<String>,
+    /// The casino's operator, whose name the layout shows (Maryland ch.1 G(1)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 /// An entry of a table's operations log: the event, with when it happened.

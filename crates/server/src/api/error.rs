@@ -82,6 +82,8 @@ error_codes! {
     WitnessRequired = "witness_required" => 422,
     /// A table closed without its wheel cover locked.
     CoverNotLocked = "cover_not_locked" => 422,
+    /// Maryland ch.1 G(1): a table opens once the operator's name is on its layout.
+    OperatorNotNamed = "operator_not_named" => 409,
     /// A licence number that cannot be recorded.
     BadLicence = "bad_licence" => 422,
     /// A match play coupon past its end.

@@ -54,6 +54,10 @@ pub enum EventView {
         username: String,
         licence: String,
     },
+    /// The casino's operator named, for every layout (Maryland ch.1 G(1)).
+    OperatorNamed {
+        name: String,
+    },
     TableCreated {
         table: String,
         profile: String,

@@ -179,6 +179,11 @@ pub enum ClientRequest {
         password: String,
         new_password: String,
     },
+    /// An admin names the casino's operator, shown on every table's layout
+    /// (Maryland ch.1 G(1): "the name or logo of the facility operator").
+    NameOperator {
+        name: String,
+    },
     CreateTable {
         table: String,
         /// The profile file's text.
@@ -386,6 +391,7 @@ impl ClientRequest {
             | C::UnlockUser { .. }
             | C::ResetPassword { .. }
             | C::ChangePassword { .. }
+            | C::NameOperator { .. }
             | C::CreateTable { .. }
             | C::CashIn { .. }
             | C::CashOut { .. }

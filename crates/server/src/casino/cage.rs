@@ -46,6 +46,7 @@ pub(super) enum Effect {
         licence: String,
     },
     AddTable(Box<TableSlot>),
+    NameOperator(String),
     JournalFormat(u32),
     AddCoupon(String, Coupon),
     AddTournament(Box<super::tournaments::Held>),
@@ -443,6 +444,7 @@ impl<S: Storage> Cage<S> {
                 });
             }
             R::CreateTable { .. } => self.plan_new_table(dir, request, &mut events, &mut effects)?,
+            R::NameOperator { name } => super::users::name_operator(dir, name, &mut events, &mut effects)?,
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
                 dir.player(player)?;
                 let wallet = account(Account::wallet(player))?;
@@ -555,6 +557,7 @@ impl<S: Storage> Cage<S> {
                 self.directory.change(|dir| dir.set_licence(&username, licence))
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
+            Effect::NameOperator(name) => self.directory.change(|dir| dir.set_operator(&name)),
             Effect::AddCoupon(id, coupon) => self.directory.change(|dir| dir.add_coupon(id, coupon)),
             Effect::AddTournament(held) => {
                 self.tournaments

@@ -55,6 +55,8 @@ pub struct Directory {
     journal_format: u32,
     /// Tables given to a tournament's event, by table.
     table_events: imbl::OrdMap<String, TableEvent>,
+    /// The casino's operator, shown on every layout (Maryland ch.1 G(1)).
+    operator: Option<Arc<str>>,
 }
 
 impl Default for Directory {
@@ -66,6 +68,7 @@ impl Default for Directory {
             coupons_by_player: imbl::OrdMap::new(),
             journal_format: 1,
             table_events: imbl::OrdMap::new(),
+            operator: None,
         }
     }
 }
@@ -173,6 +176,15 @@ impl Directory {
 
     pub fn journal_format(&self) -> u32 {
         self.journal_format
+    }
+
+    /// The casino's operator, once an admin has named it.
+    pub fn operator(&self) -> Option<&str> {
+        self.operator.as_deref()
+    }
+
+    pub(super) fn set_operator(&mut self, name: &str) {
+        self.operator = Some(Arc::from(name));
     }
 
     pub fn name_of(&self, player: u64) -> String {

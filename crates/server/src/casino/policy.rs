@@ -12,6 +12,8 @@ pub enum Act {
     /// Change one's own password (the old one checked first).
     ChangeOwnPassword,
     CreateTable,
+    /// Name the casino's operator, shown on every layout (Maryland ch.1 G(1)).
+    NameOperator,
     HandleCash,
     /// Issue a match play coupon to a player for a table.
     IssueCoupon,
@@ -88,6 +90,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     ),
     (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),
+    (Act::NameOperator, ADMIN, "name the casino's operator"),
     // An admin makes a cash-in or cash-out larger than a cashier's day allows.
     (Act::HandleCash, &[Role::Cashier, Role::Admin], "handle cash"),
     (

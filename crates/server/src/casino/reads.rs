@@ -146,9 +146,10 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     inspected_by: slot.table.profile().jurisdiction().ball_inspected_by.clone(),
                 }),
                 awaits_regulator: slot.table.awaits_regulator(),
+                operator: dir.operator().map(str::to_string),
             })
         }
-        TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot))),
+        TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot, dir))),
         TableQuery::Log => TableAnswer::Log(TableLog {
             log: slot
                 .log
@@ -270,7 +271,7 @@ fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
         .collect()
 }
 
-fn layout(slot: &TableSlot) -> Layout {
+fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
     let config = slot.table.config();
     let wheel = config.wheel;
     let profile = slot.table.profile();
@@ -326,6 +327,7 @@ fn layout(slot: &TableSlot) -> Layout {
         verbal_bets: spec.verbal_bets,
         house_rules: croupier_profiles::posted::house_rules_text(profile, &[wheel]),
         tips_notice: spec.tips_notice.clone(),
+        operator: dir.operator().map(str::to_string),
     }
 }
 

@@ -48,6 +48,9 @@ pub enum Request {
         username: String,
         licence: String,
     },
+    NameOperator {
+        name: String,
+    },
     LoginFailed {
         username: String,
     },
@@ -276,7 +279,7 @@ pub enum Request {
     },
 }
 
-pub use super::stored::{stored_outcome, Spin, StoredCorrection};
+pub use super::stored::{stored_outcome, Spin, StoredCorrection, StoredVerbalBet};
 
 /// A client's request as the casino takes it: ready, or one with a
 /// password the server must hash first (off the casino's thread), and for a
@@ -321,6 +324,7 @@ impl Request {
                 }
             }
             C::SetLicence { username, licence } => Request::SetLicence { username, licence },
+            C::NameOperator { name } => Request::NameOperator { name },
             C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },
             C::ChangePassword { password, new_password } => {
                 return FromClient::ChangePassword { password, new_password }
@@ -477,6 +481,7 @@ impl Request {
         match self {
             R::CreateUser { .. }
             | R::SetLicence { .. }
+            | R::NameOperator { .. }
             | R::LockUser { .. }
             | R::UnlockUser { .. }
             | R::SetPassword { .. }
@@ -530,6 +535,7 @@ impl Request {
                 Act::RunTheServer
             }
             R::CreateTable { .. } => Act::CreateTable,
+            R::NameOperator { .. } => Act::NameOperator,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
             R::IssueCoupon { .. } => Act::IssueCoupon,
             R::CreateTournament { .. } => Act::CreateTournament,
@@ -562,15 +568,6 @@ impl Request {
             R::Dispute { .. } => Act::DecideDispute,
         }
     }
-}
-
-/// One bet of a verbal series as the journal keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredVerbalBet {
-    pub bet_id: String,
-    pub spot: String,
-    #[serde(with = "minor")]
-    pub stake: Minor,
 }
 
 impl From<PlaceBet> for Request {

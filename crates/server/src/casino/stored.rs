@@ -1,9 +1,21 @@
 //! The journal's own forms of a request's parts: a spin, a dispute's
-//! correction, an outcome source. The API's words may change; these do not.
+//! correction, a verbal bet, an outcome source. The API's words may change;
+//! these do not.
 
+use croupier_core::Minor;
+use croupier_ledger::minor;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{Correction, SpinView};
+
+/// One bet of a verbal series as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredVerbalBet {
+    pub bet_id: String,
+    pub spot: String,
+    #[serde(with = "minor")]
+    pub stake: Minor,
+}
 
 /// A spin as the journal keeps it: a pocket with the ball's direction and
 /// revolutions, or a no spin's reason.

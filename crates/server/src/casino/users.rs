@@ -1,6 +1,43 @@
-//! The people the casino knows.
+//! The people the casino knows, and the operator whose casino it is.
 
-use crate::api::Role;
+use super::cage::Effect;
+use super::directory::Directory;
+use super::journal::{require_format, JournalEvent, FORMAT_OPERATOR_NAMED};
+use crate::api::{ApiError, ErrorCode, Role};
+
+/// The longest operator's name: it is printed on the felt.
+pub const OPERATOR_NAME_MAX: usize = 60;
+
+/// `name_operator`: the casino's operator, shown on every layout (Maryland
+/// ch.1 G(1)). The same name again writes nothing.
+pub(super) fn name_operator(
+    dir: &Directory,
+    name: &str,
+    events: &mut Vec<JournalEvent>,
+    effects: &mut Vec<Effect>,
+) -> Result<(), ApiError> {
+    require_format(dir.journal_format(), FORMAT_OPERATOR_NAMED, "the operator's name is")?;
+    let trimmed = name.trim();
+    if trimmed.is_empty()
+        || trimmed != name
+        || name.chars().count() > OPERATOR_NAME_MAX
+        || name.chars().any(char::is_control)
+    {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!(
+                "name: the operator's name is 1 to {OPERATOR_NAME_MAX} characters, without control characters \
+                 or spaces at either end (got {name:?})"
+            ),
+        ));
+    }
+    if dir.operator() == Some(name) {
+        return Ok(());
+    }
+    events.push(JournalEvent::OperatorNamed { name: name.to_string() });
+    effects.push(Effect::NameOperator(name.to_string()));
+    Ok(())
+}
 
 /// Failed logins in a row that lock an account.
 pub const LOGIN_FAILURES_MAX: u32 = 3;

@@ -55,6 +55,7 @@ pub fn view(event: &JournalEvent) -> EventView {
         J::UserUnlocked { username } => V::UserUnlocked { username },
         J::PasswordSet { username } => V::PasswordSet { username },
         J::LicenceSet { username, licence } => V::LicenceSet { username, licence },
+        J::OperatorNamed { name } => V::OperatorNamed { name },
         J::TableCreated {
             table,
             profile,

@@ -61,11 +61,12 @@ pub async fn profiles() -> impl IntoResponse {
     )
 }
 
-/// The tables' ids, for a display board (no sign-in: nothing private).
-#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids", body = TableIds)))]
+/// The tables' ids and the casino's operator, for a display board (no sign-in: nothing private).
+#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids and the operator", body = TableIds)))]
 pub async fn public_tables(State(state): State<AppState>) -> Json<TableIds> {
     Json(TableIds {
         tables: state.floor.table_ids(),
+        operator: state.floor.operator(),
     })
 }
 

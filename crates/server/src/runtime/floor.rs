@@ -34,6 +34,8 @@ pub struct Floor {
     pub(super) hashing: Hashing,
     pub(super) archive: Arc<Archive>,
     pub(super) runtime: tokio::runtime::Handle,
+    /// The operator's name as the cage last answered it.
+    pub(super) operator: Arc<arc_swap::ArcSwapOption<String>>,
 }
 
 fn no_table(table: &str) -> ApiError {
@@ -206,6 +208,13 @@ impl Floor {
                     })
                     .await
                     .and_then(Answer::events);
+                if let Ok(views) = &answer {
+                    for view in views {
+                        if let EventView::OperatorNamed { name } = view {
+                            self.operator.store(Some(Arc::new(name.clone())));
+                        }
+                    }
+                }
                 // The cage writes no texts: each event is serialised to show it.
                 self.shown(answer.map(|views| Executed {
                     views,
@@ -255,6 +264,12 @@ impl Floor {
     pub async fn users(&self, after: &str, n: usize) -> Result<(Vec<User>, bool), ApiError> {
         let after = after.to_string();
         self.at_cage(|reply| CageMsg::Users { after, n, reply }).await?.users()
+    }
+
+    /// The casino's operator, once an admin has named it (Maryland ch.1 G(1)).
+    /// Kept here so that an anonymous read never queues at the cage.
+    pub fn operator(&self) -> Option<String> {
+        self.operator.load_full().map(|name| name.to_string())
     }
 
     /// A player's accounts and the coupons issued to them, if there is such a player.

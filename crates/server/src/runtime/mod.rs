@@ -85,6 +85,11 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         runtime,
     } = parts;
     let (cage, slots) = casino.into_parts();
+    let operator = cage
+        .directory()
+        .read()
+        .operator()
+        .map(|name| Arc::new(name.to_string()));
     let (sender, queue) = mpsc::sync_channel::<CageMsg>(CAGE_QUEUE_MAX);
     let tables = Tables::new(runtime.clone(), archiver, clock.clone());
     for slot in slots {
@@ -106,5 +111,6 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         hashing: Hashing::new(std::thread::available_parallelism().map_or(2, |n| n.get())),
         archive,
         runtime,
+        operator: Arc::new(arc_swap::ArcSwapOption::new(operator)),
     })
 }

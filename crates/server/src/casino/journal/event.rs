@@ -77,6 +77,9 @@ pub enum JournalEvent {
         username: String,
         licence: String,
     },
+    OperatorNamed {
+        name: String,
+    },
     TableCreated {
         table: String,
         profile: String,

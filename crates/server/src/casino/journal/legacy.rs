@@ -286,6 +286,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
             L::LoginSucceeded { username }
         }
+        // Never written: the operator is named from format 10.
+        J::OperatorNamed { name } => L::LoginSucceeded { username: name },
         J::TableCreated {
             table,
             profile,

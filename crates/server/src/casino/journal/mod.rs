@@ -90,6 +90,11 @@ pub const FORMAT_FLOATS_CLOSE: u32 = 9;
 /// ch.1 F) is refused on the single-zero felt.
 pub const FORMAT_COVERED_FELT: u32 = 10;
 
+/// The first format in which an admin names the casino's operator, and a
+/// table under a document that puts it on the layout (Maryland ch.1 G(1))
+/// opens only once it is named.
+pub const FORMAT_OPERATOR_NAMED: u32 = 10;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

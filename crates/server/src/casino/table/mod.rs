@@ -476,6 +476,7 @@ impl TableSlot {
             | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
+            | Request::NameOperator { .. }
             | Request::LockUser { .. }
             | Request::UnlockUser { .. }
             | Request::SetPassword { .. }

@@ -9,7 +9,8 @@ use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{
-    FORMAT_BALL_INSPECTION, FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
+    FORMAT_BALL_INSPECTION, FORMAT_OPERATOR_NAMED, FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES,
+    FORMAT_WHEEL_LAUNCH_WITNESSED,
 };
 use crate::casino::request::Request;
 
@@ -43,6 +44,18 @@ impl TableSlot {
         }
         let command =
             match request {
+                // Maryland ch.1 G(1): the layout shows the operator's name or logo.
+                Request::OpenTable { .. }
+                    if dir.operator().is_none()
+                        && self.table.profile().jurisdiction().operator_on_layout
+                        && dir.journal_format() >= FORMAT_OPERATOR_NAMED =>
+                {
+                    return Err(err(
+                        ErrorCode::OperatorNotNamed,
+                        "the layout shows the operator's name (Maryland ch.1 G(1)): an admin names the operator \
+                         (name_operator, on the admin page) before this table opens",
+                    ))
+                }
                 Request::OpenTable { .. } => Command::Open { at_ms },
                 // Maryland ch.2 F: a table not open for play has its wheel covered and the cover locked.
                 Request::CloseTable {
