@@ -17,7 +17,7 @@ before(async () => {
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   // Maryland ch.1 G(1): a Maryland table opens once the operator's name is on its layout.
   await ask(adminToken, { op: "name_operator", name: "Test House" });
-  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
+  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["floor1", "floorperson"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
   }
   const cashier = await login("cash1", "cash1-secret-1");
@@ -249,12 +249,20 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   // payment is bounded by what the round's wagers could return: on the
   // RNG's pocket bob may already have had it all, so this one collects,
   // which his annulled stake, handed back, always allows.)
-  await pit.fill('#dispute-form [name="reason"]', "the dealer paid a bet twice");
-  await pit.click("#add-correction");
-  await pit.fill('#corrections [name="player"]', "bob");
-  await pit.fill('#corrections [name="amount"]', "-2.50");
-  await pit.click('#dispute-form button[type="submit"]');
-  await textOf(pit.locator("#log"), /Dispute.*bob −2\.50.*pit1/s, "dispute in the log");
+  // The Maryland profile gives disputes to the floorperson (a role of its own), not the pit supervisor.
+  const disputeFrom = async (page) => {
+    await page.fill('#dispute-form [name="reason"]', "the dealer paid a bet twice");
+    await page.click("#add-correction");
+    await page.fill('#corrections [name="player"]', "bob");
+    await page.fill('#corrections [name="amount"]', "-2.50");
+    await page.click('#dispute-form button[type="submit"]');
+  };
+  await disputeFrom(pit);
+  await textOf(pit.locator("#message"), /floorperson/, "the pit supervisor refused Maryland's dispute");
+  const floor = await newPage("floor");
+  await signIn(floor, "/pit?table=t1", "floor1", "floor1-secret-1", "F-2003");
+  await disputeFrom(floor);
+  await textOf(floor.locator("#log"), /Dispute.*bob −2\.50.*floor1/s, "dispute in the log");
   assert.equal(await chipsOf(token, "t1", "bob"), chips - 250);
   // A tip goes from the player's chips to the dealers' tip box.
   // A double click tips once: the button is held until the answer.
@@ -265,11 +273,11 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await textOf(pit.locator("#players"), /bob/, "players and colours");
   await textOf(pit.locator("#rounds"), /\d/, "report rounds");
   // A bad correction is refused with a visible message.
-  await pit.click("#add-correction");
-  await pit.locator('#corrections [name="player"]').last().fill("nobody");
-  await pit.locator('#corrections [name="amount"]').last().fill("1.00");
-  await pit.click('#dispute-form button[type="submit"]');
-  await textOf(pit.locator("#message"), /nobody|no player|unknown/i, "unknown player refused");
+  await floor.click("#add-correction");
+  await floor.locator('#corrections [name="player"]').last().fill("nobody");
+  await floor.locator('#corrections [name="amount"]').last().fill("1.00");
+  await floor.click('#dispute-form button[type="submit"]');
+  await textOf(floor.locator("#message"), /nobody|no player|unknown/i, "unknown player refused");
   // The dealer sells bob chips for cash at the table; the cash goes into the drop box (Colorado 2202).
   await dealer.fill('#sell-form [name="player"]', "bob");
   await dealer.fill('#sell-form [name="amount"]', "20.00");
@@ -282,7 +290,7 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   await pit.reload();
   await textOf(pit.locator("#accounts"), /Drop box USD 20\.00/, "the drop box in the pit's report");
   await shot(pit, "07-pit-console");
-  for (const p of [pit, dealer, bob]) await p.context().close();
+  for (const p of [pit, floor, dealer, bob]) await p.context().close();
 });
 
 test("a triple-zero layout, and the terminal at phone width", async () => {
@@ -641,6 +649,26 @@ test("the board follows the table picked, and comes back by itself after a resta
   // A portrait screen takes it in one column.
   await board.setViewportSize({ width: 1080, height: 1920 });
   await shot(board, "10-board-portrait");
+});
+
+test("a hanging ball's no spin is the floor manager's, not the dealer's (low-limit-house Irregularities (5))", async () => {
+  await ask(adminToken, {
+    op: "create_table", table: "l1", profile_text: await profileText("low-limit-house"), wheel: "double-zero",
+    in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  await ask(adminToken, { op: "create_user", username: "floorman1", role: "floor_manager", password: "floorman1-secret-1", licence: "F-1001" });
+  const reasons = async (page) => page.locator("#no-spin-reason option").evaluateAll((os) => os.map((o) => o.value));
+  const dealer = await newPage("dealer-hang");
+  await signIn(dealer, "/dealer?table=l1", "dealer1", "dealer1-secret-1", "D-1001");
+  await dealer.locator("#no-spin-reason option").first().waitFor({ state: "attached", timeout: WAIT_MS });
+  const dealers = await reasons(dealer);
+  assert.ok(dealers.includes("too_few_revolutions") && !dealers.includes("ball_hangs"), `the dealer's no spins: ${dealers}`);
+  const floor = await newPage("floor-hang");
+  await signIn(floor, "/dealer?table=l1", "floorman1", "floorman1-secret-1");
+  await floor.locator("#no-spin-reason option").first().waitFor({ state: "attached", timeout: WAIT_MS });
+  assert.ok((await reasons(floor)).includes("ball_hangs"), "the floor manager calls a hanging ball");
+  await dealer.context().close();
+  await floor.context().close();
 });
 
 test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)", async () => {

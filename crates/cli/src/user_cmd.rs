@@ -28,7 +28,7 @@ pub enum Which {
     Add {
         #[command(flatten)]
         whose: Whose,
-        /// admin, pit_supervisor, dealer, cashier, auditor or player.
+        /// admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor or player.
         #[arg(long)]
         role: String,
     },
@@ -97,7 +97,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         } => {
             let role = Role::parse(&role).ok_or_else(|| {
                 Invalid::one(format!(
-                    "{role:?} is not a role: admin, pit_supervisor, dealer, cashier, auditor, player"
+                    "{role:?} is not a role: admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, player"
                 ))
             })?;
             let password_hash = read_password()?;

@@ -454,8 +454,10 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     const LICENCE: &str = "PIT-LICENCE-31337";
     let data = data_dir();
     let (server, [admin, cashier, dealer, _, p1, p2]) = casino(data.path());
-    server.add_users(&admin, &[("p3", "player")]);
+    // The Maryland profile gives disputes to the floorperson.
+    server.add_users(&admin, &[("p3", "player"), ("floor", "floorperson")]);
     let p3 = server.login("p3", "p3-password-1");
+    let floor = server.login("floor", "floor-password-1");
     let (status, signed_in) = server.http(
         "POST",
         "/api/login",
@@ -506,19 +508,19 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     // no dispute pays it 35 to 1 now that 17 came.
     let as_if_played = json!({"op": "dispute", "table": "d1", "reason": "pay the annulled bet",
                               "corrections": [{"player": "p1", "amount": 10_000}]});
-    let (status, code, message) = refused(&server, &pit, as_if_played);
+    let (status, code, message) = refused(&server, &floor, as_if_played);
     assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
     assert!(message.contains("could return at most"), "{message}");
     // The round disputed: p1's red lost, p3's black won; each is corrected by 100.
     let dispute = json!({"op": "dispute", "table": "d1", "reason": "chip knocked off 17",
                          "corrections": [{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}]});
-    let decided = server.ask(&pit, dispute);
+    let decided = server.ask(&floor, dispute);
     let answered = decided["events"].as_array().expect("events");
     assert!(
         answered
             .iter()
             .any(|e| e["type"] == "dispute_decided" && e["corrections"].as_array().map(Vec::len) == Some(2)),
-        "the pit's answer holds the whole decision: {decided}"
+        "the floorperson's answer holds the whole decision: {decided}"
     );
     // Every stream shows the next round's betting: what came before it is all each was sent.
     server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
@@ -536,7 +538,7 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     );
     let disputes = of_type(&staff, "dispute_decided");
     assert_eq!(disputes.len(), 1, "{staff:?}");
-    assert_eq!(disputes[0]["by"], "pit");
+    assert_eq!(disputes[0]["by"], "floor");
     assert_eq!(
         disputes[0]["corrections"],
         json!([{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}])

@@ -230,7 +230,7 @@ fn one_player_cannot_fill_a_round_and_a_bet_under_the_minimum_is_refused() {
 /// correction could pay 2^50 to a player who had not even bet. A profile
 /// whose `dispute_authority` is no supervising role is refused when a table
 /// takes it, naming the field and the value; at a Maryland table only the
-/// pit supervisor (the floorperson) decides (Colorado 2206(5)); and a
+/// floorperson decides, a role of its own (Colorado 2206(5)); and a
 /// correction is for a player who bet in the disputed round, within what
 /// their bets there could have returned.
 #[test]
@@ -257,10 +257,21 @@ fn disputes_are_the_supervisors_and_correct_only_the_rounds_wagers() {
         json!({"op": "dispute", "table": "d1", "reason": "a chip knocked off 17",
                "corrections": [{"player": player, "amount": amount}]})
     };
-    for (token, role) in [(&p1, "player"), (&dealer, "dealer"), (&admin, "admin")] {
+    for (token, role) in [
+        (&p1, "player"),
+        (&dealer, "dealer"),
+        (&admin, "admin"),
+        (&pit, "pit_supervisor"),
+    ] {
         let (status, code, message) = refused(&server, token, dispute("p1", 3_600));
         assert_eq!((status, code.as_str()), (403, "forbidden"), "{role}: {message}");
+        // Those who may decide disputes somewhere are told whose they are here.
+        if ["admin", "pit_supervisor"].contains(&role) {
+            assert!(message.contains("floorperson"), "{role}: {message}");
+        }
     }
+    server.add_users(&admin, &[("floor", "floorperson")]);
+    let pit = server.login("floor", "floor-password-1");
     let (status, code, message) = refused(&server, &pit, dispute("p2", 100));
     assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
     assert!(message.contains("no bet"), "{message}");

@@ -73,6 +73,9 @@ pub struct Jurisdiction {
     pub double_zero_layout_covered: bool,
     /// The layout shows the operator's name or logo (Maryland ch.1 G(1)).
     pub operator_on_layout: bool,
+    /// A hanging ball's no spin is announced by the floor, not the dealer
+    /// (low-limit-house Irregularities (5)).
+    pub hanging_ball_called_by_floor: bool,
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.

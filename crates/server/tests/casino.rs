@@ -57,6 +57,9 @@ fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
         ("dealer", Role::Dealer),
         ("pit", Role::PitSupervisor),
         ("audit", Role::Auditor),
+        ("floor", Role::Floorperson),
+        ("floorman", Role::FloorManager),
+        ("manager", Role::CasinoManager),
         ("alice", Role::Player),
         ("bob", Role::Player),
     ] {
@@ -556,7 +559,12 @@ fn every_role_is_checked() {
         round: None,
     };
     assert_eq!(refused(&mut w, &dealer, dispute.clone()), "forbidden");
-    w.ok(&actor("pit", Role::PitSupervisor), dispute);
+    // The Maryland profile names the floorperson, a role of its own from journal format 10.
+    assert_eq!(
+        refused(&mut w, &actor("pit", Role::PitSupervisor), dispute.clone()),
+        "forbidden"
+    );
+    w.ok(&actor("floor", Role::Floorperson), dispute);
     assert_eq!(w.chips("alice"), 1_000 - 100 + 300);
 }
 
@@ -637,6 +645,9 @@ fn one_of(role: Role) -> Actor {
     let name = match role {
         Role::Admin => "admin",
         Role::PitSupervisor => "pit",
+        Role::Floorperson => "floor",
+        Role::FloorManager => "floorman",
+        Role::CasinoManager => "manager",
         Role::Dealer => "dealer",
         Role::Cashier => "cashier",
         Role::Auditor => "audit",
@@ -654,10 +665,11 @@ fn one_of(role: Role) -> Actor {
 /// `serve_refuses_every_role_what_its_endpoint_is_not_for` holds that.
 #[test]
 fn every_request_refuses_every_role_but_its_own() {
-    use Role::{Admin, Cashier, Dealer, PitSupervisor, Player};
+    use Role::{Admin, Cashier, CasinoManager, Dealer, FloorManager, Floorperson, PitSupervisor, Player};
     use Stage::*;
-    const STAFF: &[Role] = &[Dealer, PitSupervisor, Admin];
-    const PIT: &[Role] = &[PitSupervisor, Admin];
+    // The floor's supervisors under each document's title do the pit's work.
+    const STAFF: &[Role] = &[Dealer, PitSupervisor, Floorperson, FloorManager, CasinoManager, Admin];
+    const PIT: &[Role] = &[PitSupervisor, Floorperson, FloorManager, CasinoManager, Admin];
     let t1 = || "t1".to_string();
     let cases: Vec<(Request, &[Role], Stage)> = vec![
         (
@@ -775,8 +787,8 @@ fn every_request_refuses_every_role_but_its_own() {
             Betting,
         ),
         (Request::LiftEmergency { table: t1() }, PIT, Emergency),
-        // Maryland ch.6 B(2): the floorperson, here the pit supervisor, decides
-        // (Colorado 2206(5)), correcting a wager of the round settled.
+        // The Maryland profile's dispute authority is the floorperson (ch.6 B(2)),
+        // from journal format 10 a role of its own, correcting a wager of the round settled.
         (
             Request::Dispute {
                 table: t1(),
@@ -787,7 +799,7 @@ fn every_request_refuses_every_role_but_its_own() {
                 }],
                 round: None,
             },
-            &[PitSupervisor],
+            &[Floorperson],
             Settled,
         ),
         // european-casino 3.7: bets pooled over the maximum are annulled by the pit.
@@ -863,8 +875,8 @@ fn an_interrupted_round_is_void_after_a_restart() {
 #[test]
 fn deterministic_simulation_with_failing_storage() {
     for seed in 1..=5u64 {
-        // The setup writes ten entries; the storage fails from the next on.
-        let mut w = setup(MemoryStorage::failing_every(10 + seed));
+        // The setup writes thirteen entries; the storage fails from the next on.
+        let mut w = setup(MemoryStorage::failing_every(13 + seed));
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut next = || {
             rng ^= rng << 13;

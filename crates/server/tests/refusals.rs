@@ -26,6 +26,11 @@ fn pit() -> Actor {
     actor("pit", Role::PitSupervisor)
 }
 
+/// Maryland's floorperson, who decides its disputes from journal format 10.
+fn floor() -> Actor {
+    actor("floorperson", Role::Floorperson)
+}
+
 fn cashier() -> Actor {
     actor("cashier", Role::Cashier)
 }
@@ -58,6 +63,9 @@ impl World {
             (admin(), "bob", Role::Player),
             // Someone of every role, named for it.
             (admin(), "pit_supervisor", Role::PitSupervisor),
+            (admin(), "floorperson", Role::Floorperson),
+            (admin(), "floor_manager", Role::FloorManager),
+            (admin(), "casino_manager", Role::CasinoManager),
             (admin(), "auditor", Role::Auditor),
             (admin(), "player", Role::Player),
         ] {
@@ -556,21 +564,23 @@ fn a_format_4_table_without_a_dispute_authority_replays_and_decides_no_more() {
     };
     let refused = w.refused(&pit(), at_t2, "forbidden");
     assert!(refused.message.contains("\"player\""), "{refused}");
-    w.refused(&pit(), dispute(&[("bob", 100)], None), "bad_correction");
+    w.refused(&floor(), dispute(&[("bob", 100)], None), "bad_correction");
     w.replays();
 }
 
 /// Colorado 2206(5): the pit supervisor decides disputes, not the dealer;
-/// european-casino: "the casino manager's decision is final", and the
-/// casino's manager is its admin. Each table's disputes go to the roles its
-/// profile's authority maps to, and to no one else.
+/// european-casino: "the casino manager's decision is final"; Maryland's
+/// profile names the floorperson (ch.6 B(2)), the low-limit house's the
+/// floor manager (Irregularities (4)-(5)). From journal format 10 each is a
+/// role of its own, and each table's disputes go to it and to no one else:
+/// not an admin, nor a pit supervisor logged under another's title.
 #[test]
 fn only_the_roles_a_profile_names_decide_its_disputes() {
     for (profile, deciders) in [
-        ("maryland", vec![Role::PitSupervisor]),
+        ("maryland", vec![Role::Floorperson]),
         ("colorado-2014", vec![Role::PitSupervisor]),
-        ("low-limit-house", vec![Role::PitSupervisor]),
-        ("european-casino", vec![Role::Admin]),
+        ("low-limit-house", vec![Role::FloorManager]),
+        ("european-casino", vec![Role::CasinoManager]),
     ] {
         let mut w = World::in_format(JOURNAL_FORMAT, profile);
         w.seat("alice", 10_000, 5_000);
@@ -605,7 +615,7 @@ fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_ret
     w.seat("alice", 10_000, 5_000);
     w.seat("bob", 10_000, 5_000);
     // No round has settled: there is nothing to correct.
-    w.refused(&pit(), dispute(&[("alice", 100)], None), "bad_correction");
+    w.refused(&floor(), dispute(&[("alice", 100)], None), "bad_correction");
     w.ok(&dealer(), open_betting());
     w.ok(&alice(), bet("a1", "17", 100));
     w.ok(&alice(), bet("a2", "red", 200));
@@ -624,17 +634,17 @@ fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_ret
         (vec![("alice", 0)], "changes nothing"),
         (vec![("alice", -100), ("alice", -100)], "twice"),
     ] {
-        let refused = w.refused(&pit(), dispute(&corrections, None), "bad_correction");
+        let refused = w.refused(&floor(), dispute(&corrections, None), "bad_correction");
         assert!(
             refused.message.contains(why) && refused.message.contains("round 1"),
             "{corrections:?}: {refused}"
         );
     }
-    w.refused(&pit(), dispute(&[("nobody", 100)], None), "no_player");
-    w.refused(&pit(), dispute(&[("alice", -100)], Some(7)), "no_round");
+    w.refused(&floor(), dispute(&[("nobody", 100)], None), "no_player");
+    w.refused(&floor(), dispute(&[("alice", -100)], Some(7)), "no_round");
     // The ball was in 19, a red, not 17: the straight's 3,600 comes back,
     // the red bet's 400 is paid.
-    let events = w.ok(&pit(), dispute(&[("alice", -3_200)], Some(1)));
+    let events = w.ok(&floor(), dispute(&[("alice", -3_200)], Some(1)));
     assert!(
         events
             .iter()
@@ -642,21 +652,21 @@ fn a_dispute_corrects_only_the_disputed_rounds_wagers_within_what_they_could_ret
         "{events:?}"
     );
     assert_eq!(w.balance("chips:t1:alice"), 5_000 - 300 + 400);
-    w.refused(&pit(), dispute(&[("alice", most - 400 + 1)], None), "bad_correction");
+    w.refused(&floor(), dispute(&[("alice", most - 400 + 1)], None), "bad_correction");
     // It can be taken back, down to nothing from the round and no further.
-    w.ok(&pit(), dispute(&[("alice", -400)], None));
-    w.refused(&pit(), dispute(&[("alice", -1)], None), "bad_correction");
-    w.ok(&pit(), dispute(&[("alice", most)], None));
+    w.ok(&floor(), dispute(&[("alice", -400)], None));
+    w.refused(&floor(), dispute(&[("alice", -1)], None), "bad_correction");
+    w.ok(&floor(), dispute(&[("alice", most)], None));
     assert_eq!(w.balance("chips:t1:alice"), 5_000 - 300 + i128::from(most));
     // A round under way is not settled: no correction of it yet; left
     // unnamed, the dispute is about the last settled round.
     w.ok(&dealer(), open_betting());
     w.ok(&bob(), bet("b1", "red", 100));
-    let refused = w.refused(&pit(), dispute(&[("bob", 100)], Some(2)), "bad_correction");
+    let refused = w.refused(&floor(), dispute(&[("bob", 100)], Some(2)), "bad_correction");
     assert!(refused.message.contains("not settled"), "{refused}");
-    w.refused(&pit(), dispute(&[("bob", 100)], None), "bad_correction");
-    w.ok(&pit(), dispute(&[("alice", -100)], None));
-    w.ok(&pit(), dispute(&[], None));
+    w.refused(&floor(), dispute(&[("bob", 100)], None), "bad_correction");
+    w.ok(&floor(), dispute(&[("alice", -100)], None));
+    w.ok(&floor(), dispute(&[], None));
     w.replays();
 }
 
@@ -1340,5 +1350,43 @@ fn a_maryland_double_zero_wheel_used_as_single_zero_keeps_its_covered_felt() {
     // In format 9 the single-zero felt was taken, and replays.
     let mut old = World::in_format(9, "maryland");
     old.ok(&admin(), table_of("sz", &old_text, "double-zero-as-single-zero"));
+    old.replays();
+}
+
+// low-limit-house Irregularities (5): "If the ball hangs ... the dealer
+// shall call floor. If the ball continues to hang, the floor manager will
+// announce 'No Spin'". From journal format 10 the dealer's no spin for a
+// hanging ball is refused there and the floor manager's is taken; at a
+// table whose document says nothing of it the dealer calls it.
+#[test]
+fn a_hanging_balls_no_spin_is_the_floor_managers_at_the_low_limit_house() {
+    let hanging = || Request::Spin {
+        table: "t1".into(),
+        spin: Spin::NoSpin {
+            no_spin: "ball_hangs".into(),
+        },
+    };
+    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    w.seat("alice", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("a1", "17", 500));
+    w.ok(&dealer(), no_more_bets());
+    let refused = w.refused(&dealer(), hanging(), "forbidden");
+    assert!(refused.message.contains("Irregularities (5)"), "{refused}");
+    w.ok(&actor("floor_manager", Role::FloorManager), hanging());
+    // The bet stands for the spin again (no_spin_bets = "stay"), which the dealer reports.
+    w.ok(&dealer(), spin("17"));
+    assert_eq!(w.balance("chips:t1:alice"), 5_000 - 500 + 18_000);
+    w.replays();
+
+    let mut colorado = World::in_format(JOURNAL_FORMAT, "colorado-2014");
+    colorado.ok(&dealer(), open_betting());
+    colorado.ok(&dealer(), no_more_bets());
+    colorado.ok(&dealer(), hanging());
+    // In format 9 the low-limit house's dealer called it.
+    let mut old = World::in_format(9, "low-limit-house");
+    old.ok(&dealer(), open_betting());
+    old.ok(&dealer(), no_more_bets());
+    old.ok(&dealer(), hanging());
     old.replays();
 }

@@ -350,5 +350,10 @@ const Croupier = (() => {
 
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
-  return { colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, ApiFailure };
+  // Those who supervise the game on the floor, by each document's title: the
+  // pit supervisor (Colorado), the floorperson (Maryland), the floor manager
+  // (low-limit house), the casino manager (european-casino).
+  const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
+
+  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, ApiFailure };
 })();

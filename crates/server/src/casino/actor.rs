@@ -37,9 +37,12 @@ pub mod stored_role {
 
     use crate::api::Role;
 
-    const NAMES: [(Role, &str); 6] = [
+    const NAMES: [(Role, &str); 9] = [
         (Role::Admin, "admin"),
         (Role::PitSupervisor, "pit_supervisor"),
+        (Role::Floorperson, "floorperson"),
+        (Role::FloorManager, "floor_manager"),
+        (Role::CasinoManager, "casino_manager"),
         (Role::Dealer, "dealer"),
         (Role::Cashier, "cashier"),
         (Role::Auditor, "auditor"),

@@ -79,7 +79,7 @@ impl<S: Storage> Cage<S> {
             croupier_profiles::parse(profile_text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
         // Colorado 2206(5): disputes are decided by a role that supervises the game.
         if dir.journal_format() >= FORMAT_DISPUTES_BOUND {
-            policy::dispute_deciders(&profile.spec().dispute_authority).map_err(|why| {
+            policy::dispute_deciders(&profile.spec().dispute_authority, dir.journal_format()).map_err(|why| {
                 err(
                     ErrorCode::BadProfile,
                     format!("profile {table}: dispute_authority: {why}"),

@@ -68,16 +68,42 @@ pub enum Act {
 
 const ADMIN: &[Role] = &[Role::Admin];
 /// Those who run a table.
-const TABLE_STAFF: &[Role] = &[Role::Dealer, Role::PitSupervisor, Role::Admin];
-const PIT: &[Role] = &[Role::PitSupervisor, Role::Admin];
+const TABLE_STAFF: &[Role] = &[
+    Role::Dealer,
+    Role::PitSupervisor,
+    Role::Floorperson,
+    Role::FloorManager,
+    Role::CasinoManager,
+    Role::Admin,
+];
+/// The floor's supervisors, by each document's title, and the admin.
+const PIT: &[Role] = &[
+    Role::PitSupervisor,
+    Role::Floorperson,
+    Role::FloorManager,
+    Role::CasinoManager,
+    Role::Admin,
+];
 const PLAYER: &[Role] = &[Role::Player];
 /// Everyone who is not a player.
 const STAFF: &[Role] = &[
     Role::Admin,
     Role::PitSupervisor,
+    Role::Floorperson,
+    Role::FloorManager,
+    Role::CasinoManager,
     Role::Dealer,
     Role::Cashier,
     Role::Auditor,
+];
+/// The pit and the cage.
+const PIT_AND_CAGE: &[Role] = &[
+    Role::Cashier,
+    Role::PitSupervisor,
+    Role::Floorperson,
+    Role::FloorManager,
+    Role::CasinoManager,
+    Role::Admin,
 ];
 
 /// Each act, the roles that may do it, and what it is in words (for the refusal).
@@ -93,11 +119,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::NameOperator, ADMIN, "name the casino's operator"),
     // An admin makes a cash-in or cash-out larger than a cashier's day allows.
     (Act::HandleCash, &[Role::Cashier, Role::Admin], "handle cash"),
-    (
-        Act::IssueCoupon,
-        &[Role::Cashier, Role::PitSupervisor, Role::Admin],
-        "issue match play coupons",
-    ),
+    (Act::IssueCoupon, PIT_AND_CAGE, "issue match play coupons"),
     (Act::RunTheServer, ADMIN, "record logins or set the journal's format"),
     (Act::CreateTournament, ADMIN, "configure tournaments"),
     // The pit supervisor is the tournament director (Colorado 2213.07(3)(b)).
@@ -105,7 +127,15 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::AgreeSplit, PLAYER, "agree to split a tournament's prizes"),
     (
         Act::ReadTournament,
-        &[Role::Admin, Role::PitSupervisor, Role::Auditor, Role::Cashier],
+        &[
+            Role::Admin,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Auditor,
+            Role::Cashier,
+        ],
         "read a tournament's entries and forms",
     ),
     (Act::VoidRound, ADMIN, "void rounds"),
@@ -119,7 +149,14 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     // after an external part is replaced (Colorado 2212(4)), and no other.
     (
         Act::Inspect,
-        &[Role::PitSupervisor, Role::Admin, Role::Auditor],
+        &[
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Admin,
+            Role::Auditor,
+        ],
         "record inspections",
     ),
     (Act::InspectBall, TABLE_STAFF, "inspect the ball after a no spin"),
@@ -142,7 +179,15 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     ),
     (
         Act::ReadTableBooks,
-        &[Role::Admin, Role::PitSupervisor, Role::Dealer, Role::Auditor],
+        &[
+            Role::Admin,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Dealer,
+            Role::Auditor,
+        ],
         "read a table's log and report",
     ),
     (Act::WatchTable, STAFF, "follow every player's bets"),
@@ -150,7 +195,15 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::ReadUsers, &[Role::Admin, Role::Auditor], "list the users"),
     (
         Act::ReadPlayerAccounts,
-        &[Role::Cashier, Role::Admin, Role::Auditor, Role::PitSupervisor],
+        &[
+            Role::Cashier,
+            Role::Admin,
+            Role::Auditor,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+        ],
         "look up a player's accounts",
     ),
 ];
@@ -201,11 +254,28 @@ pub fn acts_as_authority(role: Role, authority: &str) -> bool {
 }
 
 /// Each person a profile may name to decide disputes (`dispute_authority`),
-/// and the roles that act as them. Only those who supervise the game
-/// decide its disputes: "the pit supervisor, and not the dealer"
-/// (Colorado 2206(5)); a dealer, a cashier, an auditor or a player is no
-/// one's dispute authority.
+/// and the role that is them, from journal format 10: each document's own
+/// title. Only those who supervise the game decide its disputes: "the pit
+/// supervisor, and not the dealer" (Colorado 2206(5)); a dealer, a cashier,
+/// an auditor or a player is no one's dispute authority.
 pub const DISPUTE_AUTHORITIES: &[(&str, &[Role])] = &[
+    // Colorado 2206(5); the european-casino glossary's pit boss controls the pit.
+    ("pit supervisor", &[Role::PitSupervisor]),
+    ("pit boss", &[Role::PitSupervisor]),
+    ("floor supervisor", &[Role::PitSupervisor]),
+    // Maryland's floorperson (ch.2 A-B, ch.6 B(2)).
+    ("floorperson", &[Role::Floorperson]),
+    ("floor person", &[Role::Floorperson]),
+    // low-limit-house: the floor manager (Irregularities (4)-(5)).
+    ("floor manager", &[Role::FloorManager]),
+    // european-casino: "the casino manager's decision is final".
+    ("casino manager", &[Role::CasinoManager]),
+    ("admin", &[Role::Admin]),
+];
+
+/// [`DISPUTE_AUTHORITIES`] up to journal format 9, when the pit supervisor
+/// stood for every floor title and the admin for the casino manager.
+const DISPUTE_AUTHORITIES_BEFORE_TITLES: &[(&str, &[Role])] = &[
     // Colorado 2206(5); the european-casino glossary's pit boss controls the pit.
     ("pit supervisor", &[Role::PitSupervisor]),
     ("pit boss", &[Role::PitSupervisor]),
@@ -223,14 +293,19 @@ pub const DISPUTE_AUTHORITIES: &[(&str, &[Role])] = &[
 /// The roles that decide disputes at a table whose profile names
 /// `authority`, or why no one can: the name is compared without case, `_`
 /// and `-` read as spaces (`pit_supervisor` is the pit supervisor).
-pub fn dispute_deciders(authority: &str) -> Result<&'static [Role], String> {
+pub fn dispute_deciders(authority: &str, format: u32) -> Result<&'static [Role], String> {
     let name = authority
         .to_lowercase()
         .replace(['_', '-'], " ")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    DISPUTE_AUTHORITIES
+    let known = if format >= super::journal::FORMAT_AUTHORITY_TITLES {
+        DISPUTE_AUTHORITIES
+    } else {
+        DISPUTE_AUTHORITIES_BEFORE_TITLES
+    };
+    known
         .iter()
         .find(|(known, _)| *known == name)
         .map(|(_, roles)| *roles)
@@ -255,13 +330,20 @@ mod tests {
     fn every_shipped_profile_names_a_role_that_decides_disputes() {
         for name in croupier_profiles::builtin_names() {
             let profile = croupier_profiles::load(name).expect("a shipped profile");
-            let roles = dispute_deciders(&profile.spec().dispute_authority).expect(name);
+            let roles = dispute_deciders(&profile.spec().dispute_authority, 10).expect(name);
             assert!(roles.iter().all(|r| allows(*r, Act::DecideDispute)), "{name}");
         }
-        assert_eq!(dispute_deciders("Pit_Supervisor"), Ok(&[Role::PitSupervisor][..]));
-        assert_eq!(dispute_deciders("casino manager"), Ok(&[Role::Admin][..]));
+        assert_eq!(dispute_deciders("Pit_Supervisor", 10), Ok(&[Role::PitSupervisor][..]));
+        // Each document's own title, from format 10: european-casino's casino
+        // manager, Maryland's floorperson, low-limit-house's floor manager.
+        assert_eq!(dispute_deciders("casino manager", 10), Ok(&[Role::CasinoManager][..]));
+        assert_eq!(dispute_deciders("floorperson", 10), Ok(&[Role::Floorperson][..]));
+        assert_eq!(dispute_deciders("floor manager", 10), Ok(&[Role::FloorManager][..]));
+        // Before: the admin stood for the casino manager, the pit supervisor for the floor.
+        assert_eq!(dispute_deciders("casino manager", 9), Ok(&[Role::Admin][..]));
+        assert_eq!(dispute_deciders("floorperson", 9), Ok(&[Role::PitSupervisor][..]));
         for nobody in ["player", "dealer", "cashier", "auditor", "the croupier", ""] {
-            let why = dispute_deciders(nobody).expect_err(nobody);
+            let why = dispute_deciders(nobody, 10).expect_err(nobody);
             assert!(
                 why.contains(&format!("{nobody:?}")) && why.contains("pit supervisor"),
                 "{why}"

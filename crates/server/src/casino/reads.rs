@@ -317,9 +317,12 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
             .filter(|r| r.keyed_by_hand())
             .map(|r| r.name().to_string())
             .collect(),
+        // low-limit-house Irregularities (5): a hanging ball's no spin is the floor's.
         pit_no_spin_reasons: NoSpinReason::ALL
             .iter()
-            .filter(|r| r.pit_only())
+            .filter(|r| {
+                r.pit_only() || (**r == NoSpinReason::BallHangs && profile.jurisdiction().hanging_ball_called_by_floor)
+            })
             .map(|r| r.name().to_string())
             .collect(),
         min_ball_revolutions: spec.min_ball_revolutions,

@@ -95,6 +95,12 @@ pub const FORMAT_COVERED_FELT: u32 = 10;
 /// opens only once it is named.
 pub const FORMAT_OPERATOR_NAMED: u32 = 10;
 
+/// The first format in which disputes go to the role each document names
+/// (european-casino's casino manager, Maryland's floorperson, the low-limit
+/// house's floor manager), and the low-limit house's hanging ball is the
+/// floor's no spin to call, not the dealer's (Irregularities (5)).
+pub const FORMAT_AUTHORITY_TITLES: u32 = 10;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

@@ -43,7 +43,7 @@ impl TableSlot {
         self.check_floats_open(dir, "correction is paid or collected")?;
         let authority = &self.table.profile().spec().dispute_authority;
         // A table made before format 5 may name no one who decides disputes.
-        let deciders = policy::dispute_deciders(authority).map_err(|why| {
+        let deciders = policy::dispute_deciders(authority, dir.journal_format()).map_err(|why| {
             err(
                 ErrorCode::Forbidden,
                 format!(

@@ -9,8 +9,8 @@ use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{
-    FORMAT_BALL_INSPECTION, FORMAT_OPERATOR_NAMED, FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES,
-    FORMAT_WHEEL_LAUNCH_WITNESSED,
+    FORMAT_AUTHORITY_TITLES, FORMAT_BALL_INSPECTION, FORMAT_OPERATOR_NAMED, FORMAT_RESULTS_FROM_SOURCE,
+    FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
 };
 use crate::casino::request::Request;
 
@@ -95,6 +95,19 @@ impl TableSlot {
                     if let SpinReport::NoSpin(reason) = report {
                         if dir.journal_format() >= FORMAT_BALL_INSPECTION {
                             check_no_spin_caller(actor, reason)?;
+                        }
+                        // low-limit-house Irregularities (5): "the dealer shall call
+                        // floor ... the floor manager will announce 'No Spin'".
+                        if reason == NoSpinReason::BallHangs
+                            && actor.role == Role::Dealer
+                            && self.table.profile().jurisdiction().hanging_ball_called_by_floor
+                            && dir.journal_format() >= FORMAT_AUTHORITY_TITLES
+                        {
+                            return Err(err(
+                                ErrorCode::Forbidden,
+                                "dealer: the dealer calls the floor for a hanging ball; the floor manager announces \
+                                 the no spin (low-limit-house Irregularities (5))",
+                            ));
                         }
                     }
                     Command::Spin { at_ms, report }
