@@ -257,8 +257,8 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
     await page.fill('#corrections [name="amount"]', "-2.50");
     await page.click('#dispute-form button[type="submit"]');
   };
-  await disputeFrom(pit);
-  await textOf(pit.locator("#message"), /floorperson/, "the pit supervisor refused Maryland's dispute");
+  await textOf(pit.locator("#authority"), /floorperson.*cannot record one here/, "the pit supervisor told whose disputes they are");
+  assert.equal(await pit.locator('#dispute-form button[type="submit"]').isDisabled(), true, "the pit supervisor's button is held");
   const floor = await newPage("floor");
   await signIn(floor, "/pit?table=t1", "floor1", "floor1-secret-1", "F-2003");
   await disputeFrom(floor);
@@ -703,7 +703,16 @@ test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)",
   // The player sees the bets the croupier entered as theirs.
   await textOf(player.locator("#my-bets"), /17[\s\S]*5\.00[\s\S]*RED|17[\s\S]*5\.00[\s\S]*red/, "the series on bob's terminal");
   await shot(dealer, "19-dealer-verbal-bets");
-  for (const p of [dealer, player]) await p.context().close();
+  // european-casino 5.4-5.5: the sign posts what chips kept past the gaming day are worth,
+  // and the pit boss confirms a player's chips at face value from the pit console.
+  await textOf(player.locator("#table-sign"), /past the gaming day.*table minimum.*pit boss or casino manager/s, "the chips notice on the sign");
+  const pit = await newPage("pit-chips");
+  await signIn(pit, "/pit?table=e1", "pit1", "pit1-secret-1", "P-2002");
+  await pit.locator("#chips-form").waitFor({ timeout: WAIT_MS });
+  await pit.fill('#chips-form [name="player"]', "bob");
+  await pit.click('#chips-form button[type="submit"]');
+  await textOf(pit.locator("#log"), /Chips confirmed.*bob/s, "the confirmation in the log");
+  for (const p of [dealer, player, pit]) await p.context().close();
 });
 
 test("no page raised an error", () => {

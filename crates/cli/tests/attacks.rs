@@ -1536,3 +1536,74 @@ fn a_maryland_table_opens_only_once_an_admin_has_named_the_operator() {
     drop(server);
     assert!(verify(data.path()).0);
 }
+
+// european-casino 5.5: only the pit boss or the casino manager confirms a
+// player's colour chips at face value past the gaming day; a player cannot
+// confirm their own, a dealer or a floorperson cannot, nobody signed in
+// cannot, and a table whose chips keep their face whatever the day has
+// nothing to confirm. The table sign posts the rule.
+#[test]
+fn only_the_named_supervisor_confirms_chips_at_face_value() {
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, pit, p1, _]) = casino(data.path());
+    server.add_users(&admin, &[("manager", "casino_manager"), ("floor", "floorperson")]);
+    let manager = server.login("manager", "manager-password-1");
+    let floor = server.login("floor", "floor-password-1");
+    let european =
+        include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\"");
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "e1", "profile_text": european, "wheel": "single-zero",
+                              "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
+    );
+    server.inspect_and_open(&pit, &dealer, "e1");
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "c1", "player": "p1", "amount": 10_000}),
+    );
+    server.ask(
+        &p1,
+        json!({"op": "buy_in", "id": "b1", "table": "e1", "amount": 1_000, "chip_value": 100}),
+    );
+    let (_, layout) = server.http("GET", "/api/public/tables/e1/layout", None, None);
+    let notice = layout["chips_notice"].as_str().unwrap_or_default();
+    assert!(
+        notice.contains("table minimum") && notice.contains("casino manager"),
+        "{layout}"
+    );
+    let before = journal_rows(data.path()).len();
+    let confirm = json!({"op": "confirm_chips", "table": "e1", "player": "p1"});
+    for (token, who) in [
+        (&p1, "player"),
+        (&dealer, "dealer"),
+        (&floor, "floorperson"),
+        (&cashier, "cashier"),
+    ] {
+        let (status, code, message) = refused(&server, token, confirm.clone());
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{who}: {message}");
+    }
+    let (status, _) = server.http("POST", "/api/requests", None, Some(&confirm));
+    assert_eq!(status, 401);
+    let (status, code, message) = refused(
+        &server,
+        &manager,
+        json!({"op": "confirm_chips", "table": "e1", "player": "p2"}),
+    );
+    assert_eq!((status, code.as_str()), (422, "not_seated"), "{message}");
+    // A Maryland table's chips keep their face whatever the day.
+    let (status, code, message) = refused(
+        &server,
+        &pit,
+        json!({"op": "confirm_chips", "table": "t1", "player": "p1"}),
+    );
+    assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
+    assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    server.ask(&manager, confirm.clone());
+    let written = journal_rows(data.path()).len();
+    server.ask(&pit, confirm);
+    assert_eq!(journal_rows(data.path()).len(), written, "confirmed once");
+    let (_, log) = server.http("GET", "/api/tables/e1/log", Some(&pit), None);
+    assert!(log.to_string().contains("chips_confirmed"), "{log}");
+    drop(server);
+    assert!(verify(data.path()).0);
+}

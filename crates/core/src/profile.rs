@@ -196,6 +196,28 @@ pub struct ProfileSpec {
     pub tips_notice: Option<String>,
     /// What the document says of tournaments; `None`: it gives none.
     pub tournaments: Option<crate::tournament::TournamentRules>,
+    /// Colour chips kept past the gaming day they were bought on: what
+    /// each is cashed in at (european-casino 5.4; low-limit-house "Roulette
+    /// Chips"); `None`: at its face value, whenever.
+    pub chips_past_day: Option<ChipsPastDay>,
+}
+
+/// What colour chips kept past the gaming day are cashed in at, and who
+/// may confirm their face value instead (european-casino 5.5: "the pit
+/// boss or the upper management"; low-limit-house: the floor manager).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChipsPastDay {
+    pub value: PastDayValue,
+    /// The titles, as a profile names its dispute authority.
+    pub confirmed_by: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastDayValue {
+    /// The table minimum of the gaming day the chips were bought on (european-casino 5.4).
+    TableMinimum,
+    /// So much each, in minor units (low-limit-house: $1).
+    Each(u64),
 }
 
 /// A validated profile.

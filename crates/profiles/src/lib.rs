@@ -13,6 +13,7 @@ pub mod tournament;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use croupier_core::profile::{ChipsPastDay, PastDayValue};
 use croupier_core::round::NoSpinReason;
 use croupier_core::tournament::TournamentRules;
 use croupier_core::{
@@ -316,6 +317,53 @@ struct RangeFile {
 #[serde(deny_unknown_fields)]
 struct ChipsFile {
     colours: Vec<String>,
+    #[serde(default)]
+    past_gaming_day: Option<PastDayFile>,
+    #[serde(default)]
+    past_gaming_day_confirmed_by: Vec<String>,
+}
+
+/// `"table_minimum"`, or minor units each.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PastDayFile {
+    Named(String),
+    Each(u64),
+}
+
+impl ChipsFile {
+    fn past_day(&self) -> Result<Option<ChipsPastDay>, ProfileError> {
+        let value =
+            match &self.past_gaming_day {
+                None if self.past_gaming_day_confirmed_by.is_empty() => return Ok(None),
+                None => return Err(bad(
+                    "chips.past_gaming_day_confirmed_by",
+                    "names who confirms chips' face value past the gaming day, but chips.past_gaming_day is not set"
+                        .to_string(),
+                )),
+                Some(PastDayFile::Named(name)) if name == "table_minimum" => PastDayValue::TableMinimum,
+                Some(PastDayFile::Each(each)) if *each > 0 => PastDayValue::Each(*each),
+                Some(PastDayFile::Named(other)) => {
+                    return Err(bad(
+                        "chips.past_gaming_day",
+                        format!("{other:?} is not \"table_minimum\" or an amount in minor units"),
+                    ))
+                }
+                Some(PastDayFile::Each(_)) => {
+                    return Err(bad("chips.past_gaming_day", "an amount each is 1 or more".to_string()))
+                }
+            };
+        if self.past_gaming_day_confirmed_by.is_empty() {
+            return Err(bad(
+                "chips.past_gaming_day_confirmed_by",
+                "name who may confirm chips' face value past the gaming day (european-casino 5.5)".to_string(),
+            ));
+        }
+        Ok(Some(ChipsPastDay {
+            value,
+            confirmed_by: self.past_gaming_day_confirmed_by.clone(),
+        }))
+    }
 }
 
 fn bad(field: &str, message: String) -> ProfileError {
@@ -441,6 +489,7 @@ impl ProfileFile {
                 )?,
             },
             match_play: kinds_named("match_play", &self.match_play)?,
+            chips_past_day: self.chips.past_day()?,
             chip_colours: self.chips.colours,
             number_display_length: self.number_display_length,
             verbal_bets: self.verbal_bets,

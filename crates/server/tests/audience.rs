@@ -73,6 +73,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::BoughtIn { .. }
         | E::ChipsSold { .. }
         | E::LeftTable { .. }
+        | E::ChipsRevalued { .. }
         | E::Tipped { .. }
         | E::BetAccepted { .. }
         | E::BetCancelled { .. }
@@ -85,7 +86,9 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::InspectionRecorded { .. }
         | E::AdjustmentRecorded { .. }
         | E::BallInspected { .. }
-        | E::VerbalSeries { .. } => {
+        | E::VerbalSeries { .. }
+        // Who confirmed a player's chips, with their licence: the pit's log.
+        | E::ChipsConfirmed { .. } => {
             [Nothing, Nothing, Nothing, Whole]
         }
         E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
@@ -187,6 +190,22 @@ fn every_kind() -> Vec<EventView> {
             player: p(),
             amount: 4_000,
             colour: "pink".into(),
+        },
+        EventView::ChipsConfirmed {
+            table: t(),
+            player: p(),
+            at_ms: 9,
+            by: by(),
+            licence: "P-1".into(),
+        },
+        EventView::ChipsRevalued {
+            table: t(),
+            player: p(),
+            face: 4_000,
+            paid: 2_000,
+            chips: 4,
+            unit: 500,
+            bought_day: 20_000,
         },
         EventView::Tipped {
             table: t(),

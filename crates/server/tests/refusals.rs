@@ -1390,3 +1390,96 @@ fn a_hanging_balls_no_spin_is_the_floor_managers_at_the_low_limit_house() {
     old.ok(&dealer(), hanging());
     old.replays();
 }
+
+const DAY_MS: u64 = 86_400_000;
+
+// european-casino 5.4: "If a player takes colour chips away from the table
+// and returns them after the gaming day has ended, these chips are cashed
+// in according to their face value equal to the table minimum for the
+// gaming day when the chips were bought"; 5.5: "Exceptions may be made
+// with the confirmation of the pit boss or the upper management". A gaming
+// day is a UTC day. Chips cashed in the day they were bought keep their face.
+#[test]
+fn colour_chips_kept_past_the_gaming_day_are_cashed_at_that_days_table_minimum() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
+    // The table's minimum on day 0 is 2.00; alice buys 10 chips of 1.00.
+    w.ok(&pit(), limits(&["straight", "red"], 200, 10_000));
+    w.seat("alice", 10_000, 1_000);
+    w.seat("bob", 10_000, 1_000);
+    // The next day the minimum is 5.00: alice's chips are each worth the day-0 minimum.
+    w.now = DAY_MS + 1_000;
+    w.ok(&pit(), limits(&["straight", "red"], 500, 10_000));
+    let events = w.ok(&alice(), leave("leave-alice"));
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            EventView::ChipsRevalued {
+                face: 1_000,
+                paid: 2_000,
+                chips: 10,
+                unit: 200,
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    assert_eq!(w.balance("wallet:alice"), 10_000 - 1_000 + 2_000);
+    // The casino manager confirms bob's chips at face value (5.5); a dealer or
+    // a floorperson may not, and there is nothing to confirm for a player
+    // without chips.
+    let confirm = |player: &str| Request::ConfirmChips {
+        table: "t1".into(),
+        player: player.into(),
+    };
+    w.refused(&dealer(), confirm("bob"), "forbidden");
+    let refused = w.refused(&floor(), confirm("bob"), "forbidden");
+    assert!(refused.message.contains("pit boss or casino manager"), "{refused}");
+    w.refused(
+        &actor("casino_manager", Role::CasinoManager),
+        confirm("alice"),
+        "not_seated",
+    );
+    w.ok(&actor("casino_manager", Role::CasinoManager), confirm("bob"));
+    // Sent again, it writes nothing.
+    w.resent(&actor("casino_manager", Role::CasinoManager), confirm("bob"));
+    w.ok(&bob(), leave("leave-bob"));
+    assert_eq!(w.balance("wallet:bob"), 10_000);
+    // Bought and cashed the same day: face value.
+    w.ok(&alice(), buy_in("buy-alice-2", 1_000));
+    w.ok(&alice(), leave("leave-alice-2"));
+    assert_eq!(w.balance("wallet:alice"), 10_000 - 1_000 + 2_000);
+    w.replays();
+}
+
+// low-limit-house "Roulette Chips": "If Roulette-specific chips are removed
+// from the table and need to be returned at any value other than $1, then
+// the floor manager must be called". Kept past the gaming day, each chip
+// is cashed at 1.00 unless the floor manager confirms its value.
+#[test]
+fn low_limit_chips_kept_past_the_gaming_day_come_back_at_a_dollar_each() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    w.ok(&cashier(), cash_in("cash-alice", "alice", 10_000));
+    w.ok(
+        &alice(),
+        Request::BuyIn {
+            id: "buy-alice".into(),
+            table: "t1".into(),
+            amount: Minor::new(2_500),
+            chip_value: Minor::new(500),
+        },
+    );
+    w.now = 3 * DAY_MS;
+    let refused = w.refused(
+        &pit(),
+        Request::ConfirmChips {
+            table: "t1".into(),
+            player: "alice".into(),
+        },
+        "forbidden",
+    );
+    assert!(refused.message.contains("floor manager"), "{refused}");
+    w.ok(&alice(), leave("leave-alice"));
+    // Five chips of 5.00 come back at 1.00 each: the house keeps 20.00.
+    assert_eq!(w.balance("wallet:alice"), 10_000 - 2_500 + 500);
+    w.replays();
+}

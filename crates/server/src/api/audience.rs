@@ -77,6 +77,7 @@ impl EventView {
             E::BoughtIn { table, player, .. }
             | E::ChipsSold { table, player, .. }
             | E::LeftTable { table, player, .. }
+            | E::ChipsRevalued { table, player, .. }
             | E::Tipped { table, player, .. }
             | E::BetAccepted { table, player, .. }
             | E::BetCancelled { table, player, .. }
@@ -108,6 +109,8 @@ impl EventView {
             | E::BallInspected { table, .. }
             // Who entered a player's verbal series, with their licence: the pit's log.
             | E::VerbalSeries { table, .. }
+            // Who confirmed a player's chips at face value, with their licence.
+            | E::ChipsConfirmed { table, .. }
             | E::FloatFilled { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
             // Colorado 2206(5): each corrected player learns their own correction.

@@ -296,6 +296,12 @@ pub struct Layout {
     pub pit_no_spin_reasons: Vec<String>,
     pub min_ball_revolutions: u8,
     pub dispute_authority: String,
+    /// The roles that decide this table's disputes (Colorado 2206(5)).
+    #[serde(default)]
+    pub dispute_roles: Vec<Role>,
+    /// The roles that may confirm colour chips at face value past the gaming day (european-casino 5.5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chips_confirmed_by: Vec<Role>,
     /// The croupier takes a player's announced series of verbal bets
     /// (european-casino 3.5-3.6); `false` where every wager is made with chips.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -307,6 +313,10 @@ pub struct Layout {
     /// The casino's operator, whose name the layout shows (Maryland ch.1 G(1)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator: Option<String>,
+    /// What colour chips kept past the gaming day are cashed in at, and who
+    /// confirms their face value (european-casino 5.4-5.5), posted at the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chips_notice: Option<String>,
 }
 
 /// An entry of a table's operations log: the event, with when it happened.

@@ -123,6 +123,29 @@ pub enum EventView {
         amount: u64,
         colour: String,
     },
+    /// A supervisor confirmed a player's colour chips at their face value
+    /// past the gaming day (european-casino 5.5).
+    ChipsConfirmed {
+        table: String,
+        player: String,
+        at_ms: u64,
+        by: String,
+        licence: String,
+    },
+    /// Colour chips kept past the gaming day they were bought on, cashed in
+    /// at `unit` each instead of their face value (european-casino 5.4).
+    ChipsRevalued {
+        table: String,
+        player: String,
+        /// What the chips were worth when bought.
+        face: u64,
+        /// What they were cashed in at.
+        paid: u64,
+        chips: u64,
+        unit: u64,
+        /// The UTC day (days since 1970) they were bought on.
+        bought_day: u64,
+    },
     Tipped {
         table: String,
         player: String,

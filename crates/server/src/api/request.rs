@@ -364,6 +364,14 @@ pub enum ClientRequest {
         id: String,
         table: String,
     },
+    /// A supervisor confirms a player's colour chips at their face value
+    /// past the gaming day they were bought on (european-casino 5.5; the
+    /// low-limit house's floor manager): they are not cashed at the table
+    /// minimum, or at $1 each, when the player leaves.
+    ConfirmChips {
+        table: String,
+        player: String,
+    },
     Tip {
         id: String,
         table: String,
@@ -441,6 +449,7 @@ impl ClientRequest {
             | C::BuyIn { table, .. }
             | C::SellChips { table, .. }
             | C::LeaveTable { table, .. }
+            | C::ConfirmChips { table, .. }
             | C::Tip { table, .. }
             | C::CancelBet { table, .. }
             | C::DeclareEmergency { table, .. }

@@ -86,6 +86,17 @@ impl<S: Storage> Cage<S> {
                 )
             })?;
         }
+        // european-casino 5.5: chips' face value is confirmed by a supervisor.
+        if let Some(rule) = profile.spec().chips_past_day.as_ref() {
+            for title in &rule.confirmed_by {
+                policy::dispute_deciders(title, dir.journal_format()).map_err(|why| {
+                    err(
+                        ErrorCode::BadProfile,
+                        format!("profile {table}: chips.past_gaming_day_confirmed_by: {why}"),
+                    )
+                })?;
+            }
+        }
         let wheel = Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
         if dir.journal_format() >= FORMAT_TABLE_RULES {
             table_rules(&profile, wheel, *in_prison, self.currency.as_deref())?;

@@ -1,6 +1,7 @@
 //! Who may do what: the casino's role policy, as one table.
 
 use super::actor::Actor;
+use super::request::Request;
 use crate::api::{ApiError, Role, Viewer};
 
 /// Everything a role may or may not do.
@@ -40,6 +41,9 @@ pub enum Act {
     Adjust,
     /// Post a table's limits (Colorado 2207, Maryland ch.1 G(3)).
     SetLimits,
+    /// Confirm a player's colour chips at face value past the gaming day
+    /// (european-casino 5.5); the profile names which supervisor.
+    ConfirmChips,
     OpenTable,
     CloseTable,
     OpenBetting,
@@ -163,6 +167,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::EnterVerbalBets, TABLE_STAFF, "enter a player's verbal bets"),
     (Act::Adjust, PIT, "record adjustments"),
     (Act::SetLimits, PIT, "set table limits"),
+    (Act::ConfirmChips, PIT, "confirm colour chips at face value"),
     (Act::OpenTable, TABLE_STAFF, "open tables"),
     (Act::CloseTable, TABLE_STAFF, "close tables"),
     (Act::OpenBetting, TABLE_STAFF, "open betting"),
@@ -207,6 +212,56 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
         "look up a player's accounts",
     ),
 ];
+
+impl Request {
+    /// What the request does when `actor` asks it, for the role policy.
+    pub fn act(&self, actor: &Actor) -> Act {
+        use Request as R;
+        match self {
+            R::CreateUser { .. } => Act::CreateUser,
+            R::SetPassword { username, .. } if *username == actor.username => Act::ChangeOwnPassword,
+            R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } | R::SetLicence { .. } => {
+                Act::ManageUsers
+            }
+            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } | R::RecoverJournal { .. } => {
+                Act::RunTheServer
+            }
+            R::CreateTable { .. } => Act::CreateTable,
+            R::NameOperator { .. } => Act::NameOperator,
+            R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
+            R::IssueCoupon { .. } => Act::IssueCoupon,
+            R::CreateTournament { .. } => Act::CreateTournament,
+            R::Tournament {
+                order: super::journal::tournament::TournamentOrder::AgreeSplit { .. },
+                ..
+            } => Act::AgreeSplit,
+            R::Tournament { .. } | R::TablePlay { .. } => Act::DirectTournament,
+            R::Inspect { .. } => Act::Inspect,
+            R::Adjust { .. } => Act::Adjust,
+            R::InspectBall { .. } => Act::InspectBall,
+            R::SetLimits { .. } => Act::SetLimits,
+            R::OpenTable { .. } => Act::OpenTable,
+            R::CloseTable { .. } => Act::CloseTable,
+            R::OpenBetting { .. } => Act::OpenBetting,
+            R::NoMoreBets { .. } => Act::NoMoreBets,
+            R::Spin { .. } | R::Draw { .. } => Act::Spin,
+            R::WheelGame { .. } => Act::RunTheServer,
+            R::BuyIn { .. } => Act::BuyIn,
+            R::SellChips { .. } => Act::SellChips,
+            R::LeaveTable { .. } => Act::LeaveTable,
+            R::ConfirmChips { .. } => Act::ConfirmChips,
+            R::Tip { .. } => Act::Tip,
+            R::PlaceBet { .. } => Act::Bet,
+            R::VerbalBets { .. } => Act::EnterVerbalBets,
+            R::CancelBet { .. } => Act::CancelBet,
+            R::DeclareEmergency { .. } => Act::DeclareEmergency,
+            R::LiftEmergency { .. } => Act::LiftEmergency,
+            R::AnnulBets { .. } => Act::AnnulBets,
+            R::VoidRound { .. } => Act::VoidRound,
+            R::Dispute { .. } => Act::DecideDispute,
+        }
+    }
+}
 
 /// The roles that may do `act`, and the act in words.
 pub fn rule(act: Act) -> (&'static [Role], &'static str) {

@@ -327,10 +327,35 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
             .collect(),
         min_ball_revolutions: spec.min_ball_revolutions,
         dispute_authority: spec.dispute_authority.clone(),
+        dispute_roles: crate::casino::policy::dispute_deciders(&spec.dispute_authority, dir.journal_format())
+            .map(<[_]>::to_vec)
+            .unwrap_or_default(),
+        chips_confirmed_by: spec
+            .chips_past_day
+            .iter()
+            .flat_map(|rule| rule.confirmed_by.iter())
+            .flat_map(|title| crate::casino::policy::dispute_deciders(title, dir.journal_format()).unwrap_or(&[]))
+            .copied()
+            .collect(),
         verbal_bets: spec.verbal_bets,
         house_rules: croupier_profiles::posted::house_rules_text(profile, &[wheel]),
         tips_notice: spec.tips_notice.clone(),
         operator: dir.operator().map(str::to_string),
+        chips_notice: spec.chips_past_day.as_ref().map(|rule| {
+            let value = match rule.value {
+                croupier_core::profile::PastDayValue::TableMinimum => {
+                    "the table minimum of the day they were bought".to_string()
+                }
+                croupier_core::profile::PastDayValue::Each(each) => {
+                    format!("{}.{:02} each", each / 100, each % 100)
+                }
+            };
+            format!(
+                "Colour chips are cashed in before leaving the table. Chips kept past the gaming day \
+                 (UTC) are cashed in at {value}, unless the {} confirms their face value.",
+                rule.confirmed_by.join(" or ")
+            )
+        }),
     }
 }
 

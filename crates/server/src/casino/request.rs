@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::actor::stored_role;
 use super::journal::event::StoredLimit;
-use super::policy::Act;
 use crate::api::{ClientRequest, OutcomeSource, PlaceBet, Role};
 
 /// Everything a casino can be asked to do.
@@ -221,6 +220,10 @@ pub enum Request {
     LeaveTable {
         id: String,
         table: String,
+    },
+    ConfirmChips {
+        table: String,
+        player: String,
     },
     Tip {
         id: String,
@@ -442,6 +445,7 @@ impl Request {
                 chip_value,
             },
             C::LeaveTable { id, table } => Request::LeaveTable { id, table },
+            C::ConfirmChips { table, player } => Request::ConfirmChips { table, player },
             C::Tip { id, table, amount } => Request::Tip { id, table, amount },
             C::PlaceBet(bet) => Request::from(bet),
             C::VerbalBets { table, player, bets } => Request::VerbalBets {
@@ -510,6 +514,7 @@ impl Request {
             | R::BuyIn { table, .. }
             | R::SellChips { table, .. }
             | R::LeaveTable { table, .. }
+            | R::ConfirmChips { table, .. }
             | R::Tip { table, .. }
             | R::PlaceBet { table, .. }
             | R::VerbalBets { table, .. }
@@ -519,53 +524,6 @@ impl Request {
             | R::Dispute { table, .. }
             | R::AnnulBets { table, .. }
             | R::VoidRound { table, .. } => Some(table),
-        }
-    }
-
-    /// What the request does when `actor` asks it, for the role policy.
-    pub fn act(&self, actor: &super::actor::Actor) -> Act {
-        use Request as R;
-        match self {
-            R::CreateUser { .. } => Act::CreateUser,
-            R::SetPassword { username, .. } if *username == actor.username => Act::ChangeOwnPassword,
-            R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } | R::SetLicence { .. } => {
-                Act::ManageUsers
-            }
-            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } | R::RecoverJournal { .. } => {
-                Act::RunTheServer
-            }
-            R::CreateTable { .. } => Act::CreateTable,
-            R::NameOperator { .. } => Act::NameOperator,
-            R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
-            R::IssueCoupon { .. } => Act::IssueCoupon,
-            R::CreateTournament { .. } => Act::CreateTournament,
-            R::Tournament {
-                order: super::journal::tournament::TournamentOrder::AgreeSplit { .. },
-                ..
-            } => Act::AgreeSplit,
-            R::Tournament { .. } | R::TablePlay { .. } => Act::DirectTournament,
-            R::Inspect { .. } => Act::Inspect,
-            R::Adjust { .. } => Act::Adjust,
-            R::InspectBall { .. } => Act::InspectBall,
-            R::SetLimits { .. } => Act::SetLimits,
-            R::OpenTable { .. } => Act::OpenTable,
-            R::CloseTable { .. } => Act::CloseTable,
-            R::OpenBetting { .. } => Act::OpenBetting,
-            R::NoMoreBets { .. } => Act::NoMoreBets,
-            R::Spin { .. } | R::Draw { .. } => Act::Spin,
-            R::WheelGame { .. } => Act::RunTheServer,
-            R::BuyIn { .. } => Act::BuyIn,
-            R::SellChips { .. } => Act::SellChips,
-            R::LeaveTable { .. } => Act::LeaveTable,
-            R::Tip { .. } => Act::Tip,
-            R::PlaceBet { .. } => Act::Bet,
-            R::VerbalBets { .. } => Act::EnterVerbalBets,
-            R::CancelBet { .. } => Act::CancelBet,
-            R::DeclareEmergency { .. } => Act::DeclareEmergency,
-            R::LiftEmergency { .. } => Act::LiftEmergency,
-            R::AnnulBets { .. } => Act::AnnulBets,
-            R::VoidRound { .. } => Act::VoidRound,
-            R::Dispute { .. } => Act::DecideDispute,
         }
     }
 }

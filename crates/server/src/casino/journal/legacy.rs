@@ -286,6 +286,13 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
             L::LoginSucceeded { username }
         }
+        // Never written before format 10.
+        J::ChipsConfirmed { table, player, .. } | J::ChipsRevalued { table, player, .. } => L::LeftTable {
+            table,
+            player,
+            amount: 0,
+            colour: String::new(),
+        },
         // Never written: the operator is named from format 10.
         J::OperatorNamed { name } => L::LoginSucceeded { username: name },
         J::TableCreated {

@@ -101,6 +101,11 @@ pub const FORMAT_OPERATOR_NAMED: u32 = 10;
 /// floor's no spin to call, not the dealer's (Irregularities (5)).
 pub const FORMAT_AUTHORITY_TITLES: u32 = 10;
 
+/// The first format in which colour chips kept past the gaming day they
+/// were bought on are cashed in at that day's table minimum, or $1 each,
+/// unless a supervisor confirms their face value (european-casino 5.4-5.5).
+pub const FORMAT_CHIPS_PAST_DAY: u32 = 10;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

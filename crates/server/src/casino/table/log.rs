@@ -39,11 +39,16 @@ impl TableSlot {
     /// oldest going past [`TABLE_LOG_MAX`].
     pub(super) fn log_all(&mut self, at_ms: u64, events: &[Event], name_of: &dyn Fn(u64) -> String) {
         for event in events.iter().filter(|e| logged(e)) {
-            if self.log.len() >= TABLE_LOG_MAX {
-                self.log.pop_front();
-            }
             let logged = journal::event::from_core(&self.id, event, name_of);
-            self.log.push_back((at_ms, logged, self.acting.clone()));
+            self.log_event(at_ms, logged);
         }
+    }
+
+    /// Logs one event, signed by whoever's request it is.
+    pub(super) fn log_event(&mut self, at_ms: u64, event: journal::JournalEvent) {
+        if self.log.len() >= TABLE_LOG_MAX {
+            self.log.pop_front();
+        }
+        self.log.push_back((at_ms, event, self.acting.clone()));
     }
 }

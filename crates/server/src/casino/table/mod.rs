@@ -9,6 +9,7 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+mod chip_days;
 mod coupons;
 mod disputes;
 mod log;
@@ -85,6 +86,8 @@ pub struct TableSlot {
     /// and the last round before it last switched.
     pub points: Option<PointsPlay>,
     pub(super) switched_at_round: u64,
+    /// When each seated player's colour chips were bought (european-casino 5.4).
+    pub(super) chip_days: chip_days::ChipDays,
     /// The felt's spots, worked out once: they follow from the profile and the
     /// wheel, which never change, and a public read asks for them often.
     pub(in crate::casino) felt: std::sync::OnceLock<Vec<crate::api::bodies::LayoutSpot>>,
@@ -223,6 +226,7 @@ impl TableSlot {
             float: account(Account::of_table(TableAccount::Float, id))?,
             points: None,
             switched_at_round: 0,
+            chip_days: chip_days::ChipDays::default(),
             felt: std::sync::OnceLock::new(),
         })
     }
@@ -360,9 +364,10 @@ impl TableSlot {
         self.entries += 1;
         // The log says who did what (Colorado 2212(5)): the server's own acts are
         // unsigned. Only a request the log keeps pays for the signature: not a bet.
-        let logs = effects
-            .iter()
-            .any(|e| matches!(e, Effect::Core { events } if events.iter().any(log::logged)));
+        let logs = effects.iter().any(|e| {
+            matches!(e, Effect::Core { events } if events.iter().any(log::logged))
+                || matches!(e, Effect::ChipDays(chip_days::ChipsChange::Confirmed { .. }))
+        });
         self.acting = (logs && actor.username != Actor::system().username).then(|| Signed {
             by: actor.username.clone(),
             licence: actor.licence.clone(),
@@ -455,6 +460,7 @@ impl TableSlot {
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
             }
             Request::TablePlay { .. } => self.plan_table_play(dir, request, &mut plan)?,
+            Request::ConfirmChips { player, .. } => self.plan_confirm_chips(dir, at_ms, actor, player, &mut plan)?,
             Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::VerbalBets { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
             }
@@ -528,6 +534,7 @@ impl TableSlot {
                 let oldest = self.rounds.front().map_or(0, |r| r.round);
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
+            Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
             Effect::Points(play) => {
                 // The plan checked that no round is under way.
                 let _ = self.table.set_points_play(play.is_some());

@@ -159,7 +159,11 @@ impl TableSlot {
         match request {
             Request::BuyIn {
                 id, amount, chip_value, ..
-            } => self.plan_chips(plan, id, &actor.username, *amount, *chip_value, PaidFrom::Wallet),
+            } => {
+                self.plan_chips(plan, id, &actor.username, *amount, *chip_value, PaidFrom::Wallet)?;
+                self.date_chips(dir, plan, at_ms, &actor.username);
+                Ok(())
+            }
             Request::SellChips {
                 id,
                 player,
@@ -191,11 +195,13 @@ impl TableSlot {
                         id: id.clone(),
                     });
                 }
-                self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)
+                self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)?;
+                self.date_chips(dir, plan, at_ms, player);
+                Ok(())
             }
             Request::LeaveTable { id, .. } => {
                 let player = &actor.username;
-                let Some((colour, _)) = self.colours.get(player) else {
+                let Some((colour, chip_value)) = self.colours.get(player) else {
                     return Err(err(ErrorCode::NotSeated, "you have no colour chips at this table"));
                 };
                 let player_id = dir.player(player)?.player_id;
@@ -203,22 +209,38 @@ impl TableSlot {
                     return Err(err(ErrorCode::BetsOnLayout, "your bets are still on the layout"));
                 }
                 let chips = self.chips_of(player)?;
-                let amount = self.balance_of(&chips) as u64;
-                if amount > 0 {
-                    plan.transfers.push(transfer(
-                        format!("leave/{id}"),
-                        chips,
-                        account(Account::wallet(player))?,
-                        amount,
-                        "colour chips cashed in (Maryland ch.3 C)",
-                    ));
-                }
+                let face = self.balance_of(&chips) as u64;
+                // european-casino 5.4: chips kept past the gaming day they were bought on.
+                let revalued = self.past_day_value(at_ms, player, face, *chip_value);
+                let amount = match &revalued {
+                    Some(value) => {
+                        self.plan_revalued(plan, id, player, chips, face, value)?;
+                        value.paid
+                    }
+                    None => {
+                        if face > 0 {
+                            plan.transfers.push(transfer(
+                                format!("leave/{id}"),
+                                chips,
+                                account(Account::wallet(player))?,
+                                face,
+                                "colour chips cashed in (Maryland ch.3 C)",
+                            ));
+                        }
+                        face
+                    }
+                };
                 plan.events.push(JournalEvent::LeftTable {
                     table: self.id.clone(),
                     player: player.clone(),
                     amount,
                     colour: colour.clone(),
                 });
+                if self.chip_days.contains_key(player) {
+                    plan.effects.push(Effect::ChipDays(super::chip_days::ChipsChange::Gone {
+                        player: player.clone(),
+                    }));
+                }
                 plan.effects.push(Effect::Seat {
                     player: player.clone(),
                     colour: None,

@@ -36,6 +36,8 @@ pub(in crate::casino) enum Effect {
     },
     /// The table plays a tournament's event in points, or cash again.
     Points(Option<PointsPlay>),
+    /// A player's colour chips dated, confirmed at face value, or gone (european-casino 5.4-5.5).
+    ChipDays(super::chip_days::ChipsChange),
 }
 
 /// A request's plan: the transfers that move its money, its events, and what it changes once durable.
