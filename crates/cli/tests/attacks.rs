@@ -1509,7 +1509,22 @@ fn a_maryland_table_opens_only_once_an_admin_has_named_the_operator() {
         Some(&json!({"op": "name_operator", "name": "Anon"})),
     );
     assert_eq!(status, 401);
-    for bad in ["", " Padded", "Line\nbreak", &"x".repeat(61)] {
+    // Nothing blank, invisible, reversed or stacked on the felt either.
+    let stacked = format!("A{}", "\u{0301}".repeat(59));
+    for bad in [
+        "",
+        " Padded",
+        "Line\nbreak",
+        &"x".repeat(61),
+        "\u{200b}",
+        "\u{3164}",
+        "\u{2800}",
+        "X\u{feff}",
+        "\u{202e}onisaC",
+        "Harbour\u{2028}Lights",
+        "Two  spaces",
+        &stacked,
+    ] {
         let (status, code, message) = refused(&server, &admin, json!({"op": "name_operator", "name": bad}));
         assert_eq!((status, code.as_str()), (400, "bad_request"), "{bad:?}: {message}");
         assert!(message.contains("operator's name"), "{message}");

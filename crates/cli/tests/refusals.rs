@@ -277,7 +277,7 @@ fn disputes_are_the_supervisors_and_correct_only_the_rounds_wagers() {
     assert!(message.contains("no bet"), "{message}");
     let (status, code, message) = refused(&server, &pit, dispute("p1", 1 << 50));
     assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
-    assert!(message.contains("3600"), "{message}");
+    assert!(message.contains("36.00"), "{message}");
     // The chip on 17 should have won: the pit pays what it would have.
     let decided = server.ask(&pit, dispute("p1", 3_600));
     let events = decided["events"].as_array().expect("events");

@@ -1373,6 +1373,10 @@ fn a_hanging_balls_no_spin_is_the_floor_managers_at_the_low_limit_house() {
     w.ok(&dealer(), no_more_bets());
     let refused = w.refused(&dealer(), hanging(), "forbidden");
     assert!(refused.message.contains("Irregularities (5)"), "{refused}");
+    // The floor manager, by that title: not another supervisor.
+    for role in [Role::PitSupervisor, Role::Floorperson, Role::CasinoManager] {
+        w.refused(&actor(role.name(), role), hanging(), "forbidden");
+    }
     w.ok(&actor("floor_manager", Role::FloorManager), hanging());
     // The bet stands for the spin again (no_spin_bets = "stay"), which the dealer reports.
     w.ok(&dealer(), spin("17"));

@@ -8,6 +8,25 @@ use crate::api::{ApiError, ErrorCode, Role};
 /// The longest operator's name: it is printed on the felt.
 pub const OPERATOR_NAME_MAX: usize = 60;
 
+/// Hangul fillers: letters by their category, blank on the page.
+const BLANK_LETTERS: [char; 4] = ['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}'];
+
+/// A name printed on the felt: letters (any script), digits, single spaces
+/// and ASCII punctuation, beginning and ending with a letter or digit. No
+/// invisible, joining, direction-changing or combining character passes,
+/// so that a name cannot be blank on the felt or read as another's.
+fn printable_name(name: &str) -> bool {
+    let visible = |c: char| c.is_alphanumeric() && !BLANK_LETTERS.contains(&c);
+    let (Some(first), Some(last)) = (name.chars().next(), name.chars().next_back()) else {
+        return false;
+    };
+    name.chars().count() <= OPERATOR_NAME_MAX
+        && visible(first)
+        && visible(last)
+        && !name.contains("  ")
+        && name.chars().all(|c| visible(c) || c == ' ' || c.is_ascii_punctuation())
+}
+
 /// `name_operator`: the casino's operator, shown on every layout (Maryland
 /// ch.1 G(1)). The same name again writes nothing.
 pub(super) fn name_operator(
@@ -17,17 +36,12 @@ pub(super) fn name_operator(
     effects: &mut Vec<Effect>,
 ) -> Result<(), ApiError> {
     require_format(dir.journal_format(), FORMAT_OPERATOR_NAMED, "the operator's name is")?;
-    let trimmed = name.trim();
-    if trimmed.is_empty()
-        || trimmed != name
-        || name.chars().count() > OPERATOR_NAME_MAX
-        || name.chars().any(char::is_control)
-    {
+    if !printable_name(name) {
         return Err(ApiError::new(
             ErrorCode::BadRequest,
             format!(
-                "name: the operator's name is 1 to {OPERATOR_NAME_MAX} characters, without control characters \
-                 or spaces at either end (got {name:?})"
+                "name: the operator's name is 1 to {OPERATOR_NAME_MAX} letters, digits, single spaces and ASCII \
+                 punctuation, beginning and ending with a letter or digit (got {name:?})"
             ),
         ));
     }

@@ -104,6 +104,9 @@ pub struct CageWriter {
     reload: bool,
     /// When the last reload was tried.
     last_reload: Option<u64>,
+    /// The operator's name as the cage holds it, published in the cage's
+    /// own order for reads that never queue here (the public table list).
+    operator: Arc<arc_swap::ArcSwapOption<String>>,
 }
 
 /// Why the cage's writer stopped.
@@ -163,6 +166,7 @@ impl CageWriter {
         self.cage = fresh;
         self.tables
             .replace_all(slots, self.epoch, self.cage.directory(), &self.sender);
+        self.publish_operator();
         Ok(())
     }
 
@@ -173,7 +177,8 @@ impl CageWriter {
         sender: mpsc::SyncSender<CageMsg>,
         clock: Arc<dyn Clock>,
     ) -> CageWriter {
-        CageWriter {
+        let operator = Arc::new(arc_swap::ArcSwapOption::empty());
+        let writer = CageWriter {
             cage,
             committer,
             tables,
@@ -182,7 +187,20 @@ impl CageWriter {
             epoch: 0,
             reload: false,
             last_reload: None,
-        }
+            operator,
+        };
+        writer.publish_operator();
+        writer
+    }
+
+    /// Where the operator's name is published.
+    pub fn operator(&self) -> Arc<arc_swap::ArcSwapOption<String>> {
+        self.operator.clone()
+    }
+
+    fn publish_operator(&self) {
+        let named = self.cage.directory().read().operator().map(|n| Arc::new(n.to_string()));
+        self.operator.store(named);
     }
 
     /// Which reload the tables' work belongs to now.
@@ -251,7 +269,11 @@ impl CageWriter {
         for message in group {
             match message {
                 CageMsg::Execute { actor, request, reply } => {
+                    let names = matches!(*request, Request::NameOperator { .. });
                     let answer = Answer::Events(self.cage.execute(self.clock.now_ms(), &actor, *request));
+                    if names {
+                        self.publish_operator();
+                    }
                     replies.push(Pending::Answer { answer, to: reply });
                     for slot in self.cage.take_opened() {
                         self.tables

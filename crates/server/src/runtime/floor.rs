@@ -34,7 +34,7 @@ pub struct Floor {
     pub(super) hashing: Hashing,
     pub(super) archive: Arc<Archive>,
     pub(super) runtime: tokio::runtime::Handle,
-    /// The operator's name as the cage last answered it.
+    /// The operator's name as the cage publishes it, in its own order.
     pub(super) operator: Arc<arc_swap::ArcSwapOption<String>>,
 }
 
@@ -208,13 +208,6 @@ impl Floor {
                     })
                     .await
                     .and_then(Answer::events);
-                if let Ok(views) = &answer {
-                    for view in views {
-                        if let EventView::OperatorNamed { name } = view {
-                            self.operator.store(Some(Arc::new(name.clone())));
-                        }
-                    }
-                }
                 // The cage writes no texts: each event is serialised to show it.
                 self.shown(answer.map(|views| Executed {
                     views,

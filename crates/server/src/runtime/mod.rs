@@ -85,11 +85,6 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         runtime,
     } = parts;
     let (cage, slots) = casino.into_parts();
-    let operator = cage
-        .directory()
-        .read()
-        .operator()
-        .map(|name| Arc::new(name.to_string()));
     let (sender, queue) = mpsc::sync_channel::<CageMsg>(CAGE_QUEUE_MAX);
     let tables = Tables::new(runtime.clone(), archiver, clock.clone());
     for slot in slots {
@@ -97,6 +92,7 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
     }
     let metrics = Arc::new(Metrics::new(&committer.flush_times()));
     let writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
+    let operator = writer.operator();
     std::thread::Builder::new()
         .name("cage".into())
         .spawn(move || writer.run(queue))
@@ -111,6 +107,6 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         hashing: Hashing::new(std::thread::available_parallelism().map_or(2, |n| n.get())),
         archive,
         runtime,
-        operator: Arc::new(arc_swap::ArcSwapOption::new(operator)),
+        operator,
     })
 }

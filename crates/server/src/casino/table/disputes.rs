@@ -55,7 +55,8 @@ impl TableSlot {
         if !deciders.contains(&actor.role) {
             let roles: Vec<&str> = deciders.iter().map(|r| r.name()).collect();
             let what = format!(
-                "decide disputes at table {}: its profile gives them to the {authority} ({})",
+                "decide disputes at table {}: its profile gives them to the {authority} (a user of role {}; \
+                 an admin adds one on the admin page)",
                 self.id,
                 roles.join(" or ")
             );
@@ -157,15 +158,18 @@ impl TableSlot {
             let total = given + i128::from(c.amount);
             if total < 0 {
                 return Err(refuse(format!(
-                    "collecting {} would take back more than the {given} the round gave them",
-                    c.amount.unsigned_abs()
+                    "collecting {} would take back more than the {} the round gave them",
+                    units(i128::from(c.amount.unsigned_abs())),
+                    units(given)
                 )));
             }
             if total > most {
                 return Err(refuse(format!(
-                    "paying {} would give them {total} from the round, more than the {most} their bets \
+                    "paying {} would give them {} from the round, more than the {} their bets \
                      in it could return at most together on any one pocket",
-                    c.amount
+                    units(i128::from(c.amount)),
+                    units(total),
+                    units(most)
                 )));
             }
             checked.push((player, i128::from(c.amount)));
@@ -268,4 +272,11 @@ impl TableSlot {
             .unwrap_or(0);
         anywhere + best
     }
+}
+
+/// An amount of minor units as the pages show it: 36.00, -2.50.
+fn units(minor: i128) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    let abs = minor.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
 }

@@ -368,9 +368,10 @@ impl TableSlot {
             matches!(e, Effect::Core { events } if events.iter().any(log::logged))
                 || matches!(e, Effect::ChipDays(chip_days::ChipsChange::Confirmed { .. }))
         });
+        // A licence never recorded shows as "-", as the events themselves say it.
         self.acting = (logs && actor.username != Actor::system().username).then(|| Signed {
             by: actor.username.clone(),
-            licence: actor.licence.clone(),
+            licence: person(actor, "").licence,
         });
         for effect in effects {
             self.apply(&dir, at_ms, effect);

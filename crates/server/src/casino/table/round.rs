@@ -52,8 +52,8 @@ impl TableSlot {
                 {
                     return Err(err(
                         ErrorCode::OperatorNotNamed,
-                        "the layout shows the operator's name (Maryland ch.1 G(1)): an admin names the operator \
-                         (name_operator, on the admin page) before this table opens",
+                        "this table opens once an admin has named the operator, whose name its layout shows \
+                         (Maryland ch.1 G(1)): \"The casino\" on the admin page, or name_operator",
                     ))
                 }
                 Request::OpenTable { .. } => Command::Open { at_ms },
@@ -99,14 +99,17 @@ impl TableSlot {
                         // low-limit-house Irregularities (5): "the dealer shall call
                         // floor ... the floor manager will announce 'No Spin'".
                         if reason == NoSpinReason::BallHangs
-                            && actor.role == Role::Dealer
+                            && actor.role != Role::FloorManager
                             && self.table.profile().jurisdiction().hanging_ball_called_by_floor
                             && dir.journal_format() >= FORMAT_AUTHORITY_TITLES
                         {
                             return Err(err(
                                 ErrorCode::Forbidden,
-                                "dealer: the dealer calls the floor for a hanging ball; the floor manager announces \
-                                 the no spin (low-limit-house Irregularities (5))",
+                                format!(
+                                    "{}: the dealer calls the floor for a hanging ball; the floor manager announces \
+                                     the no spin (low-limit-house Irregularities (5))",
+                                    actor.role.name()
+                                ),
                             ));
                         }
                     }
