@@ -309,40 +309,25 @@ pub fn acts_as_authority(role: Role, authority: &str) -> bool {
 }
 
 /// Each person a profile may name to decide disputes (`dispute_authority`),
-/// and the role that is them, from journal format 10: each document's own
-/// title. Only those who supervise the game decide its disputes: "the pit
+/// the role that is them from journal format 10 (each document's own
+/// title), and the role that stood for them before, when the pit
+/// supervisor stood for every floor title and the admin for the casino
+/// manager. Only those who supervise the game decide its disputes: "the pit
 /// supervisor, and not the dealer" (Colorado 2206(5)); a dealer, a cashier,
 /// an auditor or a player is no one's dispute authority.
-pub const DISPUTE_AUTHORITIES: &[(&str, &[Role])] = &[
+pub const DISPUTE_AUTHORITIES: &[(&str, &[Role], &[Role])] = &[
     // Colorado 2206(5); the european-casino glossary's pit boss controls the pit.
-    ("pit supervisor", &[Role::PitSupervisor]),
-    ("pit boss", &[Role::PitSupervisor]),
-    ("floor supervisor", &[Role::PitSupervisor]),
+    ("pit supervisor", &[Role::PitSupervisor], &[Role::PitSupervisor]),
+    ("pit boss", &[Role::PitSupervisor], &[Role::PitSupervisor]),
+    ("floor supervisor", &[Role::PitSupervisor], &[Role::PitSupervisor]),
     // Maryland's floorperson (ch.2 A-B, ch.6 B(2)).
-    ("floorperson", &[Role::Floorperson]),
-    ("floor person", &[Role::Floorperson]),
+    ("floorperson", &[Role::Floorperson], &[Role::PitSupervisor]),
+    ("floor person", &[Role::Floorperson], &[Role::PitSupervisor]),
     // low-limit-house: the floor manager (Irregularities (4)-(5)).
-    ("floor manager", &[Role::FloorManager]),
+    ("floor manager", &[Role::FloorManager], &[Role::PitSupervisor]),
     // european-casino: "the casino manager's decision is final".
-    ("casino manager", &[Role::CasinoManager]),
-    ("admin", &[Role::Admin]),
-];
-
-/// [`DISPUTE_AUTHORITIES`] up to journal format 9, when the pit supervisor
-/// stood for every floor title and the admin for the casino manager.
-const DISPUTE_AUTHORITIES_BEFORE_TITLES: &[(&str, &[Role])] = &[
-    // Colorado 2206(5); the european-casino glossary's pit boss controls the pit.
-    ("pit supervisor", &[Role::PitSupervisor]),
-    ("pit boss", &[Role::PitSupervisor]),
-    // Maryland's floorperson (ch.2 A-B, ch.6 B(2)), low-limit-house's floor
-    // manager (Irregularities (4)-(5)): the one supervising the floor.
-    ("floorperson", &[Role::PitSupervisor]),
-    ("floor person", &[Role::PitSupervisor]),
-    ("floor supervisor", &[Role::PitSupervisor]),
-    ("floor manager", &[Role::PitSupervisor]),
-    // european-casino: "the casino manager's decision is final"; the admin is the casino's manager.
-    ("casino manager", &[Role::Admin]),
-    ("admin", &[Role::Admin]),
+    ("casino manager", &[Role::CasinoManager], &[Role::Admin]),
+    ("admin", &[Role::Admin], &[Role::Admin]),
 ];
 
 /// The roles that decide disputes at a table whose profile names
@@ -355,17 +340,13 @@ pub fn dispute_deciders(authority: &str, format: u32) -> Result<&'static [Role],
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let known = if format >= super::journal::FORMAT_AUTHORITY_TITLES {
-        DISPUTE_AUTHORITIES
-    } else {
-        DISPUTE_AUTHORITIES_BEFORE_TITLES
-    };
-    known
+    let titled = format >= super::journal::FORMAT_AUTHORITY_TITLES;
+    DISPUTE_AUTHORITIES
         .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(_, roles)| *roles)
+        .find(|(known, _, _)| *known == name)
+        .map(|(_, now, before)| if titled { *now } else { *before })
         .ok_or_else(|| {
-            let known: Vec<String> = DISPUTE_AUTHORITIES.iter().map(|(n, _)| format!("{n:?}")).collect();
+            let known: Vec<String> = DISPUTE_AUTHORITIES.iter().map(|(n, _, _)| format!("{n:?}")).collect();
             format!(
                 "{authority:?} is no staff role that may decide disputes; name one of {} \
                  (not a dealer, cashier, auditor or player: Colorado 2206(5))",
