@@ -261,6 +261,9 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   assert.equal(await pit.locator('#dispute-form button[type="submit"]').isDisabled(), true, "the pit supervisor's button is held");
   const floor = await newPage("floor");
   await signIn(floor, "/pit?table=t1", "floor1", "floor1-secret-1", "F-2003");
+  // The round disputed can be picked among the settled rounds the table keeps.
+  await floor.locator('#dispute-round option[value="1"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await floor.selectOption("#dispute-round", "1");
   await disputeFrom(floor);
   await textOf(floor.locator("#log"), /Dispute.*bob −2\.50.*floor1/s, "dispute in the log");
   assert.equal(await chipsOf(token, "t1", "bob"), chips - 250);

@@ -86,8 +86,12 @@ impl TableSlot {
                         return Err(err(
                             ErrorCode::NotDealerTable,
                             format!(
-                                "this table's results come from {}; no one may enter one",
-                                source_name(self.outcome)
+                                "this table's results come from {}; no one may enter one{}",
+                                source_name(self.outcome),
+                                match self.outcome {
+                                    OutcomeSource::Rng => " (after no more bets, POST /api/tables/T/draw has it draw)",
+                                    _ => "",
+                                }
                             ),
                         ));
                     }
