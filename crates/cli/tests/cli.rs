@@ -759,7 +759,7 @@ fn math_of_bonus_variants() {
     // Only Maryland names the bonus variants.
     let out = croupier(&["math", "--profile", "colorado-2014", "--bonus", "roulette-x-a"], "");
     assert_eq!(out.status.code(), Some(2));
-    // Bonus Spin Xtreme: the exact long-run return, with a warning when above 100%.
+    // Bonus Spin Xtreme: the exact long-run return of the shipped wheel, blanks included (ch.4 D).
     let out = croupier(
         &[
             "math",
@@ -774,7 +774,12 @@ fn math_of_bonus_variants() {
     );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(rows[0]["kind"], "bonus-spin-xtreme");
-    assert!(rows[0]["note"].as_str().expect("note").contains("above 100%"));
+    assert!(
+        !rows[0]["note"].as_str().expect("note").contains("above 100%"),
+        "{}",
+        rows[0]
+    );
+    assert!(rows[0]["rtp_percent"].as_f64().expect("rtp") < 100.0, "{}", rows[0]);
 }
 
 #[test]

@@ -41,6 +41,40 @@ fn shipped_bonus_configurations_load() {
     assert!(err.contains("secondary_rate_per_mille"), "{err}");
 }
 
+// Maryland ch.4 D(1)-(3): the text lists the Hot Spot awards ($200 to the
+// jackpots), not the bonus wheels' whole make-up, which the operator's Rules
+// Submission gives. A wheel of awards alone returns over 200%: the
+// configuration carries every segment, blank ones included, and one that
+// returns 100% or more (on a 37-pocket wheel, where a target is likeliest)
+// is refused, saying what it returns.
+#[test]
+fn a_bonus_spin_xtreme_wheel_returning_100_percent_or_more_is_refused() {
+    let shipped = include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml");
+    let Bonus::BonusSpinXtreme(config) = load("bonus-spin-xtreme").expect("loads") else {
+        panic!("BSX")
+    };
+    for wheel in [Wheel::SingleZero, Wheel::DoubleZero, Wheel::TripleZero] {
+        assert!(ratio(config.rtp(wheel)) < 1.0, "{wheel:?}");
+    }
+    let awards_only = shipped.replace("  { symbol = \"blank\", weight = 1353 },\n", "");
+    assert_ne!(awards_only, shipped);
+    let err = croupier_profiles::bonus::parse(&awards_only, "test")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("symbols") && err.contains("blank") && err.contains("%"),
+        "{err}"
+    );
+    // The line falls between 1,230 blanks (100.24%: refused) and 1,240 (99.80%: taken).
+    let with_blanks = |n: u32| shipped.replace("weight = 1353", &format!("weight = {n}"));
+    assert!(croupier_profiles::bonus::parse(&with_blanks(1230), "test").is_err());
+    let Ok(Bonus::BonusSpinXtreme(c)) = croupier_profiles::bonus::parse(&with_blanks(1240), "test") else {
+        panic!("1,240 blanks return under 100%")
+    };
+    let (n, d) = c.rtp(Wheel::SingleZero);
+    assert!(n < d && n * 100 > d * 99, "{n}/{d}");
+}
+
 #[test]
 fn roulette_x_draws_and_settlement_match_the_exact_rtp() {
     // Maryland ch.3 F(18), ch.4 F(1).

@@ -246,6 +246,9 @@ pub enum BsxSymbol {
     SecondaryJackpot,
     /// A fixed award, in minor units.
     Fixed(u64),
+    /// A segment that pays nothing: the text lists the awards, not the
+    /// wheels' whole make-up, which the operator's Rules Submission gives.
+    Blank,
 }
 
 /// The fixed awards of Paytable A Hot Spot Pay, in dollars (Maryland ch.4 D(1)(c)-(j)).
@@ -336,7 +339,7 @@ impl BonusSpinXtreme {
                 );
             }
         }
-        Ok(BonusSpinXtreme {
+        let config = BonusSpinXtreme {
             name,
             wager,
             targets,
@@ -345,7 +348,21 @@ impl BonusSpinXtreme {
             secondary_reset,
             primary_rate_per_mille,
             secondary_rate_per_mille,
-        })
+        };
+        // No configuration returns 100% or more, on the wheel with the
+        // fewest outcomes it may be played on (37), where a target is likeliest.
+        let (num, den) = config.rtp(Wheel::SingleZero);
+        if num >= den {
+            return invalid(
+                "symbols",
+                format!(
+                    "this bonus wheel returns {:.2}% of the wager on a 37-pocket wheel: list its every \
+                     segment with its weight, non-paying ones as \"blank\", so that it returns less than 100%",
+                    num as f64 * 100.0 / den as f64
+                ),
+            );
+        }
+        Ok(config)
     }
 
     /// The award for a spin landing in `landed`: if it is a target, the
@@ -359,6 +376,7 @@ impl BonusSpinXtreme {
             BsxSymbol::PrimaryJackpot => meters.primary,
             BsxSymbol::SecondaryJackpot => meters.secondary,
             BsxSymbol::Fixed(minor) => Minor::new(minor),
+            BsxSymbol::Blank => Minor::ZERO,
         }
     }
 
@@ -384,6 +402,7 @@ impl BonusSpinXtreme {
             BsxSymbol::PrimaryJackpot => u128::from(self.primary_reset.get()),
             BsxSymbol::SecondaryJackpot => u128::from(self.secondary_reset.get()),
             BsxSymbol::Fixed(minor) => u128::from(minor),
+            BsxSymbol::Blank => 0,
         });
         let wager = u128::from(self.wager.get());
         let rates = u128::from(self.primary_rate_per_mille + self.secondary_rate_per_mille);
@@ -461,16 +480,28 @@ mod tests {
             "test".into(),
             Minor::new(500),
             Weighted::new("targets", vec![(1, 1)]).expect("targets"),
-            Weighted::new("symbols", vec![(BsxSymbol::Fixed(20_000), 1)]).expect("symbols"),
+            Weighted::new("symbols", vec![(BsxSymbol::Fixed(20_000), 1), (BsxSymbol::Blank, 1)]).expect("symbols"),
             Minor::new(1_000_000),
             Minor::new(500_000),
             0,
             0,
         )
         .expect("valid");
-        // One target on 38 pockets, always $200 on a $5 wager: 40/38.
+        // One target on 38 pockets, $200 on a $5 wager half the time: 20/38.
         let (num, den) = config.rtp(Wheel::DoubleZero);
-        assert_eq!(num * 38, 40 * den);
+        assert_eq!(num * 38, 20 * den);
+        // Always $200: 40/37 on a single-zero wheel, refused (100% or more).
+        let always = BonusSpinXtreme::new(
+            "t".into(),
+            Minor::new(500),
+            Weighted::new("targets", vec![(1, 1)]).expect("targets"),
+            Weighted::new("symbols", vec![(BsxSymbol::Fixed(20_000), 1)]).expect("symbols"),
+            Minor::new(1_000_000),
+            Minor::new(500_000),
+            0,
+            0,
+        );
+        assert!(matches!(always, Err(BonusError::Invalid { message, .. }) if message.contains("108.11%")));
         let p = |s| Pocket::parse(s).expect("pocket");
         let meters = Meters {
             primary: Minor::new(1_234_500),
@@ -487,7 +518,7 @@ mod tests {
         // Maryland ch.4 D(1): $123 is not on the paytable; ch.4 D(3)(b)(i): resets of at least $10,000 / $5,000.
         let symbols = Weighted::new("symbols", vec![(BsxSymbol::Fixed(12_300), 1)]).expect("symbols");
         let targets = Weighted::new("targets", vec![(1, 1)]).expect("targets");
-        assert!(BonusSpinXtreme::new(
+        let refused = BonusSpinXtreme::new(
             "t".into(),
             Minor::new(500),
             targets.clone(),
@@ -495,11 +526,11 @@ mod tests {
             Minor::new(1_000_000),
             Minor::new(500_000),
             0,
-            0
-        )
-        .is_err());
+            0,
+        );
+        assert!(matches!(refused, Err(BonusError::Invalid { message, .. }) if message.contains("not an award")));
         let symbols = Weighted::new("symbols", vec![(BsxSymbol::PrimaryJackpot, 1)]).expect("symbols");
-        assert!(BonusSpinXtreme::new(
+        let refused = BonusSpinXtreme::new(
             "t".into(),
             Minor::new(500),
             targets,
@@ -507,9 +538,9 @@ mod tests {
             Minor::new(999_999),
             Minor::new(500_000),
             0,
-            0
-        )
-        .is_err());
+            0,
+        );
+        assert!(matches!(refused, Err(BonusError::Invalid { field, .. }) if field == "primary_reset"));
     }
 
     #[test]

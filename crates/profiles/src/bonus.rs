@@ -75,12 +75,13 @@ fn symbol(text: &str) -> Result<BsxSymbol, BonusError> {
     match text {
         "primary" => Ok(BsxSymbol::PrimaryJackpot),
         "secondary" => Ok(BsxSymbol::SecondaryJackpot),
+        "blank" => Ok(BsxSymbol::Blank),
         amount => amount
             .parse::<u64>()
             .map(BsxSymbol::Fixed)
             .map_err(|_| BonusError::Invalid {
                 field: "symbols".into(),
-                message: format!("{amount:?} is not primary, secondary or an amount in cents"),
+                message: format!("{amount:?} is not primary, secondary, blank or an amount in cents"),
             }),
     }
 }
