@@ -88,7 +88,7 @@ pub mod minor {
 }
 
 /// A signed amount of minor units as money, as `Minor` shows an unsigned one.
-fn signed_money(minor: &i128) -> String {
+pub fn signed_money(minor: &i128) -> String {
     let sign = if *minor < 0 { "-" } else { "" };
     let abs = minor.unsigned_abs();
     format!("{sign}{}.{:02}", abs / 100, abs % 100)

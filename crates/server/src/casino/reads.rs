@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use croupier_core::round::{NoSpinReason, Phase};
-use croupier_core::{BetRequest, Kind, Spot, TableRules};
+use croupier_core::{BetRequest, Kind, Minor, Spot, TableRules};
 use croupier_ledger::TableAccount;
 
 use super::actor::Actor;
@@ -346,9 +346,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 croupier_core::profile::PastDayValue::TableMinimum => {
                     "the table minimum of the day they were bought".to_string()
                 }
-                croupier_core::profile::PastDayValue::Each(each) => {
-                    format!("{}.{:02} each", each / 100, each % 100)
-                }
+                croupier_core::profile::PastDayValue::Each(each) => format!("{} each", Minor::new(each)),
             };
             format!(
                 "Colour chips are cashed in before leaving the table. Chips kept past the gaming day \

@@ -11,6 +11,7 @@
 
 use croupier_core::round::Command;
 use croupier_core::{BetRequest, TableRules};
+use croupier_ledger::signed_money;
 
 use super::{person, Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
@@ -159,17 +160,17 @@ impl TableSlot {
             if total < 0 {
                 return Err(refuse(format!(
                     "collecting {} would take back more than the {} the round gave them",
-                    units(i128::from(c.amount.unsigned_abs())),
-                    units(given)
+                    signed_money(&i128::from(c.amount.unsigned_abs())),
+                    signed_money(&given)
                 )));
             }
             if total > most {
                 return Err(refuse(format!(
                     "paying {} would give them {} from the round, more than the {} their bets \
                      in it could return at most together on any one pocket",
-                    units(i128::from(c.amount)),
-                    units(total),
-                    units(most)
+                    signed_money(&i128::from(c.amount)),
+                    signed_money(&total),
+                    signed_money(&most)
                 )));
             }
             checked.push((player, i128::from(c.amount)));
@@ -272,11 +273,4 @@ impl TableSlot {
             .unwrap_or(0);
         anywhere + best
     }
-}
-
-/// An amount of minor units as the pages show it: 36.00, -2.50.
-fn units(minor: i128) -> String {
-    let sign = if minor < 0 { "-" } else { "" };
-    let abs = minor.unsigned_abs();
-    format!("{sign}{}.{:02}", abs / 100, abs % 100)
 }
