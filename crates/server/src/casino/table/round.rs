@@ -98,23 +98,9 @@ impl TableSlot {
                     let report = spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?;
                     if let SpinReport::NoSpin(reason) = report {
                         if dir.journal_format() >= FORMAT_BALL_INSPECTION {
-                            check_no_spin_caller(actor, reason)?;
-                        }
-                        // low-limit-house Irregularities (5): "the dealer shall call
-                        // floor ... the floor manager will announce 'No Spin'".
-                        if reason == NoSpinReason::BallHangs
-                            && actor.role != Role::FloorManager
-                            && self.table.profile().jurisdiction().hanging_ball_called_by_floor
-                            && dir.journal_format() >= FORMAT_AUTHORITY_TITLES
-                        {
-                            return Err(err(
-                                ErrorCode::Forbidden,
-                                format!(
-                                    "{}: the dealer calls the floor for a hanging ball; the floor manager announces \
-                                     the no spin (low-limit-house Irregularities (5))",
-                                    actor.role.name()
-                                ),
-                            ));
+                            let hang_by_floor = self.table.profile().jurisdiction().hanging_ball_called_by_floor
+                                && dir.journal_format() >= FORMAT_AUTHORITY_TITLES;
+                            check_no_spin_caller(actor, reason, hang_by_floor)?;
                         }
                     }
                     Command::Spin { at_ms, report }
@@ -193,10 +179,17 @@ impl TableSlot {
 /// Who may call a no spin for `reason` at a dealer's table (from journal
 /// format 9): the dealer calls what they saw at the wheel; an inspector's
 /// or pit boss's command (european-casino glossary NO SPIN 4) is the pit's;
-/// an emergency is declared, not called (european-casino 6.1); and what only
-/// an automated wheel's sensors report is never keyed by hand.
-fn check_no_spin_caller(actor: &Actor, reason: NoSpinReason) -> Result<(), ApiError> {
+/// an emergency is declared, not called (european-casino 6.1); what only
+/// an automated wheel's sensors report is never keyed by hand; and where
+/// `hang_by_floor` (from format 10), a hanging ball's is the floor
+/// manager's alone (low-limit-house Irregularities (5): "the dealer shall
+/// call floor ... the floor manager will announce 'No Spin'").
+fn check_no_spin_caller(actor: &Actor, reason: NoSpinReason, hang_by_floor: bool) -> Result<(), ApiError> {
     let why = match reason {
+        NoSpinReason::BallHangs if hang_by_floor && actor.role != Role::FloorManager => {
+            "the dealer calls the floor for a hanging ball; the floor manager announces the no spin \
+             (low-limit-house Irregularities (5))"
+        }
         r if r.pit_only() && actor.role == Role::Dealer => {
             "a supervisor's command is the pit's to call, not the dealer's (european-casino glossary NO SPIN 4)"
         }
