@@ -1622,3 +1622,59 @@ fn only_the_named_supervisor_confirms_chips_at_face_value() {
     drop(server);
     assert!(verify(data.path()).0);
 }
+
+// Through the binary, from journal format 10: a Maryland table is never set
+// on the single-zero felt (ch.1 F(1): the double-zero layout, 00 covered),
+// and at the low-limit house the dealer's (or another supervisor's) no spin
+// for a hanging ball is refused while the floor manager's is taken
+// (Irregularities (5)). Each refusal writes nothing.
+#[test]
+fn a_maryland_single_zero_felt_and_a_dealers_hanging_ball_are_refused() {
+    let data = data_dir();
+    let (server, [admin, _, dealer, pit, _, _]) = casino(data.path());
+    server.add_users(&admin, &[("floorman", "floor_manager"), ("floor", "floorperson")]);
+    let floorman = server.login("floorman", "floorman-password-1");
+    let floor = server.login("floor", "floor-password-1");
+    let before = journal_rows(data.path()).len();
+    let maryland = include_str!("../../../profiles/maryland.toml")
+        .replace("\"double-zero-covered\"]", "\"double-zero-as-single-zero\"]");
+    let (status, code, message) = refused(
+        &server,
+        &admin,
+        json!({"op": "create_table", "table": "sz", "profile_text": maryland, "wheel": "double-zero-as-single-zero",
+               "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
+    );
+    assert_eq!((status, code.as_str()), (422, "bad_wheel"), "{message}");
+    assert!(
+        message.contains("ch.1 F") && message.contains("double-zero-covered"),
+        "{message}"
+    );
+    assert_eq!(journal_rows(data.path()).len(), before, "the refusal wrote nothing");
+
+    server.ask(&admin, json!({"op": "create_table", "table": "l1", "profile_text": include_str!("../../../profiles/low-limit-house.toml"),
+                              "wheel": "double-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}));
+    server.inspect_and_open(&pit, &dealer, "l1");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "l1"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "l1"}));
+    let hanging = json!({"op": "spin", "table": "l1", "spin": {"no_spin": "ball_hangs"}});
+    let before = journal_rows(data.path()).len();
+    for (token, who) in [(&dealer, "dealer"), (&pit, "pit_supervisor"), (&floor, "floorperson")] {
+        let (status, code, message) = refused(&server, token, hanging.clone());
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{who}: {message}");
+        assert!(message.contains("Irregularities (5)"), "{who}: {message}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    server.ask(&floorman, hanging);
+    // The layout lists it among the floor's no spins, which the dealer's console leaves out.
+    let (_, layout) = server.http("GET", "/api/public/tables/l1/layout", None, None);
+    assert!(
+        layout["pit_no_spin_reasons"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .any(|r| r == "ball_hangs"),
+        "{layout}"
+    );
+    drop(server);
+    assert!(verify(data.path()).0);
+}
