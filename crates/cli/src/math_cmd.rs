@@ -185,7 +185,10 @@ fn bonus_math(
             b.name.clone(),
             b.rtp(wheel),
             "$5 progressive",
-            "long run, meters at reset plus their rates of progression; Community Pay not included".to_string(),
+            format!(
+                "long run, meters at reset plus their rates of progression, and Community Pay with all {} positions wagering",
+                b.positions
+            ),
         ),
     };
     if !profile.jurisdiction().bonuses.iter().any(|b| b == kind) {

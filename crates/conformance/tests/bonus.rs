@@ -65,11 +65,12 @@ fn a_bonus_spin_xtreme_wheel_returning_100_percent_or_more_is_refused() {
         err.contains("symbols") && err.contains("blank") && err.contains("%"),
         "{err}"
     );
-    // The line falls between 1,230 blanks (100.24%: refused) and 1,240 (99.80%: taken).
+    // With Community Pay at all 7 positions (ch.4 D(5), E) the line falls
+    // between 1,310 blanks (100.06%: refused) and 1,320 (99.63%: taken).
     let with_blanks = |n: u32| shipped.replace("weight = 1353", &format!("weight = {n}"));
-    assert!(croupier_profiles::bonus::parse(&with_blanks(1230), "test").is_err());
-    let Ok(Bonus::BonusSpinXtreme(c)) = croupier_profiles::bonus::parse(&with_blanks(1240), "test") else {
-        panic!("1,240 blanks return under 100%")
+    assert!(croupier_profiles::bonus::parse(&with_blanks(1310), "test").is_err());
+    let Ok(Bonus::BonusSpinXtreme(c)) = croupier_profiles::bonus::parse(&with_blanks(1320), "test") else {
+        panic!("1,320 blanks return under 100%")
     };
     let (n, d) = c.rtp(Wheel::SingleZero);
     assert!(n < d && n * 100 > d * 99, "{n}/{d}");
@@ -136,4 +137,45 @@ fn bonus_spin_xtreme_draws_and_meters() {
     // The meters grow by their rates of progression (ch.4 D(3)(a)): 1% and 0.4% of $5.
     assert_eq!(meters.primary.get(), config.primary_reset.get() + 20_000 * 5);
     assert_eq!(meters.secondary.get(), config.secondary_reset.get() + 20_000 * 2);
+}
+
+// Maryland ch.4 D(5), E: Community Pay is one of Paytable A Community Pay's
+// amounts for a qualifying symbol the operator designates; the return
+// counts it with every position wagering, and is refused at 100% or more.
+#[test]
+fn community_pay_is_counted_at_a_full_table() {
+    use croupier_core::bonus::{BonusSpinXtreme, BsxSymbol, Weighted};
+    let base = || {
+        BonusSpinXtreme::new(
+            "t".into(),
+            Minor::new(500),
+            Weighted::new("targets", vec![(1, 1)]).expect("targets"),
+            Weighted::new("symbols", vec![(BsxSymbol::Fixed(20_000), 1), (BsxSymbol::Blank, 1)]).expect("symbols"),
+            Minor::new(1_000_000),
+            Minor::new(500_000),
+            0,
+            0,
+        )
+        .expect("valid")
+    };
+    // One target in 38; half the spins pay $200, and each pays the two
+    // other positions $40: (100 + 2 * 20) / 5 = 28 per 38.
+    let config = base()
+        .with_community(vec![(BsxSymbol::Fixed(20_000), Minor::new(4_000))], 3)
+        .expect("valid");
+    let (num, den) = config.rtp(Wheel::DoubleZero);
+    assert_eq!(num * 38, 28 * den);
+    assert_eq!(config.community_pay(BsxSymbol::Fixed(20_000)), Some(Minor::new(4_000)));
+    assert_eq!(config.community_pay(BsxSymbol::Blank), None);
+    // ch.4 E(1): $45 is not a Community Pay; a blank qualifies for nothing.
+    assert!(base()
+        .with_community(vec![(BsxSymbol::Fixed(20_000), Minor::new(4_500))], 3)
+        .is_err());
+    assert!(base()
+        .with_community(vec![(BsxSymbol::Blank, Minor::new(4_000))], 3)
+        .is_err());
+    assert!(base().with_community(vec![], 0).is_err());
+    // 28 positions' worth of $150 on every $200 spin: 100% or more, refused.
+    let refused = base().with_community(vec![(BsxSymbol::Fixed(20_000), Minor::new(15_000))], 12);
+    assert!(matches!(refused, Err(e) if e.to_string().contains("returns")));
 }

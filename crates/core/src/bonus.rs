@@ -277,7 +277,16 @@ pub struct BonusSpinXtreme {
     /// Rate of progression, thousandths of each wager (ch.4 D(3)(a)).
     pub primary_rate_per_mille: u32,
     pub secondary_rate_per_mille: u32,
+    /// Community Pay (ch.4 D(5), E): the qualifying symbols the operator
+    /// designated, each with what every other wager of the round is paid.
+    pub community: Vec<(BsxSymbol, Minor)>,
+    /// The table's betting positions: the most wagers one round takes, and
+    /// the full table the return with Community Pay is checked at.
+    pub positions: u8,
 }
+
+/// The most betting positions a Bonus Spin Xtreme table may have.
+pub const BSX_POSITIONS_MAX: u8 = 12;
 
 impl BonusSpinXtreme {
     #[allow(clippy::too_many_arguments)]
@@ -348,10 +357,66 @@ impl BonusSpinXtreme {
             secondary_reset,
             primary_rate_per_mille,
             secondary_rate_per_mille,
+            community: Vec::new(),
+            positions: 1,
         };
-        // No configuration returns 100% or more, on the wheel with the
-        // fewest outcomes it may be played on (37), where a target is likeliest.
-        let (num, den) = config.rtp(Wheel::SingleZero);
+        config.check_return()?;
+        Ok(config)
+    }
+
+    /// The configuration with Community Pay (Maryland ch.4 D(5), E) at a
+    /// table of `positions` betting positions: each listed symbol pays every
+    /// other wager of the round the amount beside it, one of Paytable A
+    /// Community Pay's. Checked again, with every position wagering.
+    pub fn with_community(
+        mut self,
+        community: Vec<(BsxSymbol, Minor)>,
+        positions: u8,
+    ) -> Result<BonusSpinXtreme, BonusError> {
+        if !(1..=BSX_POSITIONS_MAX).contains(&positions) {
+            return invalid(
+                "positions",
+                format!("a table has 1 to {BSX_POSITIONS_MAX} betting positions"),
+            );
+        }
+        for (i, &(symbol, pays)) in community.iter().enumerate() {
+            if symbol == BsxSymbol::Blank || !self.symbols.entries().iter().any(|&(s, _)| s == symbol) {
+                return invalid(
+                    "community",
+                    format!("{symbol:?} is not a paying symbol of this bonus wheel"),
+                );
+            }
+            if community[..i].iter().any(|&(s, _)| s == symbol) {
+                return invalid("community", format!("{symbol:?} is listed twice"));
+            }
+            if pays.get() % 100 != 0 || !BSX_COMMUNITY_DOLLARS.contains(&(pays.get() / 100)) {
+                return invalid(
+                    "community",
+                    format!(
+                        "{} is not a Community Pay of Paytable A (Maryland ch.4 E(1)): $150, $125, $100, $80, $75, $60, $50 or $40",
+                        pays.get()
+                    ),
+                );
+            }
+        }
+        self.community = community;
+        self.positions = positions;
+        self.check_return()?;
+        Ok(self)
+    }
+
+    /// What a qualifying `symbol` pays every other wager as Community Pay.
+    pub fn community_pay(&self, symbol: BsxSymbol) -> Option<Minor> {
+        self.community
+            .iter()
+            .find(|&&(s, _)| s == symbol)
+            .map(|&(_, pays)| pays)
+    }
+
+    /// Refuses a configuration that returns 100% or more, on the wheel with
+    /// the fewest outcomes it may be played on (37), where a target is likeliest.
+    fn check_return(&self) -> Result<(), BonusError> {
+        let (num, den) = self.rtp(Wheel::SingleZero);
         if num >= den {
             return invalid(
                 "symbols",
@@ -362,7 +427,7 @@ impl BonusSpinXtreme {
                 ),
             );
         }
-        Ok(config)
+        Ok(())
     }
 
     /// The award for a spin landing in `landed`: if it is a target, the
@@ -393,8 +458,9 @@ impl BonusSpinXtreme {
     /// The long-run return to player, as (numerator, denominator): the
     /// chance of a target, times the bonus wheel's expected award with the
     /// meters at reset, over the wager, plus the share of every wager fed to
-    /// the meters (all of it is paid out as jackpots in the long run).
-    /// Community Pay is not included: it depends on the other players.
+    /// the meters (all of it is paid out as jackpots in the long run), plus
+    /// Community Pay at a full table: a target hit gives every position a
+    /// bonus spin, and each other position's qualifying symbol pays this one.
     pub fn rtp(&self, wheel: Wheel) -> (u128, u128) {
         let n = u128::from(wheel.outcome_count());
         let (t_sum, t_total) = self.targets.expectation(u128::from);
@@ -407,8 +473,127 @@ impl BonusSpinXtreme {
         let wager = u128::from(self.wager.get());
         let rates = u128::from(self.primary_rate_per_mille + self.secondary_rate_per_mille);
         let den = n * t_total * a_total * wager * 1000;
-        let num = t_sum * a_sum * 1000 + rates * n * t_total * a_total * wager;
+        let (c_sum, _) = self
+            .symbols
+            .expectation(|s| self.community_pay(s).map_or(0, |m| u128::from(m.get())));
+        let others = u128::from(self.positions.saturating_sub(1));
+        let num = t_sum * (a_sum + others * c_sum) * 1000 + rates * n * t_total * a_total * wager;
         (num, den)
+    }
+}
+
+/// A table's bonus: Roulette X's paytable on its straights, or the Bonus
+/// Spin Xtreme side wager.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableBonus {
+    RouletteX(RouletteX),
+    BonusSpinXtreme(BonusSpinXtreme),
+}
+
+impl TableBonus {
+    /// The kind as a jurisdiction lists it: "roulette-x" or "bonus-spin-xtreme".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TableBonus::RouletteX(_) => "roulette-x",
+            TableBonus::BonusSpinXtreme(_) => "bonus-spin-xtreme",
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            TableBonus::RouletteX(x) => &x.name,
+            TableBonus::BonusSpinXtreme(b) => &b.name,
+        }
+    }
+
+    /// Whether the bonus may be played on `wheel` (Maryland ch.4 F(1)(d)-(3)(d)).
+    pub fn allows(&self, wheel: Wheel) -> bool {
+        match self {
+            TableBonus::RouletteX(x) => x.paytable.allows(wheel),
+            TableBonus::BonusSpinXtreme(_) => true,
+        }
+    }
+
+    /// Checks a round's draw against the configuration: what the RNG may
+    /// have drawn, and nothing else.
+    pub fn check_draw(&self, wheel: Wheel, draw: &BonusDraw) -> Result<(), BonusError> {
+        let pockets: Vec<Pocket> = match draw {
+            BonusDraw::Lucky(l) => l.numbers.iter().map(|&(p, _)| p).collect(),
+            BonusDraw::Targets(t) => t.clone(),
+        };
+        for (i, p) in pockets.iter().enumerate() {
+            if !wheel.bettable().contains(*p) || pockets[..i].contains(p) {
+                return invalid("draw", format!("{} is not a distinct number of the wheel", p.label()));
+            }
+        }
+        let count_ok = |counts: &[(u8, u32)]| counts.iter().any(|&(c, _)| usize::from(c) == pockets.len());
+        match (self, draw) {
+            (TableBonus::RouletteX(x), BonusDraw::Lucky(l)) => {
+                if !count_ok(x.count.entries()) {
+                    return invalid(
+                        "draw",
+                        format!("{} lucky numbers is not a count this paytable draws", pockets.len()),
+                    );
+                }
+                for (i, &(_, odds)) in l.numbers.iter().enumerate() {
+                    let ok = if i == 0 {
+                        odds == x.paytable.first_odds()
+                    } else {
+                        x.later_odds.entries().iter().any(|&(o, _)| o == odds)
+                    };
+                    if !ok {
+                        return invalid("draw", format!("{odds} to 1 is not drawn for number {}", i + 1));
+                    }
+                }
+                Ok(())
+            }
+            (TableBonus::BonusSpinXtreme(b), BonusDraw::Targets(_)) if count_ok(b.targets.entries()) => Ok(()),
+            (TableBonus::BonusSpinXtreme(_), BonusDraw::Targets(t)) => invalid(
+                "draw",
+                format!("{} target numbers is not a count this wheel draws", t.len()),
+            ),
+            _ => invalid("draw", "the draw is not of this table's bonus"),
+        }
+    }
+}
+
+/// What the RNG draws for a bonus table's round after no more bets: Roulette
+/// X's lucky numbers with their odds, or Bonus Spin Xtreme's target numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BonusDraw {
+    Lucky(LuckyNumbers),
+    Targets(Vec<Pocket>),
+}
+
+impl BonusSpinXtreme {
+    /// Each meter's share of one wager.
+    pub fn shares(&self) -> (Minor, Minor) {
+        let share = |rate: u32| Minor::new(self.wager.get() * u64::from(rate) / 1000);
+        (share(self.primary_rate_per_mille), share(self.secondary_rate_per_mille))
+    }
+}
+
+impl BsxSymbol {
+    /// How a symbol is written: "primary", "secondary", "blank" or an amount in minor units.
+    pub fn code(self) -> String {
+        match self {
+            BsxSymbol::PrimaryJackpot => "primary".into(),
+            BsxSymbol::SecondaryJackpot => "secondary".into(),
+            BsxSymbol::Blank => "blank".into(),
+            BsxSymbol::Fixed(minor) => minor.to_string(),
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BsxSymbol> {
+        match text {
+            "primary" => Some(BsxSymbol::PrimaryJackpot),
+            "secondary" => Some(BsxSymbol::SecondaryJackpot),
+            "blank" => Some(BsxSymbol::Blank),
+            amount if !amount.is_empty() && amount.bytes().all(|b| b.is_ascii_digit()) => {
+                amount.parse().ok().map(BsxSymbol::Fixed)
+            }
+            _ => None,
+        }
     }
 }
 

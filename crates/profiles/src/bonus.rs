@@ -61,7 +61,19 @@ enum BonusFile {
         secondary_reset: u64,
         primary_rate_per_mille: u32,
         secondary_rate_per_mille: u32,
+        /// Community Pay (Maryland ch.4 D(5), E): the qualifying symbols.
+        #[serde(default)]
+        community: Vec<Community>,
+        /// The table's betting positions.
+        positions: u8,
     },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Community {
+    symbol: String,
+    pays: u64,
 }
 
 fn weighted<T: Copy + PartialEq + std::fmt::Debug>(
@@ -72,18 +84,10 @@ fn weighted<T: Copy + PartialEq + std::fmt::Debug>(
 }
 
 fn symbol(text: &str) -> Result<BsxSymbol, BonusError> {
-    match text {
-        "primary" => Ok(BsxSymbol::PrimaryJackpot),
-        "secondary" => Ok(BsxSymbol::SecondaryJackpot),
-        "blank" => Ok(BsxSymbol::Blank),
-        amount => amount
-            .parse::<u64>()
-            .map(BsxSymbol::Fixed)
-            .map_err(|_| BonusError::Invalid {
-                field: "symbols".into(),
-                message: format!("{amount:?} is not primary, secondary, blank or an amount in cents"),
-            }),
-    }
+    BsxSymbol::parse(text).ok_or_else(|| BonusError::Invalid {
+        field: "symbols".into(),
+        message: format!("{text:?} is not primary, secondary, blank or an amount in cents"),
+    })
 }
 
 /// Parses and validates bonus configuration text; `origin` names it in errors.
@@ -124,6 +128,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Bonus, LoadError> {
             secondary_reset,
             primary_rate_per_mille,
             secondary_rate_per_mille,
+            community,
+            positions,
         } => {
             let symbols: Vec<(BsxSymbol, u32)> = symbols
                 .into_iter()
@@ -140,6 +146,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Bonus, LoadError> {
                 primary_rate_per_mille,
                 secondary_rate_per_mille,
             )
+            .and_then(|config| {
+                let community = community
+                    .into_iter()
+                    .map(|c| symbol(&c.symbol).map(|s| (s, Minor::new(c.pays))))
+                    .collect::<Result<Vec<_>, _>>()?;
+                config.with_community(community, positions)
+            })
             .map(Bonus::BonusSpinXtreme)
             .map_err(invalid)
         }

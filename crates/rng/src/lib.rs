@@ -24,6 +24,8 @@ pub const CYCLE_WORDS_MAX: u32 = 255;
 pub enum RngError {
     #[error("the operating system's random source failed: {0}")]
     Os(String),
+    #[error("recorded words: {0}")]
+    Replay(String),
 }
 
 /// Anything that yields uniformly distributed 32-bit words.
@@ -303,23 +305,93 @@ pub fn drawn_spin(word: u32, table: &croupier_core::round::Table) -> Option<crou
     Some(drawn_ball(pockets[index as usize], table))
 }
 
-/// The bonus draws of a round, from the production generator.
+/// The bonus draws of a round, from words: the production generator's,
+/// recorded as they are drawn for the journal, or the journal's, replayed.
 pub mod bonus_draws {
-    use croupier_core::bonus::{BonusSpinXtreme, BsxSymbol, LuckyNumbers, RouletteX, Weighted};
+    use croupier_core::bonus::{BonusDraw, BonusSpinXtreme, BsxSymbol, LuckyNumbers, RouletteX, TableBonus, Weighted};
     use croupier_core::{Pocket, Wheel};
 
-    use crate::{CasinoRng, RngError};
+    use crate::{index_of_word, CasinoRng, RngError};
 
-    fn pick<T: Copy + PartialEq + std::fmt::Debug>(rng: &mut CasinoRng, table: &Weighted<T>) -> Result<T, RngError> {
-        Ok(table.pick(u64::from(rng.index(table.total() as u32)?)))
+    /// Where a draw's 32-bit words come from.
+    pub trait Words {
+        fn word(&mut self) -> Result<u32, RngError>;
+
+        /// A uniform index below `n`, by the rejection of [`crate::draw_index`].
+        fn index(&mut self, n: u32) -> Result<u32, RngError> {
+            loop {
+                if let Some(i) = index_of_word(self.word()?, n) {
+                    return Ok(i);
+                }
+            }
+        }
+    }
+
+    impl Words for CasinoRng {
+        fn word(&mut self) -> Result<u32, RngError> {
+            self.try_word()
+        }
+    }
+
+    /// The generator's words, each kept as it is drawn: the journal's
+    /// evidence of the draw, which gives it again.
+    pub struct Recording<'a> {
+        rng: &'a mut CasinoRng,
+        pub words: Vec<u32>,
+    }
+
+    impl<'a> Recording<'a> {
+        pub fn new(rng: &'a mut CasinoRng) -> Recording<'a> {
+            Recording { rng, words: Vec::new() }
+        }
+    }
+
+    impl Words for Recording<'_> {
+        fn word(&mut self) -> Result<u32, RngError> {
+            let word = self.rng.try_word()?;
+            self.words.push(word);
+            Ok(word)
+        }
+    }
+
+    /// Recorded words, given back in order.
+    pub struct Replaying<'a> {
+        words: &'a [u32],
+        at: usize,
+    }
+
+    impl<'a> Replaying<'a> {
+        pub fn new(words: &'a [u32]) -> Replaying<'a> {
+            Replaying { words, at: 0 }
+        }
+
+        /// Whether every word was used: a recorded draw has none left over.
+        pub fn used_up(&self) -> bool {
+            self.at == self.words.len()
+        }
+    }
+
+    impl Words for Replaying<'_> {
+        fn word(&mut self) -> Result<u32, RngError> {
+            let word =
+                self.words.get(self.at).copied().ok_or_else(|| {
+                    RngError::Replay(format!("the draw needs more than its {} words", self.words.len()))
+                })?;
+            self.at += 1;
+            Ok(word)
+        }
+    }
+
+    fn pick<T: Copy + PartialEq + std::fmt::Debug>(words: &mut impl Words, table: &Weighted<T>) -> Result<T, RngError> {
+        Ok(table.pick(u64::from(words.index(table.total() as u32)?)))
     }
 
     /// `count` distinct pockets a bet can cover, uniformly.
-    fn distinct_pockets(rng: &mut CasinoRng, wheel: Wheel, count: usize) -> Result<Vec<Pocket>, RngError> {
+    fn distinct_pockets(words: &mut impl Words, wheel: Wheel, count: usize) -> Result<Vec<Pocket>, RngError> {
         let pockets: Vec<Pocket> = wheel.bettable().iter().collect();
         let mut chosen = Vec::with_capacity(count);
         while chosen.len() < count.min(pockets.len()) {
-            let p = rng.pocket(&pockets)?;
+            let p = pockets[words.index(pockets.len() as u32)? as usize];
             if !chosen.contains(&p) {
                 chosen.push(p);
             }
@@ -328,15 +400,15 @@ pub mod bonus_draws {
     }
 
     /// Roulette X: how many lucky numbers, which, and the odds of each after the first.
-    pub fn lucky_numbers(rng: &mut CasinoRng, config: &RouletteX, wheel: Wheel) -> Result<LuckyNumbers, RngError> {
-        let count = usize::from(pick(rng, &config.count)?);
-        let pockets = distinct_pockets(rng, wheel, count)?;
+    pub fn lucky_numbers(words: &mut impl Words, config: &RouletteX, wheel: Wheel) -> Result<LuckyNumbers, RngError> {
+        let count = usize::from(pick(words, &config.count)?);
+        let pockets = distinct_pockets(words, wheel, count)?;
         let mut numbers = Vec::with_capacity(pockets.len());
         for (i, p) in pockets.into_iter().enumerate() {
             let odds = if i == 0 {
                 config.paytable.first_odds()
             } else {
-                pick(rng, &config.later_odds)?
+                pick(words, &config.later_odds)?
             };
             numbers.push((p, odds));
         }
@@ -344,13 +416,26 @@ pub mod bonus_draws {
     }
 
     /// Bonus Spin Xtreme: the target numbers before the spin (Maryland ch.3 F(16)).
-    pub fn targets(rng: &mut CasinoRng, config: &BonusSpinXtreme, wheel: Wheel) -> Result<Vec<Pocket>, RngError> {
-        let count = usize::from(pick(rng, &config.targets)?);
-        distinct_pockets(rng, wheel, count)
+    pub fn targets(words: &mut impl Words, config: &BonusSpinXtreme, wheel: Wheel) -> Result<Vec<Pocket>, RngError> {
+        let count = usize::from(pick(words, &config.targets)?);
+        distinct_pockets(words, wheel, count)
     }
 
     /// Bonus Spin Xtreme: where the bonus wheel stops.
-    pub fn symbol(rng: &mut CasinoRng, config: &BonusSpinXtreme) -> Result<BsxSymbol, RngError> {
-        pick(rng, &config.symbols)
+    pub fn symbol(words: &mut impl Words, config: &BonusSpinXtreme) -> Result<BsxSymbol, RngError> {
+        pick(words, &config.symbols)
+    }
+
+    /// A bonus table's draw for its round.
+    pub fn draw(words: &mut impl Words, bonus: &TableBonus, wheel: Wheel) -> Result<BonusDraw, RngError> {
+        match bonus {
+            TableBonus::RouletteX(x) => lucky_numbers(words, x, wheel).map(BonusDraw::Lucky),
+            TableBonus::BonusSpinXtreme(b) => targets(words, b, wheel).map(BonusDraw::Targets),
+        }
+    }
+
+    /// The bonus wheel's symbol for each of `count` wagers, in turn.
+    pub fn symbols(words: &mut impl Words, config: &BonusSpinXtreme, count: usize) -> Result<Vec<BsxSymbol>, RngError> {
+        (0..count).map(|_| symbol(words, config)).collect()
     }
 }
