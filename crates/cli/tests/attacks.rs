@@ -1678,3 +1678,83 @@ fn a_maryland_single_zero_felt_and_a_dealers_hanging_ball_are_refused() {
     drop(server);
     assert!(verify(data.path()).0);
 }
+
+fn bsx_table(table: &str) -> Value {
+    let mut request = json!({"op": "create_table", "table": table, "profile_text": include_str!("../../../profiles/maryland.toml"),
+           "wheel": "double-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "rng"});
+    request["bonus_text"] = json!(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml"));
+    request
+}
+
+// Maryland ch.3 F(16)-(17), ch.4 D: a Bonus Spin Xtreme wager is a player's
+// own, one a position a round, never after no more bets; the targets come
+// from the server's RNG after no more bets, and no one can send them or the
+// bonus wheel's symbols; a document that permits no bonus refuses the table.
+// The round settles through the binary with the meters fed, and a restart
+// keeps them.
+#[test]
+fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_starts() {
+    let data = data_dir();
+    let (server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path());
+    server.ask(&admin, bsx_table("bsx"));
+    // Colorado permits no bonus wager.
+    let mut colorado = bsx_table("co");
+    colorado["profile_text"] = json!(include_str!("../../../profiles/colorado-2014.toml"));
+    let (status, code, message) = refused(&server, &admin, colorado);
+    assert_eq!((status, code.as_str()), (422, "not_offered"), "{message}");
+    server.inspect_and_open(&pit, &dealer, "bsx");
+    server.seat(&cashier, ("p1", &p1), "bsx", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "bsx", 10_000, 5_000);
+    let wager = |id: &str| json!({"op": "bonus_wager", "table": "bsx", "wager_id": id});
+    let (status, code, _) = refused(&server, &p1, wager("early"));
+    assert_eq!((status, code.as_str()), (422, "betting_not_open"));
+    server.ask(&dealer, json!({"op": "open_betting", "table": "bsx"}));
+    let before = journal_rows(data.path()).len();
+    let (status, _) = server.http("POST", "/api/requests", None, Some(&wager("anon")));
+    assert_eq!(status, 401);
+    for token in [&dealer, &pit, &cashier] {
+        let (status, code, message) = refused(&server, token, wager("staff"));
+        assert_eq!((status, code.as_str()), (403, "forbidden"), "{message}");
+    }
+    // The server's own requests are not a client's to send.
+    for forged in [
+        json!({"op": "draw_bonus", "table": "bsx", "words": [0, 1]}),
+        json!({"op": "spin", "table": "bsx", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 6}, "bonus_words": [0]}),
+    ] {
+        let (status, _, _) = refused(&server, &dealer, forged.clone());
+        assert!(status == 400 || status == 422 || status == 409, "{forged}: {status}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    server.ask(&p1, wager("w1"));
+    let placed = journal_rows(data.path()).len();
+    for _ in 0..20 {
+        server.ask(&p1, wager("w1"));
+    }
+    assert_eq!(journal_rows(data.path()).len(), placed, "a resent wager writes nothing");
+    let (status, code, message) = refused(&server, &p1, wager("w2"));
+    assert_eq!((status, code.as_str()), (409, "bonus_wager_placed"), "{message}");
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "bsx"}));
+    // ch.3 F(17)(b): locked out once the round is started.
+    let (status, code, message) = refused(&server, &p2, wager("late"));
+    assert_eq!((status, code.as_str()), (422, "past_posting"), "{message}");
+    // ch.3 F(16): the targets were drawn as betting closed, before the spin.
+    let (_, public) = server.http("GET", "/api/public/tables/bsx", None, None);
+    let targets = public["bonus"]["targets"].as_array().expect("targets").len();
+    assert!((1..=3).contains(&targets), "{public}");
+    assert_eq!(public["bonus"]["meters"]["primary"], 1_000_000, "{public}");
+    let (status, body) = server.http("POST", "/api/tables/bsx/draw", Some(&dealer), Some(&json!({})));
+    assert_eq!(status, 200, "{body}");
+    // The wager was collected, 1% and 0.4% of it fed to the meters (ch.4 D(3)(a)).
+    let (_, public) = server.http("GET", "/api/public/tables/bsx", None, None);
+    assert_eq!(public["bonus"]["meters"]["primary"], 1_000_005, "{public}");
+    assert_eq!(public["bonus"]["meters"]["secondary"], 500_002, "{public}");
+    drop(server);
+    let server = Server::start(BINARY, data.path(), free_port());
+    let (_, public) = server.http("GET", "/api/public/tables/bsx", None, None);
+    assert_eq!(
+        public["bonus"]["meters"]["primary"], 1_000_005,
+        "a restart keeps the meters: {public}"
+    );
+    drop(server);
+    assert!(verify(data.path()).0);
+}

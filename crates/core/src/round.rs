@@ -10,6 +10,9 @@
 //! -> spin: result, or no spin -> collect losing bets, pay winning bets
 //! (Colorado 2205(4)) -> betting open again.
 
+mod bonus_play;
+
+use crate::bonus::{BonusDraw, BsxSymbol, Meters, TableBonus};
 use crate::money::{Minor, STAKE_MAX_MINOR};
 use crate::pocket::{Pocket, PocketSet};
 use crate::profile::{NoSpinBets, Profile, StakeRange, ZeroChoice};
@@ -311,6 +314,33 @@ pub enum Command {
         by: Person,
         damaged: bool,
     },
+    /// The RNG's draw for a bonus table's round, after no more bets
+    /// (Maryland ch.3 F(16), (18)).
+    DrawBonus {
+        at_ms: u64,
+        draw: BonusDraw,
+    },
+    /// A player's Bonus Spin Xtreme wager at their position (Maryland ch.3 F(16)-(17)).
+    PlaceBonusWager {
+        at_ms: u64,
+        wager_id: String,
+        player: PlayerId,
+    },
+    /// [`Command::Spin`] at a table with Bonus Spin Xtreme wagers: the
+    /// bonus wheel's symbol drawn for each wager, in the order placed.
+    BonusSpin {
+        at_ms: u64,
+        report: SpinReport,
+        symbols: Vec<BsxSymbol>,
+    },
+}
+
+/// A Bonus Spin Xtreme wager in the round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BonusWager {
+    pub wager_id: String,
+    pub player: PlayerId,
+    pub stake: Minor,
 }
 
 /// A bet in the round, with what it has seen (an imprisoned bet carries the zero).
@@ -442,6 +472,51 @@ pub enum Event {
         reason: String,
         corrections: Vec<(PlayerId, i128)>,
     },
+    /// The round's bonus draw (Maryland ch.3 F(16), (18)).
+    BonusDrawn {
+        at_ms: u64,
+        round: RoundId,
+        draw: BonusDraw,
+    },
+    BonusWagerAccepted {
+        at_ms: u64,
+        round: RoundId,
+        wager_id: String,
+        player: PlayerId,
+        stake: Minor,
+    },
+    /// Back whole: the round was void or the table closed.
+    BonusWagerReturned {
+        round: RoundId,
+        wager_id: String,
+        player: PlayerId,
+        stake: Minor,
+    },
+    /// Collected on a result, its shares fed to the meters (ch.4 D(3)(a)).
+    BonusWagerCollected {
+        round: RoundId,
+        wager_id: String,
+        player: PlayerId,
+        stake: Minor,
+        to_primary: Minor,
+        to_secondary: Minor,
+    },
+    /// A wager on a target paid what the bonus wheel's symbol awards (ch.4 D(1)-(4)).
+    BonusAwarded {
+        round: RoundId,
+        wager_id: String,
+        player: PlayerId,
+        symbol: BsxSymbol,
+        award: Minor,
+    },
+    /// Community Pay to another wager for `for_wager`'s qualifying symbol (ch.4 D(5), E).
+    CommunityPaid {
+        round: RoundId,
+        wager_id: String,
+        player: PlayerId,
+        for_wager: String,
+        award: Minor,
+    },
 }
 
 /// Why a bet was returned with nothing won or lost. A code, not a
@@ -544,6 +619,20 @@ pub enum CommandError {
          reopens (Colorado 2212(4))"
     )]
     RegulatorInspectionRequired,
+    #[error("this table offers no such bonus")]
+    BonusNotOffered,
+    #[error("the round's bonus numbers are drawn after no more bets, before the spin: it waits for them")]
+    BonusNotDrawn,
+    #[error("the bonus draw: {0}")]
+    BadBonusDraw(String),
+    #[error("one Bonus Spin Xtreme wager a position a round: you have placed yours (Maryland ch.3 F(17)(a))")]
+    BonusWagerPlaced,
+    #[error("all {0} betting positions have a Bonus Spin Xtreme wager this round")]
+    PositionsFull(u8),
+    #[error("{wagers} Bonus Spin Xtreme wagers need as many bonus wheel symbols, not {symbols}")]
+    BonusSymbols { wagers: usize, symbols: usize },
+    #[error("at a Roulette X table: {0}")]
+    NotAtRouletteX(String),
 }
 
 /// A table: its profile, configuration and state. Built from events only.
@@ -580,6 +669,12 @@ pub struct Table {
     /// An external movable part was replaced: the next inspection is the
     /// regulator's (Colorado 2212(4)).
     awaits_regulator: bool,
+    bonus: Option<TableBonus>,
+    /// The round's bonus draw, kept until the next round opens.
+    bonus_drawn: Option<BonusDraw>,
+    bonus_wagers: Vec<BonusWager>,
+    /// Bonus Spin Xtreme's progressive meters.
+    meters: Meters,
 }
 
 /// How many past pockets a table remembers for displays.
@@ -632,6 +727,13 @@ impl Table {
             points_play: false,
             ball_awaits: None,
             awaits_regulator: false,
+            bonus: None,
+            bonus_drawn: None,
+            bonus_wagers: Vec::new(),
+            meters: Meters {
+                primary: Minor::ZERO,
+                secondary: Minor::ZERO,
+            },
         })
     }
 
@@ -899,7 +1001,11 @@ impl Table {
                 if bet_id.is_empty() || bet_id.len() > BET_ID_MAX_BYTES {
                     return Err(CommandError::BadBetId);
                 }
-                if self.index.contains_key(&bet_id) || self.withdrawn.contains(&bet_id) {
+                // A Bonus Spin Xtreme wager's id names its movements too.
+                if self.index.contains_key(&bet_id)
+                    || self.withdrawn.contains(&bet_id)
+                    || self.bonus_wagers.iter().any(|w| w.wager_id == bet_id)
+                {
                     return Err(CommandError::DuplicateBet(bet_id));
                 }
                 if self.bets.len() >= ROUND_BETS_MAX {
@@ -911,6 +1017,7 @@ impl Table {
                     zero_choice,
                     coupon_minor,
                 })?;
+                self.check_roulette_x_bet(&bet)?;
                 Ok(vec![Event::BetAccepted {
                     at_ms,
                     round: self.round,
@@ -955,16 +1062,9 @@ impl Table {
                     _ => Err(CommandError::BettingNotOpen),
                 }
             }
-            C::Spin { at_ms, report } => {
-                self.at(at_ms)?;
-                if self.phase != Phase::NoMoreBets {
-                    return Err(CommandError::NotSpinning);
-                }
-                if self.emergency {
-                    return Err(CommandError::Emergency);
-                }
-                self.decide_spin(at_ms, report)
-            }
+            C::Spin { at_ms, report } => self.decide_spin(at_ms, report, &[]),
+            C::BonusSpin { at_ms, report, symbols } => self.decide_spin(at_ms, report, &symbols),
+            command @ (C::DrawBonus { .. } | C::PlaceBonusWager { .. }) => self.decide_bonus(command),
             C::PlaceSeries {
                 at_ms,
                 by,
@@ -1120,10 +1220,22 @@ impl Table {
                 returned: b.bet.stake().minor(),
                 why,
             })
+            .chain(self.return_bonus_wagers())
             .collect()
     }
 
-    fn decide_spin(&self, at_ms: u64, report: SpinReport) -> Result<Vec<Event>, CommandError> {
+    fn decide_spin(&self, at_ms: u64, report: SpinReport, symbols: &[BsxSymbol]) -> Result<Vec<Event>, CommandError> {
+        self.at(at_ms)?;
+        if self.phase != Phase::NoMoreBets {
+            return Err(CommandError::NotSpinning);
+        }
+        if self.emergency {
+            return Err(CommandError::Emergency);
+        }
+        // Maryland ch.3 F(16), (18): the bonus numbers are drawn before the spin.
+        if self.bonus.is_some() && self.bonus_drawn.is_none() {
+            return Err(CommandError::BonusNotDrawn);
+        }
         let round = self.round;
         let (pocket, opposite, revolutions) = match report {
             SpinReport::NoSpin(reason) => return Ok(self.no_spin(at_ms, reason)),
@@ -1155,7 +1267,8 @@ impl Table {
         for b in &self.bets {
             let mut spins = b.spins.clone();
             spins.push(pocket);
-            let s = rules.settle(&b.bet, &spins);
+            let mut s = rules.settle(&b.bet, &spins);
+            s.returned = self.roulette_x_return(&b.bet, pocket, s.returned);
             if !b.carried {
                 staked = Minor::new(staked.get() + s.staked.get());
             }
@@ -1188,6 +1301,7 @@ impl Table {
         // Colorado 2205(4): first collect all losing wagers, then pay the winning ones.
         events.extend(losers);
         events.extend(winners);
+        events.extend(self.settle_bonus(pocket, symbols)?);
         events.push(Event::RoundSettled {
             at_ms,
             round,
@@ -1225,6 +1339,12 @@ impl Table {
     pub fn apply(&mut self, event: &Event) {
         use Event as E;
         match event {
+            E::BonusDrawn { .. }
+            | E::BonusWagerAccepted { .. }
+            | E::BonusWagerReturned { .. }
+            | E::BonusWagerCollected { .. }
+            | E::BonusAwarded { .. }
+            | E::CommunityPaid { .. } => self.apply_bonus(event),
             E::InspectionRecorded(i) => {
                 self.last_ms = self.last_ms.max(i.at_ms);
                 self.inspected = true;
@@ -1266,6 +1386,7 @@ impl Table {
                 self.bets.clear();
                 self.index.clear();
                 self.staked_on.clear();
+                self.bonus_wagers.clear();
             }
             E::BettingOpened {
                 at_ms,
@@ -1276,6 +1397,7 @@ impl Table {
                 self.round = *round;
                 self.withdrawn.clear();
                 self.placed.clear();
+                self.bonus_drawn = None;
                 self.phase = Phase::BettingOpen {
                     deadline_ms: *deadline_ms,
                 };
@@ -1339,6 +1461,7 @@ impl Table {
                 self.last_ms = *at_ms;
                 // Only bets in prison remain; they ride into the next round.
                 self.phase = Phase::Open;
+                self.bonus_wagers.clear();
             }
             E::EmergencyDeclared { at_ms, .. } => {
                 self.last_ms = *at_ms;

@@ -60,10 +60,16 @@ pub enum TableAccount {
     /// Where a tournament table's points come from and go back to: points
     /// have no cash value, so it may go below zero as the house may.
     PointsBank,
+    /// What Bonus Spin Xtreme wagers fed the primary progressive meter since
+    /// it last paid (Maryland ch.4 D(3)(a)): the meter shows its reset amount
+    /// plus this.
+    MeterPrimary,
+    /// The same for the secondary progressive meter.
+    MeterSecondary,
 }
 
 impl TableAccount {
-    pub const ALL: [TableAccount; 7] = [
+    pub const ALL: [TableAccount; 9] = [
         TableAccount::Layout,
         TableAccount::Float,
         TableAccount::Drop,
@@ -71,6 +77,8 @@ impl TableAccount {
         TableAccount::Coupons,
         TableAccount::PointsLayout,
         TableAccount::PointsBank,
+        TableAccount::MeterPrimary,
+        TableAccount::MeterSecondary,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +90,8 @@ impl TableAccount {
             TableAccount::Coupons => "coupons",
             TableAccount::PointsLayout => "points-layout",
             TableAccount::PointsBank => "points-bank",
+            TableAccount::MeterPrimary => "meter-primary",
+            TableAccount::MeterSecondary => "meter-secondary",
         }
     }
 }
@@ -140,7 +150,7 @@ impl Account {
     pub fn parse(name: &str) -> Result<Account, String> {
         let refused = || {
             format!(
-                "{name:?} is not an account: wallet:P, chips:T:P, points:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, points-layout:T, points-bank:T, entry-fees:N, prize-pool:N, vouchers:N, house or outside"
+                "{name:?} is not an account: wallet:P, chips:T:P, points:T:P, layout:T, float:T, drop:T, tips:T, coupons:T, points-layout:T, points-bank:T, meter-primary:T, meter-secondary:T, entry-fees:N, prize-pool:N, vouchers:N, house or outside"
             )
         };
         if name.len() > ID_MAX_BYTES {

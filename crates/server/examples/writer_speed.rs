@@ -52,6 +52,7 @@ fn main() {
         &mut c,
         &admin,
         Request::CreateTable {
+            bonus_text: None,
             table: "t".into(),
             profile_text: croupier_profiles::builtin_text("maryland").expect("profile").into(),
             wheel: "double-zero".into(),
@@ -144,6 +145,7 @@ fn main() {
         &mut c,
         &who("dealer", Role::Dealer),
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t".into(),
             spin: Spin::Ball {
                 pocket: "1".into(),

@@ -69,6 +69,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::SpinVoided { .. }
         | E::Result { .. }
         | E::RoundSettled { .. }
+        // Maryland ch.3 F(16), (18): the bonus numbers are shown before the spin.
+        | E::BonusDrawn { .. }
         | E::TablePlay { .. } => [Whole; 4],
         E::BoughtIn { .. }
         | E::ChipsSold { .. }
@@ -80,6 +82,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::BetSettled { .. }
         | E::BetReturned { .. }
         | E::BetImprisoned { .. }
+        | E::BonusWager { .. }
         // A match play coupon is its player's business (Colorado 2203(1)).
         | E::CouponIssued { .. } => [Nothing, Whole, Nothing, Whole],
         // Colorado 2212(5): the licence is written into the log, which is the staff's.
@@ -319,6 +322,22 @@ fn every_kind() -> Vec<EventView> {
             returned: 200,
             reason: "annulled".into(),
             why: "annulled as a collective bet".into(),
+        },
+        EventView::BonusDrawn {
+            table: t(),
+            round: 1,
+            targets: vec!["17".into()],
+            lucky: vec![],
+        },
+        EventView::BonusWager {
+            table: t(),
+            round: 1,
+            wager_id: "w1".into(),
+            player: p(),
+            what: "awarded".into(),
+            amount: 20_000,
+            symbol: Some("20000".into()),
+            for_wager: None,
         },
         EventView::BetImprisoned {
             table: t(),

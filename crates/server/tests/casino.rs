@@ -40,6 +40,11 @@ fn setup<S: Storage>(storage: S) -> World<S> {
 
 /// [`setup`] on a casino that writes journal `format`.
 fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
+    setup_with_table(storage, format, maryland_dealer_table("t1"))
+}
+
+/// [`setup_in_format`] with `t1` made by `table`.
+fn setup_with_table<S: Storage>(storage: S, format: u32, table: Request) -> World<S> {
     let (casino, _) = Casino::open_in_format(storage, 0, format).expect("open");
     let mut w = World { casino, now: 0 };
     // The first admin, as a first run makes one: every actor is a user.
@@ -82,7 +87,7 @@ fn setup_in_format<S: Storage>(storage: S, format: u32) -> World<S> {
             },
         );
     }
-    w.ok(&admin(), maryland_dealer_table("t1"));
+    w.ok(&admin(), table);
     w
 }
 
@@ -156,6 +161,7 @@ fn spin(pocket: &str) -> Spin {
 /// A Maryland double-zero table whose dealer enters each result.
 fn maryland_dealer_table(id: &str) -> Request {
     Request::CreateTable {
+        bonus_text: None,
         table: id.into(),
         profile_text: include_str!("../../../profiles/maryland.toml").into(),
         wheel: "double-zero".into(),
@@ -200,6 +206,7 @@ fn a_round_moves_the_money() {
     let events = w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("17"),
         },
@@ -308,6 +315,7 @@ fn chips_sold_for_cash_at_the_table_put_the_cash_in_the_drop_box() {
     w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("17"),
         },
@@ -346,6 +354,7 @@ fn round_on_17(w: &mut World<MemoryStorage>, n: u32) -> Vec<(String, String, Str
     w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("17"),
         },
@@ -545,6 +554,7 @@ fn every_role_is_checked() {
     w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("2"),
         },
@@ -621,6 +631,7 @@ fn staged(stage: Stage) -> World<MemoryStorage> {
             w.ok(
                 &dealer,
                 Request::Spin {
+                    bonus_words: Vec::new(),
                     table: "t1".into(),
                     spin: spin("2"),
                 },
@@ -724,6 +735,7 @@ fn every_request_refuses_every_role_but_its_own() {
         (Request::NoMoreBets { table: t1() }, STAFF, Betting),
         (
             Request::Spin {
+                bonus_words: Vec::new(),
                 table: t1(),
                 spin: spin("17"),
             },
@@ -948,6 +960,7 @@ fn deterministic_simulation_with_failing_storage() {
                 &mut w,
                 &dealer,
                 Request::Spin {
+                    bonus_words: Vec::new(),
                     table: "t1".into(),
                     spin: spin(pocket),
                 },
@@ -1022,6 +1035,7 @@ fn a_round_of_over_fifty_thousand_bets_settles() {
     let events = w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "big".into(),
             spin: spin("1"),
         },
@@ -1135,6 +1149,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                 &mut w,
                 &admin(),
                 Request::CreateTable {
+                    bonus_text: None,
                     table: t.to_string(),
                     // One casino, one currency: the European house rules, played in dollars.
                     profile_text: croupier_profiles::builtin_text(profile)
@@ -1265,6 +1280,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     w.run(
                         &dealer,
                         Request::Spin {
+                            bonus_words: Vec::new(),
                             table: t.into(),
                             spin: spin(pocket),
                         },
@@ -1282,6 +1298,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     let called = w.run(
                         &dealer,
                         Request::Spin {
+                            bonus_words: Vec::new(),
                             table: t.into(),
                             spin: Spin::NoSpin { no_spin: reason.into() },
                         },
@@ -1509,6 +1526,7 @@ fn a_cancelled_bets_id_is_not_used_again_in_the_round() {
     w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("2"),
         },
@@ -1540,6 +1558,7 @@ fn a_bet_id_too_long_to_settle_is_refused_when_placed() {
     w.ok(
         &dealer,
         Request::Spin {
+            bonus_words: Vec::new(),
             table: "t1".into(),
             spin: spin("1"),
         },
@@ -1671,6 +1690,7 @@ fn a_result_comes_only_from_its_tables_source() {
     for table in ["rng", "wheel"] {
         for who in [&dealer, &admin(), &system] {
             let entered = Request::Spin {
+                bonus_words: Vec::new(),
                 table: table.into(),
                 spin: spin("17"),
             };
@@ -1682,6 +1702,7 @@ fn a_result_comes_only_from_its_tables_source() {
     let (word, drawn) = (40u32, pockets[40 % 38].label());
     let other = pockets[(40 + 1) % 38].label();
     let draw = |pocket: &str, word: u32, table: &str| Request::Draw {
+        bonus_words: Vec::new(),
         table: table.into(),
         pocket: pocket.into(),
         word,
@@ -1702,6 +1723,7 @@ fn a_result_comes_only_from_its_tables_source() {
         .map(String::from)
         .to_vec();
     let game = |game: u16, frames: &[String], table: &str| Request::WheelGame {
+        bonus_words: Vec::new(),
         table: table.into(),
         game,
         frames: frames.to_vec(),
@@ -1751,6 +1773,7 @@ fn a_wheel_game_first_seen_in_flight_is_a_no_spin_from_format_6() {
         w.ok(&admin(), maryland_table("wheel", OutcomeSource::Wheel));
         to_no_more_bets(&mut w, "wheel");
         let in_flight = Request::WheelGame {
+            bonus_words: Vec::new(),
             table: "wheel".into(),
             game: 12,
             frames: ["*X;3;012;17;0;24;1", "*X;5;012; 6;0;22;1"].map(String::from).to_vec(),
@@ -1768,6 +1791,7 @@ fn a_wheel_game_first_seen_in_flight_is_a_no_spin_from_format_6() {
         if format >= 6 {
             // The next game, watched from its start, settles the round.
             let watched = Request::WheelGame {
+                bonus_words: Vec::new(),
                 table: "wheel".into(),
                 game: 13,
                 frames: ["*X;1;013; 6;0;25;1", "*X;3;013; 6;0;24;1", "*X;5;013;21;0;22;1"]
@@ -1784,6 +1808,7 @@ fn a_wheel_game_first_seen_in_flight_is_a_no_spin_from_format_6() {
 /// `create_table` for `profile_text` on `wheel`, a dealer's table.
 fn new_table(table: &str, profile_text: &str, wheel: &str, in_prison: bool) -> Request {
     Request::CreateTable {
+        bonus_text: None,
         table: table.into(),
         profile_text: profile_text.into(),
         wheel: wheel.into(),
@@ -1889,6 +1914,7 @@ fn a_journal_where_a_dealer_entered_an_rng_result_replays_as_it_was() {
     w.ok(&admin(), maryland_table("rng", OutcomeSource::Rng));
     to_no_more_bets(&mut w, "rng");
     let entered = || Request::Spin {
+        bonus_words: Vec::new(),
         table: "rng".into(),
         spin: spin("17"),
     };
@@ -2072,4 +2098,307 @@ fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     w.now += 86_400_000;
     w.ok(&dealer, sale("tomorrow", "bob", DEALER_SALE_MAX, 100));
     replay(&w.casino.ledger().storage().entries).expect("the day's sales replay");
+}
+
+/// A Maryland dealer's table with Bonus Spin Xtreme (Maryland ch.3 F(16)-(17)).
+fn bsx_table(id: &str) -> Request {
+    let mut table = maryland_dealer_table(id);
+    if let Request::CreateTable { bonus_text, .. } = &mut table {
+        *bonus_text = Some(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml").into());
+    }
+    table
+}
+
+/// The words that draw one target, `pocket`, at a double-zero table.
+fn one_target_words(pocket: &str) -> Vec<u32> {
+    use croupier_core::bonus::{BonusDraw, TableBonus};
+    use croupier_profiles::bonus::{load, Bonus};
+    let Ok(Bonus::BonusSpinXtreme(config)) = load("bonus-spin-xtreme") else {
+        panic!("the shipped configuration loads")
+    };
+    let bonus = TableBonus::BonusSpinXtreme(config);
+    // Word 0 picks the first count, one target (weight 70 of 100); the next picks the pocket.
+    (0..38)
+        .map(|k| vec![0, k])
+        .find(|words| {
+            let mut replay = croupier_rng::bonus_draws::Replaying::new(words);
+            matches!(
+                croupier_rng::bonus_draws::draw(&mut replay, &bonus, croupier_core::Wheel::DoubleZero),
+                Ok(BonusDraw::Targets(t)) if t.len() == 1 && t[0].label() == pocket
+            )
+        })
+        .expect("a word draws the pocket")
+}
+
+// Maryland ch.3 F(16)-(17), ch.4 D-E: a Bonus Spin Xtreme wager at each
+// position, locked out after no more bets; the targets drawn by the RNG
+// after no more bets; a winning wager paid the meter as it stands when its
+// turn comes (D(4)), the meter reset after a jackpot (D(3)); Community Pay
+// to every other wager (D(5), E). The meters' accounts hold what wagers fed
+// them, the whole casino still sums to zero, and the journal replays whole.
+#[test]
+fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
+    let mut w = setup_with_table(MemoryStorage::default(), JOURNAL_FORMAT, bsx_table("t1"));
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 100_000, 10_000);
+    fund(&mut w, "bob", 100_000, 10_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    let bob = actor("bob", Role::Player);
+    let wager = |id: &str| Request::BonusWager {
+        table: "t1".into(),
+        wager_id: id.into(),
+    };
+    // Before betting opens, and by a dealer: refused.
+    refused_as(&mut w, &alice, wager("a1"), "betting_not_open");
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    refused_as(&mut w, &dealer, wager("d1"), "forbidden");
+    w.ok(&alice, wager("a1"));
+    // Sent again, the same wager writes nothing; a second one at the position is refused (ch.3 F(17)(a)).
+    let before = w.casino.ledger().storage().entries.len();
+    w.ok(&alice, wager("a1"));
+    assert_eq!(w.casino.ledger().storage().entries.len(), before);
+    refused_as(&mut w, &alice, wager("a2"), "bonus_wager_placed");
+    w.ok(&bob, wager("b1"));
+    assert_eq!(w.chips("alice"), 9_500);
+    // A bet may not take a wager's id, nor a wager a bet's: each names its money's movements.
+    refused_as(&mut w, &alice, bet("t1", "a1", "red", 500), "duplicate_bet");
+    w.ok(&alice, bet("t1", "r1", "red", 500));
+    refused_as(&mut w, &bob, wager("r1"), "duplicate_bet");
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    // ch.3 F(17)(b): locked out once the round is started.
+    refused_as(&mut w, &alice, wager("a3"), "past_posting");
+    // The spin waits for the targets; no one but the server draws them.
+    refused_as(
+        &mut w,
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+            bonus_words: Vec::new(),
+        },
+        "bonus_not_drawn",
+    );
+    let draw = Request::DrawBonus {
+        table: "t1".into(),
+        words: one_target_words("17"),
+    };
+    refused_as(&mut w, &dealer, draw.clone(), "forbidden");
+    let drawn = w.ok(&Actor::system(), draw.clone());
+    assert!(
+        drawn
+            .iter()
+            .any(|e| matches!(e, EventView::BonusDrawn { targets, .. } if targets == &["17"])),
+        "{drawn:?}"
+    );
+    // Drawn once a round.
+    refused_as(&mut w, &Actor::system(), draw, "bad_spin");
+    // Words that leave some over, or are too few, are not the draw's.
+    refused_as(
+        &mut w,
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+            bonus_words: vec![0],
+        },
+        "bad_spin",
+    );
+    // 17 is the target: alice's turn comes first and the wheel stops on the
+    // primary jackpot (word 0), bob's on $1,000 (word 5).
+    let settled = w.ok(
+        &dealer,
+        Request::Spin {
+            table: "t1".into(),
+            spin: spin("17"),
+            bonus_words: vec![0, 5],
+        },
+    );
+    let award = |who: &str, what: &str| -> u64 {
+        settled
+            .iter()
+            .filter_map(|e| match e {
+                EventView::BonusWager {
+                    player,
+                    what: w,
+                    amount,
+                    ..
+                } if player == who && w == what => Some(*amount),
+                _ => None,
+            })
+            .sum()
+    };
+    // ch.4 D(4): the meter as it stands, the round's two wagers fed to it first: 10,000.05 + 0.05.
+    assert_eq!(award("alice", "awarded"), 1_000_010);
+    assert_eq!(award("bob", "awarded"), 100_000);
+    // ch.4 D(5), E: the primary jackpot pays bob $150 of Community Pay; bob's $1,000 pays alice $100.
+    assert_eq!(award("bob", "community"), 15_000);
+    assert_eq!(award("alice", "community"), 10_000);
+    // 17 is black: the bet on red is lost.
+    assert_eq!(w.chips("alice"), 10_000 - 500 - 500 + 1_000_010 + 10_000);
+    assert_eq!(w.chips("bob"), 10_000 - 500 + 100_000 + 15_000);
+    // ch.4 D(3)(b): the primary meter is back at its reset amount; its account is empty.
+    assert_eq!(w.casino.balance("meter-primary:t1"), 0);
+    assert_eq!(w.casino.balance("meter-secondary:t1"), 4);
+    // Game recall keeps the targets and each wager with all it returned.
+    let round = w.casino.round("t1/1").expect("recall");
+    assert_eq!(round.bonus_numbers, ["17"]);
+    let alices = round
+        .bets
+        .iter()
+        .find(|b| b.bet_id == "a1")
+        .expect("alice's wager in recall");
+    assert_eq!(
+        (alices.kind.as_str(), alices.returned),
+        ("bonus-spin-xtreme", Some(1_010_010))
+    );
+    // A wager's shares go to the meters, the rest to the float: nothing is lost.
+    let entries = w.casino.ledger().storage().entries.clone();
+    let again = replay(&entries).expect("the journal replays");
+    assert_eq!(again.balance("chips:t1:alice"), w.chips("alice"));
+    assert_eq!(again.balance("meter-secondary:t1"), 4);
+    // A wager on the layout when the table closes goes back whole.
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&alice, wager("a9"));
+    let held = w.chips("alice");
+    w.ok(
+        &dealer,
+        Request::CloseTable {
+            table: "t1".into(),
+            wheel_cover_locked: true,
+        },
+    );
+    assert_eq!(w.chips("alice"), held + 500);
+    assert_eq!(w.casino.balance("layout:t1"), 0);
+}
+
+// Bonus tables are journaled from format 11: a journal still in format 10
+// makes none, so that it replays as it was written.
+#[test]
+fn a_bonus_table_is_refused_before_journal_format_11() {
+    let mut w = setup_in_format(MemoryStorage::default(), 10);
+    refused_as(&mut w, &admin(), bsx_table("t9"), "bad_request");
+}
+
+// Maryland ch.4 F: at a Roulette X table a straight pays the paytable's odds,
+// a lucky number its drawn odds; a bet its paytable cannot pay is refused,
+// and paytable C is for a double-zero wheel only (F(3)(d)).
+#[test]
+fn roulette_x_pays_straights_by_its_paytable() {
+    let text = include_str!("../../../profiles/bonus/roulette-x-a.toml");
+    let mut table = maryland_dealer_table("t1");
+    if let Request::CreateTable { bonus_text, .. } = &mut table {
+        *bonus_text = Some(text.into());
+    }
+    let mut w = setup_with_table(MemoryStorage::default(), JOURNAL_FORMAT, table);
+    let mut c_on_single = new_table(
+        "t2",
+        include_str!("../../../profiles/maryland.toml"),
+        "single-zero",
+        false,
+    );
+    if let Request::CreateTable { bonus_text, .. } = &mut c_on_single {
+        *bonus_text = Some(include_str!("../../../profiles/bonus/roulette-x-c.toml").into());
+    }
+    refused_as(&mut w, &admin(), c_on_single, "bad_wheel");
+    // A document that permits no bonus.
+    let mut colorado = new_table(
+        "t3",
+        include_str!("../../../profiles/colorado-2014.toml"),
+        "double-zero",
+        false,
+    );
+    if let Request::CreateTable { bonus_text, .. } = &mut colorado {
+        *bonus_text = Some(text.into());
+    }
+    refused_as(&mut w, &admin(), colorado, "not_offered");
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 100_000, 10_000);
+    let dealer = actor("dealer", Role::Dealer);
+    let alice = actor("alice", Role::Player);
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    refused_as(&mut w, &alice, bet("t1", "n", "neighbours:17", 500), "not_offered");
+    w.ok(&alice, bet("t1", "s17", "17", 100));
+    // A Roulette X table has no Bonus Spin Xtreme wager.
+    refused_as(
+        &mut w,
+        &alice,
+        Request::BonusWager {
+            table: "t1".into(),
+            wager_id: "x".into(),
+        },
+        "not_offered",
+    );
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    let words = lucky_17_words();
+    let drawn = w.ok(
+        &Actor::system(),
+        Request::DrawBonus {
+            table: "t1".into(),
+            words: words.clone(),
+        },
+    );
+    let lucky: Vec<(String, u32)> = drawn
+        .iter()
+        .find_map(|e| match e {
+            EventView::BonusDrawn { lucky, .. } => Some(lucky.iter().map(|l| (l.pocket.clone(), l.odds)).collect()),
+            _ => None,
+        })
+        .expect("lucky numbers drawn");
+    assert_eq!(lucky.len(), 5);
+    // ch.4 F(1)(b): the first number selected pays 50 to 1.
+    assert_eq!(lucky[0], ("17".to_string(), 50));
+    let before = w.chips("alice");
+    let spin_on = |pocket: &str| Request::Spin {
+        table: "t1".into(),
+        spin: spin(pocket),
+        bonus_words: Vec::new(),
+    };
+    w.ok(&dealer, spin_on("17"));
+    assert_eq!(w.chips("alice") - before, 5_100);
+    // ch.4 F(1)(a): a straight on a number that is not lucky pays 28 to 1.
+    let plain = (1..=36)
+        .map(|n| n.to_string())
+        .find(|n| lucky.iter().all(|(p, _)| p != n))
+        .expect("a number not lucky");
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&alice, bet("t1", "plain", &plain, 100));
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &Actor::system(),
+        Request::DrawBonus {
+            table: "t1".into(),
+            words,
+        },
+    );
+    let before = w.chips("alice");
+    w.ok(&dealer, spin_on(&plain));
+    assert_eq!(w.chips("alice") - before, 2_900);
+    let entries = w.casino.ledger().storage().entries.clone();
+    assert_eq!(
+        replay(&entries).expect("replays").balance("chips:t1:alice"),
+        w.chips("alice")
+    );
+}
+
+/// Words that draw Roulette X paytable A's five lucky numbers with 17 first.
+fn lucky_17_words() -> Vec<u32> {
+    use croupier_core::bonus::{BonusDraw, TableBonus};
+    use croupier_profiles::bonus::{load, Bonus};
+    let Ok(Bonus::RouletteX(config)) = load("roulette-x-a") else {
+        panic!("the shipped configuration loads")
+    };
+    let bonus = TableBonus::RouletteX(config);
+    // Word 0 picks the count (five, the only one); five distinct pocket
+    // indices; then the odds of the four after the first.
+    (0..38)
+        .map(|k| vec![0, k, (k + 1) % 38, (k + 2) % 38, (k + 3) % 38, (k + 4) % 38, 0, 0, 0, 0])
+        .find(|words| {
+            let mut replay = croupier_rng::bonus_draws::Replaying::new(words);
+            matches!(
+                croupier_rng::bonus_draws::draw(&mut replay, &bonus, croupier_core::Wheel::DoubleZero),
+                Ok(BonusDraw::Lucky(l)) if l.numbers[0].0.label() == "17"
+            )
+        })
+        .expect("a word draws 17 first")
 }

@@ -65,6 +65,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
     run(
         admin.clone(),
         Request::CreateTable {
+            bonus_text: None,
             table: "t".into(),
             profile_text: croupier_profiles::builtin_text("colorado-2014")
                 .expect("profile")
@@ -178,6 +179,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
     run(
         dealer.clone(),
         Request::Spin {
+            bonus_words: Vec::new(),
             table: t(),
             spin: Spin::NoSpin {
                 no_spin: "same_direction".into(),
@@ -188,6 +190,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
     run(
         dealer.clone(),
         Request::Spin {
+            bonus_words: Vec::new(),
             table: t(),
             spin: Spin::NoSpin {
                 no_spin: "ball_left_wheel".into(),
@@ -204,6 +207,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
     run(
         dealer.clone(),
         Request::Spin {
+            bonus_words: Vec::new(),
             table: t(),
             spin: ball("0"),
         },
@@ -223,6 +227,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
     run(
         dealer.clone(),
         Request::Spin {
+            bonus_words: Vec::new(),
             table: t(),
             spin: ball("17"),
         },

@@ -165,6 +165,7 @@ fn table(id: &str, profile: &str) -> Request {
 
 fn table_of(id: &str, profile_text: &str, wheel: &str) -> Request {
     Request::CreateTable {
+        bonus_text: None,
         table: id.into(),
         profile_text: profile_text.into(),
         wheel: wheel.into(),
@@ -218,6 +219,7 @@ fn bet(id: &str, spot: &str, stake: u64) -> Request {
 
 fn spin(pocket: &str) -> Request {
     Request::Spin {
+        bonus_words: Vec::new(),
         table: "t1".into(),
         spin: Spin::Ball {
             pocket: pocket.into(),
@@ -710,6 +712,7 @@ fn a_dispute_prices_a_coupon_only_where_one_was_played_and_a_prison_bet_as_relea
             coupon_id: None,
         },
         Request::Spin { spin, .. } => Request::Spin {
+            bonus_words: Vec::new(),
             table: "pz".into(),
             spin,
         },
@@ -731,6 +734,7 @@ fn a_dispute_prices_a_coupon_only_where_one_was_played_and_a_prison_bet_as_relea
     w.ok(
         &admin(),
         Request::CreateTable {
+            bonus_text: None,
             table: "pz".into(),
             profile_text: croupier_profiles::builtin_text("colorado-2014")
                 .expect("a shipped profile")
@@ -1088,6 +1092,7 @@ fn a_coupon_on_a_bet_handed_back_unplayed_can_be_played_again() {
 
 fn no_spin(reason: &str) -> Request {
     Request::Spin {
+        bonus_words: Vec::new(),
         table: "t1".into(),
         spin: Spin::NoSpin { no_spin: reason.into() },
     }
@@ -1361,6 +1366,7 @@ fn a_maryland_double_zero_wheel_used_as_single_zero_keeps_its_covered_felt() {
 #[test]
 fn a_hanging_balls_no_spin_is_the_floor_managers_at_the_low_limit_house() {
     let hanging = || Request::Spin {
+        bonus_words: Vec::new(),
         table: "t1".into(),
         spin: Spin::NoSpin {
             no_spin: "ball_hangs".into(),

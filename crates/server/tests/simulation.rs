@@ -149,6 +149,7 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
         run(
             &admin,
             Request::CreateTable {
+                bonus_text: None,
                 table: t.to_string(),
                 // One casino, one currency: the European house rules, played in dollars.
                 profile_text: croupier_profiles::builtin_text(profile)
@@ -243,7 +244,14 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
                     revolutions: 6,
                 }
             };
-            (dealer, Request::Spin { table: t, spin })
+            (
+                dealer,
+                Request::Spin {
+                    table: t,
+                    spin,
+                    bonus_words: Vec::new(),
+                },
+            )
         }
         15 => (
             player,

@@ -118,6 +118,7 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
         run(
             &admin,
             Request::CreateTable {
+                bonus_text: None,
                 table: t.to_string(),
                 profile_text: include_str!("../../../profiles/maryland.toml").into(),
                 wheel: "double-zero".into(),
@@ -201,6 +202,7 @@ fn tables_run_on_writers_of_their_own_into_one_journal() {
                     }
                     run(dealer.clone(), Request::NoMoreBets { table: t.into() }).expect("close");
                     let spin = Request::Spin {
+                        bonus_words: Vec::new(),
                         table: t.into(),
                         spin: Spin::Ball {
                             pocket: ["17", "1", "2", "0", "00"][round].into(),
@@ -358,6 +360,7 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
             &floor,
             dealer.clone(),
             Request::Spin {
+                bonus_words: Vec::new(),
                 table: t.to_string(),
                 spin,
             },

@@ -84,6 +84,7 @@ impl EventView {
             | E::BetSettled { table, player, .. }
             | E::BetReturned { table, player, .. }
             | E::BetImprisoned { table, player, .. }
+            | E::BonusWager { table, player, .. }
             | E::CouponIssued { table, player, .. } => A::Player { table, player },
             // What a number display board shows: the table's phases, results and each round's totals.
             E::TableCreated { table, .. }
@@ -95,6 +96,8 @@ impl EventView {
             | E::SpinVoided { table, .. }
             | E::Result { table, .. }
             | E::RoundSettled { table, .. }
+            // Maryland ch.3 F(16), (18): the numbers are shown to the table before the spin.
+            | E::BonusDrawn { table, .. }
             // Everyone at the table learns it plays in points (Colorado 2214).
             | E::TablePlay { table, .. } => A::Everyone { table },
             // Play stops and resumes for everyone; who called it is the staff's business.

@@ -49,6 +49,21 @@ pub struct ShippedProfile {
     pub in_prison_offered: bool,
     /// The profile file's whole text, as `create_table` takes it.
     pub text: String,
+    /// The shipped bonus configurations its document permits, as
+    /// `create_table`'s `bonus_text` takes them.
+    #[serde(default)]
+    pub bonuses: Vec<ShippedBonus>,
+}
+
+/// A shipped bonus configuration (Roulette X or Bonus Spin Xtreme).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ShippedBonus {
+    pub name: String,
+    /// `roulette-x` or `bonus-spin-xtreme`.
+    pub kind: String,
+    /// The wheels it may be played on.
+    pub wheels: Vec<String>,
+    pub text: String,
 }
 
 /// The profiles shipped inside croupier.
@@ -225,6 +240,60 @@ pub struct PublicTable {
     /// The casino's operator, shown on the layout (Maryland ch.1 G(1)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator: Option<String>,
+    /// The table's bonus as it stands: the round's numbers, the meters and
+    /// the jackpots they paid (Maryland ch.3 F(16)-(18), ch.4 D-F).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonus: Option<Box<BonusState>>,
+}
+
+/// A bonus table's round and meters, as the table shows them to the room.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct BonusState {
+    /// `roulette-x` or `bonus-spin-xtreme`.
+    pub kind: String,
+    pub name: String,
+    /// The currency of the meters and jackpots.
+    pub currency: String,
+    /// The round the numbers are for; none before its first draw.
+    pub drawn_round: Option<u64>,
+    /// Bonus Spin Xtreme's target numbers for the round.
+    pub targets: Vec<String>,
+    /// Roulette X's lucky numbers for the round, with the odds each pays.
+    pub lucky: Vec<crate::api::LuckyView>,
+    /// The progressive meters as they stand, in minor units (Bonus Spin Xtreme).
+    pub meters: Option<MetersView>,
+    /// Bonus Spin Xtreme wagers placed this round, of `positions`.
+    pub wagers: usize,
+    pub positions: u8,
+    /// The jackpots the meters paid, newest first (no player named).
+    pub jackpots: Vec<JackpotView>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct MetersView {
+    pub primary: u64,
+    pub secondary: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct JackpotView {
+    pub at_ms: u64,
+    pub round: u64,
+    /// `primary` or `secondary`.
+    pub meter: String,
+    pub amount: u64,
+}
+
+/// A table's bonus and its paytable, posted at the table.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LayoutBonus {
+    /// `roulette-x` or `bonus-spin-xtreme`.
+    pub kind: String,
+    pub name: String,
+    /// The Bonus Spin Xtreme wager, in minor units.
+    pub wager: Option<u64>,
+    /// The paytable and its rules, line by line, as the table posts them.
+    pub rules: Vec<String>,
 }
 
 /// A ball waiting for its inspection after a no spin.
@@ -317,6 +386,9 @@ pub struct Layout {
     /// confirms their face value (european-casino 5.4-5.5), posted at the table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chips_notice: Option<String>,
+    /// The table's bonus and its paytable (Maryland ch.4 D-F).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonus: Option<LayoutBonus>,
 }
 
 /// An entry of a table's operations log: the event, with when it happened.
@@ -474,6 +546,9 @@ pub struct RecalledRound {
     /// Played for this tournament's event, in points (Colorado 2214).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
+    /// A bonus table's numbers for the round: targets, or lucky numbers as `pocket:odds`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bonus_numbers: Vec<String>,
 }
 
 impl RecalledRound {

@@ -84,6 +84,10 @@ error_codes! {
     CoverNotLocked = "cover_not_locked" => 422,
     /// Maryland ch.1 G(1): a table opens once the operator's name is on its layout.
     OperatorNotNamed = "operator_not_named" => 409,
+    /// A bonus table's spin before its bonus numbers are drawn (Maryland ch.3 F(16), (18)).
+    BonusNotDrawn = "bonus_not_drawn" => 409,
+    /// A second Bonus Spin Xtreme wager at one position in a round (Maryland ch.3 F(17)(a)).
+    BonusWagerPlaced = "bonus_wager_placed" => 409,
     /// A licence number that cannot be recorded.
     BadLicence = "bad_licence" => 422,
     /// A match play coupon past its end.

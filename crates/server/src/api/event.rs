@@ -8,6 +8,13 @@ use utoipa::ToSchema;
 
 use super::{Correction, OutcomeSource, Role};
 
+/// A Roulette X lucky number and the odds it pays (Maryland ch.4 F).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LuckyView {
+    pub pocket: String,
+    pub odds: u32,
+}
+
 /// What happened, as everyone outside the core sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -290,6 +297,31 @@ pub enum EventView {
         bet_id: String,
         player: String,
         held: u64,
+    },
+    /// A bonus table's draw after no more bets (Maryland ch.3 F(16), (18)):
+    /// Bonus Spin Xtreme's target numbers, or Roulette X's lucky numbers
+    /// with the odds each pays.
+    BonusDrawn {
+        table: String,
+        round: u64,
+        targets: Vec<String>,
+        lucky: Vec<LuckyView>,
+    },
+    /// A player's Bonus Spin Xtreme wager: `placed`, `returned`, `collected`
+    /// (lost to the house, its shares to the meters), `awarded` (what the
+    /// bonus wheel's `symbol` paid: "primary", "secondary", "blank" or an
+    /// amount), or `community` (Community Pay for another's `for_wager`).
+    BonusWager {
+        table: String,
+        round: u64,
+        wager_id: String,
+        player: String,
+        what: String,
+        amount: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        symbol: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_wager: Option<String>,
     },
     RoundSettled {
         table: String,

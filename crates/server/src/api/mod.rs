@@ -12,7 +12,7 @@ mod request;
 
 pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
-pub use event::EventView;
+pub use event::{EventView, LuckyView};
 pub use request::{
     BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PaidWith, PlaceBet, Role, SpinView, TournamentOrder,
 };

@@ -229,6 +229,10 @@ pub enum ClientRequest {
         /// For a wheel table: the automated wheel's SlingShot 2 address (HOST:PORT).
         #[serde(default)]
         wheel_address: Option<String>,
+        /// A bonus configuration file's text (Roulette X or Bonus Spin
+        /// Xtreme), where the profile's document permits it.
+        #[serde(default)]
+        bonus_text: Option<String>,
     },
     Inspect {
         table: String,
@@ -392,6 +396,12 @@ pub enum ClientRequest {
         table: String,
         bet_id: String,
     },
+    /// A player's $5 Bonus Spin Xtreme wager at their position, before no
+    /// more bets (Maryland ch.3 F(16)-(17)): one a round; `wager_id` as a bet's id.
+    BonusWager {
+        table: String,
+        wager_id: String,
+    },
     DeclareEmergency {
         table: String,
         reason: String,
@@ -446,6 +456,7 @@ impl ClientRequest {
             | C::OpenBetting { table }
             | C::NoMoreBets { table }
             | C::Spin { table, .. }
+            | C::BonusWager { table, .. }
             | C::BuyIn { table, .. }
             | C::SellChips { table, .. }
             | C::LeaveTable { table, .. }

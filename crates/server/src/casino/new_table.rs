@@ -10,7 +10,9 @@ use croupier_ledger::{Account, Storage};
 
 use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
-use super::journal::{JournalEvent, FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
+use super::journal::{
+    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES,
+};
 use super::request::Request;
 use super::table::TableSlot;
 use super::{err, policy};
@@ -34,6 +36,7 @@ impl<S: Storage> Cage<S> {
             outcome,
             shared_colours,
             wheel_address,
+            bonus_text,
         } = request
         else {
             return Err(err(ErrorCode::Internal, "not a new table"));
@@ -127,6 +130,13 @@ impl<S: Storage> Cage<S> {
             },
         )
         .map_err(|e| err(ErrorCode::BadTable, e.to_string()))?;
+        let core = match bonus_text {
+            Some(text) => {
+                require_format(dir.journal_format(), FORMAT_BONUS_TABLES, "bonus tables are")?;
+                with_bonus(core, text, table)?
+            }
+            None => core,
+        };
         events.push(JournalEvent::TableCreated {
             table: table.clone(),
             profile: profile_name.clone(),
@@ -143,6 +153,35 @@ impl<S: Storage> Cage<S> {
         )?)));
         Ok(())
     }
+}
+
+/// The table with the bonus its configuration text gives, where its
+/// document permits that bonus (Maryland ch.3 F(16)-(18)).
+fn with_bonus(core: Table, text: &str, table: &str) -> Result<Table, ApiError> {
+    use croupier_core::bonus::TableBonus;
+    use croupier_profiles::bonus::Bonus;
+    let bonus =
+        match croupier_profiles::bonus::parse(text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))? {
+            Bonus::RouletteX(x) => TableBonus::RouletteX(x),
+            Bonus::BonusSpinXtreme(b) => TableBonus::BonusSpinXtreme(b),
+        };
+    let permitted = &core.profile().jurisdiction().bonuses;
+    if !permitted.iter().any(|k| k == bonus.kind()) {
+        return Err(err(
+            ErrorCode::NotOffered,
+            format!(
+                "{} permits no {} (it permits {})",
+                core.profile().jurisdiction().title,
+                bonus.kind(),
+                if permitted.is_empty() {
+                    "no bonus".to_string()
+                } else {
+                    permitted.join(", ")
+                }
+            ),
+        ));
+    }
+    core.with_bonus(bonus).map_err(|why| err(ErrorCode::BadWheel, why))
 }
 
 /// The rules a table's configuration keeps from journal format 6.

@@ -147,6 +147,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                 }),
                 awaits_regulator: slot.table.awaits_regulator(),
                 operator: dir.operator().map(str::to_string),
+                bonus: slot.bonus_state().map(Box::new),
             })
         }
         TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot, dir))),
@@ -254,6 +255,10 @@ fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
         .into_iter()
         .filter_map(|notation| {
             let spot = Spot::parse(&notation, wheel).ok()?;
+            // A Roulette X table takes no composite bet (see `composite_refused`).
+            if composite_refused(slot) && spot.kind().is_composite() {
+                return None;
+            }
             // A stake must be a multiple of this many units (neighbours, complete).
             let units = rules.stake_units(&notation).unwrap_or(1);
             Some(LayoutSpot {
@@ -271,6 +276,12 @@ fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
         .collect()
 }
 
+/// Whether the table refuses composite bets: Roulette X pays a straight by
+/// its own paytable (Maryland ch.4 F), not as the part of a composite bet.
+fn composite_refused(slot: &TableSlot) -> bool {
+    slot.roulette_x_straight_odds().is_some()
+}
+
 fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
     let config = slot.table.config();
     let wheel = config.wheel;
@@ -280,6 +291,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
     let kinds = profile
         .kinds_on(wheel)
         .into_iter()
+        .filter(|k| !(composite_refused(slot) && k.is_composite()))
         .map(|k| {
             let limit = profile.limit(k);
             LayoutKind {
@@ -288,6 +300,8 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 inside: k.is_inside(),
                 pays: match k {
                     Kind::Neighbours | Kind::Complete => None,
+                    // Maryland ch.4 F: a Roulette X straight pays its paytable's odds.
+                    Kind::Straight => slot.roulette_x_straight_odds().or(profile.payout(k)),
                     k => profile.payout(k),
                 },
                 min: limit.map(|r| r.min.get()),
@@ -354,6 +368,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 rule.confirmed_by.join(" or ")
             )
         }),
+        bonus: slot.layout_bonus(),
     }
 }
 

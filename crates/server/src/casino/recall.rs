@@ -45,6 +45,11 @@ pub struct RoundRecord {
     /// (Colorado 2214): its stakes are points, not money.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
+    /// A bonus table's numbers for the round: Bonus Spin Xtreme's targets,
+    /// or Roulette X's lucky numbers with their odds (`17:50`). Its Bonus
+    /// Spin Xtreme wagers are among `bets`, of kind `bonus-spin-xtreme`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bonus_numbers: Vec<String>,
 }
 
 impl From<&RoundRecord> for RecalledRound {
@@ -73,6 +78,7 @@ impl From<&RoundRecord> for RecalledRound {
             chips_before: r.chips_before.clone(),
             chips_after: r.chips_after.clone(),
             tournament: r.tournament.clone(),
+            bonus_numbers: r.bonus_numbers.clone(),
         }
     }
 }
@@ -132,6 +138,7 @@ pub(super) fn record_all(
                 chips_before: before.clone(),
                 chips_after: BTreeMap::new(),
                 tournament: slot.points.as_ref().map(|p| p.tournament.clone()),
+                bonus_numbers: Vec::new(),
             }));
             index = None;
             continue;
@@ -178,7 +185,51 @@ pub(super) fn record_all(
             Event::BetReturned { bet_id, returned, .. } => update(bet_id, "returned", Some(returned.get())),
             Event::BetImprisoned { bet_id, .. } => update(bet_id, "prison", None),
             Event::RoundSettled { .. } => r.settled = true,
+            Event::BonusDrawn { draw, .. } => r.bonus_numbers = bonus_numbers(draw),
+            Event::BonusWagerAccepted {
+                wager_id,
+                player,
+                stake,
+                ..
+            } => {
+                r.bets.push(BetRecord {
+                    bet_id: wager_id.clone(),
+                    player: name_of(*player),
+                    spot: "bonus-spin-xtreme".into(),
+                    kind: "bonus-spin-xtreme".into(),
+                    stake: stake.get(),
+                    result: None,
+                    returned: None,
+                });
+                index = None;
+            }
+            Event::BonusWagerReturned { wager_id, stake, .. } => update(wager_id, "returned", Some(stake.get())),
+            Event::BonusWagerCollected { wager_id, .. } => update(wager_id, "lose", Some(0)),
+            // An award and Community Pay add to what the wager returned.
+            Event::BonusAwarded { wager_id, award, .. } | Event::CommunityPaid { wager_id, award, .. } => {
+                let positions = index
+                    .get_or_insert_with(|| r.bets.iter().enumerate().map(|(i, b)| (b.bet_id.clone(), i)).collect());
+                if let Some(&i) = positions.get(wager_id.as_str()) {
+                    let bet = &mut r.bets[i];
+                    bet.returned = Some(bet.returned.unwrap_or(0) + award.get());
+                    if award.get() > 0 {
+                        bet.result = Some("win".into());
+                    }
+                }
+            }
             _ => {}
         }
+    }
+}
+
+/// A bonus draw as recall shows it: targets, or lucky numbers with their odds.
+fn bonus_numbers(draw: &croupier_core::bonus::BonusDraw) -> Vec<String> {
+    match draw {
+        croupier_core::bonus::BonusDraw::Targets(t) => t.iter().map(|p| p.label().to_string()).collect(),
+        croupier_core::bonus::BonusDraw::Lucky(l) => l
+            .numbers
+            .iter()
+            .map(|(p, odds)| format!("{}:{odds}", p.label()))
+            .collect(),
     }
 }

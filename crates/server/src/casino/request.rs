@@ -109,6 +109,9 @@ pub enum Request {
         shared_colours: bool,
         #[serde(default)]
         wheel_address: Option<String>,
+        /// The bonus configuration file's text (journal format 11).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bonus_text: Option<String>,
     },
     Inspect {
         table: String,
@@ -161,6 +164,10 @@ pub enum Request {
     Spin {
         table: String,
         spin: Spin,
+        /// The server's words for the bonus wheel's symbol of each Bonus
+        /// Spin Xtreme wager, drawn as the result comes (journal format 11).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bonus_words: Vec<u32>,
     },
     /// The RNG's outcome at an RNG table, with the word it came from: the
     /// word gives the pocket again (journal format 4). The server alone
@@ -169,6 +176,21 @@ pub enum Request {
         table: String,
         pocket: String,
         word: u32,
+        /// The server's words for the bonus wheel's symbol of each Bonus
+        /// Spin Xtreme wager, drawn as the result comes (journal format 11).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bonus_words: Vec<u32>,
+    },
+    /// A bonus table's draw after no more bets, by the server's RNG, with
+    /// the words it came from: they give the draw again (journal format 11).
+    DrawBonus {
+        table: String,
+        words: Vec<u32>,
+    },
+    /// A player's Bonus Spin Xtreme wager at their position (journal format 11).
+    BonusWager {
+        table: String,
+        wager_id: String,
     },
     /// An automated wheel's finished game at its table, with the frames of
     /// the game that say what it was: they give the result again (journal
@@ -177,6 +199,10 @@ pub enum Request {
         table: String,
         game: u16,
         frames: Vec<String>,
+        /// The server's words for the bonus wheel's symbol of each Bonus
+        /// Spin Xtreme wager, drawn as the result comes (journal format 11).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bonus_words: Vec<u32>,
     },
     CashIn {
         id: String,
@@ -343,6 +369,7 @@ impl Request {
                 outcome,
                 shared_colours,
                 wheel_address,
+                bonus_text,
             } => Request::CreateTable {
                 table,
                 profile_text,
@@ -352,6 +379,7 @@ impl Request {
                 outcome,
                 shared_colours,
                 wheel_address,
+                bonus_text,
             },
             C::Inspect {
                 table,
@@ -401,7 +429,9 @@ impl Request {
             C::Spin { table, spin } => Request::Spin {
                 table,
                 spin: spin.into(),
+                bonus_words: Vec::new(),
             },
+            C::BonusWager { table, wager_id } => Request::BonusWager { table, wager_id },
             C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
             C::CreateTournament { config } => Request::CreateTournament { config },
@@ -510,6 +540,8 @@ impl Request {
             | R::NoMoreBets { table }
             | R::Spin { table, .. }
             | R::Draw { table, .. }
+            | R::DrawBonus { table, .. }
+            | R::BonusWager { table, .. }
             | R::WheelGame { table, .. }
             | R::BuyIn { table, .. }
             | R::SellChips { table, .. }

@@ -129,6 +129,19 @@ impl TableSlot {
                         ));
                     }
                 }
+                Event::BonusWagerAccepted { .. }
+                | Event::BonusWagerReturned { .. }
+                | Event::BonusWagerCollected { .. }
+                | Event::BonusAwarded { .. }
+                | Event::CommunityPaid { .. } => {
+                    let flows = super::table::Flows {
+                        collect: &mut collect,
+                        pay: &mut pay,
+                        float_in: &mut float_in,
+                        float_out: &mut float_out,
+                    };
+                    self.bonus_transfers(dir, e, flows)?;
+                }
                 Event::DisputeDecided { corrections, .. } => {
                     for (i, &(player, amount)) in corrections.iter().enumerate() {
                         let id = format!("{table}/dispute/{seq}/{i}");
@@ -210,7 +223,7 @@ impl TableSlot {
         plan.transfers.extend(pay);
         let name_of = |p: u64| dir.name_of(p);
         plan.events
-            .extend(events.iter().map(|e| journal::event::from_core(table, e, &name_of)));
+            .extend(events.iter().map(|e| journal::from_core(table, e, &name_of)));
         plan.effects.push(Effect::Core { events });
         Ok(())
     }
@@ -244,6 +257,11 @@ pub(super) fn command_error(e: CommandError) -> ApiError {
         C::TimeWentBackwards { .. } => K::TimeWentBackwards,
         C::LimitsInRound => K::RoundUnderWay,
         C::BadLimits { .. } => K::BadLimits,
+        C::BonusNotOffered | C::NotAtRouletteX(_) => K::NotOffered,
+        C::BonusNotDrawn => K::BonusNotDrawn,
+        C::BadBonusDraw(_) | C::BonusSymbols { .. } => K::BadSpin,
+        C::BonusWagerPlaced => K::BonusWagerPlaced,
+        C::PositionsFull(_) => K::RoundFull,
     };
     err(code, e.to_string())
 }

@@ -343,6 +343,43 @@ pub fn view(event: &JournalEvent) -> EventView {
             why: return_sentence(&reason),
             reason,
         },
+        J::BonusDrawn {
+            table,
+            round,
+            targets,
+            lucky,
+        } => V::BonusDrawn {
+            table,
+            round,
+            targets,
+            lucky: lucky
+                .into_iter()
+                .map(|l| crate::api::LuckyView {
+                    pocket: l.pocket,
+                    odds: l.odds,
+                })
+                .collect(),
+        },
+        J::BonusWager {
+            table,
+            round,
+            wager_id,
+            player,
+            what,
+            amount,
+            symbol,
+            for_wager,
+            ..
+        } => V::BonusWager {
+            table,
+            round,
+            wager_id,
+            player,
+            what,
+            amount,
+            symbol,
+            for_wager,
+        },
         J::BetImprisoned {
             table,
             round,

@@ -27,7 +27,9 @@ static PROFILES: LazyLock<Bytes> = LazyLock::new(|| {
         .into_iter()
         .filter_map(|name| {
             let text = croupier_profiles::builtin_text(name)?;
-            let spec = croupier_profiles::load(name).ok()?.spec().clone();
+            let profile = croupier_profiles::load(name).ok()?;
+            let bonuses = shipped_bonuses(&profile.jurisdiction().bonuses);
+            let spec = profile.spec().clone();
             let mut wheels = vec![spec.default_wheel.name().to_string()];
             wheels.extend(
                 spec.wheels
@@ -42,11 +44,40 @@ static PROFILES: LazyLock<Bytes> = LazyLock::new(|| {
                 wheels,
                 in_prison_offered: spec.zero.in_prison_offered,
                 text: text.to_string(),
+                bonuses,
             })
         })
         .collect();
     Bytes::from(serde_json::to_vec(&ShippedProfiles { profiles }).unwrap_or_default())
 });
+
+/// The shipped bonus configurations of the kinds a document permits.
+fn shipped_bonuses(permitted: &[String]) -> Vec<crate::api::bodies::ShippedBonus> {
+    use croupier_core::bonus::TableBonus;
+    use croupier_profiles::bonus::{Bonus, BUILTIN_BONUS};
+    BUILTIN_BONUS
+        .iter()
+        .filter_map(|(name, text)| {
+            let bonus = match croupier_profiles::bonus::parse(text, name).ok()? {
+                Bonus::RouletteX(x) => TableBonus::RouletteX(x),
+                Bonus::BonusSpinXtreme(b) => TableBonus::BonusSpinXtreme(b),
+            };
+            permitted
+                .iter()
+                .any(|k| k == bonus.kind())
+                .then(|| crate::api::bodies::ShippedBonus {
+                    name: name.to_string(),
+                    kind: bonus.kind().to_string(),
+                    wheels: croupier_core::wheel::ALL_WHEELS
+                        .into_iter()
+                        .filter(|w| bonus.allows(*w))
+                        .map(|w| w.name().to_string())
+                        .collect(),
+                    text: text.to_string(),
+                })
+        })
+        .collect()
+}
 
 /// The profiles shipped inside croupier, each with its whole text, for a
 /// table to be made from (the rules a table posts are public, Colorado 2208).

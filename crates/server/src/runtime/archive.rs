@@ -416,6 +416,7 @@ mod tests {
             chips_before: players.iter().map(|p| ((*p).to_string(), 1_000)).collect(),
             chips_after: players.iter().map(|p| ((*p).to_string(), 1_100)).collect(),
             tournament: None,
+            bonus_numbers: Vec::new(),
         })
     }
 

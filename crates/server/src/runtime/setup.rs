@@ -216,6 +216,7 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
             run(
                 casino,
                 Request::CreateTable {
+                    bonus_text: None,
                     table: table.into(),
                     profile_text,
                     wheel: wheel.into(),

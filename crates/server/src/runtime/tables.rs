@@ -148,8 +148,82 @@ fn long(request: &Request) -> bool {
 }
 
 impl TableWriter {
-    /// Executes a request at this table (see [`TableSlot::execute`]).
+    /// Executes a request at this table. At a bonus table the server's RNG
+    /// draws the round's bonus numbers as soon as betting closes (Maryland
+    /// ch.3 F(16), (18)), and the bonus wheel's symbols as a result comes.
     fn execute(&mut self, actor: &Actor, request: Request) -> Result<Executed, ApiError> {
+        let result_comes = matches!(request, Request::Spin { .. } | Request::WheelGame { .. });
+        let mut done = Executed::default();
+        // A draw that failed when betting closed is drawn before the result.
+        if result_comes && self.slot.bonus_draw_due() {
+            done.extend(self.draw_bonus()?);
+        }
+        let request = if result_comes {
+            self.with_bonus_words(request)?
+        } else {
+            request
+        };
+        done.extend(self.execute_one(actor, request)?);
+        if self.slot.bonus_draw_due() {
+            match self.draw_bonus() {
+                Ok(drawn) => done.extend(drawn),
+                // The round waits: its spin draws first (above).
+                Err(e) => tracing::error!(table = %self.slot.id, "the bonus draw failed: {}", e.message),
+            }
+        }
+        Ok(done)
+    }
+
+    /// The round's bonus numbers, from the RNG, with the words they came from.
+    fn draw_bonus(&mut self) -> Result<Executed, ApiError> {
+        let Some(bonus) = self.slot.bonus() else {
+            return Ok(Executed::default());
+        };
+        let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
+        let mut words = croupier_rng::bonus_draws::Recording::new(&mut rng);
+        croupier_rng::bonus_draws::draw(&mut words, bonus, self.slot.table.config().wheel)
+            .map_err(ApiError::internal)?;
+        let request = Request::DrawBonus {
+            table: self.slot.id.clone(),
+            words: words.words,
+        };
+        self.execute_one(&Actor::system(), request)
+    }
+
+    /// The words of the bonus wheel's symbol for each Bonus Spin Xtreme
+    /// wager of the round, drawn as its result comes.
+    fn bonus_words(&self) -> Result<Vec<u32>, ApiError> {
+        let wagers = self.slot.bonus_symbols_due();
+        let Some(bsx) = self.slot.table.bsx().filter(|_| wagers > 0) else {
+            return Ok(Vec::new());
+        };
+        let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
+        let mut words = croupier_rng::bonus_draws::Recording::new(&mut rng);
+        croupier_rng::bonus_draws::symbols(&mut words, bsx, wagers).map_err(ApiError::internal)?;
+        Ok(words.words)
+    }
+
+    fn with_bonus_words(&self, request: Request) -> Result<Request, ApiError> {
+        Ok(match request {
+            Request::Spin { table, spin, .. } => Request::Spin {
+                table,
+                spin,
+                bonus_words: self.bonus_words()?,
+            },
+            Request::WheelGame {
+                table, game, frames, ..
+            } => Request::WheelGame {
+                table,
+                game,
+                frames,
+                bonus_words: self.bonus_words()?,
+            },
+            other => other,
+        })
+    }
+
+    /// Executes one request at this table (see [`TableSlot::execute`]).
+    fn execute_one(&mut self, actor: &Actor, request: Request) -> Result<Executed, ApiError> {
         let at_ms = self.clock.now_ms();
         let mut cage = CageLink {
             cage: &self.cage,
@@ -199,6 +273,11 @@ impl TableWriter {
                 "this table's outcomes do not come from the RNG",
             ));
         }
+        if self.slot.bonus_draw_due() {
+            let mut done = self.draw_bonus()?;
+            done.extend(self.draw(actor)?);
+            return Ok(done);
+        }
         let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
         let (report, word) = croupier_rng::rng_draw(&mut rng, &self.slot.table)
             .map_err(|e| ApiError::new(ErrorCode::NotSpinning, e.to_string()))?;
@@ -210,8 +289,9 @@ impl TableWriter {
             table: self.slot.id.clone(),
             pocket: pocket.label().to_string(),
             word,
+            bonus_words: self.bonus_words()?,
         };
-        self.execute(actor, request)
+        self.execute_one(actor, request)
     }
 }
 

@@ -100,6 +100,7 @@ async fn play(floor: &Floor, table: &str, finished: croupier_wheel::monitor::Fin
                 table: t(),
                 game,
                 frames: finished.frames,
+                bonus_words: Vec::new(),
             },
         )
         .await;

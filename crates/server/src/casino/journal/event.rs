@@ -3,7 +3,7 @@
 //! [`crate::casino::views`] renders these as the API's event views. A change
 //! to this type is a new journal format.
 
-use croupier_core::round::{Event, NoSpinReason, ReturnReason};
+use croupier_core::round::{NoSpinReason, ReturnReason};
 use croupier_core::{Outcome, Pocket};
 use serde::{Deserialize, Serialize};
 
@@ -294,6 +294,35 @@ pub enum JournalEvent {
         staked: u64,
         returned: u64,
     },
+    /// A bonus table's draw after no more bets (journal format 11):
+    /// Bonus Spin Xtreme's targets, or Roulette X's lucky numbers.
+    BonusDrawn {
+        table: String,
+        round: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        targets: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        lucky: Vec<LuckyNumber>,
+    },
+    /// A Bonus Spin Xtreme wager's course (journal format 11): `placed`,
+    /// `returned`, `collected` (its shares to the meters), `awarded` (the
+    /// bonus wheel's symbol), `community` (Community Pay for `for_wager`).
+    BonusWager {
+        table: String,
+        round: u64,
+        wager_id: String,
+        player: String,
+        what: String,
+        amount: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        symbol: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_wager: Option<String>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        to_primary: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        to_secondary: u64,
+    },
     EmergencyDeclared {
         table: String,
         by: String,
@@ -338,215 +367,22 @@ impl From<crate::api::KindLimit> for StoredLimit {
     }
 }
 
+/// A Roulette X lucky number and the odds drawn for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LuckyNumber {
+    pub pocket: String,
+    pub odds: u32,
+}
+
+pub(super) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// A dispute's correction of a player's chips, as it was made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorrectionMade {
     pub player: String,
     pub amount: i64,
-}
-
-/// A core event at `table`, with player numbers turned into names.
-pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) -> JournalEvent {
-    let t = table.to_string();
-    match event {
-        Event::InspectionRecorded(i) => JournalEvent::InspectionRecorded {
-            table: t,
-            at_ms: i.at_ms,
-            by: i.by.name.clone(),
-            licence: i.by.licence.clone(),
-            regulator: i.by_regulator,
-        },
-        Event::SeriesEntered {
-            at_ms,
-            by,
-            player,
-            bet_ids,
-        } => JournalEvent::VerbalSeries {
-            table: t,
-            at_ms: *at_ms,
-            by: by.name.clone(),
-            licence: by.licence.clone(),
-            player: name_of(*player),
-            bet_ids: bet_ids.clone(),
-        },
-        Event::BallInspected {
-            at_ms,
-            by,
-            reason,
-            damaged,
-        } => JournalEvent::BallInspected {
-            table: t,
-            at_ms: *at_ms,
-            by: by.name.clone(),
-            licence: by.licence.clone(),
-            reason: reason.name().to_string(),
-            damaged: *damaged,
-        },
-        Event::AdjustmentRecorded(a) => JournalEvent::AdjustmentRecorded {
-            table: t,
-            at_ms: a.at_ms,
-            by: a.by.name.clone(),
-            licence: a.by.licence.clone(),
-            replacement: a.replacement,
-            description: a.description.clone(),
-            witness: a.witness.as_ref().map(|w| w.name.clone()),
-            witness_licence: a.witness.as_ref().map(|w| w.licence.clone()),
-            external: a.external,
-        },
-        Event::LimitsSet { at_ms, by, limits } => JournalEvent::LimitsSet {
-            table: t,
-            at_ms: *at_ms,
-            by: by.name.clone(),
-            licence: by.licence.clone(),
-            limits: limits
-                .iter()
-                .map(|(kind, range)| StoredLimit {
-                    kind: kind.name().to_string(),
-                    min: range.min.get(),
-                    max: range.max.get(),
-                })
-                .collect(),
-        },
-        Event::TableOpened { .. } => JournalEvent::TableOpened { table: t },
-        Event::TableClosed { .. } => JournalEvent::TableClosed { table: t },
-        Event::BettingOpened { round, deadline_ms, .. } => JournalEvent::BettingOpened {
-            table: t,
-            round: *round,
-            deadline_ms: *deadline_ms,
-        },
-        Event::BetAccepted { round, bet, .. } => JournalEvent::BetAccepted {
-            table: t,
-            round: *round,
-            bet_id: bet.bet_id.clone(),
-            player: name_of(bet.player),
-            spot: bet.bet.spot().notation(),
-            kind: bet.bet.kind().name().to_string(),
-            stake: bet.bet.stake().get(),
-            under_minimum: bet.bet.under_minimum(),
-        },
-        Event::BetCancelled {
-            round,
-            bet_id,
-            player,
-            returned,
-            ..
-        } => JournalEvent::BetCancelled {
-            table: t,
-            round: *round,
-            bet_id: bet_id.clone(),
-            player: name_of(*player),
-            returned: returned.get(),
-        },
-        Event::NoMoreBets { round, .. } => JournalEvent::NoMoreBets {
-            table: t,
-            round: *round,
-        },
-        Event::NoSpin { round, reason, .. } => JournalEvent::NoSpin {
-            table: t,
-            round: *round,
-            reason: reason.name().to_string(),
-        },
-        Event::SpinVoided { round, pocket, .. } => JournalEvent::SpinVoided {
-            table: t,
-            round: *round,
-            pocket: pocket.label().to_string(),
-        },
-        Event::ResultRecorded { round, pocket, .. } => JournalEvent::Result {
-            table: t,
-            round: *round,
-            pocket: pocket.label().to_string(),
-        },
-        Event::BetSettled {
-            round,
-            bet_id,
-            player,
-            outcome,
-            staked,
-            returned,
-        } => JournalEvent::BetSettled {
-            table: t,
-            round: *round,
-            bet_id: bet_id.clone(),
-            player: name_of(*player),
-            result: outcome.name().to_string(),
-            staked: staked.get(),
-            returned: returned.get(),
-        },
-        Event::BetReturned {
-            round,
-            bet_id,
-            player,
-            returned,
-            why,
-        } => JournalEvent::BetReturned {
-            table: t,
-            round: *round,
-            bet_id: bet_id.clone(),
-            player: name_of(*player),
-            returned: returned.get(),
-            reason: why.code().to_string(),
-        },
-        Event::BetImprisoned {
-            round,
-            bet_id,
-            player,
-            held,
-        } => JournalEvent::BetImprisoned {
-            table: t,
-            round: *round,
-            bet_id: bet_id.clone(),
-            player: name_of(*player),
-            held: held.get(),
-        },
-        Event::RoundSettled {
-            round,
-            pocket,
-            staked,
-            returned,
-            ..
-        } => JournalEvent::RoundSettled {
-            table: t,
-            round: *round,
-            pocket: pocket.map(|p| p.label().to_string()),
-            staked: staked.get(),
-            returned: returned.get(),
-        },
-        Event::EmergencyDeclared { by, reason, .. } => JournalEvent::EmergencyDeclared {
-            table: t,
-            by: by.name.clone(),
-            reason: reason.clone(),
-        },
-        Event::EmergencyLifted { by, .. } => JournalEvent::EmergencyLifted {
-            table: t,
-            by: by.name.clone(),
-        },
-        Event::BetsAnnulled {
-            by, bet_ids, reason, ..
-        } => JournalEvent::BetsAnnulled {
-            table: t,
-            by: by.name.clone(),
-            bet_ids: bet_ids.clone(),
-            reason: reason.clone(),
-        },
-        Event::DisputeDecided {
-            by,
-            reason,
-            corrections,
-            ..
-        } => JournalEvent::DisputeDecided {
-            table: t,
-            by: by.name.clone(),
-            reason: reason.clone(),
-            corrections: corrections
-                .iter()
-                .map(|&(p, amount)| CorrectionMade {
-                    player: name_of(p),
-                    amount: amount as i64,
-                })
-                .collect(),
-            round: None,
-        },
-    }
 }
 
 /// The colour of the pocket a label names (`green` for a label that is none).

@@ -293,6 +293,14 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             amount: 0,
             colour: String::new(),
         },
+        // Never written before format 11.
+        J::BonusDrawn { table, .. } => L::TableOpened { table },
+        J::BonusWager { table, player, .. } => L::LeftTable {
+            table,
+            player,
+            amount: 0,
+            colour: String::new(),
+        },
         // Never written: the operator is named from format 10.
         J::OperatorNamed { name } => L::LoginSucceeded { username: name },
         J::TableCreated {

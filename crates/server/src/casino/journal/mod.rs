@@ -26,9 +26,12 @@
 //! A journal goes on in the newest format from the entry that says so; the
 //! entries before it keep theirs and replay to their own bytes.
 
+mod core_events;
 pub mod event;
 pub mod legacy;
 pub mod tournament;
+
+pub use core_events::from_core;
 
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +65,7 @@ pub use event::JournalEvent;
 /// whose external part was replaced. Format 10 sets a Maryland table that
 /// uses a double-zero wheel as single zero on the double-zero felt with 00
 /// covered.
-pub const JOURNAL_FORMAT: u32 = 10;
+pub const JOURNAL_FORMAT: u32 = 11;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -105,6 +108,10 @@ pub const FORMAT_AUTHORITY_TITLES: u32 = 10;
 /// were bought on are cashed in at that day's table minimum, or $1 each,
 /// unless a supervisor confirms their face value (european-casino 5.4-5.5).
 pub const FORMAT_CHIPS_PAST_DAY: u32 = 10;
+/// The first format with bonus tables (Maryland ch.3 F(16)-(18), ch.4 D-F):
+/// a table made with Roulette X or Bonus Spin Xtreme, the server's draw
+/// after no more bets, Bonus Spin Xtreme wagers and their settlement.
+pub const FORMAT_BONUS_TABLES: u32 = 11;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

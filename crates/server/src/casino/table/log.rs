@@ -39,7 +39,7 @@ impl TableSlot {
     /// oldest going past [`TABLE_LOG_MAX`].
     pub(super) fn log_all(&mut self, at_ms: u64, events: &[Event], name_of: &dyn Fn(u64) -> String) {
         for event in events.iter().filter(|e| logged(e)) {
-            let logged = journal::event::from_core(&self.id, event, name_of);
+            let logged = journal::from_core(&self.id, event, name_of);
             self.log_event(at_ms, logged);
         }
     }

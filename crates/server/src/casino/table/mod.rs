@@ -9,6 +9,9 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+mod bonus;
+pub(in crate::casino) use bonus::Flows;
+pub use bonus::{Jackpot, JACKPOTS_KEPT};
 mod chip_days;
 mod coupons;
 mod disputes;
@@ -91,6 +94,8 @@ pub struct TableSlot {
     /// The felt's spots, worked out once: they follow from the profile and the
     /// wheel, which never change, and a public read asks for them often.
     pub(in crate::casino) felt: std::sync::OnceLock<Vec<crate::api::bodies::LayoutSpot>>,
+    /// The jackpots the table's progressive meters paid, newest last.
+    pub jackpots: bonus::Jackpots,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -108,6 +113,12 @@ impl std::fmt::Debug for Executed {
 }
 
 impl Executed {
+    /// Adds what a request run after this one did.
+    pub fn extend(&mut self, after: Executed) {
+        self.views.extend(after.views);
+        self.texts.extend(after.texts);
+    }
+
     fn of(events: &[JournalEvent]) -> Executed {
         let views: Vec<EventView> = events.iter().map(views::view).collect();
         // A view of strings and integers always serialises.
@@ -228,6 +239,7 @@ impl TableSlot {
             switched_at_round: 0,
             chip_days: chip_days::ChipDays::default(),
             felt: std::sync::OnceLock::new(),
+            jackpots: bonus::Jackpots::new(),
         })
     }
 
@@ -461,6 +473,9 @@ impl TableSlot {
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
             }
             Request::TablePlay { .. } => self.plan_table_play(dir, request, &mut plan)?,
+            Request::BonusWager { .. } | Request::DrawBonus { .. } => {
+                self.plan_bonus(dir, at_ms, actor, request, &mut plan)?
+            }
             Request::ConfirmChips { player, .. } => self.plan_confirm_chips(dir, at_ms, actor, player, &mut plan)?,
             Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::VerbalBets { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
@@ -561,6 +576,7 @@ impl TableSlot {
                 let before = if opens { snapshot(self) } else { BTreeMap::new() };
                 let name_of = |p: u64| dir.name_of(p);
                 record_all(self, at_ms, &events, &name_of, &before);
+                self.keep_jackpots(at_ms, &events, &name_of);
                 self.log_all(at_ms, &events, &name_of);
                 self.table.apply_all(&events);
                 if settles {

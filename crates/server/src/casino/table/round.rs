@@ -81,7 +81,7 @@ impl TableSlot {
                 }
                 Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
                 Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
-                Request::Spin { spin, .. } => {
+                Request::Spin { spin, bonus_words, .. } => {
                     if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
                         return Err(err(
                             ErrorCode::NotDealerTable,
@@ -103,16 +103,32 @@ impl TableSlot {
                             check_no_spin_caller(actor, reason, hang_by_floor)?;
                         }
                     }
-                    Command::Spin { at_ms, report }
+                    self.with_bonus_symbols(Command::Spin { at_ms, report }, bonus_words)?
                 }
-                Request::Draw { pocket, word, .. } => Command::Spin {
-                    at_ms,
-                    report: self.drawn(pocket, *word)?,
-                },
-                Request::WheelGame { game, frames, .. } => Command::Spin {
-                    at_ms,
-                    report: self.wheel_game(dir, *game, frames)?,
-                },
+                Request::Draw {
+                    pocket,
+                    word,
+                    bonus_words,
+                    ..
+                } => self.with_bonus_symbols(
+                    Command::Spin {
+                        at_ms,
+                        report: self.drawn(pocket, *word)?,
+                    },
+                    bonus_words,
+                )?,
+                Request::WheelGame {
+                    game,
+                    frames,
+                    bonus_words,
+                    ..
+                } => self.with_bonus_symbols(
+                    Command::Spin {
+                        at_ms,
+                        report: self.wheel_game(dir, *game, frames)?,
+                    },
+                    bonus_words,
+                )?,
                 Request::VoidRound { reason, .. } => Command::VoidRound {
                     at_ms,
                     reason: reason.clone(),
