@@ -718,6 +718,89 @@ test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)",
   for (const p of [dealer, player, pit]) await p.context().close();
 });
 
+test("Bonus Spin Xtreme and Roulette X at the table: wager, targets, lucky numbers, meters (Maryland ch.3 F(16)-(18), ch.4 D-F)", async () => {
+  const shipped = (await (await fetch(base + "/api/public/profiles")).json()).profiles.find((p) => p.name === "maryland");
+  const bonus = (name) => shipped.bonuses.find((b) => b.name === name).text;
+  // The admin page offers the bonuses the Maryland document permits.
+  const admin = await newPage("admin-bonus");
+  await signIn(admin, "/admin", "admin", "admin-secret-1");
+  await admin.selectOption("#profile-select", "maryland");
+  await admin.locator('#bonus-select option[value="bonus-spin-xtreme"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await admin.locator('#bonus-select option[value="roulette-x-c"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await admin.context().close();
+  await ask(adminToken, {
+    op: "create_table", table: "bx", profile_text: shipped.text, wheel: "double-zero", in_prison: false,
+    betting_window_ms: 600_000, outcome: "rng", bonus_text: bonus("bonus-spin-xtreme"),
+  });
+  await ask(adminToken, {
+    op: "create_table", table: "rx", profile_text: shipped.text, wheel: "double-zero", in_prison: false,
+    betting_window_ms: 600_000, outcome: "dealer", bonus_text: bonus("roulette-x-a"),
+  });
+  const pitToken = await login("pit1", "pit1-secret-1");
+  const dealerToken = await login("dealer1", "dealer1-secret-1");
+  for (const table of ["bx", "rx"]) {
+    await ask(pitToken, { op: "inspect", table, no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+    await ask(dealerToken, { op: "open_table", table });
+  }
+  const alice = await login("alice", "alice-secret-1");
+  await ask(alice, { op: "buy_in", id: "bx-buy-alice", table: "bx", amount: 5_000, chip_value: 100 });
+  await ask(dealerToken, { op: "open_betting", table: "bx" });
+
+  const player = await newPage("alice-bsx");
+  await signIn(player, "/terminal?table=bx", "alice", "alice-secret-1");
+  await player.locator("#bonus-panel:not([hidden])").waitFor({ timeout: WAIT_MS });
+  await textOf(player.locator("#bonus-meters"), /Primary USD 10000\.00[\s\S]*Secondary USD 5000\.00/, "the meters at their initial amounts");
+  await textOf(player.locator("#bonus-rules"), /Community Pay/, "the paytable posted");
+  await player.click("#bonus-wager");
+  await textOf(player.locator("#bonus-mine"), /USD 5\.00 wager is on/, "the wager placed");
+  await textOf(player.locator("#chips-balance"), /45\.00/, "the wager from the chips");
+  // ch.3 F(17)(a): one wager at a position a round.
+  await player.click("#bonus-wager");
+  await textOf(player.locator("#message"), /one Bonus Spin Xtreme wager a position/, "a second wager refused");
+  // ch.3 F(16): the targets come as betting closes, marked on the felt.
+  await player.locator('#phase[title="stream live"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await ask(dealerToken, { op: "no_more_bets", table: "bx" });
+  await textOf(player.locator("#bonus-numbers"), /Target numbers: /, "the targets on the terminal");
+  assert.ok(await player.locator("#felt .bonus-number").count() >= 1, "the targets marked on the felt");
+  // ch.3 F(17)(b): locked out once the round is started.
+  await player.click("#bonus-wager");
+  await textOf(player.locator("#message"), /past|no more bets|closed/i, "a late wager refused");
+  const dealer = await newPage("dealer-bsx");
+  await signIn(dealer, "/dealer?table=bx", "dealer1", "dealer1-secret-1", "D-1001");
+  await textOf(dealer.locator("#bonus-numbers"), /Bonus Spin Xtreme numbers: targets /, "the targets on the dealer's console");
+  await shot(player, "20-terminal-bonus-spin-xtreme");
+  await dealer.click("#draw");
+  await textOf(dealer.locator("#message"), /RNG drew/, "RNG draw");
+  // ch.4 D(3)(a): 1% and 0.4% of the wager fed the meters.
+  await textOf(player.locator("#bonus-meters"), /Primary USD 10000\.05[\s\S]*Secondary USD 5000\.02/, "the meters after the round");
+  const pit = await newPage("pit-bsx");
+  await signIn(pit, "/pit?table=bx", "pit1", "pit1-secret-1", "P-2002");
+  await textOf(pit.locator("#bonus-meters"), /Primary meter USD 10000\.05/, "the meters on the pit console");
+  await textOf(pit.locator("#jackpots"), /No jackpot paid yet|primary|secondary/, "the jackpot history on the pit console");
+  await shot(pit, "21-pit-bonus-meters");
+  const board = await newPage("board-bsx");
+  await board.goto(`${base}/board?table=bx`);
+  await textOf(board.locator("#bonus-meters"), /Primary USD 10000\.05/, "the meters on the board");
+  await shot(board, "22-board-bonus-meters");
+
+  // Roulette X (ch.4 F(1)): lucky numbers drawn after no more bets, with their odds.
+  await ask(alice, { op: "buy_in", id: "rx-buy-alice", table: "rx", amount: 5_000, chip_value: 100 });
+  await ask(dealerToken, { op: "open_betting", table: "rx" });
+  await player.goto(`${base}/terminal?table=rx`);
+  await player.locator("#bonus-panel:not([hidden])").waitFor({ timeout: WAIT_MS });
+  await textOf(player.locator("#bonus-title"), /Roulette X/, "the Roulette X panel");
+  await textOf(player.locator("#bonus-rules"), /straight on any other number pays 28 to 1/, "paytable A posted");
+  // Composite bets stand for straights the paytable pays otherwise: not offered here.
+  assert.ok(await player.locator("#track-panel").isHidden() && await player.locator("#complete-panel").isHidden(), "no racetrack or complete bets");
+  // The table's stream is followed before betting closes.
+  await player.locator('#phase[title="stream live"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await ask(dealerToken, { op: "no_more_bets", table: "rx" });
+  await textOf(player.locator("#bonus-numbers"), /Lucky numbers: \S+ pays 50 to 1/, "the lucky numbers on the terminal");
+  assert.equal(await player.locator("#felt .bonus-number").count(), 5, "five lucky numbers marked on the felt");
+  await shot(player, "23-terminal-roulette-x");
+  for (const p of [player, dealer, pit, board]) await p.context().close();
+});
+
 test("no page raised an error", () => {
   assert.deepEqual(pageErrors, []);
 });
