@@ -1535,3 +1535,34 @@ fn the_metrics_are_the_staffs_or_on_an_address_of_their_own() {
     // Nothing else is served there.
     assert_eq!(scraper.http("GET", "/api/me", Some(&admin), None).0, 404);
 }
+
+// A first run that cannot listen makes nothing: the next one makes the
+// admin and prints its one-time password (once, it was made unprinted).
+#[test]
+fn a_first_run_that_cannot_listen_makes_no_admin() {
+    let data = data_dir();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = taken.local_addr().expect("address").to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args([
+            "serve",
+            "--data",
+            data.path().to_str().expect("path"),
+            "--listen",
+            &address,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot listen"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(taken);
+    let server = start(data.path(), free_port());
+    // The one-time password is printed, and signs the admin in.
+    server.admin_token();
+}

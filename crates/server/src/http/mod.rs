@@ -241,16 +241,23 @@ pub async fn serve(
     on_start: impl FnOnce(&Started),
 ) -> Result<(), String> {
     let limits = limits.within_descriptors();
-    let app = app_within(data, keys, &limits)?;
+    // The addresses first: a first run that cannot listen makes no admin
+    // whose one-time password it would never print.
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let metrics = match metrics_listen {
+        Some(at) => Some(
+            tokio::net::TcpListener::bind(at)
+                .await
+                .map_err(|e| format!("cannot listen for metrics on {at}: {e}"))?,
+        ),
+        None => None,
+    };
+    let app = app_within(data, keys, &limits)?;
     // The metrics for a scraper, on an address of their own (the casino's
     // own network): there no session is asked.
-    if let Some(at) = metrics_listen {
-        let metrics = tokio::net::TcpListener::bind(at)
-            .await
-            .map_err(|e| format!("cannot listen for metrics on {at}: {e}"))?;
+    if let Some(metrics) = metrics {
         let router = app.metrics_router.clone();
         tokio::spawn(async move {
             if let Err(e) = axum::serve(metrics, router).await {
