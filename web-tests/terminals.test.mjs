@@ -734,7 +734,7 @@ test("Bonus Spin Xtreme and Roulette X at the table: wager, targets, lucky numbe
   });
   await ask(adminToken, {
     op: "create_table", table: "rx", profile_text: shipped.text, wheel: "double-zero", in_prison: false,
-    betting_window_ms: 600_000, outcome: "dealer", bonus_text: bonus("roulette-x-a"),
+    betting_window_ms: 600_000, outcome: "rng", bonus_text: bonus("roulette-x-a"),
   });
   const pitToken = await login("pit1", "pit1-secret-1");
   const dealerToken = await login("dealer1", "dealer1-secret-1");

@@ -1702,6 +1702,11 @@ fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_st
     colorado["profile_text"] = json!(include_str!("../../../profiles/colorado-2014.toml"));
     let (status, code, message) = refused(&server, &admin, colorado);
     assert_eq!((status, code.as_str()), (422, "not_offered"), "{message}");
+    // The dealer sees the targets before the spin: never the one to key its pocket.
+    let mut keyed = bsx_table("keyed");
+    keyed["outcome"] = json!("dealer");
+    let (status, code, message) = refused(&server, &admin, keyed);
+    assert_eq!((status, code.as_str()), (422, "bad_table"), "{message}");
     server.inspect_and_open(&pit, &dealer, "bsx");
     server.seat(&cashier, ("p1", &p1), "bsx", 10_000, 5_000);
     server.seat(&cashier, ("p2", &p2), "bsx", 10_000, 5_000);
@@ -1733,6 +1738,13 @@ fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_st
     assert_eq!(journal_rows(data.path()).len(), placed, "a resent wager writes nothing");
     let (status, code, message) = refused(&server, &p1, wager("w2"));
     assert_eq!((status, code.as_str()), (409, "bonus_wager_placed"), "{message}");
+    // A wager holds its position until the round settles.
+    let (status, code, message) = refused(
+        &server,
+        &p1,
+        json!({"op": "leave_table", "id": "p1-leaves", "table": "bsx"}),
+    );
+    assert_eq!((status, code.as_str()), (422, "bets_on_layout"), "{message}");
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "bsx"}));
     // ch.3 F(17)(b): locked out once the round is started.
     let (status, code, message) = refused(&server, &p2, wager("late"));

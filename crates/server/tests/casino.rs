@@ -2100,13 +2100,40 @@ fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     replay(&w.casino.ledger().storage().entries).expect("the day's sales replay");
 }
 
-/// A Maryland dealer's table with Bonus Spin Xtreme (Maryland ch.3 F(16)-(17)).
+/// A Maryland RNG table with Bonus Spin Xtreme (Maryland ch.3 F(16)-(17)).
 fn bsx_table(id: &str) -> Request {
-    let mut table = maryland_dealer_table(id);
+    let mut table = maryland_table(id, OutcomeSource::Rng);
     if let Request::CreateTable { bonus_text, .. } = &mut table {
         *bonus_text = Some(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml").into());
     }
     table
+}
+
+/// The RNG's draw of `pocket` at the double-zero table t1, with the bonus wheel's words.
+fn rng_draw(pocket: &str, bonus_words: Vec<u32>) -> Request {
+    let pockets = croupier_rng::wheel_pockets(croupier_core::Wheel::DoubleZero);
+    let word = pockets
+        .iter()
+        .position(|p| p.label() == pocket)
+        .expect("a pocket of the wheel") as u32;
+    Request::Draw {
+        table: "t1".into(),
+        pocket: pocket.into(),
+        word,
+        bonus_words,
+    }
+}
+
+// The dealer sees the round's bonus numbers before the spin: a bonus table
+// takes its results from the RNG or an automated wheel, never from them.
+#[test]
+fn a_bonus_tables_result_is_never_the_dealers_to_key() {
+    let mut w = setup(MemoryStorage::default());
+    let mut table = maryland_dealer_table("t8");
+    if let Request::CreateTable { bonus_text, .. } = &mut table {
+        *bonus_text = Some(include_str!("../../../profiles/bonus/roulette-x-a.toml").into());
+    }
+    refused_as(&mut w, &admin(), table, "bad_table");
 }
 
 /// The words that draw one target, `pocket`, at a double-zero table.
@@ -2161,6 +2188,16 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     refused_as(&mut w, &alice, wager("a2"), "bonus_wager_placed");
     w.ok(&bob, wager("b1"));
     assert_eq!(w.chips("alice"), 9_500);
+    // A wager holds its position: its player does not leave until it settles.
+    refused_as(
+        &mut w,
+        &bob,
+        Request::LeaveTable {
+            id: "bob-leaves".into(),
+            table: "t1".into(),
+        },
+        "bets_on_layout",
+    );
     // A bet may not take a wager's id, nor a wager a bet's: each names its money's movements.
     refused_as(&mut w, &alice, bet("t1", "a1", "red", 500), "duplicate_bet");
     w.ok(&alice, bet("t1", "r1", "red", 500));
@@ -2169,16 +2206,7 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     // ch.3 F(17)(b): locked out once the round is started.
     refused_as(&mut w, &alice, wager("a3"), "past_posting");
     // The spin waits for the targets; no one but the server draws them.
-    refused_as(
-        &mut w,
-        &dealer,
-        Request::Spin {
-            table: "t1".into(),
-            spin: spin("17"),
-            bonus_words: Vec::new(),
-        },
-        "bonus_not_drawn",
-    );
+    refused_as(&mut w, &dealer, rng_draw("17", Vec::new()), "bonus_not_drawn");
     let draw = Request::DrawBonus {
         table: "t1".into(),
         words: one_target_words("17"),
@@ -2194,26 +2222,11 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     // Drawn once a round.
     refused_as(&mut w, &Actor::system(), draw, "bad_spin");
     // Words that leave some over, or are too few, are not the draw's.
-    refused_as(
-        &mut w,
-        &dealer,
-        Request::Spin {
-            table: "t1".into(),
-            spin: spin("17"),
-            bonus_words: vec![0],
-        },
-        "bad_spin",
-    );
+    refused_as(&mut w, &dealer, rng_draw("17", vec![0]), "bad_spin");
+    refused_as(&mut w, &dealer, rng_draw("17", vec![0, 5, 7]), "bad_spin");
     // 17 is the target: alice's turn comes first and the wheel stops on the
     // primary jackpot (word 0), bob's on $1,000 (word 5).
-    let settled = w.ok(
-        &dealer,
-        Request::Spin {
-            table: "t1".into(),
-            spin: spin("17"),
-            bonus_words: vec![0, 5],
-        },
-    );
+    let settled = w.ok(&dealer, rng_draw("17", vec![0, 5]));
     let award = |who: &str, what: &str| -> u64 {
         settled
             .iter()
@@ -2237,12 +2250,29 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     // 17 is black: the bet on red is lost.
     assert_eq!(w.chips("alice"), 10_000 - 500 - 500 + 1_000_010 + 10_000);
     assert_eq!(w.chips("bob"), 10_000 - 500 + 100_000 + 15_000);
+    // A dispute may pay a wager up to the largest award its wheel has, the
+    // jackpot at the meter included, with Community Pay.
+    let floor = actor("floor", Role::Floorperson);
+    w.ok(
+        &floor,
+        Request::Dispute {
+            table: "t1".into(),
+            reason: "the bonus wheel was misread: the primary jackpot".into(),
+            corrections: vec![StoredCorrection {
+                player: "bob".into(),
+                amount: 900_000,
+            }],
+            round: None,
+        },
+    );
+    let bob_now = 10_000 - 500 + 100_000 + 15_000 + 900_000;
+    assert_eq!(w.chips("bob"), bob_now);
     // ch.4 D(3)(b): the primary meter is back at its reset amount; its account is empty.
     assert_eq!(w.casino.balance("meter-primary:t1"), 0);
     assert_eq!(w.casino.balance("meter-secondary:t1"), 4);
     // Game recall keeps the targets and each wager with all it returned.
     let round = w.casino.round("t1/1").expect("recall");
-    assert_eq!(round.bonus_numbers, ["17"]);
+    assert_eq!(round.bonus_targets, ["17"]);
     let alices = round
         .bets
         .iter()
@@ -2256,6 +2286,7 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     let entries = w.casino.ledger().storage().entries.clone();
     let again = replay(&entries).expect("the journal replays");
     assert_eq!(again.balance("chips:t1:alice"), w.chips("alice"));
+    assert_eq!(again.balance("chips:t1:bob"), bob_now);
     assert_eq!(again.balance("meter-secondary:t1"), 4);
     // A wager on the layout when the table closes goes back whole.
     w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
@@ -2286,7 +2317,7 @@ fn a_bonus_table_is_refused_before_journal_format_11() {
 #[test]
 fn roulette_x_pays_straights_by_its_paytable() {
     let text = include_str!("../../../profiles/bonus/roulette-x-a.toml");
-    let mut table = maryland_dealer_table("t1");
+    let mut table = maryland_table("t1", OutcomeSource::Rng);
     if let Request::CreateTable { bonus_text, .. } = &mut table {
         *bonus_text = Some(text.into());
     }
@@ -2297,8 +2328,12 @@ fn roulette_x_pays_straights_by_its_paytable() {
         "single-zero",
         false,
     );
-    if let Request::CreateTable { bonus_text, .. } = &mut c_on_single {
+    if let Request::CreateTable {
+        bonus_text, outcome, ..
+    } = &mut c_on_single
+    {
         *bonus_text = Some(include_str!("../../../profiles/bonus/roulette-x-c.toml").into());
+        *outcome = OutcomeSource::Rng;
     }
     refused_as(&mut w, &admin(), c_on_single, "bad_wheel");
     // A document that permits no bonus.
@@ -2308,8 +2343,12 @@ fn roulette_x_pays_straights_by_its_paytable() {
         "double-zero",
         false,
     );
-    if let Request::CreateTable { bonus_text, .. } = &mut colorado {
+    if let Request::CreateTable {
+        bonus_text, outcome, ..
+    } = &mut colorado
+    {
         *bonus_text = Some(text.into());
+        *outcome = OutcomeSource::Rng;
     }
     refused_as(&mut w, &admin(), colorado, "not_offered");
     inspect_and_open(&mut w);
@@ -2349,11 +2388,7 @@ fn roulette_x_pays_straights_by_its_paytable() {
     // ch.4 F(1)(b): the first number selected pays 50 to 1.
     assert_eq!(lucky[0], ("17".to_string(), 50));
     let before = w.chips("alice");
-    let spin_on = |pocket: &str| Request::Spin {
-        table: "t1".into(),
-        spin: spin(pocket),
-        bonus_words: Vec::new(),
-    };
+    let spin_on = |pocket: &str| rng_draw(pocket, Vec::new());
     w.ok(&dealer, spin_on("17"));
     assert_eq!(w.chips("alice") - before, 5_100);
     // ch.4 F(1)(a): a straight on a number that is not lucky pays 28 to 1.
@@ -2374,6 +2409,19 @@ fn roulette_x_pays_straights_by_its_paytable() {
     let before = w.chips("alice");
     w.ok(&dealer, spin_on(&plain));
     assert_eq!(w.chips("alice") - before, 2_900);
+    // A dispute is bounded by the paytable the round was played under: the
+    // plain straight at 35 to 1 (700 more) is more than it could return.
+    let floor = actor("floor", Role::Floorperson);
+    let correct = |amount: i64| Request::Dispute {
+        table: "t1".into(),
+        reason: "paid short".into(),
+        corrections: vec![StoredCorrection {
+            player: "alice".into(),
+            amount,
+        }],
+        round: None,
+    };
+    refused_as(&mut w, &floor, correct(700), "bad_correction");
     let entries = w.casino.ledger().storage().entries.clone();
     assert_eq!(
         replay(&entries).expect("replays").balance("chips:t1:alice"),

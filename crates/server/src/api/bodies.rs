@@ -173,6 +173,9 @@ pub struct TableSummary {
     /// The tournament event the table plays in points, if it plays one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<PointsNotice>,
+    /// The table's bonus configuration, if it has one (`bonus-spin-xtreme`, `roulette-x-a`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonus: Option<String>,
 }
 
 /// A table playing a tournament's event, as posted at it (Colorado 2214).
@@ -490,7 +493,8 @@ pub struct ReportTotals {
 pub struct TableReport {
     pub table: String,
     pub profile: String,
-    /// `float`, `drop`, `tips`, `coupons`, `layout`: each account's balance.
+    /// `float`, `drop`, `tips`, `coupons`, `layout` (and at a Bonus Spin
+    /// Xtreme table `meter-primary`, `meter-secondary`): each account's balance.
     pub accounts: BTreeMap<String, i64>,
     pub players: Vec<SeatedChips>,
     pub rounds: Vec<RoundTotals>,
@@ -527,6 +531,10 @@ pub struct RecalledBet {
     pub stake: u64,
     pub result: Option<String>,
     pub returned: Option<u64>,
+    /// Where the bonus wheel stopped for a Bonus Spin Xtreme wager on a
+    /// target: `primary`, `secondary`, `blank` or an amount in minor units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 /// A round as game recall shows it: its bets, outcome, settlements, and
@@ -546,9 +554,12 @@ pub struct RecalledRound {
     /// Played for this tournament's event, in points (Colorado 2214).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
-    /// A bonus table's numbers for the round: targets, or lucky numbers as `pocket:odds`.
+    /// A Bonus Spin Xtreme table's target numbers for the round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub bonus_numbers: Vec<String>,
+    pub bonus_targets: Vec<String>,
+    /// A Roulette X table's lucky numbers for the round, with their odds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bonus_lucky: Vec<crate::api::LuckyView>,
 }
 
 impl RecalledRound {

@@ -133,6 +133,15 @@ impl<S: Storage> Cage<S> {
         let core = match bonus_text {
             Some(text) => {
                 require_format(dir.journal_format(), FORMAT_BONUS_TABLES, "bonus tables are")?;
+                // The dealer sees the round's targets or lucky numbers before the
+                // spin: at a table whose pocket they keyed, they could key one.
+                if *outcome == OutcomeSource::Dealer {
+                    return Err(err(
+                        ErrorCode::BadTable,
+                        "a bonus table's results come from the RNG or an automated wheel: the dealer, who sees \
+                         the round's bonus numbers before the spin, does not key its pocket",
+                    ));
+                }
                 with_bonus(core, text, table)?
             }
             None => core,

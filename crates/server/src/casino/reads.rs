@@ -108,6 +108,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     chip_value: *v,
                 })
                 .collect(),
+            bonus: slot.bonus().map(|b| b.name().to_string()),
             tournament: slot.points_notice(dir),
         }),
         TableQuery::Public => {
@@ -399,8 +400,12 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
         ("tips", TableAccount::Tips),
         ("coupons", TableAccount::Coupons),
         ("layout", TableAccount::Layout),
+        // What Bonus Spin Xtreme wagers fed the meters since they last paid: the players' money.
+        ("meter-primary", TableAccount::MeterPrimary),
+        ("meter-secondary", TableAccount::MeterSecondary),
     ]
     .into_iter()
+    .filter(|(name, _)| !name.starts_with("meter") || slot.table.bsx().is_some())
     .map(|(name, kind)| (name.to_string(), slot.own_balance(kind) as i64))
     .collect();
     let rounds: Vec<RoundTotals> = slot

@@ -6,9 +6,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use croupier_core::bonus::BonusDraw;
 use croupier_core::round::Event;
 use serde::{Deserialize, Serialize};
 
+use super::journal::event::LuckyNumber;
 use super::table::TableSlot;
 use crate::api::bodies::{RecalledBet, RecalledRound};
 
@@ -25,6 +27,10 @@ pub struct BetRecord {
     pub stake: u64,
     pub result: Option<String>,
     pub returned: Option<u64>,
+    /// Where the bonus wheel stopped for a Bonus Spin Xtreme wager on a
+    /// target: `primary`, `secondary`, `blank` or an amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 /// A round as game recall keeps it.
@@ -45,11 +51,13 @@ pub struct RoundRecord {
     /// (Colorado 2214): its stakes are points, not money.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
-    /// A bonus table's numbers for the round: Bonus Spin Xtreme's targets,
-    /// or Roulette X's lucky numbers with their odds (`17:50`). Its Bonus
-    /// Spin Xtreme wagers are among `bets`, of kind `bonus-spin-xtreme`.
+    /// A Bonus Spin Xtreme table's target numbers for the round. Its
+    /// wagers are among `bets`, of kind `bonus-spin-xtreme`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub bonus_numbers: Vec<String>,
+    pub bonus_targets: Vec<String>,
+    /// A Roulette X table's lucky numbers for the round, with their odds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bonus_lucky: Vec<LuckyNumber>,
 }
 
 impl From<&RoundRecord> for RecalledRound {
@@ -72,13 +80,22 @@ impl From<&RoundRecord> for RecalledRound {
                     stake: b.stake,
                     result: b.result.clone(),
                     returned: b.returned,
+                    symbol: b.symbol.clone(),
                 })
                 .collect(),
             settled: r.settled,
             chips_before: r.chips_before.clone(),
             chips_after: r.chips_after.clone(),
             tournament: r.tournament.clone(),
-            bonus_numbers: r.bonus_numbers.clone(),
+            bonus_targets: r.bonus_targets.clone(),
+            bonus_lucky: r
+                .bonus_lucky
+                .iter()
+                .map(|l| crate::api::LuckyView {
+                    pocket: l.pocket.clone(),
+                    odds: l.odds,
+                })
+                .collect(),
         }
     }
 }
@@ -124,6 +141,7 @@ pub(super) fn record_all(
                     stake: b.bet.stake().get(),
                     result: Some("prison".into()),
                     returned: None,
+                    symbol: None,
                 })
                 .collect();
             slot.rounds.push_back(Arc::new(RoundRecord {
@@ -138,7 +156,8 @@ pub(super) fn record_all(
                 chips_before: before.clone(),
                 chips_after: BTreeMap::new(),
                 tournament: slot.points.as_ref().map(|p| p.tournament.clone()),
-                bonus_numbers: Vec::new(),
+                bonus_targets: Vec::new(),
+                bonus_lucky: Vec::new(),
             }));
             index = None;
             continue;
@@ -167,6 +186,7 @@ pub(super) fn record_all(
                     stake: bet.bet.stake().get(),
                     result: None,
                     returned: None,
+                    symbol: None,
                 });
                 index = None;
             }
@@ -185,7 +205,19 @@ pub(super) fn record_all(
             Event::BetReturned { bet_id, returned, .. } => update(bet_id, "returned", Some(returned.get())),
             Event::BetImprisoned { bet_id, .. } => update(bet_id, "prison", None),
             Event::RoundSettled { .. } => r.settled = true,
-            Event::BonusDrawn { draw, .. } => r.bonus_numbers = bonus_numbers(draw),
+            Event::BonusDrawn { draw, .. } => match draw {
+                BonusDraw::Targets(t) => r.bonus_targets = t.iter().map(|p| p.label().to_string()).collect(),
+                BonusDraw::Lucky(l) => {
+                    r.bonus_lucky = l
+                        .numbers
+                        .iter()
+                        .map(|&(p, odds)| LuckyNumber {
+                            pocket: p.label().to_string(),
+                            odds,
+                        })
+                        .collect()
+                }
+            },
             Event::BonusWagerAccepted {
                 wager_id,
                 player,
@@ -200,6 +232,7 @@ pub(super) fn record_all(
                     stake: stake.get(),
                     result: None,
                     returned: None,
+                    symbol: None,
                 });
                 index = None;
             }
@@ -215,21 +248,12 @@ pub(super) fn record_all(
                     if award.get() > 0 {
                         bet.result = Some("win".into());
                     }
+                    if let Event::BonusAwarded { symbol, .. } = e {
+                        bet.symbol = Some(symbol.code());
+                    }
                 }
             }
             _ => {}
         }
-    }
-}
-
-/// A bonus draw as recall shows it: targets, or lucky numbers with their odds.
-fn bonus_numbers(draw: &croupier_core::bonus::BonusDraw) -> Vec<String> {
-    match draw {
-        croupier_core::bonus::BonusDraw::Targets(t) => t.iter().map(|p| p.label().to_string()).collect(),
-        croupier_core::bonus::BonusDraw::Lucky(l) => l
-            .numbers
-            .iter()
-            .map(|(p, odds)| format!("{}:{odds}", p.label()))
-            .collect(),
     }
 }

@@ -410,13 +410,15 @@ mod tests {
                     stake: 100,
                     result: Some("won".into()),
                     returned: Some(200),
+                    symbol: None,
                 })
                 .collect(),
             settled: true,
             chips_before: players.iter().map(|p| ((*p).to_string(), 1_000)).collect(),
             chips_after: players.iter().map(|p| ((*p).to_string(), 1_100)).collect(),
             tournament: None,
-            bonus_numbers: Vec::new(),
+            bonus_targets: Vec::new(),
+            bonus_lucky: Vec::new(),
         })
     }
 

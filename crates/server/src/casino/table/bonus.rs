@@ -432,11 +432,24 @@ impl TableSlot {
                         b.wager
                     ),
                     "After no more bets the RNG selects 1, 2 or 3 target numbers. If the ball lands on one, every \
-                     wager wins a spin of the bonus wheel, paid in the order the wagers were placed."
+                     wager gets a spin of the bonus wheel, paid in the order the wagers were placed."
                         .into(),
                     "The wheel pays the primary or secondary progressive as the meter stands when the player's \
                      turn comes (ch.4 D(4)), or $1,000, $750, $500, $400, $350, $300, $250 or $200 (ch.4 D(1))."
                         .into(),
+                    {
+                        let blank: u32 = b
+                            .symbols
+                            .entries()
+                            .iter()
+                            .filter(|(s, _)| *s == BsxSymbol::Blank)
+                            .map(|&(_, w)| w)
+                            .sum();
+                        format!(
+                            "{blank} of the bonus wheel's {} segments are blank and pay nothing.",
+                            b.symbols.total()
+                        )
+                    },
                     format!(
                         "The meters grow by {}.{}% and {}.{}% of each wager, and reset to {} and {} after paying (ch.4 D(3)).",
                         b.primary_rate_per_mille / 10,
@@ -473,5 +486,72 @@ impl TableSlot {
             wager,
             rules,
         })
+    }
+}
+
+impl TableSlot {
+    /// The most a Bonus Spin Xtreme wager of a past round could have
+    /// returned, for a dispute's bound: the largest award its wheel has
+    /// (the meters as they stand, or what the wager was paid, if more), and
+    /// Community Pay from every other position.
+    pub(super) fn bonus_wager_most(&self, bet: &crate::casino::recall::BetRecord) -> Option<i128> {
+        let bsx = self.table.bsx().filter(|_| bet.kind == "bonus-spin-xtreme")?;
+        let meters = self.table.meters();
+        let fixed = bsx
+            .symbols
+            .entries()
+            .iter()
+            .map(|&(s, _)| match s {
+                BsxSymbol::Fixed(minor) => minor,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        let award = [
+            meters.primary.get(),
+            meters.secondary.get(),
+            fixed,
+            bet.returned.unwrap_or(0),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        let community = bsx.community.iter().map(|&(_, m)| m.get()).max().unwrap_or(0);
+        let others = u64::from(bsx.positions.saturating_sub(1));
+        Some(i128::from(award) + i128::from(community) * i128::from(others))
+    }
+
+    /// What a bet placed in a past round returns on `pocket` at a Roulette X
+    /// table (Maryland ch.4 F): a straight by the paytable, with that round's
+    /// lucky numbers; any other bet as settled.
+    pub(super) fn roulette_x_returned(
+        &self,
+        record: &crate::casino::recall::RoundRecord,
+        bet: &croupier_core::PlacedBet,
+        pocket: croupier_core::Pocket,
+        returned: croupier_core::Minor,
+    ) -> croupier_core::Minor {
+        let Some(TableBonus::RouletteX(x)) = self.table.bonus() else {
+            return returned;
+        };
+        let [part] = bet.components() else {
+            return returned;
+        };
+        let Some(on) = part
+            .covers
+            .iter()
+            .next()
+            .filter(|_| part.kind == croupier_core::Kind::Straight)
+        else {
+            return returned;
+        };
+        let lucky = croupier_core::bonus::LuckyNumbers {
+            numbers: record
+                .bonus_lucky
+                .iter()
+                .filter_map(|l| croupier_core::Pocket::parse(&l.pocket).map(|p| (p, l.odds)))
+                .collect(),
+        };
+        croupier_core::Minor::new(x.straight_return(part.stake, on, pocket, &lucky).get() + bet.excess().get())
     }
 }

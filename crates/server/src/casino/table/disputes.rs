@@ -238,6 +238,11 @@ impl TableSlot {
                 anywhere += stake;
                 continue;
             }
+            // A Bonus Spin Xtreme wager wins on any pocket a target may be.
+            if let Some(most) = self.bonus_wager_most(bet) {
+                anywhere += most;
+                continue;
+            }
             let coupons = if coupons_known {
                 vec![coupon_on(bet)]
             } else {
@@ -266,7 +271,10 @@ impl TableSlot {
             .map(|pocket| {
                 placed
                     .iter()
-                    .map(|p| i128::from(rules.settle(p, &[pocket]).returned.get()))
+                    .map(|p| {
+                        let returned = rules.settle(p, &[pocket]).returned;
+                        i128::from(self.roulette_x_returned(record, p, pocket, returned).get())
+                    })
                     .sum::<i128>()
             })
             .max()

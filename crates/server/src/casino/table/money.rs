@@ -208,6 +208,13 @@ impl TableSlot {
                 if self.table.bets().iter().any(|b| b.player == player_id) {
                     return Err(err(ErrorCode::BetsOnLayout, "your bets are still on the layout"));
                 }
+                // Maryland ch.3 F(17)(a): a wager holds its position until the round settles.
+                if self.table.bonus_wagers().iter().any(|w| w.player == player_id) {
+                    return Err(err(
+                        ErrorCode::BetsOnLayout,
+                        "your Bonus Spin Xtreme wager is in play until the round settles",
+                    ));
+                }
                 let chips = self.chips_of(player)?;
                 let face = self.balance_of(&chips) as u64;
                 // european-casino 5.4: chips kept past the gaming day they were bought on.
