@@ -987,27 +987,7 @@ impl Table {
                 zero_choice,
                 coupon_minor,
             } => {
-                self.at(at_ms)?;
-                match self.phase {
-                    Phase::BettingOpen { deadline_ms } if at_ms < deadline_ms => {}
-                    // low-limit-house Irregularities (4); european-casino 3.3-3.4.
-                    Phase::BettingOpen { .. } | Phase::NoMoreBets => return Err(CommandError::PastPosting),
-                    Phase::Closed => return Err(CommandError::Closed),
-                    Phase::Open => return Err(CommandError::BettingNotOpen),
-                }
-                if self.emergency {
-                    return Err(CommandError::Emergency);
-                }
-                if bet_id.is_empty() || bet_id.len() > BET_ID_MAX_BYTES {
-                    return Err(CommandError::BadBetId);
-                }
-                // A Bonus Spin Xtreme wager's id names its movements too.
-                if self.index.contains_key(&bet_id)
-                    || self.withdrawn.contains(&bet_id)
-                    || self.bonus_wagers.iter().any(|w| w.wager_id == bet_id)
-                {
-                    return Err(CommandError::DuplicateBet(bet_id));
-                }
+                self.check_placing(at_ms, &bet_id)?;
                 if self.bets.len() >= ROUND_BETS_MAX {
                     return Err(CommandError::RoundFull);
                 }
@@ -1207,6 +1187,34 @@ impl Table {
                 }])
             }
         }
+    }
+
+    /// Whether a bet or a Bonus Spin Xtreme wager with this id may be placed
+    /// now: betting open before its deadline, no emergency, and an id of its
+    /// own this round (it names the movements of its money).
+    fn check_placing(&self, at_ms: u64, id: &str) -> Result<(), CommandError> {
+        self.at(at_ms)?;
+        match self.phase {
+            Phase::BettingOpen { deadline_ms } if at_ms < deadline_ms => {}
+            // low-limit-house Irregularities (4); european-casino 3.3-3.4;
+            // Maryland ch.3 F(17)(b): a wager is locked out once the round is started.
+            Phase::BettingOpen { .. } | Phase::NoMoreBets => return Err(CommandError::PastPosting),
+            Phase::Closed => return Err(CommandError::Closed),
+            Phase::Open => return Err(CommandError::BettingNotOpen),
+        }
+        if self.emergency {
+            return Err(CommandError::Emergency);
+        }
+        if id.is_empty() || id.len() > BET_ID_MAX_BYTES {
+            return Err(CommandError::BadBetId);
+        }
+        if self.index.contains_key(id)
+            || self.withdrawn.contains(id)
+            || self.bonus_wagers.iter().any(|w| w.wager_id == id)
+        {
+            return Err(CommandError::DuplicateBet(id.to_string()));
+        }
+        Ok(())
     }
 
     fn return_all(&self, why: ReturnReason) -> Vec<Event> {

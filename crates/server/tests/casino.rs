@@ -2100,13 +2100,24 @@ fn a_dealer_alone_sells_a_player_only_so_much_in_chips_a_day() {
     replay(&w.casino.ledger().storage().entries).expect("the day's sales replay");
 }
 
-/// A Maryland RNG table with Bonus Spin Xtreme (Maryland ch.3 F(16)-(17)).
-fn bsx_table(id: &str) -> Request {
-    let mut table = maryland_table(id, OutcomeSource::Rng);
-    if let Request::CreateTable { bonus_text, .. } = &mut table {
-        *bonus_text = Some(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml").into());
+/// `table` with a bonus configuration's `text`, its results from the RNG.
+fn with_bonus(mut table: Request, text: &str) -> Request {
+    if let Request::CreateTable {
+        bonus_text, outcome, ..
+    } = &mut table
+    {
+        *bonus_text = Some(text.into());
+        *outcome = OutcomeSource::Rng;
     }
     table
+}
+
+/// A Maryland RNG table with Bonus Spin Xtreme (Maryland ch.3 F(16)-(17)).
+fn bsx_table(id: &str) -> Request {
+    with_bonus(
+        maryland_dealer_table(id),
+        include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml"),
+    )
 }
 
 /// The RNG's draw of `pocket` at the double-zero table t1, with the bonus wheel's words.
@@ -2129,9 +2140,12 @@ fn rng_draw(pocket: &str, bonus_words: Vec<u32>) -> Request {
 #[test]
 fn a_bonus_tables_result_is_never_the_dealers_to_key() {
     let mut w = setup(MemoryStorage::default());
-    let mut table = maryland_dealer_table("t8");
-    if let Request::CreateTable { bonus_text, .. } = &mut table {
-        *bonus_text = Some(include_str!("../../../profiles/bonus/roulette-x-a.toml").into());
+    let mut table = with_bonus(
+        maryland_dealer_table("t8"),
+        include_str!("../../../profiles/bonus/roulette-x-a.toml"),
+    );
+    if let Request::CreateTable { outcome, .. } = &mut table {
+        *outcome = OutcomeSource::Dealer;
     }
     refused_as(&mut w, &admin(), table, "bad_table");
 }
@@ -2317,39 +2331,27 @@ fn a_bonus_table_is_refused_before_journal_format_11() {
 #[test]
 fn roulette_x_pays_straights_by_its_paytable() {
     let text = include_str!("../../../profiles/bonus/roulette-x-a.toml");
-    let mut table = maryland_table("t1", OutcomeSource::Rng);
-    if let Request::CreateTable { bonus_text, .. } = &mut table {
-        *bonus_text = Some(text.into());
-    }
-    let mut w = setup_with_table(MemoryStorage::default(), JOURNAL_FORMAT, table);
-    let mut c_on_single = new_table(
-        "t2",
-        include_str!("../../../profiles/maryland.toml"),
-        "single-zero",
-        false,
+    let mut w = setup_with_table(
+        MemoryStorage::default(),
+        JOURNAL_FORMAT,
+        with_bonus(maryland_dealer_table("t1"), text),
     );
-    if let Request::CreateTable {
-        bonus_text, outcome, ..
-    } = &mut c_on_single
-    {
-        *bonus_text = Some(include_str!("../../../profiles/bonus/roulette-x-c.toml").into());
-        *outcome = OutcomeSource::Rng;
-    }
+    let maryland = include_str!("../../../profiles/maryland.toml");
+    let c_on_single = with_bonus(
+        new_table("t2", maryland, "single-zero", false),
+        include_str!("../../../profiles/bonus/roulette-x-c.toml"),
+    );
     refused_as(&mut w, &admin(), c_on_single, "bad_wheel");
     // A document that permits no bonus.
-    let mut colorado = new_table(
-        "t3",
-        include_str!("../../../profiles/colorado-2014.toml"),
-        "double-zero",
-        false,
+    let colorado = with_bonus(
+        new_table(
+            "t3",
+            include_str!("../../../profiles/colorado-2014.toml"),
+            "double-zero",
+            false,
+        ),
+        text,
     );
-    if let Request::CreateTable {
-        bonus_text, outcome, ..
-    } = &mut colorado
-    {
-        *bonus_text = Some(text.into());
-        *outcome = OutcomeSource::Rng;
-    }
     refused_as(&mut w, &admin(), colorado, "not_offered");
     inspect_and_open(&mut w);
     fund(&mut w, "alice", 100_000, 10_000);

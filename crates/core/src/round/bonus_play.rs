@@ -2,7 +2,7 @@
 //! after no more bets, the Bonus Spin Xtreme side wager at each position
 //! and its settlement, and Roulette X's paytable on a winning straight.
 
-use super::{BonusWager, Command, CommandError, Event, Phase, Table, BET_ID_MAX_BYTES};
+use super::{BonusWager, Command, CommandError, Event, Phase, Table};
 use crate::bonus::{BonusDraw, BonusSpinXtreme, BsxSymbol, Meters, TableBonus};
 use crate::money::Minor;
 use crate::pocket::Pocket;
@@ -112,29 +112,10 @@ impl Table {
                 wager_id,
                 player,
             } => {
-                self.at(at_ms)?;
                 let Some(bsx) = self.bsx() else {
                     return Err(CommandError::BonusNotOffered);
                 };
-                match self.phase {
-                    Phase::BettingOpen { deadline_ms } if at_ms < deadline_ms => {}
-                    // ch.3 F(17)(b): locked out once the round is started.
-                    Phase::BettingOpen { .. } | Phase::NoMoreBets => return Err(CommandError::PastPosting),
-                    Phase::Closed => return Err(CommandError::Closed),
-                    Phase::Open => return Err(CommandError::BettingNotOpen),
-                }
-                if self.emergency {
-                    return Err(CommandError::Emergency);
-                }
-                if wager_id.is_empty() || wager_id.len() > BET_ID_MAX_BYTES {
-                    return Err(CommandError::BadBetId);
-                }
-                if self.index.contains_key(&wager_id)
-                    || self.withdrawn.contains(&wager_id)
-                    || self.bonus_wagers.iter().any(|w| w.wager_id == wager_id)
-                {
-                    return Err(CommandError::DuplicateBet(wager_id));
-                }
+                self.check_placing(at_ms, &wager_id)?;
                 // ch.3 F(17)(a): one wagering device at each betting position.
                 if self.bonus_wagers.iter().any(|w| w.player == player) {
                     return Err(CommandError::BonusWagerPlaced);

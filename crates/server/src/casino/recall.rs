@@ -88,14 +88,7 @@ impl From<&RoundRecord> for RecalledRound {
             chips_after: r.chips_after.clone(),
             tournament: r.tournament.clone(),
             bonus_targets: r.bonus_targets.clone(),
-            bonus_lucky: r
-                .bonus_lucky
-                .iter()
-                .map(|l| crate::api::LuckyView {
-                    pocket: l.pocket.clone(),
-                    odds: l.odds,
-                })
-                .collect(),
+            bonus_lucky: r.bonus_lucky.iter().map(Into::into).collect(),
         }
     }
 }

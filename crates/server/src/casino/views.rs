@@ -352,13 +352,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             table,
             round,
             targets,
-            lucky: lucky
-                .into_iter()
-                .map(|l| crate::api::LuckyView {
-                    pocket: l.pocket,
-                    odds: l.odds,
-                })
-                .collect(),
+            lucky: lucky.iter().map(Into::into).collect(),
         },
         J::BonusWager {
             table,

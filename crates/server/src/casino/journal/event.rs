@@ -374,6 +374,15 @@ pub struct LuckyNumber {
     pub odds: u32,
 }
 
+impl From<&LuckyNumber> for crate::api::LuckyView {
+    fn from(l: &LuckyNumber) -> crate::api::LuckyView {
+        crate::api::LuckyView {
+            pocket: l.pocket.clone(),
+            odds: l.odds,
+        }
+    }
+}
+
 pub(super) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
