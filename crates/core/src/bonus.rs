@@ -8,6 +8,8 @@
 
 use crate::money::Minor;
 use crate::pocket::Pocket;
+use crate::settle::PlacedBet;
+use crate::spot::Kind;
 use crate::wheel::Wheel;
 
 /// The most entries and the largest total of a weighted table.
@@ -218,6 +220,21 @@ impl RouletteX {
             .unwrap_or(self.paytable.straight_odds());
         // Stakes and odds are bounded (STAKE_MAX_MINOR, 1000 to 1): no overflow.
         Minor::new(stake.get() * (u64::from(odds) + 1))
+    }
+
+    /// What a settled bet hands back at a Roulette X table: a plain straight
+    /// by the paytable (its stake over a maximum back whatever happens,
+    /// european-casino 3.12); any other bet the `returned` it settled for.
+    pub fn bet_return(&self, bet: &PlacedBet, landed: Pocket, lucky: &LuckyNumbers, returned: Minor) -> Minor {
+        let [part] = bet.components() else {
+            return returned;
+        };
+        match part.covers.iter().next() {
+            Some(on) if part.kind == Kind::Straight => {
+                Minor::new(self.straight_return(part.stake, on, landed, lucky).get() + bet.excess().get())
+            }
+            _ => returned,
+        }
     }
 
     /// The exact return to player of a straight bet, as (numerator,

@@ -27,11 +27,8 @@ pub const BUILTIN_BONUS: [(&str, &str); 4] = [
     ),
 ];
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Bonus {
-    RouletteX(RouletteX),
-    BonusSpinXtreme(BonusSpinXtreme),
-}
+/// A bonus configuration: the core's own type, as a table keeps it.
+pub use croupier_core::bonus::TableBonus as Bonus;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

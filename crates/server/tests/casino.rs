@@ -2150,25 +2150,33 @@ fn a_bonus_tables_result_is_never_the_dealers_to_key() {
     refused_as(&mut w, &admin(), table, "bad_table");
 }
 
-/// The words that draw one target, `pocket`, at a double-zero table.
-fn one_target_words(pocket: &str) -> Vec<u32> {
-    use croupier_core::bonus::{BonusDraw, TableBonus};
-    use croupier_profiles::bonus::{load, Bonus};
-    let Ok(Bonus::BonusSpinXtreme(config)) = load("bonus-spin-xtreme") else {
-        panic!("the shipped configuration loads")
-    };
-    let bonus = TableBonus::BonusSpinXtreme(config);
-    // Word 0 picks the first count, one target (weight 70 of 100); the next picks the pocket.
-    (0..38)
-        .map(|k| vec![0, k])
+/// The first of `candidates` whose words draw what `wanted` asks of the
+/// shipped bonus `name` at a double-zero table.
+fn words_drawing(
+    name: &str,
+    candidates: impl Iterator<Item = Vec<u32>>,
+    wanted: impl Fn(&croupier_core::bonus::BonusDraw) -> bool,
+) -> Vec<u32> {
+    let bonus = croupier_profiles::bonus::load(name).expect("the shipped configuration loads");
+    candidates
+        .into_iter()
         .find(|words| {
             let mut replay = croupier_rng::bonus_draws::Replaying::new(words);
-            matches!(
-                croupier_rng::bonus_draws::draw(&mut replay, &bonus, croupier_core::Wheel::DoubleZero),
-                Ok(BonusDraw::Targets(t)) if t.len() == 1 && t[0].label() == pocket
-            )
+            croupier_rng::bonus_draws::draw(&mut replay, &bonus, croupier_core::Wheel::DoubleZero)
+                .is_ok_and(|draw| wanted(&draw))
         })
-        .expect("a word draws the pocket")
+        .expect("some words draw it")
+}
+
+/// The words that draw one target, `pocket`, at a double-zero table.
+fn one_target_words(pocket: &str) -> Vec<u32> {
+    use croupier_core::bonus::BonusDraw;
+    // Word 0 picks the first count, one target (weight 70 of 100); the next picks the pocket.
+    words_drawing(
+        "bonus-spin-xtreme",
+        (0..38).map(|k| vec![0, k]),
+        |draw| matches!(draw, BonusDraw::Targets(t) if t.len() == 1 && t[0].label() == pocket),
+    )
 }
 
 // Maryland ch.3 F(16)-(17), ch.4 D-E: a Bonus Spin Xtreme wager at each
@@ -2433,22 +2441,13 @@ fn roulette_x_pays_straights_by_its_paytable() {
 
 /// Words that draw Roulette X paytable A's five lucky numbers with 17 first.
 fn lucky_17_words() -> Vec<u32> {
-    use croupier_core::bonus::{BonusDraw, TableBonus};
-    use croupier_profiles::bonus::{load, Bonus};
-    let Ok(Bonus::RouletteX(config)) = load("roulette-x-a") else {
-        panic!("the shipped configuration loads")
-    };
-    let bonus = TableBonus::RouletteX(config);
+    use croupier_core::bonus::BonusDraw;
     // Word 0 picks the count (five, the only one); five distinct pocket
     // indices; then the odds of the four after the first.
-    (0..38)
-        .map(|k| vec![0, k, (k + 1) % 38, (k + 2) % 38, (k + 3) % 38, (k + 4) % 38, 0, 0, 0, 0])
-        .find(|words| {
-            let mut replay = croupier_rng::bonus_draws::Replaying::new(words);
-            matches!(
-                croupier_rng::bonus_draws::draw(&mut replay, &bonus, croupier_core::Wheel::DoubleZero),
-                Ok(BonusDraw::Lucky(l)) if l.numbers[0].0.label() == "17"
-            )
-        })
-        .expect("a word draws 17 first")
+    let candidates = (0..38).map(|k| vec![0, k, (k + 1) % 38, (k + 2) % 38, (k + 3) % 38, (k + 4) % 38, 0, 0, 0, 0]);
+    words_drawing(
+        "roulette-x-a",
+        candidates,
+        |draw| matches!(draw, BonusDraw::Lucky(l) if l.numbers[0].0.label() == "17"),
+    )
 }

@@ -64,6 +64,12 @@ impl Table {
         self.meters
     }
 
+    /// Whether the table's bonus takes no bet of `kind`: a Roulette X table
+    /// pays straights by its paytable, not as a composite bet's parts.
+    pub fn bonus_refuses(&self, kind: Kind) -> bool {
+        matches!(self.bonus, Some(TableBonus::RouletteX(_))) && kind.is_composite()
+    }
+
     /// A bet Roulette X cannot pay by its paytable is refused at its table:
     /// a composite bet's straights, and a coupon on a straight.
     pub(super) fn check_roulette_x_bet(&self, bet: &PlacedBet) -> Result<(), CommandError> {
@@ -71,7 +77,7 @@ impl Table {
             return Ok(());
         }
         let kind = bet.kind();
-        if matches!(kind, Kind::Neighbours | Kind::Complete) {
+        if self.bonus_refuses(kind) {
             return Err(CommandError::NotAtRouletteX(format!(
                 "{kind} stands for straights, which Roulette X pays by its paytable: bet the straights themselves"
             )));
@@ -151,17 +157,7 @@ impl Table {
         let (Some(TableBonus::RouletteX(x)), Some(BonusDraw::Lucky(lucky))) = (&self.bonus, &self.bonus_drawn) else {
             return returned;
         };
-        let [part] = bet.components() else {
-            return returned;
-        };
-        if part.kind != Kind::Straight {
-            return returned;
-        }
-        match part.covers.iter().next() {
-            // A stake over the maximum goes back whatever happens (european-casino 3.12).
-            Some(on) => Minor::new(x.straight_return(part.stake, on, landed, lucky).get() + bet.excess().get()),
-            None => returned,
-        }
+        x.bet_return(bet, landed, lucky, returned)
     }
 
     /// The Bonus Spin Xtreme wagers settled on `landed`, each with the

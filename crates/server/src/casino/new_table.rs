@@ -167,13 +167,7 @@ impl<S: Storage> Cage<S> {
 /// The table with the bonus its configuration text gives, where its
 /// document permits that bonus (Maryland ch.3 F(16)-(18)).
 fn with_bonus(core: Table, text: &str, table: &str) -> Result<Table, ApiError> {
-    use croupier_core::bonus::TableBonus;
-    use croupier_profiles::bonus::Bonus;
-    let bonus =
-        match croupier_profiles::bonus::parse(text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))? {
-            Bonus::RouletteX(x) => TableBonus::RouletteX(x),
-            Bonus::BonusSpinXtreme(b) => TableBonus::BonusSpinXtreme(b),
-        };
+    let bonus = croupier_profiles::bonus::parse(text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
     let permitted = &core.profile().jurisdiction().bonuses;
     if !permitted.iter().any(|k| k == bonus.kind()) {
         return Err(err(

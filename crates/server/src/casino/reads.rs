@@ -256,8 +256,8 @@ fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
         .into_iter()
         .filter_map(|notation| {
             let spot = Spot::parse(&notation, wheel).ok()?;
-            // A Roulette X table takes no composite bet (see `composite_refused`).
-            if composite_refused(slot) && spot.kind().is_composite() {
+            // A Roulette X table takes no composite bet.
+            if slot.table.bonus_refuses(spot.kind()) {
                 return None;
             }
             // A stake must be a multiple of this many units (neighbours, complete).
@@ -277,12 +277,6 @@ fn felt(slot: &TableSlot) -> Vec<LayoutSpot> {
         .collect()
 }
 
-/// Whether the table refuses composite bets: Roulette X pays a straight by
-/// its own paytable (Maryland ch.4 F), not as the part of a composite bet.
-fn composite_refused(slot: &TableSlot) -> bool {
-    slot.roulette_x_straight_odds().is_some()
-}
-
 fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
     let config = slot.table.config();
     let wheel = config.wheel;
@@ -292,7 +286,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
     let kinds = profile
         .kinds_on(wheel)
         .into_iter()
-        .filter(|k| !(composite_refused(slot) && k.is_composite()))
+        .filter(|k| !slot.table.bonus_refuses(*k))
         .map(|k| {
             let limit = profile.limit(k);
             LayoutKind {

@@ -53,15 +53,10 @@ static PROFILES: LazyLock<Bytes> = LazyLock::new(|| {
 
 /// The shipped bonus configurations of the kinds a document permits.
 fn shipped_bonuses(permitted: &[String]) -> Vec<crate::api::bodies::ShippedBonus> {
-    use croupier_core::bonus::TableBonus;
-    use croupier_profiles::bonus::{Bonus, BUILTIN_BONUS};
-    BUILTIN_BONUS
+    croupier_profiles::bonus::BUILTIN_BONUS
         .iter()
         .filter_map(|(name, text)| {
-            let bonus = match croupier_profiles::bonus::parse(text, name).ok()? {
-                Bonus::RouletteX(x) => TableBonus::RouletteX(x),
-                Bonus::BonusSpinXtreme(b) => TableBonus::BonusSpinXtreme(b),
-            };
+            let bonus = croupier_profiles::bonus::parse(text, name).ok()?;
             permitted
                 .iter()
                 .any(|k| k == bonus.kind())

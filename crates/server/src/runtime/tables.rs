@@ -138,6 +138,16 @@ pub(super) fn off_worker<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// The words a fresh generator gives `draw`, each kept for the journal.
+fn recorded(
+    draw: impl FnOnce(&mut croupier_rng::bonus_draws::Recording) -> Result<(), croupier_rng::RngError>,
+) -> Result<Vec<u32>, ApiError> {
+    let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
+    let mut words = croupier_rng::bonus_draws::Recording::new(&mut rng);
+    draw(&mut words).map_err(ApiError::internal)?;
+    Ok(words.words)
+}
+
 /// A request that may take long (a spin and its settlement, a void, an
 /// annulment, closing the table) or waits on the cage's verdict.
 fn long(request: &Request) -> bool {
@@ -179,13 +189,11 @@ impl TableWriter {
         let Some(bonus) = self.slot.bonus() else {
             return Ok(Executed::default());
         };
-        let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
-        let mut words = croupier_rng::bonus_draws::Recording::new(&mut rng);
-        croupier_rng::bonus_draws::draw(&mut words, bonus, self.slot.table.config().wheel)
-            .map_err(ApiError::internal)?;
+        let wheel = self.slot.table.config().wheel;
+        let words = recorded(|words| croupier_rng::bonus_draws::draw(words, bonus, wheel).map(drop))?;
         let request = Request::DrawBonus {
             table: self.slot.id.clone(),
-            words: words.words,
+            words,
         };
         self.execute_one(&Actor::system(), request)
     }
@@ -197,10 +205,7 @@ impl TableWriter {
         let Some(bsx) = self.slot.table.bsx().filter(|_| wagers > 0) else {
             return Ok(Vec::new());
         };
-        let mut rng = croupier_rng::CasinoRng::from_os().map_err(ApiError::internal)?;
-        let mut words = croupier_rng::bonus_draws::Recording::new(&mut rng);
-        croupier_rng::bonus_draws::symbols(&mut words, bsx, wagers).map_err(ApiError::internal)?;
-        Ok(words.words)
+        recorded(|words| croupier_rng::bonus_draws::symbols(words, bsx, wagers).map(drop))
     }
 
     fn with_bonus_words(&self, request: Request) -> Result<Request, ApiError> {

@@ -151,6 +151,10 @@ impl TableSlot {
 
     /// Keeps the jackpots a settlement paid, newest last.
     pub(super) fn keep_jackpots(&mut self, at_ms: u64, events: &[Event], name_of: &dyn Fn(u64) -> String) {
+        // Every request's events pass here: a table without meters reads none of them.
+        if self.table.bsx().is_none() {
+            return;
+        }
         for e in events {
             if let Event::BonusAwarded {
                 round,
@@ -521,37 +525,20 @@ impl TableSlot {
         Some(i128::from(award) + i128::from(community) * i128::from(others))
     }
 
-    /// What a bet placed in a past round returns on `pocket` at a Roulette X
-    /// table (Maryland ch.4 F): a straight by the paytable, with that round's
-    /// lucky numbers; any other bet as settled.
-    pub(super) fn roulette_x_returned(
+    /// A Roulette X table's paytable and a past round's lucky numbers, by
+    /// which its straights were paid (Maryland ch.4 F).
+    pub(super) fn roulette_x_of(
         &self,
         record: &crate::casino::recall::RoundRecord,
-        bet: &croupier_core::PlacedBet,
-        pocket: croupier_core::Pocket,
-        returned: croupier_core::Minor,
-    ) -> croupier_core::Minor {
+    ) -> Option<(&croupier_core::bonus::RouletteX, croupier_core::bonus::LuckyNumbers)> {
         let Some(TableBonus::RouletteX(x)) = self.table.bonus() else {
-            return returned;
+            return None;
         };
-        let [part] = bet.components() else {
-            return returned;
-        };
-        let Some(on) = part
-            .covers
+        let numbers = record
+            .bonus_lucky
             .iter()
-            .next()
-            .filter(|_| part.kind == croupier_core::Kind::Straight)
-        else {
-            return returned;
-        };
-        let lucky = croupier_core::bonus::LuckyNumbers {
-            numbers: record
-                .bonus_lucky
-                .iter()
-                .filter_map(|l| croupier_core::Pocket::parse(&l.pocket).map(|p| (p, l.odds)))
-                .collect(),
-        };
-        croupier_core::Minor::new(x.straight_return(part.stake, on, pocket, &lucky).get() + bet.excess().get())
+            .filter_map(|l| croupier_core::Pocket::parse(&l.pocket).map(|p| (p, l.odds)))
+            .collect();
+        Some((x, croupier_core::bonus::LuckyNumbers { numbers }))
     }
 }

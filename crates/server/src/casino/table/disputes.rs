@@ -262,6 +262,8 @@ impl TableSlot {
                 None => anywhere += stake,
             }
         }
+        // A Roulette X straight pays by its paytable and the round's lucky numbers.
+        let roulette_x = self.roulette_x_of(record);
         let best = self
             .table
             .config()
@@ -273,7 +275,11 @@ impl TableSlot {
                     .iter()
                     .map(|p| {
                         let returned = rules.settle(p, &[pocket]).returned;
-                        i128::from(self.roulette_x_returned(record, p, pocket, returned).get())
+                        let returned = match &roulette_x {
+                            Some((x, lucky)) => x.bet_return(p, pocket, lucky, returned),
+                            None => returned,
+                        };
+                        i128::from(returned.get())
                     })
                     .sum::<i128>()
             })
