@@ -1707,6 +1707,12 @@ fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_st
     keyed["outcome"] = json!("dealer");
     let (status, code, message) = refused(&server, &admin, keyed);
     assert_eq!((status, code.as_str()), (422, "bad_table"), "{message}");
+    // Maryland ch.4 F(3)(d): paytable C on a double-zero wheel only.
+    let mut c_on_single = bsx_table("c1");
+    c_on_single["wheel"] = json!("single-zero");
+    c_on_single["bonus_text"] = json!(include_str!("../../../profiles/bonus/roulette-x-c.toml"));
+    let (status, code, message) = refused(&server, &admin, c_on_single);
+    assert_eq!((status, code.as_str()), (422, "bad_wheel"), "{message}");
     server.inspect_and_open(&pit, &dealer, "bsx");
     server.seat(&cashier, ("p1", &p1), "bsx", 10_000, 5_000);
     server.seat(&cashier, ("p2", &p2), "bsx", 10_000, 5_000);
@@ -1730,6 +1736,26 @@ fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_st
         assert!(status == 400 || status == 422 || status == 409, "{forged}: {status}");
     }
     assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    // A player not seated, and one whose chips do not cover the wager.
+    server.add_users(&admin, &[("p3", "player")]);
+    let p3 = server.login("p3", "p3-password-1");
+    let (status, code, message) = refused(&server, &p3, wager("p3w"));
+    assert_eq!((status, code.as_str()), (422, "not_seated"), "{message}");
+    server.seat(&cashier, ("p3", &p3), "bsx", 10_000, 300);
+    let seated = journal_rows(data.path()).len();
+    let (status, code, message) = refused(&server, &p3, wager("p3w"));
+    assert_eq!((status, code.as_str()), (422, "insufficient_chips"), "{message}");
+    assert_eq!(journal_rows(data.path()).len(), seated, "the refusal wrote nothing");
+    // Under an emergency nothing is taken (european-casino 6.1 as the table applies it).
+    server.ask(
+        &pit,
+        json!({"op": "declare_emergency", "table": "bsx", "reason": "smoke"}),
+    );
+    let declared = journal_rows(data.path()).len();
+    let (status, code, message) = refused(&server, &p1, wager("w1"));
+    assert_eq!((status, code.as_str()), (422, "emergency"), "{message}");
+    assert_eq!(journal_rows(data.path()).len(), declared, "the refusal wrote nothing");
+    server.ask(&pit, json!({"op": "lift_emergency", "table": "bsx"}));
     server.ask(&p1, wager("w1"));
     let placed = journal_rows(data.path()).len();
     for _ in 0..20 {
