@@ -464,7 +464,8 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
     assert_eq!(server.http("POST", "/api/logout", Some(&gone), None).0, 200);
     server.kill();
 
-    let mut server = start(data.path(), port);
+    // A fresh port: the old one may have gone to a parallel test meanwhile.
+    let mut server = start(data.path(), free_port());
     let line = server.wait_line("croupier: recovered:");
     assert!(line.contains("no_spin") || line.contains("bet_returned"), "{line}");
     // The bet cut off by the kill came back whole.
@@ -667,7 +668,8 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     assert!(total > 0, "bets were acknowledged before the kill ({rounds} rounds)");
     eprintln!("killed {after_ms} ms into the betting: {total} bets acknowledged, {rounds} rounds drawn");
 
-    let mut server = start(data.path(), port);
+    // A fresh port: the old one may have gone to a parallel test meanwhile.
+    let mut server = start(data.path(), free_port());
     for ((player, token), acknowledged) in players.iter().zip(&acknowledged) {
         let (status, recall) = server.http(
             "GET",
@@ -1313,7 +1315,8 @@ fn recall_reaches_every_round_past_those_a_table_keeps() {
     for file in ["recall.db", "recall.db-wal", "recall.db-shm"] {
         let _ = std::fs::remove_file(data.path().join(file));
     }
-    let mut server = start(data.path(), port);
+    // A fresh port: the old one may have gone to a parallel test meanwhile.
+    let mut server = start(data.path(), free_port());
     for _ in 0..400 {
         if server.http("GET", "/api/players/p2/rounds?last=10", Some(&p2), None).1["rounds"]
             .as_array()
