@@ -42,6 +42,17 @@ pub trait Storage {
         Ok(())
     }
 
+    /// Ends a group keeping none of its appends: after an append failed (a
+    /// full disk), the group's other requests are refused as well, and each
+    /// refusal must be true. A store whose appends are durable one by one
+    /// cannot take them back, and says so.
+    fn abort_group(&mut self) -> Result<(), StorageError> {
+        Err(StorageError::Unreadable {
+            seq: 0,
+            why: "this store cannot take a group's appends back".into(),
+        })
+    }
+
     /// Upkeep that no answer waits for, run by the writer once the answers
     /// of the group `end_group` made durable have gone out. A failure here
     /// loses nothing (the group is durable already); the storage reports it.
@@ -55,6 +66,8 @@ pub struct MemoryStorage {
     pub entries: Vec<Entry>,
     pub fail_every: Option<u64>,
     appends: u64,
+    /// How many entries it held when the open group began.
+    group_from: Option<usize>,
 }
 
 impl MemoryStorage {
@@ -87,6 +100,23 @@ impl Storage for MemoryStorage {
         self.entries.extend_from_slice(entries);
         Ok(())
     }
+
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        self.group_from.get_or_insert(self.entries.len());
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        self.group_from = None;
+        Ok(())
+    }
+
+    fn abort_group(&mut self) -> Result<(), StorageError> {
+        if let Some(from) = self.group_from.take() {
+            self.entries.truncate(from);
+        }
+        Ok(())
+    }
 }
 
 /// The journal in SQLite: one table, written in WAL mode with synchronous
@@ -102,6 +132,8 @@ pub struct SqliteStorage {
     /// With checkpoints in the background: how many the thread has done,
     /// and how many of them this connection has caught up after (in `after_group`).
     checkpoints: Option<(Arc<AtomicU64>, u64)>,
+    /// The unsealed head when the open group began, for `abort_group`.
+    unsealed_at_group: Option<(u64, [u8; 32])>,
 }
 
 /// With checkpoints in the background, the writer checkpoints only past this
@@ -158,6 +190,7 @@ impl SqliteStorage {
             sealing: None,
             unsealed: None,
             checkpoints: None,
+            unsealed_at_group: None,
         })
     }
 
@@ -229,6 +262,7 @@ impl SqliteStorage {
             sealing: None,
             unsealed: None,
             checkpoints: None,
+            unsealed_at_group: None,
         })
     }
 
@@ -518,6 +552,7 @@ impl Storage for SqliteStorage {
         if !self.grouped {
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
             self.grouped = true;
+            self.unsealed_at_group = self.unsealed;
         }
         Ok(())
     }
@@ -530,12 +565,24 @@ impl Storage for SqliteStorage {
         // The group's seal commits with the group's entries.
         if let Err(e) = self.write_pending_seal() {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.unsealed = self.unsealed_at_group;
             return Err(e);
         }
         if let Err(e) = self.conn.execute_batch("COMMIT") {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.unsealed = self.unsealed_at_group;
             return Err(e.into());
         }
+        Ok(())
+    }
+
+    fn abort_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            return Ok(());
+        }
+        self.grouped = false;
+        self.unsealed = self.unsealed_at_group;
+        self.conn.execute_batch("ROLLBACK")?;
         Ok(())
     }
 
@@ -575,6 +622,42 @@ mod tests {
                 hash
             );
         }
+    }
+
+    #[test]
+    fn an_aborted_group_keeps_none_of_its_appends_nor_moves_the_seal() {
+        use crate::journal::{Entry, Record, StreamEvent};
+        use crate::seal::Seal;
+        use crate::Storage;
+        let key = [7u8; 32];
+        let dir = tempfile::tempdir().expect("dir");
+        let mut storage = super::SqliteStorage::open(dir.path()).expect("open");
+        storage.seal_with(key);
+        let entry = |seq: u64, prev: [u8; 32]| {
+            let body = serde_json::value::RawValue::from_string(seq.to_string()).expect("JSON");
+            Entry::new(seq, seq, Record::Event(StreamEvent::new("test", body)), prev)
+        };
+        let first = entry(1, [0; 32]);
+        storage.append(std::slice::from_ref(&first)).expect("alone");
+        storage.begin_group().expect("begin");
+        let (second, third) = (entry(2, first.hash), entry(3, [9; 32]));
+        storage.append(std::slice::from_ref(&second)).expect("in a group");
+        storage
+            .append(&[third.clone(), entry(4, third.hash)])
+            .expect("in a group");
+        storage.abort_group().expect("taken back");
+        assert_eq!(
+            storage.load().expect("load").len(),
+            1,
+            "only the entry before the group"
+        );
+        assert_eq!(storage.seal().expect("seal"), Some(Seal::new(&key, 1, first.hash)));
+        // The next group writes as if the aborted one had never been.
+        storage.begin_group().expect("begin");
+        storage.append(std::slice::from_ref(&second)).expect("again");
+        storage.end_group().expect("end");
+        assert_eq!(storage.load().expect("load").len(), 2);
+        assert_eq!(storage.seal().expect("seal"), Some(Seal::new(&key, 2, second.hash)));
     }
 
     #[test]

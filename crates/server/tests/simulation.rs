@@ -52,11 +52,13 @@ impl Dice {
 }
 
 /// A disk that fails on purpose: once armed, each append fails with a
-/// chance the seed sets, having written nothing of itself (the appends of a
-/// write before it stay, as SQLite commits them).
+/// chance the seed sets, having written nothing of itself; the write's
+/// appends before it are taken back, as SQLite rolls them back.
 #[derive(Clone)]
 struct FlakyDisk {
     entries: Arc<Mutex<Vec<Entry>>>,
+    /// How many entries the disk held when the open write began.
+    group_from: Arc<Mutex<Option<usize>>>,
     armed: Arc<AtomicBool>,
     dice: Arc<Mutex<Dice>>,
     one_in: u64,
@@ -75,6 +77,24 @@ impl Storage for FlakyDisk {
             return Err(StorageError::Injected);
         }
         self.entries.lock().expect("disk").extend_from_slice(entries);
+        Ok(())
+    }
+
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        let held = self.entries.lock().expect("disk").len();
+        self.group_from.lock().expect("group").get_or_insert(held);
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        *self.group_from.lock().expect("group") = None;
+        Ok(())
+    }
+
+    fn abort_group(&mut self) -> Result<(), StorageError> {
+        if let Some(from) = self.group_from.lock().expect("group").take() {
+            self.entries.lock().expect("disk").truncate(from);
+        }
         Ok(())
     }
 }
@@ -482,6 +502,7 @@ fn run(seed: u64) -> u64 {
     let mut dice = Dice(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let disk = FlakyDisk {
         entries: Arc::default(),
+        group_from: Arc::default(),
         armed: Arc::default(),
         dice: Arc::new(Mutex::new(Dice(seed ^ 0xD1CE))),
         // Some seeds never fail; the others fail about once in 15 to 60 writes.

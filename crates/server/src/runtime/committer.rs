@@ -387,23 +387,22 @@ impl Worker {
     }
 }
 
-/// Writes the groups' entries and makes them durable together. If an append
-/// fails, what was appended before it is still committed (each entry is a
-/// whole request) and the whole lot is reported as failed: a request reported
-/// failed may have landed, never the other way round.
+/// Writes the groups' entries and makes them durable together, or none of
+/// them: if an append fails (a full disk), the appends before it are taken
+/// back, so that every request of the lot, answered as failed, changed nothing.
 fn write(storage: &mut dyn Storage, groups: &[Group]) -> Result<(), StorageError> {
     storage.begin_group()?;
-    let mut appended = Ok(());
     for (entries, ..) in groups {
         if !entries.is_empty() {
-            appended = storage.append(entries);
-            if appended.is_err() {
-                break;
+            if let Err(e) = storage.append(entries) {
+                if let Err(not_back) = storage.abort_group() {
+                    tracing::error!("a failed group's appends could not be taken back: {not_back}");
+                }
+                return Err(e);
             }
         }
     }
-    let flushed = storage.end_group();
-    appended.and(flushed)
+    storage.end_group()
 }
 
 #[cfg(test)]
@@ -482,9 +481,16 @@ mod tests {
         fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
             self.inner.append(entries)
         }
+        fn begin_group(&mut self) -> Result<(), StorageError> {
+            self.inner.begin_group()
+        }
         fn end_group(&mut self) -> Result<(), StorageError> {
             self.seen.lock().expect("list").push("ended");
-            Ok(())
+            self.inner.end_group()
+        }
+        fn abort_group(&mut self) -> Result<(), StorageError> {
+            self.seen.lock().expect("list").push("taken back");
+            self.inner.abort_group()
         }
         fn after_group(&mut self) {
             self.seen.lock().expect("list").push("upkeep");
@@ -515,11 +521,26 @@ mod tests {
             // The upkeep follows the answer on the committer's thread: a reload waits for it.
             pipeline = committer.reload().expect("reload");
         }
-        // The second append fails: its group is refused and no upkeep follows.
+        // The second append fails: its group is taken back, refused, and no upkeep follows.
         assert_eq!(
             *seen.lock().expect("list"),
-            ["ended", "answered", "upkeep", "ended", "refused"]
+            ["ended", "answered", "upkeep", "taken back", "refused"]
         );
+    }
+
+    #[test]
+    fn a_failed_append_takes_back_the_groups_written_with_it() {
+        // The second append fails: the first group, in the same write, is
+        // taken back, so that its refusal ("nothing was changed") is true.
+        let (mut pipeline, committer) = Committer::stepped(MemoryStorage::failing_every(2)).expect("start");
+        pipeline.load().expect("loaded");
+        let first = hand_over(&mut pipeline, &committer, &[1]);
+        let second = hand_over(&mut pipeline, &committer, &[2]);
+        assert!(committer.stepper().expect("stepped").run_ready());
+        assert!(!first.recv().expect("answered"), "refused with the other");
+        assert!(!second.recv().expect("answered"));
+        let mut reloaded = committer.reload().expect("reload");
+        assert!(reloaded.load().expect("entries").is_empty(), "neither landed");
     }
 
     #[test]
