@@ -79,12 +79,37 @@ const Croupier = (() => {
     if (!response.ok) {
       const message = data?.message ?? (text || `The server answered ${response.status}.`);
       if (response.status === 401 && data?.error === "unauthenticated" && s?.token) session.clear();
+      if (data?.error === "paused") pausedNotice();
       throw new ApiFailure(data?.error ?? "http", message, response.status);
     }
     return data;
   }
 
   const request = (body) => api("/api/requests", body);
+
+  // While the casino is paused (its journal cannot be written), says why,
+  // and says so again once it has resumed. One watch at a time.
+  let pauseWatch = 0;
+  async function pausedNotice() {
+    if (pauseWatch) return;
+    const look = async () => {
+      let report = null;
+      try {
+        const response = await fetch("/healthz");
+        report = await response.json();
+      } catch {
+        report = null;
+      }
+      if (report?.status === "paused") {
+        say(`The casino is paused: its journal cannot be written (${report.journal?.why ?? "storage"}). Nothing acknowledged is lost; it resumes by itself.`, "error");
+        pauseWatch = setTimeout(look, 2000);
+      } else {
+        pauseWatch = 0;
+        if (report) say("The casino has resumed.", "info");
+      }
+    };
+    pauseWatch = setTimeout(look, 0);
+  }
 
   // The page's message line: every refusal is shown, never swallowed.
   // A notice goes away by itself after a while (on a phone it sits over the
@@ -156,9 +181,11 @@ const Croupier = (() => {
           console.error("croupier: bad event", e);
         }
       };
-      socket.onclose = () => {
+      socket.onclose = (closed) => {
         if (stopped) return;
         onState?.("reconnecting");
+        // Closed as the casino paused (1013, "try again later"): say why until it resumes.
+        if (closed.code === 1013) pausedNotice();
         setTimeout(open, 1000);
       };
     };

@@ -67,6 +67,9 @@ error_codes! {
     Internal = "internal" => 503,
     /// The casino has stopped.
     Unavailable = "unavailable" => 503,
+    /// The journal cannot be written (a full disk): the casino is paused
+    /// and resumes by itself once it can; nothing acknowledged is lost.
+    Paused = "paused" => 503,
     // The casino's own refusals.
     BadUsername = "bad_username" => 422,
     BadPassword = "bad_password" => 422,

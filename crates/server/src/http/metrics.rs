@@ -1,17 +1,27 @@
 //! Liveness and metrics.
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 
 use super::error::Failure;
 use super::state::{AppState, Caller};
 use crate::api::ErrorBody;
 use crate::casino::policy::{self, Act};
+use crate::runtime::health::HealthReport;
 
-#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up", body = String)))]
-pub async fn healthz() -> &'static str {
-    "ok"
+/// The server's health, for a load balancer or a monitor: 200 while the
+/// journal takes writes (`ok`, or `degraded` while the recall archive is
+/// behind), 503 while the casino is paused, with why and since when.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "`ok`, or `degraded`: the recall archive is behind (game recall still finds every round); play goes on", body = HealthReport), (status = 503, description = "`paused`: the journal cannot be written (a full disk); the API refuses what needs it until the casino resumes by itself", body = HealthReport)))]
+pub async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
+    let report = state.floor.health().report();
+    let status = if report.journal.is_some() {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    (status, axum::Json(report))
 }
 
 #[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Counters and the journal's flush times in the OpenMetrics text format, for an admin or an auditor (or anyone on the --metrics-listen address)", body = String), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]

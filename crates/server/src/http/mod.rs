@@ -10,6 +10,7 @@ pub mod listener;
 pub mod metrics;
 pub mod openapi;
 pub mod pages;
+pub mod paused;
 pub mod people;
 pub mod public;
 pub mod recall;
@@ -87,6 +88,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/players/{player}/rounds", get(recall::player_rounds))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        // While the journal cannot be written, the API says so instead of answering.
+        .layer(axum::middleware::from_fn_with_state(state.clone(), paused::guard))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_MAX_BYTES))
         // A body sent slowly holds its connection: it must arrive within this.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))

@@ -46,6 +46,9 @@ use crate::api::{
         tournaments::forms,
     ),
     components(schemas(
+        crate::runtime::health::HealthReport,
+        crate::runtime::health::Trouble,
+        crate::runtime::health::ArchiveBehind,
         ClientRequest,
         TournamentOrder,
         PaidWith,

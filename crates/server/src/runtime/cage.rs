@@ -84,7 +84,8 @@ pub enum CageMsg {
 fn stale() -> ApiError {
     ApiError::new(
         ErrorCode::Storage,
-        "the casino is reloading what is durable after a failure; nothing was changed",
+        "the casino is paused: its journal could not be written, and it is reloading what is durable; \
+         nothing was changed, and it resumes by itself once the journal takes writes",
     )
 }
 
@@ -167,7 +168,15 @@ impl CageWriter {
         self.tables
             .replace_all(slots, self.epoch, self.cage.directory(), &self.sender);
         self.publish_operator();
+        if let Some(health) = self.committer.health() {
+            health.journal_resumed();
+        }
         Ok(())
+    }
+
+    /// Whether the cage must reload what is durable before it runs anything.
+    fn must_reload(&self) -> bool {
+        self.committer.failed() || self.reload
     }
 
     pub(super) fn new(
@@ -215,15 +224,37 @@ impl CageWriter {
 
     /// The thread's loop: takes a group at most once per spacing, runs it,
     /// and stops when every sender has gone or the storage cannot go on.
+    /// While a failed write holds the casino paused, it tries to reload once
+    /// per [`RELOAD_RETRY_MS`] even with nothing to run, so that the casino
+    /// resumes by itself once the disk takes writes again.
     pub(super) fn run(mut self, queue: mpsc::Receiver<CageMsg>) {
         let mut spacing = Spacing::new(std::time::Duration::from_micros(CAGE_SPACING_US));
+        let retry = std::time::Duration::from_millis(RELOAD_RETRY_MS);
         loop {
             // Under load the cage takes what waits once per spacing instead of
             // being woken for each message: a table's send then finds it awake
             // or asleep on a timer, and never pays to wake it.
             spacing.wait();
-            let Ok(first) = queue.recv() else { break };
+            // Woken once per retry at the least: a write that fails after the
+            // cage went back to waiting must not wait for a message to be noticed,
+            // for the edge sends none while the casino is paused.
+            let first = match queue.recv_timeout(retry) {
+                Ok(first) => Some(first),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             spacing.begin();
+            let Some(first) = first else {
+                if !self.must_reload() {
+                    continue;
+                }
+                // Nothing came: an empty group only tries the reload.
+                if let Err(stopped) = self.run_group(Vec::new()) {
+                    tracing::error!("the cage has stopped: {stopped:?}");
+                    return;
+                }
+                continue;
+            };
             let mut group = vec![first];
             while group.len() < GROUP_JOBS_MAX {
                 match queue.try_recv() {
@@ -246,9 +277,11 @@ impl CageWriter {
     /// nothing changes, and the next group tries again, at most once per
     /// [`RELOAD_RETRY_MS`].
     pub fn run_group(&mut self, group: Vec<CageMsg>) -> Result<(), Stopped> {
-        if self.committer.failed() || self.reload {
+        if self.must_reload() {
             let now = self.clock.now_ms();
-            let due = self.last_reload.is_none_or(|at| now >= at + RELOAD_RETRY_MS);
+            // A disk still full would fail the reload again: it waits for room.
+            let room = self.committer.health().is_none_or(|h| h.may_reload());
+            let due = room && self.last_reload.is_none_or(|at| now >= at + RELOAD_RETRY_MS);
             let reopened = if due {
                 self.reopen(now)
             } else {

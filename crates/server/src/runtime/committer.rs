@@ -8,11 +8,12 @@
 //! failure until the writer has reloaded the casino from what is durable.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use croupier_ledger::{Entry, Storage, StorageError};
 
+use super::health::Health;
 use super::metrics::FlushTimes;
 use super::reply::Pending;
 
@@ -177,6 +178,7 @@ pub struct Committer {
     failed: Arc<AtomicBool>,
     flushes: FlushTimes,
     stepped: Option<Stepped>,
+    health: Arc<OnceLock<Health>>,
 }
 
 /// The committer's work: what its thread runs, or a simulation steps.
@@ -186,6 +188,8 @@ struct Worker {
     failed: Arc<AtomicBool>,
     flushes: FlushTimes,
     spacing: Spacing,
+    /// Told when a write fails: the casino pauses.
+    health: Arc<OnceLock<Health>>,
 }
 
 /// A committer stepped by hand: its work runs when the simulation says, on
@@ -264,12 +268,14 @@ impl Committer {
         });
         let failed = Arc::new(AtomicBool::new(false));
         let flushes = FlushTimes::default();
+        let health = Arc::new(OnceLock::new());
         let worker = Worker {
             storage: Box::new(storage),
             receiver,
             failed: failed.clone(),
             flushes: flushes.clone(),
             spacing: Spacing::new(spacing),
+            health: health.clone(),
         };
         let committer = Committer {
             sender,
@@ -277,6 +283,7 @@ impl Committer {
             failed,
             flushes,
             stepped: None,
+            health,
         };
         let pipeline = committer.pipeline(loaded);
         Ok((worker, pipeline, committer))
@@ -296,6 +303,16 @@ impl Committer {
     /// These answers go with the group the next `end_group` hands over.
     pub fn attach(&self, replies: Vec<Pending>) {
         self.outbox.lock().unwrap_or_else(|p| p.into_inner()).extend(replies);
+    }
+
+    /// Tells `health` of every failed write from now on.
+    pub fn report_to(&self, health: Health) {
+        let _ = self.health.set(health);
+    }
+
+    /// Where failed writes are told, once set.
+    pub fn health(&self) -> Option<&Health> {
+        self.health.get()
     }
 
     /// How long the writes have taken so far.
@@ -357,6 +374,9 @@ impl Worker {
                 // Groups of reads only write nothing and flush nothing.
                 if groups.iter().any(|(entries, ..)| !entries.is_empty()) {
                     self.flushes.record(began.elapsed());
+                }
+                if let (Err(e), Some(health)) = (&written, self.health.get()) {
+                    health.journal_failed(&e.to_string());
                 }
                 written.is_ok()
             };

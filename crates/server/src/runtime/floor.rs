@@ -36,6 +36,7 @@ pub struct Floor {
     pub(super) runtime: tokio::runtime::Handle,
     /// The operator's name as the cage publishes it, in its own order.
     pub(super) operator: Arc<arc_swap::ArcSwapOption<String>>,
+    pub(super) health: super::health::Health,
 }
 
 fn no_table(table: &str) -> ApiError {
@@ -53,6 +54,11 @@ impl Floor {
 
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
+    }
+
+    /// Whether the journal takes writes and the archive keeps up.
+    pub fn health(&self) -> &super::health::Health {
+        &self.health
     }
 
     pub fn hashing(&self) -> &Hashing {

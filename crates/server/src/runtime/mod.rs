@@ -8,10 +8,15 @@
 //! | the cage ([`cage`]) | thread `cage` | the ledger, the directory of users, the list of tables | [`cage::CageMsg`]: its own requests and reads; the tables' entries, verdicts and answers | the committer: each group's entries and answers |
 //! | the committer ([`committer`]) | thread `commit` | the journal's storage | groups of entries, with the answers waiting on them | the answers' callers, once durable ([`reply::Pending`]) |
 //! | the checkpointer | thread `checkpoint`, low priority | a second SQLite connection | nothing: a timer | nobody (the committer catches up after it) |
-//! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db` | finished rounds, once durable, through a bounded queue | nobody |
+//! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db`, and the rounds its disk refused | finished rounds, once durable, through a bounded queue; a timer while rounds wait | nobody |
 //! | the head keeper ([`keys`]) | thread `journal-head`, low priority | a read-only SQLite connection; the head file beside the secret | nothing: a timer (a last copy at the stop) | nobody |
 //! | a wheel's follower ([`wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
 //! | a deadline ([`floor`]) | a task per round that opens betting | nothing | a timer | the table: no more bets, if still betting |
+//!
+//! A failed write of the journal pauses the casino ([`health`]): the
+//! committer reports it, the edge refuses what needs the journal, and the
+//! cage, woken once a second, reloads what is durable as soon as the disk
+//! has room, which ends the pause.
 //!
 //! Time comes from one [`Clock`]; randomness (the RNG's draws, salts,
 //! tokens) is drawn here, never in the casino.
@@ -21,6 +26,7 @@ pub mod cage;
 pub mod clock;
 pub mod committer;
 pub mod floor;
+pub mod health;
 pub mod keys;
 pub mod metrics;
 pub mod passwords;
@@ -91,6 +97,9 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         tables.spawn(slot, 0, cage.directory().clone(), sender.clone());
     }
     let metrics = Arc::new(Metrics::new(&committer.flush_times()));
+    let health = health::Health::new(clock.clone());
+    committer.report_to(health.clone());
+    archive.report_to(health.clone());
     let writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
     let operator = writer.operator();
     std::thread::Builder::new()
@@ -108,5 +117,6 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         archive,
         runtime,
         operator,
+        health,
     })
 }

@@ -147,6 +147,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
             runtime: tokio::runtime::Handle::current(),
         },
     )?;
+    floor.health().watch_disk(data);
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }

@@ -31,6 +31,11 @@ pub const SOCKET_BATCH_MAX: usize = 64;
 /// password set): one of the codes RFC 6455 leaves to applications.
 pub const SESSION_OVER_CLOSE_CODE: u16 = 4001;
 
+/// The close code of a socket closed as the casino pauses (RFC 6455's "try
+/// again later"): the client reconnects once it resumes, and reloads then
+/// what the table holds, which is what is durable.
+pub const PAUSED_CLOSE_CODE: u16 = 1013;
+
 /// A request sent over a table stream: `ref` is the client's, echoed in the reply.
 #[derive(Deserialize)]
 pub struct SocketRequest {
@@ -122,6 +127,13 @@ async fn session_over(ended: &mut Option<SessionEnd>) {
     }
 }
 
+/// Resolves once the casino is paused.
+async fn casino_paused(pauses: &mut tokio::sync::watch::Receiver<bool>) {
+    if pauses.wait_for(|paused| *paused).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Whether the socket's session is over already.
 fn is_over(ended: &Option<SessionEnd>) -> bool {
     ended.as_ref().is_some_and(SessionEnd::is_over)
@@ -148,10 +160,20 @@ pub async fn forward(
     };
     let mut first = Following::new(first);
     let mut second = second.map(Following::new);
+    let mut pauses = state.floor.health().pauses();
     loop {
         // An event's text is shared by every socket that sends it, not copied.
         let outgoing: Utf8Bytes = tokio::select! {
             () = session_over(&mut ended) => break,
+            () = casino_paused(&mut pauses) => {
+                // What the socket showed may hold work the disk did not take.
+                let paused = CloseFrame {
+                    code: PAUSED_CLOSE_CODE,
+                    reason: Utf8Bytes::from_static("the casino is paused: its journal cannot be written"),
+                };
+                let _ = socket.send(Message::Close(Some(paused))).await;
+                return;
+            }
             text = std::future::poll_fn(|cx| first.poll_event(cx)) => match text {
                 Some(text) => text,
                 None => break,

@@ -13,6 +13,13 @@
 //! the archive holds, for each table, every finished round up to its newest.
 //! `croupier verify` checks each archived record against the replay.
 //!
+//! A write that fails (a full disk) loses nothing and stops nothing: the
+//! rounds it held wait in memory, game recall finds them there, and the
+//! archiver writes them again once a second until the disk takes them.
+//! Only past [`ARCHIVE_WAITING_ROUNDS_MAX`] waiting rounds, or a full queue,
+//! does the archive stop until the next start, which fills it in from the
+//! journal; `/healthz` says so meanwhile.
+//!
 //! Each record is kept with its MAC under a key from the server's secret
 //! (over its table, its number and its bytes), checked whenever it is read:
 //! someone who can write `recall.db` but not the keys folder cannot have a
@@ -21,13 +28,21 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use hmac::{Hmac, Mac};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use sha2::Sha256;
 
+use super::health::Health;
 use crate::casino::RoundRecord;
+
+/// Finished rounds the archive keeps in memory while its disk refuses them;
+/// past this it stops, and the next start fills it in from the journal.
+pub const ARCHIVE_WAITING_ROUNDS_MAX: usize = 100_000;
+
+/// How often the archiver tries again to write the rounds waiting.
+pub const ARCHIVE_RETRY_MS: u64 = 1_000;
 
 /// The archive's file inside a data directory.
 pub const ARCHIVE_FILE: &str = "recall.db";
@@ -38,11 +53,17 @@ pub struct Archive {
     /// The key records are kept under; none for an archive no one else can
     /// write (in memory) or one only read to compare with the journal.
     key: Option<[u8; 32]>,
-    /// Each table's newest archived round: rounds up to it are all there.
+    /// Each table's newest round archived or waiting: rounds up to it are
+    /// all there, or waiting in `waiting`.
     newest: Mutex<HashMap<String, u64>>,
-    /// A write failed: nothing more is archived until the next start, which
-    /// writes the missing rounds again from the journal.
+    /// Rounds a failed write left, each table's in order: written before
+    /// anything newer, and read from here meanwhile.
+    waiting: Mutex<Vec<Arc<RoundRecord>>>,
+    /// Too much waited: nothing more is archived until the next start,
+    /// which writes the missing rounds again from the journal.
     failed: std::sync::atomic::AtomicBool,
+    /// Told when the archive falls behind and when it catches up.
+    health: OnceLock<Health>,
 }
 
 fn sql(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
@@ -138,8 +159,24 @@ impl Archive {
             conn: Mutex::new(conn),
             key,
             newest: Mutex::new(newest),
+            waiting: Mutex::new(Vec::new()),
             failed: Default::default(),
+            health: OnceLock::new(),
         })
+    }
+
+    /// Tells `health` when the archive falls behind and when it catches up.
+    pub fn report_to(&self, health: Health) {
+        let _ = self.health.set(health);
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<Arc<RoundRecord>>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many finished rounds wait for the archive's disk.
+    pub fn rounds_waiting(&self) -> usize {
+        self.waiting().len()
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -154,43 +191,60 @@ impl Archive {
     pub fn stop(&self, why: &str) {
         if !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed) {
             tracing::error!("recall archive stopped: {why}; the next start fills it in from the journal");
+            if let Some(health) = self.health.get() {
+                health.archive_behind(&format!("stopped: {why}; a restart fills it in from the journal"), 0);
+            }
         }
     }
 
-    /// Whether `round` of `table` is archived already.
+    /// Whether `round` of `table` is archived already, or waits to be.
     pub fn holds(&self, table: &str, round: u64) -> bool {
         self.newest().get(table).is_some_and(|&n| round <= n)
     }
 
-    /// Archives `rounds` (each table's in order) in one transaction, leaving
-    /// out those it holds already; returns how many it wrote.
+    /// Archives `rounds` (each table's in order) in one transaction with
+    /// those still waiting, leaving out those it holds already; returns how
+    /// many it wrote. If the write fails, they all wait for the next try
+    /// (`save(&[])` tries again).
     pub fn save(&self, rounds: &[Arc<RoundRecord>]) -> Result<usize, String> {
         if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err("recall archive: stopped after a failed write; the next start fills it in".into());
+            return Err("recall archive: stopped; the next start fills it in".into());
         }
-        let fresh: Vec<&RoundRecord> = {
-            let newest = self.newest();
-            rounds
-                .iter()
-                .filter(|r| newest.get(&r.table).is_none_or(|&n| r.round > n))
-                .map(Arc::as_ref)
-                .collect()
-        };
-        if fresh.is_empty() {
+        let mut waiting = self.waiting();
+        {
+            let mut newest = self.newest();
+            for r in rounds {
+                if newest.get(&r.table).is_none_or(|&n| r.round > n) {
+                    newest.insert(r.table.clone(), r.round);
+                    waiting.push(r.clone());
+                }
+            }
+        }
+        if waiting.is_empty() {
             return Ok(0);
         }
-        let written = self.write(&fresh);
-        match written {
+        if waiting.len() > ARCHIVE_WAITING_ROUNDS_MAX {
+            waiting.clear();
+            drop(waiting);
+            let why = format!("more than {ARCHIVE_WAITING_ROUNDS_MAX} rounds waited for its disk");
+            self.stop(&why);
+            return Err(format!("recall archive: {why}"));
+        }
+        let all: Vec<&RoundRecord> = waiting.iter().map(Arc::as_ref).collect();
+        match self.write(&all) {
             Ok(()) => {
-                let mut newest = self.newest();
-                for r in &fresh {
-                    let n = newest.entry(r.table.clone()).or_insert(r.round);
-                    *n = (*n).max(r.round);
+                let written = waiting.len();
+                waiting.clear();
+                if let Some(health) = self.health.get() {
+                    health.archive_caught_up();
                 }
-                Ok(fresh.len())
+                Ok(written)
             }
             Err(e) => {
-                self.failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                match self.health.get() {
+                    Some(health) => health.archive_behind(&e, waiting.len() as u64),
+                    None => tracing::error!("{e}"),
+                }
                 Err(e)
             }
         }
@@ -231,8 +285,16 @@ impl Archive {
         tx.commit().map_err(sql("commit"))
     }
 
-    /// One archived round.
+    /// One archived round (or one waiting to be).
     pub fn round(&self, table: &str, round: u64) -> Result<Option<RoundRecord>, String> {
+        let waits = self
+            .waiting()
+            .iter()
+            .find(|r| r.table == table && r.round == round)
+            .cloned();
+        if let Some(r) = waits {
+            return Ok(Some((*r).clone()));
+        }
         let row = self
             .conn()
             .query_row(
@@ -245,8 +307,31 @@ impl Archive {
         row.map(|r| self.parse_row(r)).transpose()
     }
 
-    /// The newest `n` archived rounds `player` bet in, over every table, newest first.
+    /// The newest `n` archived rounds `player` bet in (those waiting to be
+    /// included), over every table, newest first.
     pub fn player(&self, player: &str, n: usize) -> Result<Vec<RoundRecord>, String> {
+        let waits: Vec<RoundRecord> = self
+            .waiting()
+            .iter()
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .map(|r| (**r).clone())
+            .collect();
+        let mut rounds = self.player_archived(player, n)?;
+        if !waits.is_empty() {
+            rounds.extend(waits);
+            rounds.sort_by(|a, b| {
+                b.opened_at_ms
+                    .cmp(&a.opened_at_ms)
+                    .then_with(|| a.table.cmp(&b.table))
+                    .then_with(|| b.round.cmp(&a.round))
+            });
+            rounds.dedup_by(|a, b| a.table == b.table && a.round == b.round);
+            rounds.truncate(n);
+        }
+        Ok(rounds)
+    }
+
+    fn player_archived(&self, player: &str, n: usize) -> Result<Vec<RoundRecord>, String> {
         let conn = self.conn();
         let mut statement = conn
             .prepare_cached(
@@ -325,210 +410,8 @@ fn record_mac_matches(key: &[u8; 32], table: &str, round: u64, record: &str, mac
     record_hmac(key, table, round, record).verify_slice(mac).is_ok()
 }
 
-/// Batches of finished rounds the archiver's queue holds. A batch is what
-/// one job finished (a round, most often); the archive writes what waits in
-/// one transaction, so the queue fills only if the archive's disk stops.
-pub const ARCHIVE_QUEUE_BATCHES: usize = 4_096;
-
-/// The thread that archives rounds off the writers' path: a table hands it
-/// each finished round once the round's entries are durable.
-#[derive(Clone)]
-pub struct Archiver {
-    archive: Arc<Archive>,
-    queue: mpsc::SyncSender<Vec<Arc<RoundRecord>>>,
-}
-
-impl Archiver {
-    pub fn start(archive: Arc<Archive>) -> Result<Archiver, String> {
-        let (queue, rounds) = mpsc::sync_channel::<Vec<Arc<RoundRecord>>>(ARCHIVE_QUEUE_BATCHES);
-        let own = archive.clone();
-        std::thread::Builder::new()
-            .name("archive".into())
-            .spawn(move || {
-                // No answer waits on the archive: the bets come first.
-                super::lower_this_threads_priority();
-                while let Ok(mut batch) = rounds.recv() {
-                    while let Ok(more) = rounds.try_recv() {
-                        batch.extend(more);
-                    }
-                    if let Err(e) = own.save(&batch) {
-                        tracing::error!("{e}");
-                    }
-                }
-            })
-            .map_err(|e| format!("cannot start the recall archive's thread: {e}"))?;
-        Ok(Archiver { archive, queue })
-    }
-
-    pub fn archive(&self) -> &Arc<Archive> {
-        &self.archive
-    }
-
-    /// Archives `rounds`, durable already, in the background. A writer never
-    /// waits for the archive: if its queue is full, the archive stops as after
-    /// a failed write (the rounds of a table are archived in order, with no
-    /// gap), and the next start fills it in from the journal.
-    pub fn send(&self, rounds: Vec<Arc<RoundRecord>>) {
-        if rounds.is_empty() {
-            return;
-        }
-        if let Err(mpsc::TrySendError::Full(_)) = self.queue.try_send(rounds) {
-            self.archive
-                .stop("its queue is full: the archive's disk has not kept up");
-        }
-    }
-
-    /// For a casino opening on its journal: archives a finished round unless it is already.
-    pub fn offer(&self, round: Arc<RoundRecord>) {
-        if !self.archive.holds(&round.table, round.round) {
-            self.send(vec![round]);
-        }
-    }
-}
-
+mod archiver;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::casino::BetRecord;
+mod tests;
 
-    fn round(table: &str, n: u64, at: u64, players: &[&str]) -> Arc<RoundRecord> {
-        Arc::new(RoundRecord {
-            id: format!("{table}/{n}"),
-            table: table.into(),
-            round: n,
-            opened_at_ms: at,
-            pocket: Some("17".into()),
-            no_spins: Vec::new(),
-            bets: players
-                .iter()
-                .enumerate()
-                .map(|(i, p)| BetRecord {
-                    bet_id: format!("{p}-{n}-{i}"),
-                    player: (*p).into(),
-                    spot: "red".into(),
-                    kind: "red".into(),
-                    stake: 100,
-                    result: Some("won".into()),
-                    returned: Some(200),
-                    symbol: None,
-                })
-                .collect(),
-            settled: true,
-            chips_before: players.iter().map(|p| ((*p).to_string(), 1_000)).collect(),
-            chips_after: players.iter().map(|p| ((*p).to_string(), 1_100)).collect(),
-            tournament: None,
-            bonus_targets: Vec::new(),
-            bonus_lucky: Vec::new(),
-        })
-    }
-
-    const KEY: [u8; 32] = [4; 32];
-
-    fn empty_dir() -> tempfile::TempDir {
-        tempfile::tempdir().expect("a temporary folder")
-    }
-
-    #[test]
-    fn archived_rounds_come_back_whole_by_id_and_by_player_newest_first() {
-        let archive = Archive::in_memory().expect("archive");
-        let rounds = vec![
-            round("t1", 1, 100, &["p1", "p2", "p1"]),
-            round("t2", 1, 150, &["p1"]),
-            round("t1", 2, 200, &["p2"]),
-            round("t1", 3, 300, &["p1"]),
-        ];
-        assert_eq!(archive.save(&rounds), Ok(4));
-        assert_eq!(archive.round("t1", 1).expect("read").as_ref(), Some(&*rounds[0]));
-        assert_eq!(archive.round("t1", 9).expect("read"), None);
-        let ids = |v: Vec<RoundRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
-        assert_eq!(ids(archive.player("p1", 10).expect("read")), ["t1/3", "t2/1", "t1/1"]);
-        assert_eq!(ids(archive.player("p1", 2).expect("read")), ["t1/3", "t2/1"]);
-        assert_eq!(ids(archive.player("p2", 10).expect("read")), ["t1/2", "t1/1"]);
-        assert!(archive.player("p9", 10).expect("read").is_empty());
-    }
-
-    #[test]
-    fn a_round_archived_already_is_not_written_again_and_a_reopened_archive_knows_its_newest() {
-        let tmp = empty_dir();
-        let dir = tmp.path();
-        {
-            let archive = Archive::open(dir, KEY).expect("archive");
-            assert_eq!(
-                archive.save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p1"])]),
-                Ok(2)
-            );
-            assert!(archive.holds("t1", 2) && !archive.holds("t1", 3) && !archive.holds("t2", 1));
-        }
-        let archive = Archive::open(dir, KEY).expect("reopen");
-        assert!(archive.holds("t1", 1) && archive.holds("t1", 2));
-        // A replay offers every round again: only the new one is written.
-        let mut changed = round("t1", 2, 2, &["p2"]);
-        Arc::make_mut(&mut changed).pocket = Some("0".into());
-        assert_eq!(archive.save(&[changed, round("t1", 3, 3, &["p2"])]), Ok(1));
-        assert_eq!(
-            archive.round("t1", 2).expect("read").and_then(|r| r.pocket),
-            Some("17".into())
-        );
-        let mut all = Vec::new();
-        archive.each(|r| all.push(r.expect("readable").id)).expect("each");
-        assert_eq!(all, ["t1/1", "t1/2", "t1/3"]);
-        drop(archive);
-        let read_only = Archive::open_read_only(dir).expect("open").expect("there");
-        assert_eq!(read_only.player("p2", 5).expect("read").len(), 1);
-        assert!(Archive::open_read_only(&dir.join("none")).expect("no file").is_none());
-    }
-
-    #[test]
-    fn after_a_failed_write_nothing_more_is_archived_until_the_next_start() {
-        let tmp = empty_dir();
-        let dir = tmp.path();
-        Archive::open(dir, KEY)
-            .expect("create")
-            .save(&[round("t1", 1, 1, &["p1"])])
-            .expect("save");
-        // A read-only connection cannot write: the write fails, and so does every one after it.
-        let archive = Archive::open_read_only(dir).expect("open").expect("there");
-        assert!(archive.save(&[round("t1", 2, 2, &["p1"])]).is_err());
-        assert!(!archive.holds("t1", 2));
-        let later = archive.save(&[round("t1", 3, 3, &["p1"])]).expect_err("stopped");
-        assert!(later.contains("next start"), "{later}");
-    }
-
-    #[test]
-    fn a_round_changed_in_the_file_is_not_served_nor_another_players() {
-        let tmp = empty_dir();
-        let dir = tmp.path();
-        let archive = Archive::open(dir, KEY).expect("archive");
-        archive
-            .save(&[round("t1", 1, 1, &["p1"]), round("t1", 2, 2, &["p2"])])
-            .expect("save");
-        let db = Connection::open(dir.join(ARCHIVE_FILE)).expect("the file");
-        // The pocket changed in round 1; round 2 listed as p1's too.
-        db.execute(
-            "UPDATE recall_rounds SET record = replace(record, '\"17\"', '\"0\"') WHERE round = 1",
-            [],
-        )
-        .expect("changed");
-        db.execute(
-            "INSERT INTO recall_players (player, opened_at_ms, table_id, round) VALUES ('p1', 2, 't1', 2)",
-            [],
-        )
-        .expect("listed");
-        let refused = archive.round("t1", 1).expect_err("not served");
-        assert!(refused.contains("changed after it was archived"), "{refused}");
-        assert!(archive.player("p1", 5).is_err());
-        assert_eq!(archive.round("t1", 2).expect("untouched").map(|r| r.round), Some(2));
-        // A round listed as p1's that p1 did not bet in is not p1's.
-        db.execute("DELETE FROM recall_rounds WHERE round = 1", [])
-            .expect("gone");
-        assert!(archive.player("p1", 5).expect("read").is_empty());
-        // Under another key nothing reads; rows kept without a MAC are dropped for the journal.
-        drop(archive);
-        let other = Archive::open(dir, [5; 32]).expect("open");
-        assert!(other.round("t1", 2).is_err());
-        db.execute("UPDATE recall_rounds SET mac = NULL", []).expect("unkept");
-        let reopened = Archive::open(dir, KEY).expect("open");
-        assert!(!reopened.holds("t1", 2));
-        assert_eq!(reopened.round("t1", 2).expect("read"), None);
-    }
-}
+pub use archiver::{Archiver, ARCHIVE_QUEUE_BATCHES};

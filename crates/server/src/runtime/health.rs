@@ -1,0 +1,219 @@
+//! What the server says of itself: whether its journal takes writes, whether
+//! the recall archive keeps up, and how much room its data directory's disk
+//! has left. `/healthz` reads it; the edge refuses what needs the journal
+//! while it is paused, and the tables' streams close as a pause begins.
+//!
+//! A failed write of the journal (a full disk, most often) pauses the casino:
+//! the committer reports it here, and the cage reloads what is durable as
+//! soon as it can, once a second, which ends the pause. Nothing acknowledged
+//! is lost meanwhile, and nothing refused changed anything.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+
+use super::clock::Clock;
+
+/// A trouble the server is in: since when, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Trouble {
+    /// When it began, in ms since the Unix epoch.
+    pub since_ms: u64,
+    pub why: String,
+}
+
+/// The recall archive's state, when it is behind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ArchiveBehind {
+    #[serde(flatten)]
+    pub trouble: Trouble,
+    /// Finished rounds waiting to be archived (game recall finds them meanwhile).
+    pub rounds_waiting: u64,
+}
+
+/// What `/healthz` answers.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct HealthReport {
+    /// `ok`; `degraded` (the recall archive is behind: play goes on); or
+    /// `paused` (the journal cannot be written: nothing that needs it is taken).
+    pub status: &'static str,
+    /// Set while the journal cannot be written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<Trouble>,
+    /// Set while the recall archive is behind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<ArchiveBehind>,
+    /// Room left on the data directory's disk, if it can be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disk_free_bytes: Option<u64>,
+}
+
+/// The server's health, shared by the writers and the edge.
+#[derive(Clone)]
+pub struct Health(Arc<Inner>);
+
+struct Inner {
+    clock: Arc<dyn Clock>,
+    journal: Mutex<Option<Trouble>>,
+    archive: Mutex<Option<ArchiveBehind>>,
+    /// True while paused; the tables' streams wait on it.
+    paused: tokio::sync::watch::Sender<bool>,
+    data: OnceLock<PathBuf>,
+}
+
+/// A cage reloads after a failed write only with at least this much room
+/// left on the data directory's disk: a reload replays the journal, and a
+/// disk still full would fail it again.
+pub const RELOAD_FREE_BYTES_MIN: u64 = 1 << 20;
+
+impl Health {
+    pub fn new(clock: Arc<dyn Clock>) -> Health {
+        Health(Arc::new(Inner {
+            clock,
+            journal: Mutex::new(None),
+            archive: Mutex::new(None),
+            paused: tokio::sync::watch::Sender::new(false),
+            data: OnceLock::new(),
+        }))
+    }
+
+    /// Watches the room left on `data`'s disk from now on.
+    pub fn watch_disk(&self, data: &Path) {
+        let _ = self.0.data.set(data.to_path_buf());
+    }
+
+    /// The room left on the data directory's disk, if known.
+    pub fn disk_free_bytes(&self) -> Option<u64> {
+        let data = self.0.data.get()?;
+        let stat = rustix::fs::statvfs(data).ok()?;
+        Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+    }
+
+    /// Whether a reload is worth trying: the disk has room, or cannot be read.
+    pub fn may_reload(&self) -> bool {
+        self.disk_free_bytes().is_none_or(|free| free >= RELOAD_FREE_BYTES_MIN)
+    }
+
+    /// A write of the journal failed: the casino pauses (once; the first why is kept).
+    pub fn journal_failed(&self, why: &str) {
+        let mut journal = lock(&self.0.journal);
+        if journal.is_none() {
+            tracing::error!("the casino is paused: its journal cannot be written ({why})");
+            *journal = Some(Trouble {
+                since_ms: self.0.clock.now_ms(),
+                why: why.to_string(),
+            });
+            self.0.paused.send_replace(true);
+        }
+    }
+
+    /// The casino reloaded what is durable: the pause is over.
+    pub fn journal_resumed(&self) {
+        if let Some(trouble) = lock(&self.0.journal).take() {
+            let seconds = self.0.clock.now_ms().saturating_sub(trouble.since_ms) / 1_000;
+            tracing::warn!("the casino resumed: its journal takes writes again after {seconds} s");
+            self.0.paused.send_replace(false);
+        }
+    }
+
+    /// Why the casino is paused, while it is.
+    pub fn paused(&self) -> Option<Trouble> {
+        lock(&self.0.journal).clone()
+    }
+
+    /// True while the casino is paused.
+    pub fn pauses(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.0.paused.subscribe()
+    }
+
+    /// The recall archive could not write: `waiting` rounds wait for it.
+    pub fn archive_behind(&self, why: &str, waiting: u64) {
+        let mut archive = lock(&self.0.archive);
+        match archive.as_mut() {
+            Some(behind) => behind.rounds_waiting = waiting,
+            None => {
+                tracing::error!("the recall archive cannot write ({why}); it keeps {waiting} rounds and tries again");
+                *archive = Some(ArchiveBehind {
+                    trouble: Trouble {
+                        since_ms: self.0.clock.now_ms(),
+                        why: why.to_string(),
+                    },
+                    rounds_waiting: waiting,
+                });
+            }
+        }
+    }
+
+    /// The recall archive wrote every round it was waiting on.
+    pub fn archive_caught_up(&self) {
+        if lock(&self.0.archive).take().is_some() {
+            tracing::warn!("the recall archive caught up");
+        }
+    }
+
+    pub fn report(&self) -> HealthReport {
+        let journal = self.paused();
+        let archive = lock(&self.0.archive).clone();
+        let status = match (&journal, &archive) {
+            (Some(_), _) => "paused",
+            (None, Some(_)) => "degraded",
+            (None, None) => "ok",
+        };
+        HealthReport {
+            status,
+            journal,
+            archive,
+            disk_free_bytes: self.disk_free_bytes(),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::SimClock;
+
+    #[test]
+    fn a_pause_keeps_its_first_why_and_ends_with_a_resume() {
+        let clock = Arc::new(SimClock::at(5_000));
+        let health = Health::new(clock.clone());
+        let mut pauses = health.pauses();
+        assert_eq!(health.report().status, "ok");
+        health.journal_failed("database or disk is full");
+        clock.advance(2_000);
+        health.journal_failed("a later failure");
+        let report = health.report();
+        assert_eq!(report.status, "paused");
+        assert_eq!(
+            report.journal,
+            Some(Trouble {
+                since_ms: 5_000,
+                why: "database or disk is full".into()
+            })
+        );
+        assert!(pauses.has_changed().expect("open") && *pauses.borrow_and_update());
+        health.archive_behind("disk full", 3);
+        health.journal_resumed();
+        assert!(!*pauses.borrow_and_update());
+        let report = health.report();
+        assert_eq!(report.status, "degraded", "the archive is still behind");
+        assert_eq!(report.archive.map(|a| a.rounds_waiting), Some(3));
+        health.archive_caught_up();
+        assert_eq!(health.report().status, "ok");
+    }
+
+    #[test]
+    fn the_disk_is_read_once_watched() {
+        let health = Health::new(Arc::new(SimClock::at(0)));
+        assert_eq!(health.disk_free_bytes(), None);
+        assert!(health.may_reload(), "unknown room does not hold a reload back");
+        let dir = tempfile::tempdir().expect("dir");
+        health.watch_disk(dir.path());
+        assert!(health.disk_free_bytes().is_some());
+    }
+}
