@@ -139,7 +139,14 @@ fn a_full_disk_pauses_the_casino_which_resumes_by_itself_losing_nothing() {
         503,
         "no stream opens while paused"
     );
-    // Signing in and the pages stay open.
+    // Sessions live on the same disk: signing in says the same. The pages stay up.
+    let (status, body) = server.http(
+        "POST",
+        "/api/login",
+        None,
+        Some(&json!({"username": "p2", "password": "p2-password-1"})),
+    );
+    assert_eq!((status, body["error"].as_str()), (503, Some("paused")), "{body}");
     assert_eq!(server.http("GET", "/terminal", None, None).0, 200);
 
     // Room again: with no request sent, the casino resumes within seconds.

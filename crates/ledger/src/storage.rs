@@ -220,6 +220,8 @@ impl SqliteStorage {
             .name("checkpoint".into())
             .spawn(move || {
                 on_start();
+                // A failure (a full disk) is told once, and its end once: not at every pass.
+                let mut failing = false;
                 loop {
                     std::thread::sleep(every);
                     // Each pass copies what the writer wrote during the one before;
@@ -236,12 +238,19 @@ impl SqliteStorage {
                             }
                             Ok(log) => log_before = log,
                             Err(e) => {
-                                tracing::warn!("background checkpoint failed: {e}");
+                                if !failing {
+                                    tracing::warn!("background checkpoint failed: {e}; trying again every pass");
+                                }
+                                failing = true;
                                 break false;
                             }
                         }
                     };
                     if caught_up {
+                        if failing {
+                            tracing::info!("background checkpoint works again");
+                        }
+                        failing = false;
                         done.fetch_add(1, Ordering::Release);
                     }
                 }

@@ -79,7 +79,8 @@ const Croupier = (() => {
     if (!response.ok) {
       const message = data?.message ?? (text || `The server answered ${response.status}.`);
       if (response.status === 401 && data?.error === "unauthenticated" && s?.token) session.clear();
-      if (data?.error === "paused") pausedNotice();
+      // A write the disk refused (storage) pauses the casino: say so, as for a pause.
+      if (data?.error === "paused" || data?.error === "storage") pausedNotice();
       throw new ApiFailure(data?.error ?? "http", message, response.status);
     }
     return data;
@@ -88,9 +89,12 @@ const Croupier = (() => {
   const request = (body) => api("/api/requests", body);
 
   // While the casino is paused (its journal cannot be written), says why,
-  // and says so again once it has resumed. One watch at a time.
+  // and says so again once it has resumed, then runs what waited for that.
+  // One watch at a time.
   let pauseWatch = 0;
-  async function pausedNotice() {
+  const onResumed = [];
+  async function pausedNotice(then) {
+    if (then) onResumed.push(then);
     if (pauseWatch) return;
     const look = async () => {
       let report = null;
@@ -106,6 +110,7 @@ const Croupier = (() => {
       } else {
         pauseWatch = 0;
         if (report) say("The casino has resumed.", "info");
+        onResumed.splice(0).forEach((f) => f());
       }
     };
     pauseWatch = setTimeout(look, 0);
@@ -225,6 +230,11 @@ const Croupier = (() => {
       const me = await api("/api/me");
       onSignedIn({ ...s, username: me.username, role: me.role, must_change_password: me.must_change_password });
     } catch (e) {
+      // Paused (or a write refused): the session is kept, and taken up again once the casino resumes.
+      if (e instanceof ApiFailure && (e.code === "paused" || e.code === "storage")) {
+        pausedNotice(() => resume(onSignedIn));
+        return;
+      }
       session.clear();
       say("Your session is over; sign in again.", "info");
     }

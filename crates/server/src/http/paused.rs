@@ -1,9 +1,10 @@
 //! While the casino is paused (a write of its journal failed, a full disk
 //! most often), the API refuses what needs the journal or the tables' live
 //! state, saying why and since when: that state may hold work the disk did
-//! not take, until the casino has reloaded what is durable. The pages,
-//! `/healthz`, `/metrics`, signing in and out, and the API's description stay
-//! open. The casino resumes by itself (`runtime::health`).
+//! not take, until the casino has reloaded what is durable. Sessions are
+//! kept in the same data directory, so signing in and out and `/api/me` are
+//! refused too. The pages, `/healthz`, `/metrics`, the API's description and
+//! the shipped profiles stay open. The casino resumes by itself (`runtime::health`).
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -36,11 +37,7 @@ pub fn paused(trouble: &Trouble) -> ApiError {
 
 /// Whether `path` is answered while the casino is paused.
 pub fn open_while_paused(path: &str) -> bool {
-    !path.starts_with("/api/")
-        || matches!(
-            path,
-            "/api/login" | "/api/logout" | "/api/me" | "/api/openapi.json" | "/api/public/profiles"
-        )
+    !path.starts_with("/api/") || matches!(path, "/api/openapi.json" | "/api/public/profiles")
 }
 
 /// The layer that refuses the API while the casino is paused.
@@ -65,8 +62,7 @@ mod tests {
             "/static/common.js",
             "/healthz",
             "/metrics",
-            "/api/login",
-            "/api/me",
+            "/api/openapi.json",
         ] {
             assert!(open_while_paused(open), "{open}");
         }
@@ -78,6 +74,8 @@ mod tests {
             "/api/rounds/t1/3",
             "/api/public/tables",
             "/api/users",
+            "/api/login",
+            "/api/me",
         ] {
             assert!(!open_while_paused(shut), "{shut}");
         }

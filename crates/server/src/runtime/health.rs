@@ -44,9 +44,18 @@ pub struct HealthReport {
     /// Set while the recall archive is behind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<ArchiveBehind>,
+    /// Set while the journal's head cannot be kept in the keys folder (its
+    /// disk full): `croupier verify --head` would then catch a journal rolled
+    /// back only as far as the last head kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<Trouble>,
     /// Room left on the data directory's disk, if it can be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_free_bytes: Option<u64>,
+    /// The data directory's disk has less room than [`RELOAD_FREE_BYTES_MIN`]:
+    /// the journal may refuse its next write.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub disk_low: bool,
 }
 
 /// The server's health, shared by the writers and the edge.
@@ -57,6 +66,9 @@ struct Inner {
     clock: Arc<dyn Clock>,
     journal: Mutex<Option<Trouble>>,
     archive: Mutex<Option<ArchiveBehind>>,
+    head: Mutex<Option<Trouble>>,
+    /// A reload was held back for want of room since the pause began (said once).
+    waiting_for_room: std::sync::atomic::AtomicBool,
     /// True while paused; the tables' streams wait on it.
     paused: tokio::sync::watch::Sender<bool>,
     data: OnceLock<PathBuf>,
@@ -73,6 +85,8 @@ impl Health {
             clock,
             journal: Mutex::new(None),
             archive: Mutex::new(None),
+            head: Mutex::new(None),
+            waiting_for_room: std::sync::atomic::AtomicBool::new(false),
             paused: tokio::sync::watch::Sender::new(false),
             data: OnceLock::new(),
         }))
@@ -92,7 +106,15 @@ impl Health {
 
     /// Whether a reload is worth trying: the disk has room, or cannot be read.
     pub fn may_reload(&self) -> bool {
-        self.disk_free_bytes().is_none_or(|free| free >= RELOAD_FREE_BYTES_MIN)
+        let free = self.disk_free_bytes();
+        let room = free.is_none_or(|free| free >= RELOAD_FREE_BYTES_MIN);
+        if !room && !self.0.waiting_for_room.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                "the casino waits for room to resume: {} bytes free on the data directory's disk, {RELOAD_FREE_BYTES_MIN} needed",
+                free.unwrap_or(0)
+            );
+        }
+        room
     }
 
     /// A write of the journal failed: the casino pauses (once; the first why is kept).
@@ -113,6 +135,9 @@ impl Health {
         if let Some(trouble) = lock(&self.0.journal).take() {
             let seconds = self.0.clock.now_ms().saturating_sub(trouble.since_ms) / 1_000;
             tracing::warn!("the casino resumed: its journal takes writes again after {seconds} s");
+            self.0
+                .waiting_for_room
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             self.0.paused.send_replace(false);
         }
     }
@@ -152,19 +177,45 @@ impl Health {
         }
     }
 
+    /// The journal's head could not be written to the keys folder.
+    pub fn head_not_kept(&self, why: &str) {
+        let mut head = lock(&self.0.head);
+        if head.is_none() {
+            tracing::error!("the journal's head cannot be kept in the keys folder: {why}");
+            *head = Some(Trouble {
+                since_ms: self.0.clock.now_ms(),
+                why: why.to_string(),
+            });
+        }
+    }
+
+    /// The journal's head was written to the keys folder.
+    pub fn head_kept(&self) {
+        if lock(&self.0.head).take().is_some() {
+            tracing::warn!("the journal's head is kept in the keys folder again");
+        }
+    }
+
     pub fn report(&self) -> HealthReport {
         let journal = self.paused();
         let archive = lock(&self.0.archive).clone();
-        let status = match (&journal, &archive) {
-            (Some(_), _) => "paused",
-            (None, Some(_)) => "degraded",
-            (None, None) => "ok",
+        let head = lock(&self.0.head).clone();
+        let disk_free_bytes = self.disk_free_bytes();
+        let disk_low = disk_free_bytes.is_some_and(|free| free < RELOAD_FREE_BYTES_MIN);
+        let status = if journal.is_some() {
+            "paused"
+        } else if archive.is_some() || head.is_some() || disk_low {
+            "degraded"
+        } else {
+            "ok"
         };
         HealthReport {
             status,
             journal,
             archive,
-            disk_free_bytes: self.disk_free_bytes(),
+            head,
+            disk_free_bytes,
+            disk_low,
         }
     }
 }
@@ -204,6 +255,17 @@ mod tests {
         assert_eq!(report.status, "degraded", "the archive is still behind");
         assert_eq!(report.archive.map(|a| a.rounds_waiting), Some(3));
         health.archive_caught_up();
+        assert_eq!(health.report().status, "ok");
+    }
+
+    #[test]
+    fn a_head_not_kept_degrades_until_it_is_kept_again() {
+        let health = Health::new(Arc::new(SimClock::at(0)));
+        health.head_not_kept("No space left on device");
+        let report = health.report();
+        assert_eq!(report.status, "degraded");
+        assert!(report.head.is_some_and(|t| t.why.contains("No space")));
+        health.head_kept();
         assert_eq!(health.report().status, "ok");
     }
 

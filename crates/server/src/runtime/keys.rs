@@ -222,7 +222,7 @@ pub struct HeadKeeper {
 }
 
 impl HeadKeeper {
-    pub fn start(data: &Path, keys: &Keys) -> Result<HeadKeeper, String> {
+    pub fn start(data: &Path, keys: &Keys, health: super::health::Health) -> Result<HeadKeeper, String> {
         let db = data.join(croupier_ledger::storage::DATABASE_FILE);
         let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| format!("cannot open {}: {e}", db.display()))?;
@@ -235,8 +235,9 @@ impl HeadKeeper {
                 let mut last = None;
                 loop {
                     let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
-                    if let Err(e) = copy_head(&conn, &path, &mut last) {
-                        tracing::warn!("the journal's head was not kept: {e}");
+                    match copy_head(&conn, &path, &mut last) {
+                        Ok(()) => health.head_kept(),
+                        Err(e) => health.head_not_kept(&e.to_string()),
                     }
                     if !matches!(wait, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
                         break;

@@ -151,7 +151,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }
-    let head = HeadKeeper::start(data, &keys)?;
+    let head = HeadKeeper::start(data, &keys, floor.health().clone())?;
     Ok(Opened {
         floor,
         admin_password,
