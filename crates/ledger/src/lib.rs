@@ -341,6 +341,13 @@ impl<S: Storage> Ledger<S> {
         &self.storage
     }
 
+    /// The storage, for a replay that checks each entry it writes against
+    /// the journal and then lets go of it (a journal's whole length held
+    /// twice in memory was half of what a start needed).
+    pub fn storage_mut(&mut self) -> &mut S {
+        &mut self.storage
+    }
+
     /// Group commits: see [`Storage::begin_group`].
     pub fn begin_group(&mut self) -> Result<(), StorageError> {
         self.storage.begin_group()

@@ -333,8 +333,10 @@ fn chips_sold_for_cash_at_the_table_put_the_cash_in_the_drop_box() {
     let total: i128 = w.casino.ledger().balances().values().sum();
     assert_eq!(total, 0);
     let all = w.casino.ledger().storage().entries.clone();
+    // Replay compares each entry it writes with the journal's, byte for byte, and lets go of it.
     let again = replay(&all).expect("the journal replays whole");
-    assert_eq!(again.ledger().storage().entries, all);
+    assert!(again.ledger().storage().entries.is_empty());
+    assert_eq!(again.ledger().balances(), w.casino.ledger().balances());
     assert_eq!(again.balance("drop:t1"), 2_000);
     assert_eq!(again.balance("wallet:bob"), 3_000);
 }
@@ -460,8 +462,10 @@ fn a_journal_of_the_older_format_goes_on_in_the_new_one_and_replays_whole() {
     // Both formats replay to the same entries, and a second opening marks nothing more.
     let all = w.casino.ledger().storage().entries.clone();
     assert!(verify(&all).first_problem.is_none());
+    // Replay compares each entry it writes with the journal's, byte for byte, and lets go of it.
     let again = replay(&all).expect("the journal replays whole");
-    assert_eq!(again.ledger().storage().entries, all);
+    assert!(again.ledger().storage().entries.is_empty());
+    assert_eq!(again.ledger().balances(), w.casino.ledger().balances());
     assert_eq!(again.balance("chips:t1:alice"), w.chips("alice"));
     let (reopened, _) = Casino::open(MemoryStorage::with_entries(all.clone()), w.now).expect("reopen");
     assert_eq!(reopened.ledger().storage().entries.len(), all.len());
