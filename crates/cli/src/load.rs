@@ -59,6 +59,11 @@ pub struct LoadArgs {
     /// its table's events, or as HTTP requests.
     #[arg(long, value_enum, default_value_t = Via::Websocket)]
     via: Via,
+    /// Keeps the server's data directory here (a new one) instead of removing
+    /// it, its secret beside it in DIR-keys: a history written through the
+    /// real server, to measure `serve`'s start and `croupier verify` on.
+    #[arg(long, value_name = "DIR")]
+    keep_data: Option<std::path::PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -728,11 +733,21 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let speed_before = tokio::task::spawn_blocking(|| speed_probe(SPEED_PROBE_BETS))
         .await
         .map_err(io)?;
-    let data = std::env::temp_dir().join(format!(
-        "croupier-load-{}-{}",
-        std::process::id(),
-        crate::wire::unique_suffix()
-    ));
+    let data = match &args.keep_data {
+        Some(dir) if dir.exists() => {
+            return Err(Invalid::one(format!(
+                "--keep-data {}: it exists already; a load starts a casino of its own in a new directory",
+                dir.display()
+            ))
+            .into())
+        }
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!(
+            "croupier-load-{}-{}",
+            std::process::id(),
+            crate::wire::unique_suffix()
+        )),
+    };
     // The server runs as its own process, as it would in a casino.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -1059,8 +1074,10 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             .await
             .map_err(io)?,
     };
-    let _ = std::fs::remove_dir_all(&data);
-    let _ = std::fs::remove_dir_all(croupier_server::runtime::keys::default_dir(&data));
+    if args.keep_data.is_none() {
+        let _ = std::fs::remove_dir_all(&data);
+        let _ = std::fs::remove_dir_all(croupier_server::runtime::keys::default_dir(&data));
+    }
     Ok(Report {
         via: args.via,
         tables: args.tables,
