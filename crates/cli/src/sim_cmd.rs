@@ -81,7 +81,7 @@ struct SessionsReport {
     threads: usize,
 }
 
-fn progress(total: u64, unit: &str) -> ProgressBar {
+pub(crate) fn progress(total: u64, unit: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
     let template = format!("{{spinner}} {{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})");
     if let Ok(style) = ProgressStyle::with_template(&template) {

@@ -5,7 +5,8 @@
 use croupier_server::casino::tournaments::TournamentBooks;
 use std::io::Write;
 
-use croupier_ledger::{check_head, check_seal, verify, SqliteStorage, Storage};
+use croupier_ledger::{check_head, check_seal, SqliteStorage, Storage};
+use croupier_server::casino::Replayer;
 use croupier_server::runtime::archive::Archive;
 use croupier_server::runtime::keys::{default_dir, read_head, Keys};
 use serde::Serialize;
@@ -70,38 +71,36 @@ struct Recovery {
     backup: String,
 }
 
-/// The recoveries journaled in `entries`.
-fn recoveries(entries: &[croupier_ledger::Entry]) -> Vec<Recovery> {
+/// The recoveries journaled in `entry`.
+fn recoveries_in(entry: &croupier_ledger::Entry) -> Vec<Recovery> {
     use croupier_server::casino::journal::{is_legacy, read_events, STREAM};
     let mut found = Vec::new();
-    for entry in entries {
-        for event in entry
-            .record
-            .events()
-            .iter()
-            .filter(|e| e.stream == STREAM && !is_legacy(e))
-        {
-            for e in read_events(event).unwrap_or_default() {
-                if let croupier_server::casino::JournalEvent::JournalRecovered {
+    for event in entry
+        .record
+        .events()
+        .iter()
+        .filter(|e| e.stream == STREAM && !is_legacy(e))
+    {
+        for e in read_events(event).unwrap_or_default() {
+            if let croupier_server::casino::JournalEvent::JournalRecovered {
+                kept_through,
+                cut,
+                backup,
+                reason,
+                damage,
+                sealed,
+                ..
+            } = e
+            {
+                found.push(Recovery {
+                    entry: entry.seq,
                     kept_through,
                     cut,
-                    backup,
-                    reason,
                     damage,
                     sealed,
-                    ..
-                } = e
-                {
-                    found.push(Recovery {
-                        entry: entry.seq,
-                        kept_through,
-                        cut,
-                        damage,
-                        sealed,
-                        reason,
-                        backup,
-                    });
-                }
+                    reason,
+                    backup,
+                });
             }
         }
     }
@@ -134,6 +133,20 @@ pub(crate) fn read_entries(storage: &mut SqliteStorage) -> Result<Read, Failure>
         }
         Err(e) => Err(anyhow::anyhow!("{e}").into()),
     }
+}
+
+/// The last entry the journal holds before entry `seq` (`None` where it breaks at its first).
+fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
+    storage
+        .connection()
+        .query_row(
+            "SELECT MAX(seq) FROM journal WHERE seq < ?1",
+            [i64::try_from(seq).unwrap_or(i64::MAX)],
+            |row| row.get::<_, Option<i64>>(0),
+        )
+        .ok()
+        .flatten()
+        .map(|s| s as u64)
 }
 
 /// The last entry before entry `seq` that the journal holds: where it is
@@ -201,22 +214,30 @@ fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
         .find_map(|b| b.problem.as_ref().map(|p| format!("tournament {}: {p}", b.tournament)))
 }
 
-/// Replays `entries` and checks each finished round against `archive`: the
-/// first difference is the problem; the replay's own failure is returned as is.
-fn replay_and_check_recall(
-    entries: &[croupier_ledger::Entry],
-    archive: Option<&Archive>,
-) -> Result<Replayed, (u64, String)> {
-    let Some(archive) = archive else {
-        let casino = croupier_server::casino::replay(entries).map_err(replay_failure)?;
-        let books = casino.tournament_books();
-        let problem = tournament_problem(&books);
-        return Ok((casino.tables().map(|t| t.table.round()).sum(), None, problem, books));
-    };
+/// What one pass over the journal found.
+struct Pass {
+    /// The chain, the numbering and the balances.
+    checked: croupier_ledger::VerifyReport,
+    /// The first entry that does not read, if one does not.
+    unreadable: Option<Break>,
+    /// The replay's rounds, recall check, problem and books; or where it failed.
+    replayed: Result<Replayed, Break>,
+    recoveries: Vec<Recovery>,
+}
+
+/// Reads the journal once, as it streams from the disk: checks each entry's
+/// place in the chain, replays its requests, checks each round it finishes
+/// against `archive`, and notes its recoveries. What it holds is the
+/// casino's state, never the journal: any length verifies in the memory of
+/// the state (a progress bar and an estimate go to standard error on a terminal).
+fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, Failure> {
+    let total = storage.last().ok().flatten().map_or(0, |(seq, _)| seq);
+    let bar = crate::sim_cmd::progress(total, "entries");
     let mut check = RecallCheck::default();
     let mut problem: Option<String> = None;
     let mut finished = std::collections::HashSet::new();
-    let casino = croupier_server::casino::replay_archiving(entries, &mut |replayed| {
+    let mut on_final = |replayed: std::sync::Arc<croupier_server::casino::RoundRecord>| {
+        let Some(archive) = archive else { return };
         if problem.is_some() {
             return;
         }
@@ -232,35 +253,71 @@ fn replay_and_check_recall(
             Err(e) => problem = Some(e),
         }
         finished.insert((replayed.table.clone(), replayed.round));
-    })
-    .map_err(replay_failure)?;
-    if problem.is_none() {
-        archive
-            .each(|archived| {
-                if problem.is_some() {
-                    return;
-                }
-                match archived {
-                    Ok(r) if !finished.contains(&(r.table.clone(), r.round)) => {
-                        problem = Some(format!(
-                            "recall archive: round {} is archived but the journal has not finished it",
-                            r.id
-                        ))
+    };
+    let mut replayer = Replayer::new(Some(&mut on_final)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut chain = croupier_ledger::Verifier::default();
+    let mut replay_failed: Option<Break> = None;
+    let mut recoveries = Vec::new();
+    // Read past a break in the chain all the same: the recoveries are every readable entry's.
+    let read = storage.each_through(u64::MAX, &mut |entry| {
+        bar.inc(1);
+        recoveries.extend(recoveries_in(&entry));
+        if chain.check(&entry) && replay_failed.is_none() {
+            if let Err(e) = replayer.entry(&entry) {
+                replay_failed = Some(replay_failure(e));
+            }
+        }
+        true
+    });
+    bar.finish_and_clear();
+    let unreadable = match read {
+        Ok(()) => None,
+        Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
+            Some((seq, format!("it cannot be read: {why}")))
+        }
+        Err(e) => return Err(anyhow::anyhow!("{e}").into()),
+    };
+    let replayed = match replay_failed {
+        Some(failed) => Err(failed),
+        None => {
+            let casino = replayer.finish();
+            let rounds = casino.tables().map(|t| t.table.round()).sum();
+            let books = casino.tournament_books();
+            let recall = match archive {
+                None => None,
+                Some(archive) => {
+                    if problem.is_none() {
+                        archive
+                            .each(|archived| {
+                                if problem.is_some() {
+                                    return;
+                                }
+                                match archived {
+                                    Ok(r) if !finished.contains(&(r.table.clone(), r.round)) => {
+                                        problem = Some(format!(
+                                            "recall archive: round {} is archived but the journal has not finished it",
+                                            r.id
+                                        ))
+                                    }
+                                    Ok(_) => {}
+                                    Err(e) => problem = Some(e),
+                                }
+                            })
+                            .map_err(|e| anyhow::anyhow!("{e}"))?;
                     }
-                    Ok(_) => {}
-                    Err(e) => problem = Some(e),
+                    Some(check)
                 }
-            })
-            .map_err(|e| (0, e))?;
-    }
-    let books = casino.tournament_books();
-    let problem = problem.or_else(|| tournament_problem(&books));
-    Ok((
-        casino.tables().map(|t| t.table.round()).sum(),
-        Some(check),
-        problem,
-        books,
-    ))
+            };
+            let problem = problem.or_else(|| tournament_problem(&books));
+            Ok((rounds, recall, problem, books))
+        }
+    };
+    Ok(Pass {
+        checked: chain.finish(),
+        unreadable,
+        replayed,
+        recoveries,
+    })
 }
 
 /// A replay's failure: the entry it failed at (0 where none), and why.
@@ -276,23 +333,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if !db.is_file() {
         return Err(Invalid::one(format!("no journal at {}", db.display())).into());
     }
-    let mut storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    // An entry that cannot be read at all: the entries before it are checked.
-    let (entries, unreadable) = read_entries(&mut storage)?;
-    let mut checked = verify(&entries);
+    let storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let pass = one_pass(&storage, archive.as_ref())?;
+    // An entry that cannot be read at all: the entries before it are still checked.
+    let mut checked = pass.checked;
     if checked.first_problem.is_none() {
-        checked.first_problem = unreadable;
+        checked.first_problem = pass.unreadable;
     }
     let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
     let seal = check_sealed(&storage, &keys_dir, args.head.as_deref())?;
-    // With the chain intact, replay every request and compare every settlement.
+    // With the chain intact and every entry read, the replay of every request counts.
     let mut replayed = None;
     let mut recall = None;
     let mut tournaments = Vec::new();
     let mut replay_failed_at = None;
     if checked.first_problem.is_none() {
-        let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-        match replay_and_check_recall(&entries, archive.as_ref()) {
+        match pass.replayed {
             Ok((rounds, check, problem, books)) => {
                 replayed = Some(rounds);
                 recall = check;
@@ -309,7 +366,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let broken_at = replay_failed_at
         .or(checked.first_problem.as_ref().map(|(seq, _)| *seq))
         .filter(|seq| *seq > 0);
-    let last_good_entry = broken_at.and_then(|seq| last_good_before(&entries, seq));
+    let last_good_entry = broken_at.and_then(|seq| last_before(&storage, seq));
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -328,7 +385,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         }),
         last_good_entry,
-        recoveries: recoveries(&entries),
+        recoveries: pass.recoveries,
         seal,
         balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
     };

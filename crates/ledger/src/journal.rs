@@ -1,6 +1,6 @@
 //! The hash-chained journal.
 
-use foldhash::{HashMap, HashSet, HashSetExt};
+use foldhash::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -226,53 +226,77 @@ pub struct VerifyReport {
 /// it in number and in hash, each transfer must keep its accounts within
 /// their rules, and the total must stay zero.
 pub fn verify(entries: &[Entry]) -> VerifyReport {
-    let mut report = VerifyReport::default();
-    let mut prev = [0u8; 32];
-    let mut expected_seq = 1u64;
-    let mut ids = HashSet::new();
+    let mut verifier = Verifier::default();
     for e in entries {
+        if !verifier.check(e) {
+            break;
+        }
+    }
+    verifier.finish()
+}
+
+/// [`verify`] one entry at a time, for a journal read as it streams by:
+/// what it holds is the balances and the transfer ids, not the entries.
+#[derive(Default)]
+pub struct Verifier {
+    report: VerifyReport,
+    prev: [u8; 32],
+    checked: u64,
+    ids: HashSet<String>,
+}
+
+impl Verifier {
+    /// Checks the next entry; false once a problem is found (what follows is not checked).
+    pub fn check(&mut self, e: &Entry) -> bool {
+        if self.report.first_problem.is_some() {
+            return false;
+        }
+        let expected_seq = self.checked + 1;
+        let report = &mut self.report;
         let problem = |why: String| Some((e.seq, why));
         if e.seq != expected_seq {
             report.first_problem = problem(format!("numbered {} where {expected_seq} was due", e.seq));
-            break;
+            return false;
         }
-        if e.prev_hash != prev {
+        if e.prev_hash != self.prev {
             report.first_problem = problem("its previous-hash does not match the entry before it".into());
-            break;
+            return false;
         }
-        if entry_hash(&prev, e.seq, e.at_ms, &e.text) != e.hash {
+        if entry_hash(&self.prev, e.seq, e.at_ms, &e.text) != e.hash {
             report.first_problem = problem("its contents do not match its hash: history was changed".into());
-            break;
+            return false;
         }
         for t in e.record.transfers() {
-            if !ids.insert(t.id.clone()) {
+            if !self.ids.insert(t.id.clone()) {
                 report.first_problem = problem(format!("transfer id {} appears twice", t.id));
-                break;
+                return false;
             }
             let from = report.balances.entry(t.from.clone()).or_insert(0);
             *from -= i128::from(t.amount.get());
             if *from < 0 && !t.from.may_go_negative() {
                 report.first_problem = problem(format!("{} went negative", t.from));
-                break;
+                return false;
             }
             *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount.get());
             report.transfers += 1;
         }
-        if report.first_problem.is_some() {
-            break;
-        }
         report.events += e.record.events().len() as u64;
         report.entries += 1;
-        prev = e.hash;
-        expected_seq += 1;
+        self.prev = e.hash;
+        self.checked += 1;
+        true
     }
-    if report.first_problem.is_none() {
-        let total: i128 = report.balances.values().sum();
-        if total != 0 {
-            report.first_problem = Some((expected_seq, format!("the accounts add up to {total}, not 0")));
+
+    /// The report over every entry checked; the total must be zero.
+    pub fn finish(mut self) -> VerifyReport {
+        if self.report.first_problem.is_none() {
+            let total: i128 = self.report.balances.values().sum();
+            if total != 0 {
+                self.report.first_problem = Some((self.checked + 1, format!("the accounts add up to {total}, not 0")));
+            }
         }
+        self.report
     }
-    report
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use account::{Account, Owner, TableAccount, TournamentAccount};
 pub use croupier_core::Minor;
-pub use journal::{verify, Entry, Record, Recorded, StreamEvent, VerifyReport};
+pub use journal::{verify, Entry, Record, Recorded, StreamEvent, Verifier, VerifyReport};
 pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 

@@ -84,15 +84,41 @@ pub fn replay_archiving(
 
 fn replay_with(
     entries: &[croupier_ledger::Entry],
-    mut on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+    on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
 ) -> Result<Casino<MemoryStorage>, OpenError> {
-    let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
-    shadow.keep_finished = on_final.is_some();
-    // Each entry the replay writes is compared with the journal's and let go
-    // of: the replay holds the casino's state, not a second copy of the journal.
-    let mut written_in_all = 0usize;
+    let mut replayer = Replayer::new(on_final)?;
     for entry in entries {
+        replayer.entry(entry)?;
+    }
+    Ok(replayer.finish())
+}
+
+/// A replay one entry at a time, for a journal read as it streams by
+/// (`croupier verify`): it holds the casino's state, not the journal. Each
+/// entry it writes is compared with the journal's and let go of.
+pub struct Replayer<'a> {
+    shadow: Casino<MemoryStorage>,
+    on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>,
+    entries: u64,
+}
+
+impl<'a> Replayer<'a> {
+    /// A replay from the journal's first entry; `on_final` is given each
+    /// round whose record becomes final, as [`replay_archiving`] does.
+    pub fn new(on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>) -> Result<Replayer<'a>, OpenError> {
+        let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
+        shadow.keep_finished = on_final.is_some();
+        Ok(Replayer {
+            shadow,
+            on_final,
+            entries: 0,
+        })
+    }
+
+    /// Executes the next entry's requests again: they must write that entry back, byte for byte.
+    pub fn entry(&mut self, entry: &croupier_ledger::Entry) -> Result<(), OpenError> {
         let failed = |why: String| OpenError::Replay { seq: entry.seq, why };
+        let shadow = &mut self.shadow;
         for event in entry.record.events() {
             if event.stream != STREAM {
                 continue;
@@ -102,42 +128,31 @@ fn replay_with(
                 .execute(head.at_ms, &head.actor, head.request.clone())
                 .map_err(|e| failed(format!("the request is refused on replay: {e}")))?;
             if let (Some(on_final), Some(slot)) = (
-                on_final.as_mut(),
+                self.on_final.as_mut(),
                 head.request.table().and_then(|t| shadow.tables.get_mut(t)),
             ) {
-                slot.take_finished().into_iter().for_each(on_final);
+                slot.take_finished().into_iter().for_each(&mut **on_final);
             }
         }
+        self.entries += 1;
         let written = std::mem::take(&mut shadow.cage.ledger.storage_mut().entries);
-        written_in_all += written.len();
         match written.as_slice() {
-            [again] if again == entry => {}
-            [] => return Err(failed("replaying the request writes no entry".into())),
-            [_] => {
-                return Err(failed(
-                    "replaying the request does not give this entry back: a settlement, transfer or event differs"
-                        .into(),
-                ))
-            }
-            [..] => {
-                return Err(failed(format!(
-                    "replaying the request writes {} entries where the journal has one",
-                    written.len()
-                )))
-            }
+            [again] if again == entry => Ok(()),
+            [] => Err(failed("replaying the request writes no entry".into())),
+            [_] => Err(failed(
+                "replaying the request does not give this entry back: a settlement, transfer or event differs".into(),
+            )),
+            [..] => Err(failed(format!(
+                "replaying the request writes {} entries where the journal has one",
+                written.len()
+            ))),
         }
     }
-    let written = written_in_all;
-    if written != entries.len() {
-        return Err(OpenError::Replay {
-            seq: written.min(entries.len()) as u64 + 1,
-            why: format!(
-                "replaying gives {written} entries where the journal has {}",
-                entries.len()
-            ),
-        });
+
+    /// The casino the journal's entries rebuilt.
+    pub fn finish(self) -> Casino<MemoryStorage> {
+        self.shadow
     }
-    Ok(shadow)
 }
 
 impl<S: Storage> Casino<S> {
