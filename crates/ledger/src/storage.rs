@@ -17,6 +17,9 @@ pub enum StorageError {
     Unreadable { seq: u64, why: String },
     #[error("storage failed on purpose (test)")]
     Injected,
+    /// Entries the disk did not take (a full disk): the journal is sound.
+    #[error("the journal could not be written: {0}")]
+    NotWritten(String),
 }
 
 /// An append-only store of journal entries. `append` is atomic and durable
@@ -385,6 +388,18 @@ impl SqliteStorage {
     /// The entries numbered up to `last`, in order: a recovery reads the
     /// part it keeps, whatever is wrong after it.
     pub fn load_through(&self, last: u64) -> Result<Vec<Entry>, StorageError> {
+        let mut entries = Vec::new();
+        self.each_through(last, &mut |e| {
+            entries.push(e);
+            true
+        })?;
+        Ok(entries)
+    }
+
+    /// Hands each entry up to `last`, in order, to `f` as it is read, until
+    /// `f` says false: a journal of any length is walked in the memory of one
+    /// entry. An entry that does not read ends it with its error.
+    pub fn each_through(&self, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
         let mut stmt = self
             .conn
             .prepare("SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq <= ?1 ORDER BY seq")?;
@@ -398,7 +413,6 @@ impl SqliteStorage {
                 row.get::<_, String>(4)?,
             ))
         })?;
-        let mut entries = Vec::new();
         for row in rows {
             let (seq, at_ms, record, prev, hash) = row?;
             let seq = seq as u64;
@@ -406,16 +420,19 @@ impl SqliteStorage {
                 seq,
                 why: format!("record is not valid: {e}"),
             })?;
-            entries.push(Entry {
+            let entry = Entry {
                 seq,
                 at_ms: at_ms as u64,
                 record: parsed,
                 text: record,
                 prev_hash: hash_from_hex(seq, &prev)?,
                 hash: hash_from_hex(seq, &hash)?,
-            });
+            };
+            if !f(entry) {
+                break;
+            }
         }
-        Ok(entries)
+        Ok(())
     }
 
     /// Writes the seal of what was appended since the last one, if sealing.

@@ -17,7 +17,8 @@ pub struct Failure(pub ApiError);
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        if status.is_server_error() {
+        // A pause is logged once, as it begins, not for every request it refuses.
+        if status.is_server_error() && self.0.code != ErrorCode::Paused {
             tracing::warn!(code = %self.0.code, "{}", self.0.message);
         }
         let retry_after = self.0.retry_after_s;

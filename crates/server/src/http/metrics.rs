@@ -12,10 +12,22 @@ use crate::runtime::health::HealthReport;
 
 /// The server's health, for a load balancer or a monitor: 200 while the
 /// journal takes writes (`ok`, or `degraded` while the recall archive is
-/// behind), 503 while the casino is paused, with why and since when.
+/// behind), 503 while the casino is paused, with why and since when. The
+/// disk's free bytes, which move with every bet, are told only on the
+/// `--metrics-listen` address ([`healthz_in_full`]): anyone may ask here.
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "`ok`, or `degraded`: the recall archive is behind (game recall still finds every round); play goes on", body = HealthReport), (status = 503, description = "`paused`: the journal cannot be written (a full disk); the API refuses what needs it until the casino resumes by itself", body = HealthReport)))]
 pub async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
-    let report = state.floor.health().report();
+    let mut report = state.floor.health().report();
+    report.disk_free_bytes = None;
+    answer(report)
+}
+
+/// [`healthz`] with the data directory's free bytes, on `--metrics-listen` only.
+pub async fn healthz_in_full(State(state): State<AppState>) -> impl IntoResponse {
+    answer(state.floor.health().report())
+}
+
+fn answer(report: HealthReport) -> impl IntoResponse {
     let status = if report.journal.is_some() {
         StatusCode::SERVICE_UNAVAILABLE
     } else {

@@ -111,7 +111,11 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         // A bug that panics in a handler is answered, not a dropped connection.
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(error::panicked))
-        .layer(TraceLayer::new_for_http())
+        // A failure is logged once, with its sentence, where it is answered (`error.rs`).
+        .layer(
+            TraceLayer::new_for_http()
+                .on_failure(tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG)),
+        )
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
 }
@@ -179,7 +183,7 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
     };
     let metrics_router = Router::new()
         .route("/metrics", get(metrics::open_metrics))
-        .route("/healthz", get(metrics::healthz))
+        .route("/healthz", get(metrics::healthz_in_full))
         .with_state(state.clone());
     Ok(App {
         router: router(state),

@@ -109,6 +109,9 @@ pub struct Sessions {
     limits: SessionLimits,
     live: Mutex<HashMap<SessionKey, Live>>,
     store: Option<Mutex<Connection>>,
+    /// Sessions ended whose rows the store refused to delete (a full disk):
+    /// over already, their rows are deleted at the next sweep that can.
+    unforgotten: Mutex<Vec<SessionKey>>,
 }
 
 fn hmac(key: &[u8; 32]) -> Hmac<Sha256> {
@@ -136,6 +139,7 @@ impl Sessions {
             limits,
             live: Mutex::new(HashMap::new()),
             store: None,
+            unforgotten: Mutex::new(Vec::new()),
         }
     }
 
@@ -209,6 +213,7 @@ impl Sessions {
             limits,
             live: Mutex::new(live),
             store: Some(Mutex::new(conn)),
+            unforgotten: Mutex::new(Vec::new()),
         })
     }
 
@@ -339,14 +344,31 @@ impl Sessions {
         self.forget(&self.key(token))
     }
 
+    /// Ends a session at once, whatever the store says: dropping it tells
+    /// every socket of the session that it is over. A row the store refuses
+    /// to delete (a full disk) is deleted at a later sweep; until then a
+    /// restart would find it, and it would live again.
     fn forget(&self, key: &SessionKey) -> Result<(), ApiError> {
-        self.write(
+        self.live().remove(key);
+        let deleted = self.write(
             "DELETE FROM keyed_sessions WHERE session = ?1",
             params![hex::encode(key)],
-        )?;
-        // Dropping it tells every socket of the session that it is over.
-        self.live().remove(key);
+        );
+        if let Err(e) = deleted {
+            tracing::warn!("{}; the session is over, and its row is deleted later", e.message);
+            self.unforgotten.lock().unwrap_or_else(|p| p.into_inner()).push(*key);
+        }
         Ok(())
+    }
+
+    /// Deletes the rows of ended sessions the store refused before.
+    fn forget_again(&self) {
+        let keys = std::mem::take(&mut *self.unforgotten.lock().unwrap_or_else(|p| p.into_inner()));
+        for key in keys {
+            if !self.live().contains_key(&key) {
+                let _ = self.forget(&key);
+            }
+        }
     }
 
     /// Ends every session of `username`, but the one of `keep` (a token) if given.
@@ -363,6 +385,7 @@ impl Sessions {
 
     /// Ends every session over at `now_ms` (idle too long, or too old); returns how many.
     pub fn sweep(&self, now_ms: u64) -> Result<usize, ApiError> {
+        self.forget_again();
         let limits = self.limits;
         self.end_where(|_, live| live.over(now_ms, &limits))
     }
@@ -427,6 +450,31 @@ mod tests {
         let c1 = follow("c1");
         sessions.sweep(SessionLimits::default().idle_ms + 2).expect("sweep");
         assert!(c1.is_over(), "idle too long");
+    }
+
+    #[test]
+    fn signing_out_on_a_full_disk_ends_the_session_at_once_and_its_row_later() {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let dir = tmp.path().to_path_buf();
+        let limits = SessionLimits::default();
+        let read_only = |sessions: &Sessions, on: bool| {
+            let store = sessions.store.as_ref().expect("stored");
+            let conn = store.lock().expect("store");
+            conn.pragma_update(None, "query_only", on).expect("pragma");
+        };
+        {
+            let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
+            sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
+            // The store refuses every write, as a full disk would.
+            read_only(&sessions, true);
+            sessions.end("token-a").expect("signed out all the same");
+            assert_eq!(sessions.get("token-a", 2), None, "over at once");
+            // Room again: the next sweep deletes the row.
+            read_only(&sessions, false);
+            sessions.sweep(3).expect("sweep");
+        }
+        let reopened = Sessions::open(&dir, KEY, limits, 4).expect("reopen");
+        assert_eq!(reopened.get("token-a", 5), None, "it does not live again");
     }
 
     #[test]

@@ -279,11 +279,17 @@ impl CageWriter {
     pub fn run_group(&mut self, group: Vec<CageMsg>) -> Result<(), Stopped> {
         if self.must_reload() {
             let now = self.clock.now_ms();
-            // A disk still full would fail the reload again: it waits for room.
-            let room = self.committer.health().is_none_or(|h| h.may_reload());
-            let due = room && self.last_reload.is_none_or(|at| now >= at + RELOAD_RETRY_MS);
+            // Tried at most once per RELOAD_RETRY_MS after the last try ended; and a
+            // disk still full would fail the reload again, so it waits for room.
+            let mut due = self.last_reload.is_none_or(|at| now >= at + RELOAD_RETRY_MS);
+            if due && !self.committer.health().is_none_or(|h| h.may_reload()) {
+                self.last_reload = Some(now);
+                due = false;
+            }
             let reopened = if due {
-                self.reopen(now)
+                let reopened = self.reopen(now);
+                self.last_reload = Some(self.clock.now_ms());
+                reopened
             } else {
                 Err("retrying soon".into())
             };

@@ -73,10 +73,7 @@ enum Message {
 }
 
 fn stopped() -> StorageError {
-    StorageError::Unreadable {
-        seq: 0,
-        why: "the storage committer has stopped".into(),
-    }
+    StorageError::NotWritten("the storage committer has stopped".into())
 }
 
 /// The casino's storage under the server: appends inside a group are kept
@@ -127,10 +124,9 @@ impl Storage for Pipeline {
         }
         match durable.recv() {
             Ok(true) => Ok(()),
-            Ok(false) => Err(StorageError::Unreadable {
-                seq: 0,
-                why: "the entries could not be made durable".into(),
-            }),
+            Ok(false) => Err(StorageError::NotWritten(
+                "the disk did not take it (full?); the journal is sound: free room and try again".into(),
+            )),
             Err(_) => Err(stopped()),
         }
     }

@@ -74,10 +74,14 @@ struct Inner {
     data: OnceLock<PathBuf>,
 }
 
-/// A cage reloads after a failed write only with at least this much room
-/// left on the data directory's disk: a reload replays the journal, and a
-/// disk still full would fail it again.
+/// A cage reloads after a failed write only once this much can be written
+/// to the data directory's disk: a reload replays the journal, and a disk
+/// still full would fail it again.
 pub const RELOAD_FREE_BYTES_MIN: u64 = 1 << 20;
+
+/// The file a paused server writes [`RELOAD_FREE_BYTES_MIN`] to, and removes,
+/// to learn whether the disk takes writes again.
+pub const ROOM_PROBE_FILE: &str = "room.probe";
 
 impl Health {
     pub fn new(clock: Arc<dyn Clock>) -> Health {
@@ -104,10 +108,14 @@ impl Health {
         Some(stat.f_bavail.saturating_mul(stat.f_frsize))
     }
 
-    /// Whether a reload is worth trying: the disk has room, or cannot be read.
+    /// Whether a reload is worth trying: [`RELOAD_FREE_BYTES_MIN`] can be
+    /// written to the data directory's disk and made durable (a written
+    /// probe, not the file system's count of free blocks, whose share kept
+    /// for root this process may or may not use), or the disk is not known.
     pub fn may_reload(&self) -> bool {
+        let Some(data) = self.0.data.get() else { return true };
+        let room = probe_room(&data.join(ROOM_PROBE_FILE)).is_ok();
         let free = self.disk_free_bytes();
-        let room = free.is_none_or(|free| free >= RELOAD_FREE_BYTES_MIN);
         if !room && !self.0.waiting_for_room.swap(true, std::sync::atomic::Ordering::Relaxed) {
             tracing::warn!(
                 "the casino waits for room to resume: {} bytes free on the data directory's disk, {RELOAD_FREE_BYTES_MIN} needed",
@@ -220,6 +228,21 @@ impl Health {
     }
 }
 
+/// Writes [`RELOAD_FREE_BYTES_MIN`] bytes to `path`, flushes them, and removes it.
+fn probe_room(path: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let written = (|| {
+        let mut file = std::fs::File::create(path)?;
+        let block = [0u8; 64 * 1024];
+        for _ in 0..RELOAD_FREE_BYTES_MIN / block.len() as u64 {
+            file.write_all(&block)?;
+        }
+        file.sync_all()
+    })();
+    let _ = std::fs::remove_file(path);
+    written
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -277,5 +300,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         health.watch_disk(dir.path());
         assert!(health.disk_free_bytes().is_some());
+        assert!(health.may_reload(), "room to write the probe");
+        assert!(!dir.path().join(ROOM_PROBE_FILE).exists(), "the probe is removed");
     }
 }

@@ -205,7 +205,9 @@ impl Archive {
     /// Archives `rounds` (each table's in order) in one transaction with
     /// those still waiting, leaving out those it holds already; returns how
     /// many it wrote. If the write fails, they all wait for the next try
-    /// (`save(&[])` tries again).
+    /// (`save(&[])` tries again). One caller at a time (the archiver's
+    /// thread): recall reads the rounds waiting meanwhile, never held up by
+    /// the write.
     pub fn save(&self, rounds: &[Arc<RoundRecord>]) -> Result<usize, String> {
         if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
             return Err("recall archive: stopped; the next start fills it in".into());
@@ -230,19 +232,21 @@ impl Archive {
             self.stop(&why);
             return Err(format!("recall archive: {why}"));
         }
-        let all: Vec<&RoundRecord> = waiting.iter().map(Arc::as_ref).collect();
+        let held: Vec<Arc<RoundRecord>> = waiting.clone();
+        drop(waiting);
+        let all: Vec<&RoundRecord> = held.iter().map(Arc::as_ref).collect();
         match self.write(&all) {
             Ok(()) => {
-                let written = waiting.len();
-                waiting.clear();
+                // What came in meanwhile (nothing: one caller) stays waiting.
+                self.waiting().drain(..held.len());
                 if let Some(health) = self.health.get() {
                     health.archive_caught_up();
                 }
-                Ok(written)
+                Ok(held.len())
             }
             Err(e) => {
                 match self.health.get() {
-                    Some(health) => health.archive_behind(&e, waiting.len() as u64),
+                    Some(health) => health.archive_behind(&e, held.len() as u64),
                     None => tracing::error!("{e}"),
                 }
                 Err(e)
