@@ -1,6 +1,6 @@
 //! The hash-chained journal.
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -236,13 +236,14 @@ pub fn verify(entries: &[Entry]) -> VerifyReport {
 }
 
 /// [`verify`] one entry at a time, for a journal read as it streams by:
-/// what it holds is the balances and the transfer ids, not the entries.
+/// what it holds is the balances and each transfer's digests (32 bytes a
+/// transfer, which a ledger opened on the journal keeps), not the entries.
 #[derive(Default)]
 pub struct Verifier {
     report: VerifyReport,
     prev: [u8; 32],
     checked: u64,
-    ids: HashSet<String>,
+    ids: crate::ids::TransferIds,
 }
 
 impl Verifier {
@@ -267,10 +268,12 @@ impl Verifier {
             return false;
         }
         for t in e.record.transfers() {
-            if !self.ids.insert(t.id.clone()) {
+            let id = crate::id_digest(&t.id);
+            if self.ids.contains(&id) {
                 report.first_problem = problem(format!("transfer id {} appears twice", t.id));
                 return false;
             }
+            self.ids.insert(id, crate::content_digest(t));
             let from = report.balances.entry(t.from.clone()).or_insert(0);
             *from -= i128::from(t.amount.get());
             if *from < 0 && !t.from.may_go_negative() {
@@ -288,14 +291,19 @@ impl Verifier {
     }
 
     /// The report over every entry checked; the total must be zero.
-    pub fn finish(mut self) -> VerifyReport {
+    pub fn finish(self) -> VerifyReport {
+        self.finish_with_ids().0
+    }
+
+    /// [`Verifier::finish`], with every transfer's digests and the last entry's hash.
+    pub(crate) fn finish_with_ids(mut self) -> (VerifyReport, crate::ids::TransferIds, [u8; 32]) {
         if self.report.first_problem.is_none() {
             let total: i128 = self.report.balances.values().sum();
             if total != 0 {
                 self.report.first_problem = Some((self.checked + 1, format!("the accounts add up to {total}, not 0")));
             }
         }
-        self.report
+        (self.report, self.ids, self.prev)
     }
 }
 

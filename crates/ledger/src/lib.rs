@@ -302,24 +302,49 @@ impl<S: Storage> Ledger<S> {
     /// Opens a ledger on `entries`, which the caller has just loaded from
     /// `storage` (each entry is checked again here).
     pub fn open_loaded(storage: S, entries: &[Entry]) -> Result<Ledger<S>, LedgerError> {
-        let report = verify(entries);
+        let mut opening = LedgerOpening::default();
+        for e in entries {
+            opening.entry(e)?;
+        }
+        opening.open(storage)
+    }
+}
+
+/// A ledger opened on its journal one entry at a time, as it streams from
+/// the disk: what it holds is the balances and the transfers' digests.
+#[derive(Default)]
+pub struct LedgerOpening(journal::Verifier);
+
+impl LedgerOpening {
+    /// Checks the journal's next entry and takes its transfers.
+    pub fn entry(&mut self, e: &Entry) -> Result<(), LedgerError> {
+        if self.0.check(e) {
+            return Ok(());
+        }
+        let (report, ..) = std::mem::take(&mut self.0).finish_with_ids();
+        let (seq, why) = report
+            .first_problem
+            .unwrap_or((e.seq, "the entry does not follow the one before it".into()));
+        Err(LedgerError::Corrupt { seq, why })
+    }
+
+    /// The ledger on `storage`, whose every entry went through [`LedgerOpening::entry`].
+    pub fn open<S: Storage>(self, storage: S) -> Result<Ledger<S>, LedgerError> {
+        let (report, transfers, head) = self.0.finish_with_ids();
         if let Some((seq, why)) = report.first_problem {
             return Err(LedgerError::Corrupt { seq, why });
         }
-        let transfers = entries
-            .iter()
-            .flat_map(|e| e.record.transfers())
-            .map(|t| (id_digest(&t.id), content_digest(t)))
-            .collect();
         Ok(Ledger {
             storage,
+            next_seq: report.entries + 1,
             balances: report.balances,
             transfers,
-            head: entries.last().map(|e| e.hash).unwrap_or([0; 32]),
-            next_seq: entries.last().map(|e| e.seq + 1).unwrap_or(1),
+            head,
         })
     }
+}
 
+impl<S: Storage> Ledger<S> {
     pub fn balance(&self, account: &Account) -> i128 {
         self.balances.get(account).copied().unwrap_or(0)
     }

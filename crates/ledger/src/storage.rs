@@ -28,6 +28,23 @@ pub trait Storage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError>;
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError>;
 
+    /// Hands each entry, in order, to `f` until it says false: a store on
+    /// disk reads them one at a time, so that opening a journal of any length
+    /// holds one entry at once, not the journal.
+    fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        for entry in self.load()? {
+            if !f(entry) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The time of the last entry, if any.
+    fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {
+        Ok(self.load()?.last().map(|e| e.at_ms))
+    }
+
     /// `append`, for a caller that has no more use for the entries: a store
     /// that keeps them in memory takes them without copying.
     fn append_owned(&mut self, entries: Vec<Entry>) -> Result<(), StorageError> {
@@ -520,6 +537,18 @@ fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
 impl Storage for SqliteStorage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
         self.load_through(u64::MAX)
+    }
+
+    fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each_through(u64::MAX, f)
+    }
+
+    fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {
+        let at: Option<i64> = self
+            .conn
+            .query_row("SELECT at_ms FROM journal ORDER BY seq DESC LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        Ok(at.map(|a| a as u64))
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {

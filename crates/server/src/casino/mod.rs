@@ -194,9 +194,26 @@ impl<S: Storage> Casino<S> {
         on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
         format: u32,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
-        let entries = storage.load().map_err(LedgerError::from)?;
-        let ledger = Ledger::open_loaded(storage, &entries)?;
-        let shadow = replay_with(&entries, on_final)?;
+        // One pass as the journal streams from the disk: each entry is checked
+        // in the chain, its transfers taken, and its requests replayed; the
+        // journal is never held whole.
+        let mut opening = croupier_ledger::LedgerOpening::default();
+        let mut replayer = Replayer::new(on_final)?;
+        let mut failed = None;
+        storage
+            .each(&mut |entry| {
+                let step = opening
+                    .entry(&entry)
+                    .map_err(OpenError::from)
+                    .and_then(|()| replayer.entry(&entry));
+                step.map_err(|e| failed = Some(e)).is_ok()
+            })
+            .map_err(LedgerError::from)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let ledger = opening.open(storage)?;
+        let shadow = replayer.finish();
         let mut casino = Casino {
             cage: Cage {
                 ledger,

@@ -24,6 +24,8 @@ pub const COMMITTER_QUEUE_GROUPS: usize = 64;
 pub const STEPPED_QUEUE_GROUPS: usize = 4_096;
 /// Groups the committer makes durable with one flush when several are waiting.
 pub const GROUPS_PER_FLUSH_MAX: usize = 64;
+/// Entries read ahead of the casino when it opens on the journal.
+pub const STREAM_ENTRIES_AHEAD: usize = 1_024;
 
 /// The server's writes of the journal start at least this far apart. Each
 /// write costs the same fixed work whatever it holds (SQLite's transaction
@@ -69,7 +71,33 @@ enum Message {
     },
     /// Once every group before it is answered: everything durable, and the
     /// committer takes groups again.
-    Reload(mpsc::Sender<Result<Vec<Entry>, StorageError>>),
+    Reload(mpsc::Sender<()>),
+    /// Once every group before it is answered: the journal's entries, one
+    /// at a time, then its end (or the error that ended it).
+    Stream(Sink),
+}
+
+/// Where a stream of the journal goes: a bounded channel, which the storage
+/// fills only as fast as the casino replays; or, for a committer stepped on
+/// the reader's own thread, one that takes the whole journal at once.
+enum Sink {
+    Bounded(mpsc::SyncSender<Result<Entry, StorageError>>),
+    Unbounded(mpsc::Sender<Result<Entry, StorageError>>),
+}
+
+impl Sink {
+    fn send(&self, item: Result<Entry, StorageError>) -> bool {
+        match self {
+            Sink::Bounded(tx) => tx.send(item).is_ok(),
+            Sink::Unbounded(tx) => tx.send(item).is_ok(),
+        }
+    }
+}
+
+/// What ends a flush: a reload, or a stream of the journal.
+enum Barrier {
+    Reload(mpsc::Sender<()>),
+    Stream(Sink),
 }
 
 fn stopped() -> StorageError {
@@ -82,7 +110,10 @@ fn stopped() -> StorageError {
 /// an append returns only once durable, as [`Storage`] asks.
 pub struct Pipeline {
     sender: mpsc::SyncSender<Message>,
-    loaded: Option<Vec<Entry>>,
+    /// The journal may still be read, once.
+    unread: bool,
+    /// The time of the last durable entry when the committer started.
+    last_at_ms: Option<u64>,
     buffer: Vec<Entry>,
     grouped: bool,
     outbox: Arc<Mutex<Vec<Pending>>>,
@@ -91,19 +122,49 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// The time of the last durable entry, before the journal is handed over.
+    /// The time of the last durable entry when the committer started.
     pub fn last_at_ms(&self) -> Option<u64> {
-        self.loaded.as_ref().and_then(|entries| entries.last()).map(|e| e.at_ms)
+        self.last_at_ms
     }
 }
 
 impl Storage for Pipeline {
-    /// The entries that were durable when this pipeline was made; handed over once.
+    /// The entries durable when this pipeline was made; read once.
     fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
-        self.loaded.take().ok_or_else(|| StorageError::Unreadable {
-            seq: 0,
-            why: "a pipeline's journal is loaded only once".into(),
-        })
+        let mut entries = Vec::new();
+        self.each(&mut |e| {
+            entries.push(e);
+            true
+        })?;
+        Ok(entries)
+    }
+
+    /// The journal as the committer's storage reads it, an entry at a time,
+    /// a bounded way ahead of `f`; read once.
+    fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        if !std::mem::take(&mut self.unread) {
+            return Err(StorageError::Unreadable {
+                seq: 0,
+                why: "a pipeline's journal is read only once".into(),
+            });
+        }
+        let (sink, entries) = if self.stepped.is_some() {
+            let (tx, rx) = mpsc::channel();
+            (Sink::Unbounded(tx), rx)
+        } else {
+            let (tx, rx) = mpsc::sync_channel(STREAM_ENTRIES_AHEAD);
+            (Sink::Bounded(tx), rx)
+        };
+        self.sender.send(Message::Stream(sink)).map_err(|_| stopped())?;
+        if let Some(stepped) = &self.stepped {
+            stepped.run_ready();
+        }
+        for item in entries {
+            if !f(item?) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
@@ -256,7 +317,7 @@ impl Committer {
         spacing: Duration,
         stepped: bool,
     ) -> Result<(Worker, Pipeline, Committer), StorageError> {
-        let loaded = storage.load()?;
+        let last_at_ms = storage.last_at_ms()?;
         let (sender, receiver) = mpsc::sync_channel(if stepped {
             STEPPED_QUEUE_GROUPS
         } else {
@@ -281,14 +342,16 @@ impl Committer {
             stepped: None,
             health,
         };
-        let pipeline = committer.pipeline(loaded);
+        let mut pipeline = committer.pipeline();
+        pipeline.last_at_ms = last_at_ms;
         Ok((worker, pipeline, committer))
     }
 
-    fn pipeline(&self, loaded: Vec<Entry>) -> Pipeline {
+    fn pipeline(&self) -> Pipeline {
         Pipeline {
             sender: self.sender.clone(),
-            loaded: Some(loaded),
+            unread: true,
+            last_at_ms: None,
             buffer: Vec::new(),
             grouped: false,
             outbox: self.outbox.clone(),
@@ -322,15 +385,15 @@ impl Committer {
     }
 
     /// Waits until every group handed over is answered, then gives a pipeline
-    /// holding what is durable, to reopen the casino on.
+    /// on what is durable, to reopen the casino on.
     pub fn reload(&self) -> Result<Pipeline, StorageError> {
         let (tx, rx) = mpsc::channel();
         self.sender.send(Message::Reload(tx)).map_err(|_| stopped())?;
         if let Some(stepped) = &self.stepped {
             stepped.run_ready();
         }
-        let entries = rx.recv().map_err(|_| stopped())??;
-        Ok(self.pipeline(entries))
+        rx.recv().map_err(|_| stopped())?;
+        Ok(self.pipeline())
     }
 }
 
@@ -346,13 +409,17 @@ impl Worker {
         // meanwhile joins the next write instead of paying for one of its own.
         self.spacing.wait();
         let mut groups: Vec<Group> = Vec::new();
-        let mut reload = None;
+        let mut barrier = None;
         let mut next = Some(first);
         while let Some(message) = next.take() {
             match message {
                 Message::Group { entries, replies, done } => groups.push((entries, replies, done)),
                 Message::Reload(tx) => {
-                    reload = Some(tx);
+                    barrier = Some(Barrier::Reload(tx));
+                    break;
+                }
+                Message::Stream(sink) => {
+                    barrier = Some(Barrier::Stream(sink));
                     break;
                 }
             }
@@ -393,12 +460,23 @@ impl Worker {
                 self.storage.after_group();
             }
         }
-        if let Some(tx) = reload {
-            let entries = self.storage.load();
-            if entries.is_ok() {
+        match barrier {
+            None => {}
+            // Everything before it answered: the writer reopens on what is durable.
+            Some(Barrier::Reload(tx)) => {
                 self.failed.store(false, Ordering::SeqCst);
+                let _ = tx.send(());
             }
-            let _ = tx.send(entries);
+            Some(Barrier::Stream(sink)) => {
+                let mut open = true;
+                let read = self.storage.each(&mut |entry| {
+                    open = sink.send(Ok(entry));
+                    open
+                });
+                if let (Err(e), true) = (read, open) {
+                    sink.send(Err(e));
+                }
+            }
         }
     }
 }
@@ -422,168 +500,4 @@ fn write(storage: &mut dyn Storage, groups: &[Group]) -> Result<(), StorageError
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::metrics::Metrics;
-    use super::*;
-    use croupier_ledger::{MemoryStorage, Record, StreamEvent};
-
-    fn entry(seq: u64) -> Entry {
-        let body = serde_json::value::RawValue::from_string(seq.to_string()).expect("JSON");
-        let record = Record::Event(StreamEvent::new("test", body));
-        Entry::new(seq, seq, record, [0; 32])
-    }
-
-    /// Hands one group of `entries` over; its answer comes on the receiver.
-    fn hand_over(pipeline: &mut Pipeline, committer: &Committer, entries: &[u64]) -> mpsc::Receiver<bool> {
-        let (tx, rx) = mpsc::channel();
-        pipeline.begin_group().expect("begin");
-        for &seq in entries {
-            pipeline.append(&[entry(seq)]).expect("buffered");
-        }
-        committer.attach(vec![Pending::Notify(tx)]);
-        pipeline.end_group().expect("handed over");
-        rx
-    }
-
-    /// Hands one group of `entries` over and waits for its answer.
-    fn group(pipeline: &mut Pipeline, committer: &Committer, entries: &[u64]) -> bool {
-        hand_over(pipeline, committer, entries).recv().expect("answered")
-    }
-
-    fn writes(committer: &Committer) -> u64 {
-        let text = Metrics::new(&committer.flush_times()).text();
-        text.lines()
-            .find_map(|l| l.strip_prefix("croupier_journal_flush_seconds_count "))
-            .and_then(|n| n.parse().ok())
-            .expect("a count")
-    }
-
-    #[test]
-    fn spaced_writes_take_what_arrived_meanwhile_in_one() {
-        let spacing = Duration::from_millis(500);
-        let (mut pipeline, committer) = Committer::start_spaced(MemoryStorage::default(), spacing).expect("start");
-        pipeline.load().expect("loaded");
-        // At a quiet moment a group is written by itself.
-        assert!(group(&mut pipeline, &committer, &[1]));
-        assert_eq!(writes(&committer), 1);
-        // Three groups handed over at once, within the spacing of that write:
-        // the first waits out the spacing and the other two join its write.
-        let began = Instant::now();
-        let answers: Vec<_> = [2, 3, 4]
-            .into_iter()
-            .map(|seq| hand_over(&mut pipeline, &committer, &[seq]))
-            .collect();
-        for answer in answers {
-            assert!(answer.recv().expect("answered"), "durable");
-        }
-        assert_eq!(writes(&committer), 2, "one write for the three groups");
-        assert!(began.elapsed() >= spacing / 2, "the write waited for the spacing");
-        let mut reloaded = committer.reload().expect("reload");
-        let durable: Vec<u64> = reloaded.load().expect("entries").iter().map(|e| e.seq).collect();
-        assert_eq!(durable, [1, 2, 3, 4], "in order");
-    }
-
-    /// A store that notes, in one list shared with the answers, when each
-    /// group ends and when its upkeep runs.
-    struct Noted {
-        inner: MemoryStorage,
-        seen: Arc<Mutex<Vec<&'static str>>>,
-    }
-
-    impl Storage for Noted {
-        fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
-            self.inner.load()
-        }
-        fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
-            self.inner.append(entries)
-        }
-        fn begin_group(&mut self) -> Result<(), StorageError> {
-            self.inner.begin_group()
-        }
-        fn end_group(&mut self) -> Result<(), StorageError> {
-            self.seen.lock().expect("list").push("ended");
-            self.inner.end_group()
-        }
-        fn abort_group(&mut self) -> Result<(), StorageError> {
-            self.seen.lock().expect("list").push("taken back");
-            self.inner.abort_group()
-        }
-        fn after_group(&mut self) {
-            self.seen.lock().expect("list").push("upkeep");
-        }
-    }
-
-    #[test]
-    fn upkeep_runs_after_the_groups_answers_and_only_once_durable() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let storage = Noted {
-            inner: MemoryStorage::failing_every(2),
-            seen: seen.clone(),
-        };
-        let (mut pipeline, committer) = Committer::start(storage).expect("start");
-        pipeline.load().expect("loaded");
-        for seq in [1, 2] {
-            let (tx, rx) = mpsc::channel();
-            let noted = seen.clone();
-            pipeline.begin_group().expect("begin");
-            pipeline.append(&[entry(seq)]).expect("buffered");
-            committer.attach(vec![Pending::Test(Box::new(move |durable| {
-                let said = if durable { "answered" } else { "refused" };
-                noted.lock().expect("list").push(said);
-                let _ = tx.send(());
-            }))]);
-            pipeline.end_group().expect("handed over");
-            rx.recv().expect("answered");
-            // The upkeep follows the answer on the committer's thread: a reload waits for it.
-            pipeline = committer.reload().expect("reload");
-        }
-        // The second append fails: its group is taken back, refused, and no upkeep follows.
-        assert_eq!(
-            *seen.lock().expect("list"),
-            ["ended", "answered", "upkeep", "taken back", "refused"]
-        );
-    }
-
-    #[test]
-    fn a_failed_append_takes_back_the_groups_written_with_it() {
-        // The second append fails: the first group, in the same write, is
-        // taken back, so that its refusal ("nothing was changed") is true.
-        let (mut pipeline, committer) = Committer::stepped(MemoryStorage::failing_every(2)).expect("start");
-        pipeline.load().expect("loaded");
-        let first = hand_over(&mut pipeline, &committer, &[1]);
-        let second = hand_over(&mut pipeline, &committer, &[2]);
-        assert!(committer.stepper().expect("stepped").run_ready());
-        assert!(!first.recv().expect("answered"), "refused with the other");
-        assert!(!second.recv().expect("answered"));
-        let mut reloaded = committer.reload().expect("reload");
-        assert!(reloaded.load().expect("entries").is_empty(), "neither landed");
-    }
-
-    #[test]
-    fn groups_are_answered_once_durable_and_a_failure_holds_until_reloaded() {
-        // The third append fails.
-        let (mut pipeline, committer) = Committer::start(MemoryStorage::failing_every(3)).expect("start");
-        assert!(pipeline.load().expect("loaded").is_empty());
-        assert!(pipeline.load().is_err(), "handed over once");
-        assert!(group(&mut pipeline, &committer, &[1]));
-        assert!(group(&mut pipeline, &committer, &[2]));
-        assert!(!group(&mut pipeline, &committer, &[3]), "the write failed");
-        assert!(committer.failed());
-        // A group executed after the failure is not written, though the storage would take it.
-        assert!(!group(&mut pipeline, &committer, &[3]));
-        // A group of reads waits its turn and fails with the rest.
-        assert!(!group(&mut pipeline, &committer, &[]));
-        let mut reloaded = committer.reload().expect("reload");
-        assert!(!committer.failed());
-        let durable: Vec<u64> = reloaded.load().expect("entries").iter().map(|e| e.seq).collect();
-        assert_eq!(durable, [1, 2]);
-        assert!(group(&mut reloaded, &committer, &[3]));
-        // Outside a group an append returns once durable.
-        reloaded.append(&[entry(4)]).expect("durable");
-        let mut again = committer.reload().expect("reload");
-        assert_eq!(again.load().expect("entries").len(), 4);
-        // Timed: the writes of 1, 2, the failed 3, 3 after the reload, and 4. Not timed:
-        // the group skipped while failed, and the group of reads, which wrote nothing.
-        assert_eq!(writes(&committer), 5);
-    }
-}
+mod tests;
