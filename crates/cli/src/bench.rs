@@ -18,6 +18,8 @@ pub enum Which {
     Sim(SimArgs),
     /// A table server driven over real sockets: durable bets per second, latencies, fan-out.
     Load(crate::load::LoadArgs),
+    /// What a history costs: bytes a bet on disk, serve's start and verify, their time and peak memory.
+    History(crate::history::HistoryArgs),
 }
 
 #[derive(clap::Args)]
@@ -181,6 +183,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         Which::Settle(args) => args,
         Which::Sim(args) => return run_sim(args),
         Which::Load(args) => return crate::load::run(args),
+        Which::History(args) => return crate::history::run(args),
     };
     if args.bets == 0 || args.bets > BETS_PER_ROUND_MAX {
         return Err(Invalid::one(format!("--bets must be 1 to {BETS_PER_ROUND_MAX}")).into());

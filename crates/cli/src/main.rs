@@ -1,6 +1,7 @@
 //! The croupier command.
 
 mod bench;
+mod history;
 mod load;
 mod math_cmd;
 mod memory;

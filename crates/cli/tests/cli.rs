@@ -863,6 +863,50 @@ fn verify_checks_a_journal() {
 }
 
 #[test]
+fn bench_history_measures_a_journal_a_load_kept() {
+    let tmp = croupier_testkit::data_dir();
+    let kept = tmp.parent().join("history");
+    let kept_text = kept.to_str().expect("path");
+    let load = [
+        "bench",
+        "load",
+        "--tables",
+        "1",
+        "--terminals",
+        "4",
+        "--duration",
+        "1.5",
+        "--window-ms",
+        "300",
+        "--format",
+        "json",
+        "--keep-data",
+        kept_text,
+    ];
+    let out = croupier(&load, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let loaded: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // A directory that exists already is refused: a load starts a casino of its own.
+    let again = croupier(&load, "");
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("exists already"), "{}", stderr(&again));
+    let out = croupier(&["bench", "history", "--data", kept_text, "--format", "json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["bets"], loaded["bets_accepted"], "{report}");
+    assert_eq!(report["verified"], true);
+    for field in ["start_seconds", "verify_seconds", "disk_bytes_per_bet"] {
+        assert!(report[field].as_f64().expect(field) > 0.0, "{report}");
+    }
+    for field in ["start_peak_bytes", "verify_peak_bytes"] {
+        assert!(report[field].as_u64().expect(field) > 1 << 20, "{report}");
+    }
+    let none = croupier(&["bench", "history", "--data", tmp.path().to_str().expect("path")], "");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(stderr(&none).contains("no journal"), "{}", stderr(&none));
+}
+
+#[test]
 fn bench_load_runs_over_real_sockets() {
     let out = croupier(
         &[

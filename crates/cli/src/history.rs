@@ -1,0 +1,224 @@
+//! `croupier bench history --data DIR`: what a casino's history costs it.
+//! On a data directory holding a journal (one `bench load --keep-data`
+//! wrote, or a copy of a casino's), it measures the bytes a bet takes on
+//! disk, how long `croupier serve` takes to answer `/healthz` on it and its
+//! peak memory until then, and `croupier verify`'s time and peak memory.
+//! Each runs as a process of its own, as an operator would run it; peak
+//! memory is the kernel's high-water mark (`VmHWM`), read as it runs.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::{wire, Failure, Format, Invalid};
+
+#[derive(clap::Args)]
+pub struct HistoryArgs {
+    /// A data directory with a journal. `serve` writes to it as it opens (it
+    /// voids the rounds left open): measure a copy of a casino's.
+    #[arg(long)]
+    data: PathBuf,
+    /// Where its secret is (DATA-keys by default).
+    #[arg(long)]
+    keys: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct HistoryReport {
+    entries: u64,
+    bets: u64,
+    /// The data directory's files: the journal, its log, the recall archive, the sessions.
+    disk_bytes: u64,
+    disk_bytes_per_bet: f64,
+    start_seconds: f64,
+    start_peak_bytes: u64,
+    verify_seconds: f64,
+    verify_peak_bytes: u64,
+    verified: bool,
+}
+
+/// How often a process's memory is read while it runs.
+const SAMPLE_EVERY: Duration = Duration::from_millis(20);
+/// The longest a start or a verify is waited for.
+const PATIENCE: Duration = Duration::from_secs(3_600);
+
+fn io(e: impl std::fmt::Display) -> Failure {
+    anyhow::anyhow!("{e}").into()
+}
+
+/// The process's high-water mark of resident memory, in bytes.
+fn peak_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// The sizes of the files directly in `dir`.
+fn disk_bytes(dir: &Path) -> Result<u64, Failure> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let meta = entry.map_err(io)?.metadata().map_err(io)?;
+        if meta.is_file() {
+            total += meta.len();
+        }
+    }
+    Ok(total)
+}
+
+/// The journal's entries, and its bets (each `bet_accepted` event).
+fn count(data: &Path) -> Result<(u64, u64), Failure> {
+    let db = data.join(croupier_ledger::storage::DATABASE_FILE);
+    if !db.is_file() {
+        return Err(Invalid::one(format!("no journal at {}", db.display())).into());
+    }
+    let storage = croupier_ledger::SqliteStorage::open_read_only(data).map_err(io)?;
+    storage
+        .connection()
+        .query_row(
+            "SELECT COUNT(*), COALESCE(SUM((length(record) - length(replace(record, 'bet_accepted', ''))) / 12), 0)
+         FROM journal",
+            [],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+        )
+        .map_err(io)
+}
+
+/// Whether `/healthz` answers on `address` (any answer: the server is up).
+fn answers(address: &str) -> bool {
+    let Ok(mut stream) = std::net::TcpStream::connect(address) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    if stream
+        .write_all(format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").as_bytes())
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
+}
+
+/// Runs `child` until `done` says so or it exits, reading its peak memory as it goes.
+fn watch(child: &mut Child, mut done: impl FnMut() -> bool) -> Result<(Duration, u64, bool), Failure> {
+    let began = Instant::now();
+    let mut peak = 0;
+    loop {
+        peak = peak.max(peak_bytes(child.id()).unwrap_or(0));
+        if done() {
+            let took = began.elapsed();
+            // What it took to get there counts in full.
+            peak = peak.max(peak_bytes(child.id()).unwrap_or(0));
+            return Ok((took, peak, true));
+        }
+        if let Some(status) = child.try_wait().map_err(io)? {
+            return Ok((began.elapsed(), peak, status.success()));
+        }
+        if began.elapsed() > PATIENCE {
+            let _ = child.kill();
+            return Err(io("gave up waiting after an hour"));
+        }
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+}
+
+pub fn run(args: HistoryArgs) -> Result<(), Failure> {
+    let (entries, bets) = count(&args.data)?;
+    if bets == 0 {
+        return Err(Invalid::one(format!("{} holds no bets to measure", args.data.display())).into());
+    }
+    let disk = disk_bytes(&args.data)?;
+    let exe = std::env::current_exe().map_err(io)?;
+    let keys = args
+        .keys
+        .clone()
+        .unwrap_or_else(|| croupier_server::runtime::keys::default_dir(&args.data));
+    // The start: until /healthz answers 200.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(io)?
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let mut serve = Command::new(&exe)
+        .args(["serve", "--listen", &address, "--data"])
+        .arg(&args.data)
+        .arg("--keys")
+        .arg(&keys)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(io)?;
+    let started = watch(&mut serve, || answers(&address));
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let (start, start_peak, up) = started?;
+    if !up {
+        return Err(io(format!("croupier serve did not start on {}", args.data.display())));
+    }
+    // The verify, of the journal as the start left it.
+    let mut verify = Command::new(&exe)
+        .args(["verify", "--format", "json", "--data"])
+        .arg(&args.data)
+        .arg("--keys")
+        .arg(&keys)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(io)?;
+    let (verify_took, verify_peak, verified) = watch(&mut verify, || false)?;
+    let report = HistoryReport {
+        entries,
+        bets,
+        disk_bytes: disk,
+        disk_bytes_per_bet: disk as f64 / bets as f64,
+        start_seconds: start.as_secs_f64(),
+        start_peak_bytes: start_peak,
+        verify_seconds: verify_took.as_secs_f64(),
+        verify_peak_bytes: verify_peak,
+        verified,
+    };
+    let mut out = std::io::stdout().lock();
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    match args.format {
+        Format::Json => wire::write_json_line(&mut out, &report)?,
+        Format::Text => {
+            writeln!(
+                out,
+                "{} bets in {} entries, {:.0} MiB on disk: {:.0} bytes a bet",
+                report.bets,
+                report.entries,
+                mib(report.disk_bytes),
+                report.disk_bytes_per_bet
+            )?;
+            writeln!(
+                out,
+                "start until /healthz answers: {:.1} s, peak memory {:.0} MiB",
+                report.start_seconds,
+                mib(report.start_peak_bytes)
+            )?;
+            writeln!(
+                out,
+                "verify: {:.1} s, peak memory {:.0} MiB, {}",
+                report.verify_seconds,
+                mib(report.verify_peak_bytes),
+                if report.verified { "verified" } else { "NOT VERIFIED" }
+            )?;
+        }
+    }
+    if !report.verified {
+        return Err(io("croupier verify did not pass on the history"));
+    }
+    Ok(())
+}
