@@ -120,8 +120,19 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
             lower_this_threads_priority,
         )
         .map_err(|e| cannot(&e))?;
-    let (pipeline, committer) = Committer::start_spaced(storage, std::time::Duration::from_micros(COMMIT_SPACING_US))
-        .map_err(|e| cannot(&e))?;
+    let entries = storage.last().map_err(|e| cannot(&e))?.map_or(0, |(seq, _)| seq);
+    let (mut pipeline, committer) =
+        Committer::start_spaced(storage, std::time::Duration::from_micros(COMMIT_SPACING_US))
+            .map_err(|e| cannot(&e))?;
+    // Every entry is replayed at a start: on a long history, say how far it is.
+    let began = std::time::Instant::now();
+    pipeline.report_progress(Box::new(move |read| {
+        let seconds = began.elapsed().as_secs_f64();
+        let left = seconds * (entries.saturating_sub(read) as f64) / (read as f64);
+        tracing::info!(
+            "opening the journal: {read} of {entries} entries replayed in {seconds:.0} s, about {left:.0} s left"
+        );
+    }));
     // The clock starts no earlier than the journal's last entry.
     let clock: Arc<dyn Clock> = Arc::new(WallClock::after(pipeline.last_at_ms().unwrap_or(0)));
     let archive = Arc::new(Archive::open(data, keys.archive_key())?);

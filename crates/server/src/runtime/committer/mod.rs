@@ -26,6 +26,8 @@ pub const STEPPED_QUEUE_GROUPS: usize = 4_096;
 pub const GROUPS_PER_FLUSH_MAX: usize = 64;
 /// Entries read ahead of the casino when it opens on the journal.
 pub const STREAM_ENTRIES_AHEAD: usize = 1_024;
+/// A journal's reading is reported every this many entries.
+pub const PROGRESS_EVERY_ENTRIES: u64 = 100_000;
 
 /// The server's writes of the journal start at least this far apart. Each
 /// write costs the same fixed work whatever it holds (SQLite's transaction
@@ -114,6 +116,8 @@ pub struct Pipeline {
     unread: bool,
     /// The time of the last durable entry when the committer started.
     last_at_ms: Option<u64>,
+    /// Told how many entries were read, every [`PROGRESS_EVERY_ENTRIES`].
+    progress: Option<Box<dyn FnMut(u64) + Send>>,
     buffer: Vec<Entry>,
     grouped: bool,
     outbox: Arc<Mutex<Vec<Pending>>>,
@@ -125,6 +129,12 @@ impl Pipeline {
     /// The time of the last durable entry when the committer started.
     pub fn last_at_ms(&self) -> Option<u64> {
         self.last_at_ms
+    }
+
+    /// Has `progress` told how many entries were read as the journal is, every
+    /// [`PROGRESS_EVERY_ENTRIES`]: a start on a long history says how far it is.
+    pub fn report_progress(&mut self, progress: Box<dyn FnMut(u64) + Send>) {
+        self.progress = Some(progress);
     }
 }
 
@@ -159,7 +169,16 @@ impl Storage for Pipeline {
         if let Some(stepped) = &self.stepped {
             stepped.run_ready();
         }
+        let mut read = 0u64;
         for item in entries {
+            read += 1;
+            if let Some(progress) = self
+                .progress
+                .as_mut()
+                .filter(|_| read.is_multiple_of(PROGRESS_EVERY_ENTRIES))
+            {
+                progress(read);
+            }
             if !f(item?) {
                 break;
             }
@@ -352,6 +371,7 @@ impl Committer {
             sender: self.sender.clone(),
             unread: true,
             last_at_ms: None,
+            progress: None,
             buffer: Vec::new(),
             grouped: false,
             outbox: self.outbox.clone(),
