@@ -130,6 +130,8 @@ pub struct App {
     pub recovered: Vec<EventView>,
     /// `/metrics` with no session asked, for `--metrics-listen` alone.
     pub metrics_router: Router,
+    /// The sessions: at the stop, the rows of sessions ended on a full disk are deleted.
+    pub sessions: Arc<sessions::Sessions>,
     /// Keeps the journal's head beside the secret; the last copy when dropped.
     _head: crate::runtime::keys::HeadKeeper,
     /// The data directory's lock, held while the server runs.
@@ -185,8 +187,10 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         .route("/metrics", get(metrics::open_metrics))
         .route("/healthz", get(metrics::healthz_in_full))
         .with_state(state.clone());
+    let kept_sessions = state.sessions.clone();
     Ok(App {
         router: router(state),
+        sessions: kept_sessions,
         metrics_router,
         floor,
         admin_password,
@@ -280,9 +284,15 @@ pub async fn serve(
     });
     let held = app.floor.metrics().connections.clone();
     let App {
-        router, _head, _lock, ..
+        router,
+        sessions,
+        _head,
+        _lock,
+        ..
     } = app;
     listener::serve(listener, router, limits, held, stop_asked()).await;
+    // A session signed out while the disk was full must not live again at the next start.
+    sessions.forget_pending();
     drop(_head);
     drop(_lock);
     Ok(())

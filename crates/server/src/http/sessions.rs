@@ -266,6 +266,8 @@ impl Sessions {
             params![hex::encode(key), text, now_ms as i64, hex::encode(mac)],
         )?;
         self.live().insert(key, Live::new(actor, now_ms, now_ms));
+        // The store took a write: the rows it refused before go now.
+        self.forget_pending();
         Ok(())
     }
 
@@ -346,8 +348,9 @@ impl Sessions {
 
     /// Ends a session at once, whatever the store says: dropping it tells
     /// every socket of the session that it is over. A row the store refuses
-    /// to delete (a full disk) is deleted at a later sweep; until then a
-    /// restart would find it, and it would live again.
+    /// to delete (a full disk) is deleted at the next write it takes (a
+    /// sweep, a sign-in) or at the stop; a crash before then would leave it
+    /// for the next start to find, live again until its idle or age limit.
     fn forget(&self, key: &SessionKey) -> Result<(), ApiError> {
         self.live().remove(key);
         let deleted = self.write(
@@ -361,8 +364,9 @@ impl Sessions {
         Ok(())
     }
 
-    /// Deletes the rows of ended sessions the store refused before.
-    fn forget_again(&self) {
+    /// Deletes the rows of ended sessions the store refused before: at every
+    /// sweep, at a new session (the store took a write), and at the stop.
+    pub fn forget_pending(&self) {
         let keys = std::mem::take(&mut *self.unforgotten.lock().unwrap_or_else(|p| p.into_inner()));
         for key in keys {
             if !self.live().contains_key(&key) {
@@ -385,7 +389,7 @@ impl Sessions {
 
     /// Ends every session over at `now_ms` (idle too long, or too old); returns how many.
     pub fn sweep(&self, now_ms: u64) -> Result<usize, ApiError> {
-        self.forget_again();
+        self.forget_pending();
         let limits = self.limits;
         self.end_where(|_, live| live.over(now_ms, &limits))
     }
@@ -469,9 +473,9 @@ mod tests {
             read_only(&sessions, true);
             sessions.end("token-a").expect("signed out all the same");
             assert_eq!(sessions.get("token-a", 2), None, "over at once");
-            // Room again: the next sweep deletes the row.
+            // Room again: the next sign-in deletes the row.
             read_only(&sessions, false);
-            sessions.sweep(3).expect("sweep");
+            sessions.start("token-b", who("bob", Role::Player), 3).expect("b");
         }
         let reopened = Sessions::open(&dir, KEY, limits, 4).expect("reopen");
         assert_eq!(reopened.get("token-a", 5), None, "it does not live again");
