@@ -1,9 +1,10 @@
 //! A full disk is a pause, not an outage: `croupier serve` on a small tmpfs
 //! whose room runs out while a round is open, and comes back.
 //!
-//! Mounting a tmpfs needs root. `scripts/e2e.sh`, run as root (as CI runs
-//! it), sets `CROUPIER_FULL_DISK_TEST=required`: then a tmpfs that cannot be
-//! mounted fails the test. Otherwise the test says so and passes over.
+//! Mounting a tmpfs needs root and the privilege to mount. `scripts/e2e.sh`
+//! tries one first, and where it can (as in CI) sets
+//! `CROUPIER_FULL_DISK_TEST=required`: then a tmpfs that cannot be mounted
+//! fails the test. Elsewhere the test says so and passes over.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
