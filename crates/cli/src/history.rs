@@ -151,15 +151,20 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         .map_err(io)?
         .port();
     let address = format!("127.0.0.1:{port}");
-    let mut serve = Command::new(&exe)
-        .args(["serve", "--listen", &address, "--data"])
-        .arg(&args.data)
-        .arg("--keys")
-        .arg(&keys)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(io)?;
+    // `croupier COMMAND...` on the history, as a process of its own.
+    let on_history = |command: &[&str]| {
+        Command::new(&exe)
+            .args(command)
+            .arg("--data")
+            .arg(&args.data)
+            .arg("--keys")
+            .arg(&keys)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(io)
+    };
+    let mut serve = on_history(&["serve", "--listen", &address])?;
     let started = watch(&mut serve, || answers(&address));
     let _ = serve.kill();
     let _ = serve.wait();
@@ -168,15 +173,7 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         return Err(io(format!("croupier serve did not start on {}", args.data.display())));
     }
     // The verify, of the journal as the start left it.
-    let mut verify = Command::new(&exe)
-        .args(["verify", "--format", "json", "--data"])
-        .arg(&args.data)
-        .arg("--keys")
-        .arg(&keys)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(io)?;
+    let mut verify = on_history(&["verify", "--format", "json"])?;
     let (verify_took, verify_peak, verified) = watch(&mut verify, || false)?;
     let report = HistoryReport {
         entries,

@@ -862,27 +862,26 @@ fn verify_checks_a_journal() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A load small enough for a test: one table, four terminals, 1.5 s.
+const SMALL_LOAD: &[&str] = &[
+    "bench",
+    "load",
+    "--tables",
+    "1",
+    "--terminals",
+    "4",
+    "--duration",
+    "1.5",
+    "--window-ms",
+    "300",
+];
+
 #[test]
 fn bench_history_measures_a_journal_a_load_kept() {
     let tmp = croupier_testkit::data_dir();
     let kept = tmp.parent().join("history");
     let kept_text = kept.to_str().expect("path");
-    let load = [
-        "bench",
-        "load",
-        "--tables",
-        "1",
-        "--terminals",
-        "4",
-        "--duration",
-        "1.5",
-        "--window-ms",
-        "300",
-        "--format",
-        "json",
-        "--keep-data",
-        kept_text,
-    ];
+    let load = [SMALL_LOAD, &["--format", "json", "--keep-data", kept_text]].concat();
     let out = croupier(&load, "");
     assert!(out.status.success(), "{}", stderr(&out));
     let loaded: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -908,23 +907,7 @@ fn bench_history_measures_a_journal_a_load_kept() {
 
 #[test]
 fn bench_load_runs_over_real_sockets() {
-    let out = croupier(
-        &[
-            "bench",
-            "load",
-            "--tables",
-            "1",
-            "--terminals",
-            "4",
-            "--duration",
-            "1.5",
-            "--window-ms",
-            "300",
-            "--format",
-            "json",
-        ],
-        "",
-    );
+    let out = croupier(&[SMALL_LOAD, &["--format", "json"]].concat(), "");
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert!(report["bets_accepted"].as_u64().expect("bets") > 0, "{report}");
