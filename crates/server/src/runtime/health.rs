@@ -150,8 +150,12 @@ impl Health {
         }
     }
 
-    /// Why the casino is paused, while it is.
+    /// Why the casino is paused, while it is. Asked for every API request:
+    /// the flag the streams follow answers first, the why only while paused.
     pub fn paused(&self) -> Option<Trouble> {
+        if !*self.0.paused.borrow() {
+            return None;
+        }
         lock(&self.0.journal).clone()
     }
 
