@@ -22,7 +22,7 @@ use croupier_server::runtime::archive::ARCHIVE_FILE;
 use croupier_server::runtime::keys::{default_dir, write_head, Keys};
 use croupier_server::runtime::setup::lock_data;
 
-use crate::verify_cmd::{check_sealed, last_good_before, read_entries, Read};
+use crate::verify_cmd::{check_sealed, last_before, read_entries, Read};
 use crate::{Failure, Invalid};
 
 #[derive(clap::Args)]
@@ -143,7 +143,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         format!("entry {broken_at}: {why}")
     };
-    let Some(last_good) = last_good_before(&entries, broken_at.max(1)) else {
+    let Some(last_good) = last_before(&storage, broken_at.max(1)) else {
         return Err(Invalid::one(format!(
             "the journal breaks at its first entry ({damage}): nothing before the break is sound; put back a copy"
         ))

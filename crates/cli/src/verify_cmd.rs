@@ -135,8 +135,9 @@ pub(crate) fn read_entries(storage: &mut SqliteStorage) -> Result<Read, Failure>
     }
 }
 
-/// The last entry the journal holds before entry `seq` (`None` where it breaks at its first).
-fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
+/// The last entry the journal holds before entry `seq`: where it is sound up
+/// to, when it breaks at `seq` (`None` where it breaks at its first).
+pub(crate) fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
     storage
         .connection()
         .query_row(
@@ -147,12 +148,6 @@ fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
         .ok()
         .flatten()
         .map(|s| s as u64)
-}
-
-/// The last entry before entry `seq` that the journal holds: where it is
-/// sound up to, when it breaks at `seq` (`None` where it breaks at its first).
-pub(crate) fn last_good_before(entries: &[croupier_ledger::Entry], seq: u64) -> Option<u64> {
-    entries.iter().take_while(|e| e.seq < seq).last().map(|e| e.seq)
 }
 
 /// The journal's seal and the head kept beside the secret, against the
