@@ -125,15 +125,29 @@ impl Health {
         room
     }
 
+    /// A trouble beginning now, for `why`.
+    fn trouble(&self, why: &str) -> Trouble {
+        Trouble {
+            since_ms: self.0.clock.now_ms(),
+            why: why.to_string(),
+        }
+    }
+
+    /// Notes a trouble in `slot` unless one is noted already (the first why
+    /// is kept); whether this one began it.
+    fn begins(&self, slot: &Mutex<Option<Trouble>>, why: &str) -> bool {
+        let mut noted = lock(slot);
+        let first = noted.is_none();
+        if first {
+            *noted = Some(self.trouble(why));
+        }
+        first
+    }
+
     /// A write of the journal failed: the casino pauses (once; the first why is kept).
     pub fn journal_failed(&self, why: &str) {
-        let mut journal = lock(&self.0.journal);
-        if journal.is_none() {
+        if self.begins(&self.0.journal, why) {
             tracing::error!("the casino is paused: its journal cannot be written ({why})");
-            *journal = Some(Trouble {
-                since_ms: self.0.clock.now_ms(),
-                why: why.to_string(),
-            });
             self.0.paused.send_replace(true);
         }
     }
@@ -172,10 +186,7 @@ impl Health {
             None => {
                 tracing::error!("the recall archive cannot write ({why}); it keeps {waiting} rounds and tries again");
                 *archive = Some(ArchiveBehind {
-                    trouble: Trouble {
-                        since_ms: self.0.clock.now_ms(),
-                        why: why.to_string(),
-                    },
+                    trouble: self.trouble(why),
                     rounds_waiting: waiting,
                 });
             }
@@ -191,13 +202,8 @@ impl Health {
 
     /// The journal's head could not be written to the keys folder.
     pub fn head_not_kept(&self, why: &str) {
-        let mut head = lock(&self.0.head);
-        if head.is_none() {
+        if self.begins(&self.0.head, why) {
             tracing::error!("the journal's head cannot be kept in the keys folder: {why}");
-            *head = Some(Trouble {
-                since_ms: self.0.clock.now_ms(),
-                why: why.to_string(),
-            });
         }
     }
 
