@@ -30,7 +30,7 @@ fn invalid<T>(field: &str, message: impl Into<String>) -> Result<T, BonusError> 
 }
 
 /// Items with integer weights: item i is drawn with probability w_i / total.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Weighted<T> {
     entries: Vec<(T, u32)>,
     total: u64,
@@ -87,7 +87,7 @@ impl<T: Copy + PartialEq + std::fmt::Debug> Weighted<T> {
 }
 
 /// The Roulette X Bonus paytables of Maryland ch.4 F(1)-(3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum XPaytable {
     A,
     B,
@@ -143,13 +143,13 @@ impl XPaytable {
 
 /// The lucky numbers of one round: the first pays the first-number odds,
 /// each other one the odds drawn for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LuckyNumbers {
     pub numbers: Vec<(Pocket, u32)>,
 }
 
 /// A Roulette X Bonus configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RouletteX {
     pub name: String,
     pub paytable: XPaytable,
@@ -257,7 +257,7 @@ impl RouletteX {
 }
 
 /// A symbol on the Bonus Spin Xtreme wheels (Maryland ch.4 D(1)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BsxSymbol {
     PrimaryJackpot,
     SecondaryJackpot,
@@ -274,13 +274,13 @@ pub const BSX_FIXED_DOLLARS: [u64; 8] = [1000, 750, 500, 400, 350, 300, 250, 200
 pub const BSX_COMMUNITY_DOLLARS: [u64; 8] = [150, 125, 100, 80, 75, 60, 50, 40];
 
 /// The progressive meters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Meters {
     pub primary: Minor,
     pub secondary: Minor,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BonusSpinXtreme {
     pub name: String,
     /// Maryland ch.4 D: the paytable is for $5 wagers.
@@ -501,7 +501,7 @@ impl BonusSpinXtreme {
 
 /// A table's bonus: Roulette X's paytable on its straights, or the Bonus
 /// Spin Xtreme side wager.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TableBonus {
     RouletteX(RouletteX),
     BonusSpinXtreme(BonusSpinXtreme),
@@ -576,7 +576,7 @@ impl TableBonus {
 
 /// What the RNG draws for a bonus table's round after no more bets: Roulette
 /// X's lucky numbers with their odds, or Bonus Spin Xtreme's target numbers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BonusDraw {
     Lucky(LuckyNumbers),
     Targets(Vec<Pocket>),

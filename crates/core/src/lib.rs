@@ -5,6 +5,7 @@
 //! so every rule is testable and every round replayable.
 
 pub mod bonus;
+pub mod canonical;
 pub mod money;
 pub mod pocket;
 pub mod profile;

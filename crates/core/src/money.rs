@@ -12,7 +12,7 @@ pub const STAKE_MAX_MINOR: u64 = 1_000_000_000;
 pub const PAYOUT_MAX_TO_ONE: u32 = 10_000;
 
 /// An amount of money in minor units. Arithmetic is checked.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Minor(u64);
 
 impl Minor {
@@ -57,7 +57,7 @@ impl fmt::Display for Minor {
 }
 
 /// A stake: a positive amount of money no larger than [`STAKE_MAX_MINOR`].
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Stake(Minor);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -91,7 +91,7 @@ impl Stake {
 /// How half of an odd stake is rounded when a rule hands half back (In
 /// Prison's "take back half", or half back on zero). Minor units cannot be
 /// split, so the profile says which way the odd unit goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HalfRounding {
     /// The player receives floor(stake / 2); the odd minor unit stays with the house.
     Down,

@@ -11,15 +11,15 @@ const RED_NUMBERS: [u8; 18] = [1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27
 
 /// A set of pockets as one bit per pocket index. A spot covers a `PocketSet`;
 /// settling a bet is one AND.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct PocketSet(u64);
 
 /// A pocket, stored as a small index: 0 for "0", 1..=36 for the numbers,
 /// 37 for "00" and 38 for "000". Constructed only through checked paths.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Pocket(u8);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Colour {
     Red,
     Black,

@@ -14,7 +14,7 @@ use crate::spot::{inside_spots, Kind, ALL_KINDS, KIND_COUNT};
 use crate::wheel::Wheel;
 
 /// Payout odds "N to 1" for each non-composite kind; `None` where not stated.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Paytable([Option<u32>; KIND_COUNT]);
 
 impl Paytable {
@@ -32,7 +32,7 @@ impl Paytable {
 }
 
 /// What a rule document fixes. Shipped as data; never edited by a profile.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Jurisdiction {
     pub name: String,
     pub title: String,
@@ -79,7 +79,7 @@ pub struct Jurisdiction {
 }
 
 /// What happens to an even-money bet when the ball lands in a zero.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EvenMoneyOnZero {
     /// The bet loses (Maryland ch.4 B).
     Lose,
@@ -89,7 +89,7 @@ pub enum EvenMoneyOnZero {
 
 /// The player's choice for an even-money bet on zero under In Prison
 /// (Colorado 2204(2)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ZeroChoice {
     /// Take back half of the bet.
     Half,
@@ -114,7 +114,7 @@ impl ZeroChoice {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ZeroRules {
     pub even_money_on_zero: EvenMoneyOnZero,
     /// Whether the table may offer In Prison; a table turns it on.
@@ -126,7 +126,7 @@ pub struct ZeroRules {
 }
 
 /// A bet over the maximum (european-casino 3.12).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OverMaximum {
     Refuse,
     /// Only the part up to the maximum plays; the excess is returned.
@@ -134,7 +134,7 @@ pub enum OverMaximum {
 }
 
 /// A bet under the minimum (european-casino 3.13).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UnderMinimum {
     Refuse,
     /// Paid or collected once, then returned whatever the outcome.
@@ -142,7 +142,7 @@ pub enum UnderMinimum {
 }
 
 /// What happens to bets when a spin is declared no spin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NoSpinBets {
     /// Bets stay on the layout for the re-spin.
     Stay,
@@ -150,13 +150,13 @@ pub enum NoSpinBets {
     Returned,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StakeRange {
     pub min: Minor,
     pub max: Minor,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Per-bet limits by kind (low-limit-house "The wager amounts").
     pub per_kind: Vec<(Kind, StakeRange)>,
@@ -165,7 +165,7 @@ pub struct Limits {
 }
 
 /// A profile as written, before validation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProfileSpec {
     pub name: String,
     pub title: String,
@@ -205,14 +205,14 @@ pub struct ProfileSpec {
 /// What colour chips kept past the gaming day are cashed in at, and who
 /// may confirm their face value instead (european-casino 5.5: "the pit
 /// boss or the upper management"; low-limit-house: the floor manager).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChipsPastDay {
     pub value: PastDayValue,
     /// The titles, as a profile names its dispute authority.
     pub confirmed_by: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PastDayValue {
     /// The table minimum of the gaming day the chips were bought on (european-casino 5.4).
     TableMinimum,
@@ -221,14 +221,14 @@ pub enum PastDayValue {
 }
 
 /// A validated profile.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Profile {
     spec: ProfileSpec,
     jurisdiction: Jurisdiction,
 }
 
 /// A profile that cannot be used, naming the field at fault.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProfileError {
     pub field: String,
     pub message: String,

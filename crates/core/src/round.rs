@@ -41,7 +41,7 @@ pub const BETTING_WINDOW_MAX_MS: u64 = 600_000;
 pub type PlayerId = u64;
 pub type RoundId = u64;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableConfig {
     pub wheel: Wheel,
     pub in_prison: bool,
@@ -49,7 +49,7 @@ pub struct TableConfig {
 }
 
 /// A person acting on the table, as the logs require (Colorado 2212(5), Maryland ch.2 E(6)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Person {
     pub name: String,
     pub role: String,
@@ -57,7 +57,7 @@ pub struct Person {
 }
 
 /// The pre-opening inspection (Colorado 2212(1)(a)-(e), Maryland ch.2 A(1)-(5)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Inspection {
     pub at_ms: u64,
     pub by: Person,
@@ -73,7 +73,7 @@ pub struct Inspection {
 }
 
 /// An adjustment or replacement of the wheel's movable parts (Colorado 2212(2)-(5), Maryland ch.2 B-E).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Adjustment {
     pub at_ms: u64,
     pub by: Person,
@@ -86,7 +86,7 @@ pub struct Adjustment {
 }
 
 /// Why a spin does not count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum NoSpinReason {
     /// Colorado 2206(1), Maryland ch.6 A.
     SameDirection,
@@ -186,7 +186,7 @@ impl NoSpinReason {
 }
 
 /// What the dealer, the RNG or the automated wheel reports for a spin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SpinReport {
     /// The ball came to rest in `pocket`.
     Ball {
@@ -224,7 +224,7 @@ impl SpinReport {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
     RecordInspection(Inspection),
     RecordAdjustment(Adjustment),
@@ -336,7 +336,7 @@ pub enum Command {
 }
 
 /// A Bonus Spin Xtreme wager in the round.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BonusWager {
     pub wager_id: String,
     pub player: PlayerId,
@@ -344,7 +344,7 @@ pub struct BonusWager {
 }
 
 /// A bet in the round, with what it has seen (an imprisoned bet carries the zero).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RoundBet {
     pub bet_id: String,
     pub player: PlayerId,
@@ -354,7 +354,7 @@ pub struct RoundBet {
     pub carried: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     InspectionRecorded(Inspection),
     AdjustmentRecorded(Adjustment),
@@ -521,7 +521,7 @@ pub enum Event {
 
 /// Why a bet was returned with nothing won or lost. A code, not a
 /// sentence: whoever shows it to a person says it in their own words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ReturnReason {
     /// The table closed with the bet on the layout.
     TableClosed,
@@ -556,7 +556,7 @@ impl ReturnReason {
 }
 
 /// Where the table is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Phase {
     Closed,
     /// Open for play, no round under way.
@@ -636,7 +636,7 @@ pub enum CommandError {
 }
 
 /// A table: its profile, configuration and state. Built from events only.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     profile: Profile,
     /// The limits the profile itself posts: the bounds of a table's own.
@@ -648,15 +648,19 @@ pub struct Table {
     round: RoundId,
     bets: Vec<RoundBet>,
     /// Position of each bet in `bets`, by id.
+    #[serde(with = "crate::canonical::map")]
     index: std::collections::HashMap<String, usize>,
     /// Ids of bets cancelled or returned this round: each names its stake's
     /// movement in the ledger, so it is not used again until the next round.
+    #[serde(with = "crate::canonical::set")]
     withdrawn: std::collections::HashSet<String>,
     /// How many bets each player has placed this round, cancelled and
     /// annulled ones included.
+    #[serde(with = "crate::canonical::map")]
     placed: std::collections::HashMap<PlayerId, usize>,
     /// What each player has on each spot (kind and pockets) on the layout,
     /// every bet's parts summed: a table's maximum holds per spot.
+    #[serde(with = "crate::canonical::map")]
     staked_on: std::collections::HashMap<(PlayerId, Kind, PocketSet), u64>,
     last_ms: u64,
     last_pockets: Vec<Pocket>,

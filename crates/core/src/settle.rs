@@ -73,7 +73,7 @@ fn a(kind: Kind) -> String {
 }
 
 /// One bet a composite bet stands for, or the bet itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Component {
     pub kind: Kind,
     pub covers: PocketSet,
@@ -84,7 +84,7 @@ pub struct Component {
 }
 
 /// A bet accepted under a table's rules.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlacedBet {
     spot: Spot,
     stake: Stake,
@@ -142,7 +142,7 @@ pub struct BetRequest<'a> {
 }
 
 /// How a bet ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     Win,
     Lose,
@@ -169,7 +169,7 @@ impl Outcome {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Settlement {
     pub outcome: Outcome,
     pub staked: Minor,

@@ -9,7 +9,7 @@ use crate::wheel::{Layout, Wheel};
 
 /// The kinds of bet. Their names are the words used in output, profiles and
 /// the API alike.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     Straight,
     Split,
@@ -154,7 +154,7 @@ impl fmt::Display for Kind {
 /// A spot: a legal place on the layout of one wheel. Constructed only by
 /// [`Spot::parse`] or the layout tables, so a `Spot` is always legal for the
 /// wheel it was parsed for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Spot {
     kind: Kind,
     covers: PocketSet,

@@ -4,7 +4,7 @@
 use crate::pocket::{Pocket, PocketSet};
 
 /// The wheels the documents describe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Wheel {
     /// 37 pockets: 0 and 1-36 (Colorado 2201(5), 2210(2)(a); Maryland ch.1 C).
     SingleZero,
@@ -24,7 +24,7 @@ pub enum Wheel {
 
 /// The layouts bets are placed on. The zero boxes differ; the 1-36 grid is
 /// the same on all of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
     /// One 0 box across the top of all three columns.
     SingleZero,

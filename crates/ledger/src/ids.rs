@@ -71,6 +71,14 @@ impl TransferIds {
         }
     }
 
+    /// Every transfer's digests, in order of their id's digest: the same
+    /// ids give the same list, whatever the order they came in.
+    pub fn sorted(&self) -> Vec<Digests> {
+        let mut all: Vec<Digests> = self.shards.iter().flat_map(|s| s.iter().copied()).collect();
+        all.sort_unstable();
+        all
+    }
+
     /// How many transfers are recorded.
     #[cfg(test)]
     pub fn len(&self) -> usize {

@@ -247,6 +247,25 @@ pub struct Verifier {
 }
 
 impl Verifier {
+    /// A verifier that goes on after entry `through`, whose hash is `head`,
+    /// with the balances and transfers a checkpoint holds at that entry.
+    pub(crate) fn resume(
+        through: u64,
+        head: [u8; 32],
+        balances: HashMap<Account, i128>,
+        ids: crate::ids::TransferIds,
+    ) -> Verifier {
+        Verifier {
+            report: VerifyReport {
+                balances,
+                ..VerifyReport::default()
+            },
+            prev: head,
+            checked: through,
+            ids,
+        }
+    }
+
     /// Checks the next entry; false once a problem is found (what follows is not checked).
     pub fn check(&mut self, e: &Entry) -> bool {
         if self.report.first_problem.is_some() {
@@ -293,6 +312,11 @@ impl Verifier {
     /// The report over every entry checked; the total must be zero.
     pub fn finish(self) -> VerifyReport {
         self.finish_with_ids().0
+    }
+
+    /// The number of the last entry checked (or the checkpoint's it resumed at).
+    pub fn through(&self) -> u64 {
+        self.checked
     }
 
     /// [`Verifier::finish`], with every transfer's digests and the last entry's hash.

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use account::{Account, Owner, TableAccount, TournamentAccount};
 pub use croupier_core::Minor;
+pub use ids::Digests;
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, Verifier, VerifyReport};
 pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
@@ -330,13 +331,14 @@ impl LedgerOpening {
 
     /// The ledger on `storage`, whose every entry went through [`LedgerOpening::entry`].
     pub fn open<S: Storage>(self, storage: S) -> Result<Ledger<S>, LedgerError> {
+        let through = self.0.through();
         let (report, transfers, head) = self.0.finish_with_ids();
         if let Some((seq, why)) = report.first_problem {
             return Err(LedgerError::Corrupt { seq, why });
         }
         Ok(Ledger {
             storage,
-            next_seq: report.entries + 1,
+            next_seq: through + 1,
             balances: report.balances,
             transfers,
             head,
@@ -344,7 +346,105 @@ impl LedgerOpening {
     }
 }
 
+/// What a ledger holds, for a checkpoint of the casino: the balances and
+/// every transfer's digests in a fixed order, so that one state always
+/// writes the same bytes, and the journal's head it was taken at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerState {
+    /// The number of the entry the state follows (0: none).
+    pub through: u64,
+    /// That entry's hash: the chain goes on from it.
+    pub head: [u8; 32],
+    /// Every account's balance, in the accounts' order.
+    pub balances: Vec<(Account, i128)>,
+    /// Every transfer's id digest and content digest, 32 bytes each, in
+    /// order (one run of bytes: a list of pairs would write each byte apart).
+    #[serde(with = "serde_bytes")]
+    pub transfers: Vec<u8>,
+}
+
+impl LedgerState {
+    fn of(balances: &HashMap<Account, i128>, transfers: &TransferIds, head: [u8; 32], through: u64) -> LedgerState {
+        let mut balances: Vec<(Account, i128)> = balances.iter().map(|(a, b)| (a.clone(), *b)).collect();
+        balances.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let sorted = transfers.sorted();
+        let mut bytes = Vec::with_capacity(sorted.len() * 32);
+        for (id, content) in sorted {
+            bytes.extend_from_slice(&id);
+            bytes.extend_from_slice(&content);
+        }
+        LedgerState {
+            through,
+            head,
+            balances,
+            transfers: bytes,
+        }
+    }
+
+    fn digests(&self) -> Result<TransferIds, LedgerError> {
+        if !self.transfers.len().is_multiple_of(32) {
+            return Err(LedgerError::Corrupt {
+                seq: self.through,
+                why: format!(
+                    "the checkpoint's transfers are {} bytes, not a whole number of 32",
+                    self.transfers.len()
+                ),
+            });
+        }
+        Ok(self
+            .transfers
+            .chunks_exact(32)
+            .map(|pair| {
+                let mut id = [0u8; 16];
+                let mut content = [0u8; 16];
+                id.copy_from_slice(&pair[..16]);
+                content.copy_from_slice(&pair[16..]);
+                (id, content)
+            })
+            .collect())
+    }
+}
+
+impl journal::Verifier {
+    /// A check that goes on from a checkpoint's state: the entries that
+    /// follow it must chain from its head, and its report counts them alone
+    /// (its balances are every account's).
+    pub fn from_state(state: &LedgerState) -> Result<journal::Verifier, LedgerError> {
+        Ok(journal::Verifier::resume(
+            state.through,
+            state.head,
+            state.balances.iter().cloned().collect(),
+            state.digests()?,
+        ))
+    }
+}
+
+impl LedgerOpening {
+    /// An opening that goes on from a checkpoint's state: the entries that
+    /// follow it must chain from its head.
+    pub fn from_state(state: &LedgerState) -> Result<LedgerOpening, LedgerError> {
+        journal::Verifier::from_state(state).map(LedgerOpening)
+    }
+}
+
 impl<S: Storage> Ledger<S> {
+    /// A ledger on `storage` as a checkpoint left it; `storage` holds the
+    /// entries after it (or is a replay's store, which holds none).
+    pub fn restore(storage: S, state: &LedgerState) -> Result<Ledger<S>, LedgerError> {
+        Ok(Ledger {
+            storage,
+            balances: state.balances.iter().cloned().collect(),
+            transfers: state.digests()?,
+            head: state.head,
+            next_seq: state.through + 1,
+        })
+    }
+
+    /// The state, for a checkpoint.
+    pub fn state(&self) -> LedgerState {
+        LedgerState::of(&self.balances, &self.transfers, self.head, self.next_seq - 1)
+    }
+
     pub fn balance(&self, account: &Account) -> i128 {
         self.balances.get(account).copied().unwrap_or(0)
     }

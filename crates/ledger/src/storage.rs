@@ -40,6 +40,12 @@ pub trait Storage {
         Ok(())
     }
 
+    /// [`Storage::each`] from the entry after `after` on: a start from a
+    /// checkpoint reads only what follows it.
+    fn each_after(&mut self, after: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each(&mut |entry| entry.seq <= after || f(entry))
+    }
+
     /// The time of the last entry, if any.
     fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {
         Ok(self.load()?.last().map(|e| e.at_ms))
@@ -417,11 +423,17 @@ impl SqliteStorage {
     /// `f` says false: a journal of any length is walked in the memory of one
     /// entry. An entry that does not read ends it with its error.
     pub fn each_through(&self, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq <= ?1 ORDER BY seq")?;
+        self.each_between(0, last, f)
+    }
+
+    /// [`SqliteStorage::each_through`] for the entries after `after` and up to `last`.
+    pub fn each_between(&self, after: u64, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
+        )?;
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
         let last = i64::try_from(last).unwrap_or(i64::MAX);
-        let rows = stmt.query_map([last], |row| {
+        let rows = stmt.query_map([after, last], |row| {
             Ok((
                 row.get::<_, i64>(0)?,
                 row.get::<_, i64>(1)?,
@@ -541,6 +553,10 @@ impl Storage for SqliteStorage {
 
     fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
         self.each_through(u64::MAX, f)
+    }
+
+    fn each_after(&mut self, after: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each_between(after, u64::MAX, f)
     }
 
     fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {

@@ -48,6 +48,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::LoginFailed { .. }
         | E::LoginSucceeded { .. }
         | E::JournalFormatSet { .. }
+        | E::CheckpointTaken { .. }
         | E::JournalRecovered { .. }
         | E::UserLocked { .. }
         | E::UserUnlocked { .. }
@@ -127,6 +128,11 @@ fn every_kind() -> Vec<EventView> {
             name: "Test House".into(),
         },
         EventView::JournalFormatSet { format: 4 },
+        EventView::CheckpointTaken {
+            through: 41,
+            digest: "0".repeat(64),
+            bytes: 1_000,
+        },
         EventView::JournalRecovered {
             kept_through: 41,
             cut: 2,

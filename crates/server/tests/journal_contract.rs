@@ -421,3 +421,106 @@ fn a_journal_kept_as_text_replays_whole() {
         "each entry compared as it was written"
     );
 }
+
+/// A checkpoint holds the whole state: taken after any entry, read back and
+/// taken again it gives the same bytes, and the entries after it replay on
+/// it, byte for byte, to the state a replay from the first entry reaches.
+#[test]
+fn a_checkpoint_after_any_entry_replays_the_rest_to_the_same_state() {
+    use croupier_server::casino::Replayer;
+    let entries = journal_of_every_kind();
+    let whole = replay(&entries).expect("replays").checkpoint().expect("a checkpoint");
+    let mut replayer = Replayer::new(None).expect("a replay");
+    for (k, entry) in entries.iter().enumerate() {
+        replayer.entry(entry).expect("replays");
+        let taken = replayer.casino().checkpoint().expect("a checkpoint");
+        assert_eq!(taken.through, entry.seq);
+        let (mut resumed, _) = Replayer::resumed(&taken, None).expect("reads back");
+        let again = resumed.casino().checkpoint().expect("a checkpoint");
+        assert!(
+            again.bytes == taken.bytes,
+            "after entry {}: read back, it writes other bytes",
+            entry.seq
+        );
+        for rest in &entries[k + 1..] {
+            resumed
+                .entry(rest)
+                .unwrap_or_else(|e| panic!("from the checkpoint after entry {}: {e}", entry.seq));
+        }
+        let end = resumed.casino().checkpoint().expect("a checkpoint");
+        assert!(
+            end.bytes == whole.bytes,
+            "from the checkpoint after entry {}: another state",
+            entry.seq
+        );
+    }
+    assert_eq!(whole.through, entries.len() as u64);
+}
+
+/// A start from a checkpoint takes it only as the journal binds it: by an
+/// entry after it naming its SHA-256 and length; and only the server binds one.
+#[test]
+fn a_checkpoint_is_opened_from_only_as_the_journal_binds_it() {
+    use croupier_server::casino::checkpoint::Checkpoint;
+    use croupier_server::casino::OpenError;
+    let (mut casino, _) = Casino::open(MemoryStorage::default(), 1_000).expect("open");
+    let admin = actor("admin", Role::Admin);
+    let add = |casino: &mut Casino<MemoryStorage>, name: &str, at: u64| {
+        let user = Request::CreateUser {
+            username: name.into(),
+            role: Role::Player,
+            password_hash: "h".into(),
+            licence: None,
+        };
+        casino.execute(at, &Actor::system(), user).expect("a user");
+    };
+    add(&mut casino, "admin", 2_000);
+    add(&mut casino, "ann", 3_000);
+    let taken = casino.checkpoint().expect("a checkpoint");
+    let bind = |c: &Checkpoint| Request::Checkpoint {
+        through: c.through,
+        digest: c.digest(),
+        bytes: c.bytes.len() as u64,
+    };
+    // Only the server binds a checkpoint, and only a state written before it.
+    let refused = casino.execute(4_000, &admin, bind(&taken)).expect_err("an admin");
+    assert_eq!(refused.code.as_str(), "forbidden");
+    let ahead = Request::Checkpoint {
+        through: 99,
+        digest: taken.digest(),
+        bytes: 1,
+    };
+    let refused = casino.execute(4_000, &Actor::system(), ahead).expect_err("ahead");
+    assert!(refused.message.contains("1 to 3"), "{}", refused.message);
+    let odd = Request::Checkpoint {
+        through: 1,
+        digest: "XYZ".into(),
+        bytes: 1,
+    };
+    assert!(casino.execute(4_000, &Actor::system(), odd).is_err());
+    casino.execute(5_000, &Actor::system(), bind(&taken)).expect("bound");
+    add(&mut casino, "ben", 6_000);
+    let unbound = casino.checkpoint().expect("a checkpoint");
+    add(&mut casino, "cat", 7_000);
+    let entries = casino.ledger().storage().entries.clone();
+    let whole = replay(&entries).expect("replays").checkpoint().expect("a checkpoint");
+    let open =
+        |from: &Checkpoint| Casino::open_from(MemoryStorage::with_entries(entries.clone()), 8_000, None, Some(from));
+    // Bound: only what follows it is replayed, to the same state.
+    let (opened, _) = open(&taken).expect("opens from the checkpoint");
+    assert_eq!(opened.checkpoint().expect("a checkpoint").bytes, whole.bytes);
+    // Not bound, or not the bytes bound: refused, for the caller to open without it.
+    match open(&unbound) {
+        Err(OpenError::Checkpoint { why, .. }) => assert!(why.contains("no entry"), "{why}"),
+        other => panic!("{:?}", other.err()),
+    }
+    let mut longer = taken.clone();
+    longer.bytes.push(0);
+    match open(&longer) {
+        Err(OpenError::Checkpoint { why, .. }) => assert!(why.contains("binds"), "{why}"),
+        other => panic!("{:?}", other.err()),
+    }
+    let mut elsewhere = taken.clone();
+    elsewhere.through += 1;
+    assert!(matches!(open(&elsewhere), Err(OpenError::Checkpoint { .. })));
+}

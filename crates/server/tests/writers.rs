@@ -38,6 +38,7 @@ fn start(casino: Casino<Pipeline>, committer: Committer, runtime: &tokio::runtim
             clock: Arc::new(SimClock::at(1_000_000)),
             shown: Arc::new(Unseen),
             runtime: runtime.handle().clone(),
+            checkpoints: None,
         },
     )
     .expect("writers");

@@ -29,7 +29,7 @@ pub const POINTS_MAX: u64 = 1_000_000_000;
 const ID_MAX_BYTES: usize = 32;
 
 /// What a profile's rule document says of tournaments.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentRules {
     /// A tournament concludes no later than this many months after its
     /// first day of play (2213(1)).
@@ -51,7 +51,7 @@ pub struct TournamentRules {
 }
 
 /// When an entry may buy more chips.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RebuyWhen {
     /// Only once out of chips.
     OutOfChips,
@@ -75,7 +75,7 @@ impl RebuyWhen {
 }
 
 /// An event's re-buys (2213.08(2)): none when `max` is 0.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rebuys {
     pub max: u32,
     pub amount: Minor,
@@ -84,7 +84,7 @@ pub struct Rebuys {
 }
 
 /// What one place of an event wins (2213.08(4)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PrizeKind {
     /// A fixed amount of cash.
     Cash { amount: Minor },
@@ -98,7 +98,7 @@ pub enum PrizeKind {
     Voucher { event: usize, value: Minor },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Prize {
     pub place: u32,
     pub kind: PrizeKind,
@@ -112,7 +112,7 @@ impl Prize {
 }
 
 /// One event of a tournament: a single event, or one of a series.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EventSpec {
     pub name: String,
     pub day: Date,
@@ -125,7 +125,7 @@ pub struct EventSpec {
 }
 
 /// A tournament as configured, before its checks.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentSpec {
     pub id: String,
     pub name: String,
@@ -172,7 +172,7 @@ fn refuse<T>(field: impl Into<String>, message: impl Into<String>) -> Result<T, 
 }
 
 /// A tournament's configuration that passed every check of its profile's rules.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentConfig {
     spec: TournamentSpec,
     rules: TournamentRules,

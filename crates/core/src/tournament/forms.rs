@@ -7,7 +7,7 @@
 use super::play::{Awarded, Event, Paid, Tournament};
 
 /// One line of the tournament form: an entry, its fee and its buy-ins.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EntryLine {
     pub entry: u32,
     pub player: String,
@@ -25,7 +25,7 @@ pub struct EntryLine {
 }
 
 /// One line of the prize payout form.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PayoutLine {
     pub event: String,
     /// 0 for a share agreed in a split (2213.07(3)(c)).
@@ -41,7 +41,7 @@ pub struct PayoutLine {
 }
 
 /// One movement of the prize pool, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PoolLine {
     pub what: String,
     /// Into the pool (positive) or out of it.

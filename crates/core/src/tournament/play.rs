@@ -18,7 +18,7 @@ pub const WITHDRAWALS_PER_PLAYER_MAX: usize = 3;
 const ITEM_MAX_BYTES: usize = 200;
 
 /// How a fee or a buy-in was paid (2213.01, 2213.05).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Paid {
     Cash,
     /// An item at its predetermined cash value.
@@ -44,14 +44,14 @@ impl Paid {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Payment {
     pub paid: Paid,
     /// Its value in minor units: the event's price, whatever the form.
     pub value: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EntryStatus {
     /// Entered; the event has not started.
     Registered,
@@ -82,7 +82,7 @@ impl EntryStatus {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// Numbered from 1 in order of entry.
     pub number: u32,
@@ -96,7 +96,7 @@ pub struct Entry {
 }
 
 /// A prize as won.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Awarded {
     Cash(u64),
     NonCash {
@@ -120,7 +120,7 @@ impl Awarded {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Award {
     pub event: usize,
     pub entry: u32,
@@ -131,7 +131,7 @@ pub struct Award {
     pub by_split: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Voucher {
     pub number: u32,
     pub player: String,
@@ -146,14 +146,14 @@ pub struct Voucher {
     pub cancelled: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EventStatus {
     Open,
     Running,
     Ended,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EventState {
     pub started: bool,
     pub ended: bool,
@@ -176,7 +176,7 @@ impl EventState {
 }
 
 /// A proposal that the remaining players split cash prizes (2213.07(3)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Split {
     pub event: usize,
     pub places: Vec<u32>,
@@ -185,7 +185,7 @@ pub struct Split {
     pub agreed: Vec<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
     /// The written rules went to the Division on `day` (2213.06).
     FileRules {
@@ -252,7 +252,7 @@ pub enum Command {
     Conclude,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     RulesFiled {
         day: Date,
@@ -330,7 +330,7 @@ fn refuse<T>(message: impl Into<String>) -> Result<T, TournamentError> {
 }
 
 /// A tournament: its configuration and everything that happened to it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Tournament {
     config: TournamentConfig,
     pub rules_filed: Option<Date>,

@@ -20,7 +20,7 @@ use super::config::{EventSpec, PrizeKind};
 use super::play::Awarded;
 
 /// One entry's place in an event's standings.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Standing {
     /// The best place the entry's points reach (tied entries share it).
     pub place: u32,
@@ -52,7 +52,7 @@ pub fn place_standings(points: &[(u32, u64)]) -> Vec<Standing> {
 }
 
 /// What an event's places win, given its pool and how many entries finish.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Purse {
     /// Cash by place, for the places that will be awarded.
     pub cash: BTreeMap<u32, u64>,

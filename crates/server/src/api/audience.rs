@@ -130,6 +130,7 @@ impl EventView {
             | E::LoginFailed { .. }
             | E::LoginSucceeded { .. }
             | E::JournalFormatSet { .. }
+            | E::CheckpointTaken { .. }
             | E::JournalRecovered { .. }
             | E::UserLocked { .. }
             | E::UserUnlocked { .. }

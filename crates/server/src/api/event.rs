@@ -34,6 +34,14 @@ pub enum EventView {
     JournalFormatSet {
         format: u32,
     },
+    /// A checkpoint of the casino's state after entry `through` (its
+    /// SHA-256 `digest` and length in `bytes`) is bound into the journal:
+    /// a start replays only what follows it.
+    CheckpointTaken {
+        through: u64,
+        digest: String,
+        bytes: u64,
+    },
     /// The journal's damaged end was cut off by `croupier recover`: the
     /// entries after `kept_through` are kept only in the copy `backup`.
     JournalRecovered {

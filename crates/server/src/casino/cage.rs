@@ -405,6 +405,10 @@ impl<S: Storage> Cage<S> {
                 events.push(JournalEvent::JournalFormatSet { format: *format });
                 effects.push(Effect::JournalFormat(*format));
             }
+            R::Checkpoint { through, digest, bytes } => {
+                let bound = super::checkpoint::plan_bind(dir, self.ledger.next_seq(), *through, digest, *bytes)?;
+                events.push(bound);
+            }
             R::RecoverJournal {
                 kept_through,
                 cut,

@@ -15,7 +15,7 @@ use super::users::User;
 use crate::api::{ApiError, ErrorCode, Role};
 
 /// A match play coupon as issued: whose, for which table, worth what.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Coupon {
     pub player: String,
     pub table: String,
@@ -27,7 +27,7 @@ pub struct Coupon {
 /// A table given to a tournament's event, as the cage publishes it for the
 /// table: which event, whether it is under way, who plays it there, and
 /// what each colour of tournament chip counts (Colorado 2214(2)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableEvent {
     pub tournament: String,
     pub event: usize,
@@ -42,7 +42,7 @@ pub struct TableEvent {
 /// The most match play coupons a casino keeps issued.
 pub const COUPONS_MAX: usize = 1_000_000;
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Directory {
     users: imbl::OrdMap<String, User>,
     player_names: imbl::OrdMap<u64, String>,

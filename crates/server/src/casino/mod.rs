@@ -11,6 +11,7 @@
 pub mod actor;
 pub mod cage;
 pub mod cash;
+pub mod checkpoint;
 pub mod directory;
 pub mod journal;
 mod new_table;
@@ -62,6 +63,9 @@ pub enum OpenError {
     Ledger(#[from] LedgerError),
     #[error("journal entry {seq}: {why}")]
     Replay { seq: u64, why: String },
+    /// A checkpoint that cannot be used: the journal is replayed without it.
+    #[error("the checkpoint after entry {through} cannot be used: {why}")]
+    Checkpoint { through: u64, why: String },
 }
 
 /// Rebuilds a casino from a journal by executing every journaled request
@@ -93,6 +97,32 @@ fn replay_with(
     Ok(replayer.finish())
 }
 
+/// Whether the journal binds checkpoint `c`: an entry after it names its
+/// digest and length. One that names another digest is history changed.
+fn bound(c: &checkpoint::Checkpoint, bindings: &[checkpoint::Binding]) -> Result<(), OpenError> {
+    let digest = c.digest();
+    let mut named = bindings.iter().filter(|b| b.through == c.through).peekable();
+    if named.peek().is_none() {
+        return Err(OpenError::Checkpoint {
+            through: c.through,
+            why: "no entry of the journal binds it".into(),
+        });
+    }
+    match named.find(|b| b.digest != digest || b.bytes != c.bytes.len() as u64) {
+        Some(b) => Err(OpenError::Checkpoint {
+            through: c.through,
+            why: format!(
+                "entry {} binds {} bytes with SHA-256 {}, and it is {} bytes with {digest}",
+                b.entry,
+                b.bytes,
+                b.digest,
+                c.bytes.len()
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A replay one entry at a time, for a journal read as it streams by
 /// (`croupier verify`): it holds the casino's state, not the journal. Each
 /// entry it writes is compared with the journal's and let go of.
@@ -100,6 +130,8 @@ pub struct Replayer<'a> {
     shadow: Casino<MemoryStorage>,
     on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>,
     entries: u64,
+    /// Each checkpoint the replayed entries bind.
+    bindings: Vec<checkpoint::Binding>,
 }
 
 impl<'a> Replayer<'a> {
@@ -112,7 +144,38 @@ impl<'a> Replayer<'a> {
             shadow,
             on_final,
             entries: 0,
+            bindings: Vec::new(),
         })
+    }
+
+    /// A replay that goes on from a checkpoint, with the checkpoint's ledger
+    /// state (the balances, the transfers' digests and the chain's head at it).
+    pub fn resumed(
+        from: &checkpoint::Checkpoint,
+        on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>,
+    ) -> Result<(Replayer<'a>, croupier_ledger::LedgerState), OpenError> {
+        let (mut shadow, ledger) = checkpoint::restore(from)?;
+        if on_final.is_some() {
+            shadow.keep_finished = true;
+            shadow.tables.values_mut().for_each(TableSlot::keep_finished);
+        }
+        let replayer = Replayer {
+            shadow,
+            on_final,
+            entries: 0,
+            bindings: Vec::new(),
+        };
+        Ok((replayer, ledger))
+    }
+
+    /// The checkpoints the entries replayed so far bind.
+    pub fn bindings(&self) -> &[checkpoint::Binding] {
+        &self.bindings
+    }
+
+    /// The casino as the entries replayed so far left it.
+    pub fn casino(&self) -> &Casino<MemoryStorage> {
+        &self.shadow
     }
 
     /// Executes the next entry's requests again: they must write that entry back, byte for byte.
@@ -124,6 +187,14 @@ impl<'a> Replayer<'a> {
                 continue;
             }
             let head = journal::read_head(event).map_err(|e| failed(format!("unreadable request: {e}")))?;
+            if let Request::Checkpoint { through, digest, bytes } = &head.request {
+                self.bindings.push(checkpoint::Binding {
+                    entry: entry.seq,
+                    through: *through,
+                    digest: digest.clone(),
+                    bytes: *bytes,
+                });
+            }
             shadow
                 .execute(head.at_ms, &head.actor, head.request.clone())
                 .map_err(|e| failed(format!("the request is refused on replay: {e}")))?;
@@ -168,14 +239,14 @@ impl<S: Storage> Casino<S> {
     /// request gives the same entry again, and voids any round interrupted
     /// before its result (`now_ms` is the time of that).
     pub fn open(storage: S, now_ms: u64) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
-        Casino::open_with(storage, now_ms, None, JOURNAL_FORMAT)
+        Casino::open_with(storage, now_ms, None, JOURNAL_FORMAT, None)
     }
 
     /// [`Casino::open`] as a server that writes journal `format` would, so
     /// that tests can make a journal as an older server left it (format 1:
     /// nothing marks it). A journal already in a later format stays in it.
     pub fn open_in_format(storage: S, now_ms: u64, format: u32) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
-        Casino::open_with(storage, now_ms, None, format)
+        Casino::open_with(storage, now_ms, None, format, None)
     }
 
     /// [`Casino::open`], giving `on_final` every finished round of the journal
@@ -185,7 +256,20 @@ impl<S: Storage> Casino<S> {
         now_ms: u64,
         on_final: &mut dyn FnMut(Arc<RoundRecord>),
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
-        Casino::open_with(storage, now_ms, Some(on_final), JOURNAL_FORMAT)
+        Casino::open_with(storage, now_ms, Some(on_final), JOURNAL_FORMAT, None)
+    }
+
+    /// [`Casino::open_archiving`] from a checkpoint: its state is taken, and
+    /// only the entries after it are replayed. The journal must bind the
+    /// checkpoint (its digest and length) in an entry after it, or the open
+    /// fails with [`OpenError::Checkpoint`] and the caller opens without it.
+    pub fn open_from(
+        storage: S,
+        now_ms: u64,
+        on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+        from: Option<&checkpoint::Checkpoint>,
+    ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
+        Casino::open_with(storage, now_ms, on_final, JOURNAL_FORMAT, from)
     }
 
     fn open_with(
@@ -193,15 +277,38 @@ impl<S: Storage> Casino<S> {
         now_ms: u64,
         on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
         format: u32,
+        from: Option<&checkpoint::Checkpoint>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         // One pass as the journal streams from the disk: each entry is checked
         // in the chain, its transfers taken, and its requests replayed; the
-        // journal is never held whole.
-        let mut opening = croupier_ledger::LedgerOpening::default();
-        let mut replayer = Replayer::new(on_final)?;
+        // journal is never held whole. From a checkpoint, the pass begins
+        // after it, on its state; the rounds it finishes are handed on only
+        // once the journal is found to bind it.
+        let mut on_final = on_final;
+        let wanted = on_final.is_some();
+        let holding = from.is_some();
+        let mut held: Vec<Arc<RoundRecord>> = Vec::new();
+        let mut route = |r: Arc<RoundRecord>| match on_final.as_mut() {
+            Some(_) if holding => held.push(r),
+            Some(f) => f(r),
+            None => {}
+        };
+        let replay_to: Option<&mut dyn FnMut(Arc<RoundRecord>)> = if wanted { Some(&mut route) } else { None };
+        let (mut opening, mut replayer, after) = match from {
+            Some(c) => {
+                let (replayer, ledger) = Replayer::resumed(c, replay_to)?;
+                let opening =
+                    croupier_ledger::LedgerOpening::from_state(&ledger).map_err(|e| OpenError::Checkpoint {
+                        through: c.through,
+                        why: e.to_string(),
+                    })?;
+                (opening, replayer, c.through)
+            }
+            None => (croupier_ledger::LedgerOpening::default(), Replayer::new(replay_to)?, 0),
+        };
         let mut failed = None;
         storage
-            .each(&mut |entry| {
+            .each_after(after, &mut |entry| {
                 let step = opening
                     .entry(&entry)
                     .map_err(OpenError::from)
@@ -210,10 +317,25 @@ impl<S: Storage> Casino<S> {
             })
             .map_err(LedgerError::from)?;
         if let Some(e) = failed {
-            return Err(e);
+            return Err(match (from, e) {
+                // A checkpoint cut off by a recovery no longer follows the chain.
+                (Some(c), OpenError::Ledger(LedgerError::Corrupt { seq, why })) if seq == c.through + 1 => {
+                    OpenError::Checkpoint {
+                        through: c.through,
+                        why: format!("the entry after it does not follow it: {why}"),
+                    }
+                }
+                (_, e) => e,
+            });
+        }
+        if let Some(c) = from {
+            bound(c, replayer.bindings())?;
         }
         let ledger = opening.open(storage)?;
         let shadow = replayer.finish();
+        if let Some(on_final) = on_final {
+            held.into_iter().for_each(on_final);
+        }
         let mut casino = Casino {
             cage: Cage {
                 ledger,

@@ -223,9 +223,11 @@ impl Request {
             R::LockUser { .. } | R::UnlockUser { .. } | R::SetPassword { .. } | R::SetLicence { .. } => {
                 Act::ManageUsers
             }
-            R::LoginFailed { .. } | R::LoginSucceeded { .. } | R::JournalFormat { .. } | R::RecoverJournal { .. } => {
-                Act::RunTheServer
-            }
+            R::LoginFailed { .. }
+            | R::LoginSucceeded { .. }
+            | R::JournalFormat { .. }
+            | R::Checkpoint { .. }
+            | R::RecoverJournal { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
             R::NameOperator { .. } => Act::NameOperator,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,

@@ -250,3 +250,36 @@ pub(super) fn record_all(
         }
     }
 }
+
+/// A table's rounds kept in memory for recall, and those handed to the archive.
+impl TableSlot {
+    /// The last `n` rounds, newest first.
+    pub fn recall(&self, n: usize) -> Vec<&RoundRecord> {
+        self.rounds.iter().rev().take(n).map(Arc::as_ref).collect()
+    }
+
+    /// The last `n` rounds `player` bet in at this table, newest first.
+    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
+        self.rounds
+            .iter()
+            .rev()
+            .filter(|r| r.bets.iter().any(|b| b.player == player))
+            .take(n)
+            .map(Arc::as_ref)
+            .collect()
+    }
+
+    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
+        self.rounds.iter().find(|r| r.id == id).map(Arc::as_ref)
+    }
+
+    /// From now on, keeps each round whose record becomes final for [`TableSlot::take_finished`].
+    pub fn keep_finished(&mut self) {
+        self.finished.get_or_insert_with(Vec::new);
+    }
+
+    /// The rounds whose records became final since the last call, oldest first.
+    pub fn take_finished(&mut self) -> Vec<Arc<RoundRecord>> {
+        self.finished.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+}

@@ -81,6 +81,15 @@ pub enum Request {
     JournalFormat {
         format: u32,
     },
+    /// The casino's state after entry `through` was written beside the
+    /// journal as a checkpoint (`runtime/checkpoints.rs`); this entry binds
+    /// it into the chain by its SHA-256 (`digest`, hex) and its length.
+    /// Only the server makes it (journal format 12).
+    Checkpoint {
+        through: u64,
+        digest: String,
+        bytes: u64,
+    },
     /// The journal's damaged end was cut off by `croupier recover`, with the
     /// server stopped: entries after `kept_through` (`cut` of them, the last
     /// with hash `cut_head`, or "" where it was unreadable) are kept only in
@@ -522,6 +531,7 @@ impl Request {
             | R::LoginFailed { .. }
             | R::LoginSucceeded { .. }
             | R::JournalFormat { .. }
+            | R::Checkpoint { .. }
             | R::RecoverJournal { .. }
             | R::CreateTable { .. }
             | R::CashIn { .. }

@@ -58,7 +58,7 @@ pub const LOGIN_FAILURES_MAX: u32 = 3;
 /// The most users a casino knows.
 pub const USERS_MAX: usize = 1_000_000;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct User {
     pub username: String,
     pub role: Role,

@@ -34,6 +34,7 @@ pub fn view(event: &JournalEvent) -> EventView {
         },
         J::LoginSucceeded { username } => V::LoginSucceeded { username },
         J::JournalFormatSet { format } => V::JournalFormatSet { format },
+        J::CheckpointTaken { through, digest, bytes } => V::CheckpointTaken { through, digest, bytes },
         J::JournalRecovered {
             kept_through,
             cut,

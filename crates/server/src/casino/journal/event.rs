@@ -50,6 +50,13 @@ pub enum JournalEvent {
     JournalFormatSet {
         format: u32,
     },
+    /// A checkpoint of the state after entry `through` is bound into the
+    /// chain (see `Request::Checkpoint`).
+    CheckpointTaken {
+        through: u64,
+        digest: String,
+        bytes: u64,
+    },
     /// The journal's damaged end was cut off after `kept_through` (see
     /// `Request::RecoverJournal`).
     JournalRecovered {

@@ -301,6 +301,10 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             amount: 0,
             colour: String::new(),
         },
+        // Never written: checkpoints are taken from format 12.
+        J::CheckpointTaken { .. } => L::JournalFormatSet {
+            format: super::FORMAT_CHECKPOINTS,
+        },
         // Never written: the operator is named from format 10.
         J::OperatorNamed { name } => L::LoginSucceeded { username: name },
         J::TableCreated {

@@ -64,8 +64,9 @@ pub use event::JournalEvent;
 /// spin's ball before the next spin and has the regulator inspect a wheel
 /// whose external part was replaced. Format 10 sets a Maryland table that
 /// uses a double-zero wheel as single zero on the double-zero felt with 00
-/// covered.
-pub const JOURNAL_FORMAT: u32 = 11;
+/// covered. Format 11 plays bonus tables; format 12 binds checkpoints of
+/// the casino's state into the chain.
+pub const JOURNAL_FORMAT: u32 = 12;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -112,6 +113,10 @@ pub const FORMAT_CHIPS_PAST_DAY: u32 = 10;
 /// a table made with Roulette X or Bonus Spin Xtreme, the server's draw
 /// after no more bets, Bonus Spin Xtreme wagers and their settlement.
 pub const FORMAT_BONUS_TABLES: u32 = 11;
+/// The first format with checkpoints: the casino's state after an entry,
+/// kept beside the journal and bound into it by its hash, so that a start
+/// replays only what follows the last one.
+pub const FORMAT_CHECKPOINTS: u32 = 12;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

@@ -21,12 +21,12 @@ use crate::casino::journal::{require_format, FORMAT_BONUS_TABLES};
 pub const JACKPOTS_KEPT: usize = 100;
 
 /// A progressive jackpot a table's meter paid (Maryland ch.4 D(1)(a)-(b), D(4)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Jackpot {
     pub at_ms: u64,
     pub round: u64,
     /// "primary" or "secondary".
-    pub meter: &'static str,
+    pub meter: String,
     pub amount: u64,
     pub player: String,
 }
@@ -172,7 +172,7 @@ impl TableSlot {
                 self.jackpots.push_back(Jackpot {
                     at_ms,
                     round: *round,
-                    meter,
+                    meter: meter.to_string(),
                     amount: award.get(),
                     player: name_of(*player),
                 });
@@ -399,7 +399,7 @@ impl TableSlot {
                 .map(|j| JackpotView {
                     at_ms: j.at_ms,
                     round: j.round,
-                    meter: j.meter.to_string(),
+                    meter: j.meter.clone(),
                     amount: j.amount,
                 })
                 .collect(),

@@ -22,7 +22,7 @@ const DAY_MS: u64 = 86_400_000;
 
 /// When a seated player's chips were bought, what the table's minimum was
 /// then, and whether a supervisor has confirmed their face value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dated {
     pub day: u64,
     pub minimum: Option<u64>,

@@ -9,7 +9,7 @@ use super::{TableSlot, TABLE_LOG_MAX};
 use crate::casino::journal;
 
 /// Who a logged act is from, and their licence number.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Signed {
     pub by: String,
     pub licence: String,

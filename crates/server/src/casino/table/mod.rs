@@ -46,6 +46,7 @@ use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
 /// the journal keeps them all.
 pub const TABLE_LOG_MAX: usize = 1_000;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct TableSlot {
     pub id: String,
     pub table: Table,
@@ -64,22 +65,28 @@ pub struct TableSlot {
     /// emergencies, annulments and disputes. Rebuilt from the journal on open.
     pub log: VecDeque<(u64, JournalEvent, Option<Signed>)>,
     /// Who the request being applied is from, for the log (`None`: the server).
+    #[serde(skip)]
     acting: Option<Signed>,
     /// The balances of the table's own accounts (see [`TableSlot::balance`]):
     /// the table plans with them; the ledger holds them too, and checks again.
+    #[serde(with = "croupier_core::canonical::map")]
     books: HashMap<Account, i128>,
     /// Entries written for this table: they number its fills and dispute corrections.
     pub(super) entries: u64,
     /// What disputes from journal format 5 have corrected, by round and
     /// player, for the rounds still kept in `rounds`.
+    #[serde(with = "croupier_core::canonical::map")]
     pub(super) corrected: HashMap<(u64, u64), i128>,
     /// The issued match play coupons played here, each with the bet and
     /// round it was played on: each is played once (journal format 5).
+    #[serde(with = "croupier_core::canonical::map")]
     pub(super) coupons_played: HashMap<String, (String, u64)>,
     /// What dealers sold each player here on their latest UTC day of sales.
+    #[serde(with = "croupier_core::canonical::map")]
     pub(super) dealer_sales: HashMap<String, DealerDay>,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
+    #[serde(skip)]
     pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
     /// The table's layout and float accounts, named once: every bet moves its
     /// stake to the layout.
@@ -90,9 +97,11 @@ pub struct TableSlot {
     pub points: Option<PointsPlay>,
     pub(super) switched_at_round: u64,
     /// When each seated player's colour chips were bought (european-casino 5.4).
+    #[serde(with = "croupier_core::canonical::map")]
     pub(super) chip_days: chip_days::ChipDays,
     /// The felt's spots, worked out once: they follow from the profile and the
     /// wheel, which never change, and a public read asks for them often.
+    #[serde(skip)]
     pub(in crate::casino) felt: std::sync::OnceLock<Vec<crate::api::bodies::LayoutSpot>>,
     /// The jackpots the table's progressive meters paid, newest last.
     pub jackpots: bonus::Jackpots,
@@ -281,36 +290,6 @@ impl TableSlot {
     /// The balance of one of this table's own accounts.
     pub fn own_balance(&self, kind: TableAccount) -> i128 {
         Account::of_table(kind, &self.id).map_or(0, |a| self.balance_of(&a))
-    }
-
-    /// The last `n` rounds, newest first.
-    pub fn recall(&self, n: usize) -> Vec<&RoundRecord> {
-        self.rounds.iter().rev().take(n).map(Arc::as_ref).collect()
-    }
-
-    /// The last `n` rounds `player` bet in at this table, newest first.
-    pub fn recall_player(&self, player: &str, n: usize) -> Vec<&RoundRecord> {
-        self.rounds
-            .iter()
-            .rev()
-            .filter(|r| r.bets.iter().any(|b| b.player == player))
-            .take(n)
-            .map(Arc::as_ref)
-            .collect()
-    }
-
-    pub fn round(&self, id: &str) -> Option<&RoundRecord> {
-        self.rounds.iter().find(|r| r.id == id).map(Arc::as_ref)
-    }
-
-    /// From now on, keeps each round whose record becomes final for [`TableSlot::take_finished`].
-    pub fn keep_finished(&mut self) {
-        self.finished.get_or_insert_with(Vec::new);
-    }
-
-    /// The rounds whose records became final since the last call, oldest first.
-    pub fn take_finished(&mut self) -> Vec<Arc<RoundRecord>> {
-        self.finished.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Executes a request at this table, its single writer: plans it from the
@@ -505,6 +484,7 @@ impl TableSlot {
             | Request::LoginFailed { .. }
             | Request::LoginSucceeded { .. }
             | Request::JournalFormat { .. }
+            | Request::Checkpoint { .. }
             | Request::RecoverJournal { .. }
             | Request::CreateTable { .. }
             | Request::CashIn { .. }

@@ -22,10 +22,11 @@ const DAY_MS: u64 = 86_400_000;
 
 /// What dealers sold one player at a table on a UTC day, and by which sale
 /// ids: a sale sent again is the ledger's to judge, not the limit's.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DealerDay {
     pub(super) day: u64,
     pub(super) sold: u64,
+    #[serde(with = "croupier_core::canonical::set")]
     pub(super) ids: std::collections::HashSet<String>,
 }
 use crate::casino::request::Request;

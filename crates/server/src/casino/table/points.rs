@@ -18,7 +18,7 @@ use crate::casino::journal::{require_format, JournalEvent, FORMAT_TOURNAMENT_TAB
 use crate::casino::request::Request;
 
 /// The tournament event a table plays in points.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PointsPlay {
     pub tournament: String,
     pub event: usize,

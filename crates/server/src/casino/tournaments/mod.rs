@@ -31,7 +31,7 @@ pub use reads::{TournamentAnswer, TournamentRead};
 pub use tables::Tables;
 
 /// A tournament the casino holds, with the profile it was created under.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Held {
     pub profile: String,
     /// The profile's currency, kept for the reads.
@@ -39,6 +39,7 @@ pub struct Held {
     pub tournament: Tournament,
     pub tables: Tables,
     /// Each order sent with an id, by its id: a resend writes nothing.
+    #[serde(with = "croupier_core::canonical::map")]
     pub orders: std::collections::HashMap<String, TournamentOrder>,
 }
 

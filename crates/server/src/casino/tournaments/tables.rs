@@ -21,7 +21,7 @@ use crate::casino::journal::FORMAT_TOURNAMENT_TABLES;
 use crate::casino::table::{account, transfer};
 
 /// Where a tournament's events are played, and what its chips count.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tables {
     /// Each event's table, by the event's place in the tournament.
     pub by_event: BTreeMap<usize, String>,
