@@ -13,6 +13,7 @@ mod sim_cmd;
 mod tournament_cmd;
 mod tournament_forms;
 mod user_cmd;
+mod verify_checkpoints;
 mod verify_cmd;
 mod wheel_cmd;
 mod wire;
@@ -118,6 +119,11 @@ enum Command {
         /// Sessions one user holds at once; signing in once more ends their oldest.
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1_000))]
         sessions_per_user: u64,
+        /// A checkpoint of the casino's state is written once this many journal
+        /// entries follow the last one: a start replays at most about this many.
+        #[arg(long, default_value_t = croupier_server::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
+              value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        checkpoint_every: u64,
     },
 }
 
@@ -180,6 +186,10 @@ fn serve(
     runtime
         .block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
             println!("croupier: serving on http://{} ({shown})", started.address);
+            match started.from_checkpoint {
+                Some(through) => println!("croupier: opened from the checkpoint after journal entry {through}"),
+                None => println!("croupier: opened by replaying the journal from its first entry"),
+            }
             println!(
                 "croupier: point a browser at http://{0}/ : the admin /admin, the cage /cashier, the pit /pit, dealers /dealer, players /terminal, a big screen /board, tournaments /tournaments",
                 started.address
@@ -225,6 +235,7 @@ fn main() -> ExitCode {
             session_idle_seconds,
             session_hours,
             sessions_per_user,
+            checkpoint_every,
         } => serve(
             data,
             keys,
@@ -240,6 +251,7 @@ fn main() -> ExitCode {
                     lifetime_ms: session_hours * 3_600_000,
                     per_user: sessions_per_user as usize,
                 },
+                checkpoint_every_entries: checkpoint_every,
             },
         ),
         Command::User { which } => user_cmd::run(which),

@@ -177,6 +177,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
     std::fs::create_dir(&folder).map_err(|e| failed(format!("cannot create {}: {e}", folder.display())))?;
     storage.copy_into(&folder.join(DATABASE_FILE)).map_err(failed)?;
     let archive_moved = move_archive(&data, &folder)?;
+    // Checkpoints of states the cut takes away go with the copy.
+    let checkpoints_moved = croupier_server::runtime::checkpoints::Store::of(&data)
+        .move_after(
+            keep,
+            &folder.join(croupier_server::runtime::checkpoints::CHECKPOINTS_DIR),
+        )
+        .map_err(failed)?;
     let cut = storage.cut_after(keep, &keys.journal_key()).map_err(failed)?;
     let seal = storage
         .seal()
@@ -208,6 +215,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     );
     if archive_moved {
         println!("croupier: the recall archive moved there too; the next start writes it again from the journal");
+    }
+    if checkpoints_moved > 0 {
+        println!("croupier: {checkpoints_moved} checkpoints of the state after entry {keep} moved there too");
     }
     println!(
         "croupier: the cut is journaled with its reason; bets and money in the entries cut are not in the journal: settle them from the copy"

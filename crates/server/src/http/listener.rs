@@ -34,6 +34,9 @@ pub struct Limits {
     pub sign_ins_per_client_per_minute: u32,
     /// How long sessions last, and how many one user holds.
     pub sessions: super::sessions::SessionLimits,
+    /// A checkpoint of the casino's state is written once this many entries
+    /// follow the last: a start replays at most about this many.
+    pub checkpoint_every_entries: u64,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(10),
             sign_ins_per_client_per_minute: 600,
             sessions: super::sessions::SessionLimits::default(),
+            checkpoint_every_entries: crate::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
         }
     }
 }

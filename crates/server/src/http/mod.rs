@@ -128,12 +128,16 @@ pub struct App {
     /// The admin made on a first run, and its one-time password.
     pub admin_password: Option<(String, String)>,
     pub recovered: Vec<EventView>,
+    /// The entry the checkpoint the casino opened from follows (`None`: the whole journal was replayed).
+    pub from_checkpoint: Option<u64>,
     /// `/metrics` with no session asked, for `--metrics-listen` alone.
     pub metrics_router: Router,
     /// The sessions: at the stop, the rows of sessions ended on a full disk are deleted.
     pub sessions: Arc<sessions::Sessions>,
     /// Keeps the journal's head beside the secret; the last copy when dropped.
     _head: crate::runtime::keys::HeadKeeper,
+    /// Writes checkpoints of the casino's state; stops when dropped.
+    _checkpoints: crate::runtime::checkpoints::CheckpointWriter,
     /// The data directory's lock, held while the server runs.
     _lock: std::fs::File,
 }
@@ -160,7 +164,9 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         lock,
         keys,
         head,
-    } = setup::open(data, keys, channels.clone())?;
+        checkpoints,
+        from_checkpoint,
+    } = setup::open(data, keys, channels.clone(), limits.checkpoint_every_entries)?;
     // Sessions from before a restart carry on, unless they are over, their
     // account is gone, locked, or holds another role now.
     let sessions = sessions::Sessions::open(data, keys.sessions_key(), limits.sessions, floor.clock().now_ms())?;
@@ -195,7 +201,9 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         floor,
         admin_password,
         recovered,
+        from_checkpoint,
         _head: head,
+        _checkpoints: checkpoints,
         _lock: lock,
     })
 }
@@ -240,6 +248,8 @@ pub struct Started {
     /// The admin made on a first run, and its one-time password.
     pub admin_password: Option<(String, String)>,
     pub recovered: Vec<EventView>,
+    /// The entry the checkpoint the casino opened from follows (`None`: the whole journal was replayed).
+    pub from_checkpoint: Option<u64>,
 }
 
 /// Opens the data directory, recovers, and serves until Ctrl-C or SIGTERM.
@@ -281,18 +291,21 @@ pub async fn serve(
         address,
         admin_password: app.admin_password.clone(),
         recovered: app.recovered.clone(),
+        from_checkpoint: app.from_checkpoint,
     });
     let held = app.floor.metrics().connections.clone();
     let App {
         router,
         sessions,
         _head,
+        _checkpoints,
         _lock,
         ..
     } = app;
     listener::serve(listener, router, limits, held, stop_asked()).await;
     // A session signed out while the disk was full must not live again at the next start.
     sessions.forget_pending();
+    drop(_checkpoints);
     drop(_head);
     drop(_lock);
     Ok(())

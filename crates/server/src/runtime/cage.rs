@@ -19,7 +19,7 @@ use super::committer::{Committer, Pipeline, Spacing};
 use super::reply::{Answer, Pending, ReplyTo};
 use super::tables::Tables;
 use crate::api::{ApiError, ErrorCode};
-use crate::casino::{Actor, Cage, Casino, Commit, Request};
+use crate::casino::{Actor, Cage, Commit, Request};
 
 /// Messages queued for the cage before senders wait.
 pub const CAGE_QUEUE_MAX: usize = 65_536;
@@ -108,6 +108,8 @@ pub struct CageWriter {
     /// The operator's name as the cage holds it, published in the cage's
     /// own order for reads that never queue here (the public table list).
     operator: Arc<arc_swap::ArcSwapOption<String>>,
+    /// Where a reload finds the casino's checkpoints.
+    checkpoints: Option<super::checkpoints::Store>,
 }
 
 /// Why the cage's writer stopped.
@@ -159,10 +161,13 @@ impl CageWriter {
         self.reload = false;
         self.epoch += 1;
         let archiver = self.tables.archiver().clone();
-        let pipeline = self.committer.reload().map_err(|e| e.to_string())?;
+        let committer = &self.committer;
+        let mut pipeline = || committer.reload().map_err(|e| e.to_string());
         // Rounds that became durable before the failure, and were not archived yet, are now.
-        let (casino, _) =
-            Casino::open_archiving(pipeline, now_ms, &mut |r| archiver.offer(r)).map_err(|e| e.to_string())?;
+        let (casino, ..) =
+            super::checkpoints::open_newest(self.checkpoints.as_ref(), &mut pipeline, now_ms, &mut |r| {
+                archiver.offer(r)
+            })?;
         let (fresh, slots) = casino.into_parts();
         self.cage = fresh;
         self.tables
@@ -197,9 +202,15 @@ impl CageWriter {
             reload: false,
             last_reload: None,
             operator,
+            checkpoints: None,
         };
         writer.publish_operator();
         writer
+    }
+
+    /// Has a reload open the casino from its newest checkpoint in `store`.
+    pub(super) fn reload_from(&mut self, store: Option<super::checkpoints::Store>) {
+        self.checkpoints = store;
     }
 
     /// Where the operator's name is published.

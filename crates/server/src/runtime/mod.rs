@@ -8,6 +8,7 @@
 //! | the cage ([`cage`]) | thread `cage` | the ledger, the directory of users, the list of tables | [`cage::CageMsg`]: its own requests and reads; the tables' entries, verdicts and answers | the committer: each group's entries and answers |
 //! | the committer ([`committer`]) | thread `commit` | the journal's storage | groups of entries, with the answers waiting on them | the answers' callers, once durable ([`reply::Pending`]) |
 //! | the checkpointer | thread `checkpoint`, low priority | a second SQLite connection | nothing: a timer | nobody (the committer catches up after it) |
+//! | the checkpoint writer ([`checkpoints`]) | thread `checkpoints`, low priority | a replay of the journal, a read-only SQLite connection, `checkpoints/` | nothing: a timer | the cage: each checkpoint to bind into the journal |
 //! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db`, and the rounds its disk refused | finished rounds, once durable, through a bounded queue; a timer while rounds wait | nobody |
 //! | the head keeper ([`keys`]) | thread `journal-head`, low priority | a read-only SQLite connection; the head file beside the secret | nothing: a timer (a last copy at the stop) | nobody |
 //! | a wheel's follower ([`wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
@@ -23,6 +24,7 @@
 
 pub mod archive;
 pub mod cage;
+pub mod checkpoints;
 pub mod clock;
 pub mod committer;
 pub mod floor;
@@ -78,6 +80,8 @@ pub struct Parts {
     /// The async runtime the tables' tasks run on: a multi-thread one, so
     /// that a long request can step off its worker.
     pub runtime: tokio::runtime::Handle,
+    /// Where the casino's checkpoints are, for a reload after a pause (none: it replays the journal).
+    pub checkpoints: Option<checkpoints::Store>,
 }
 
 /// Starts the writers (the cage's thread, a task per table) and gives the floor.
@@ -89,6 +93,7 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         clock,
         shown,
         runtime,
+        checkpoints,
     } = parts;
     let (cage, slots) = casino.into_parts();
     let (sender, queue) = mpsc::sync_channel::<CageMsg>(CAGE_QUEUE_MAX);
@@ -100,7 +105,8 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
     let health = health::Health::new(clock.clone());
     committer.report_to(health.clone());
     archive.report_to(health.clone());
-    let writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
+    let mut writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
+    writer.reload_from(checkpoints);
     let operator = writer.operator();
     std::thread::Builder::new()
         .name("cage".into())

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use croupier_ledger::{check_head, check_seal, SealProblem, SqliteStorage};
 
 use super::archive::{Archive, Archiver};
+use super::checkpoints::{open_newest, CheckpointWriter, Store};
 use super::clock::{Clock, WallClock};
 use super::committer::{Committer, Pipeline, COMMIT_SPACING_US};
 use super::floor::Floor;
@@ -103,11 +104,15 @@ pub struct Opened {
     pub keys: Keys,
     /// Keeps the journal's head beside the secret while the server runs.
     pub head: HeadKeeper,
+    /// Writes checkpoints of the casino's state while the server runs.
+    pub checkpoints: CheckpointWriter,
+    /// The entry the checkpoint the casino opened from follows (`None`: the whole journal was replayed).
+    pub from_checkpoint: Option<u64>,
 }
 
 /// Opens `data`, recovers, and starts the writers on the current async
 /// runtime (a multi-thread one). Durable events are shown through `shown`.
-pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Opened, String> {
+pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_every: u64) -> Result<Opened, String> {
     let lock = lock_data(data)?;
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
     let (mut storage, keys) = open_journal(data, keys_dir)?;
@@ -137,9 +142,16 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
     let clock: Arc<dyn Clock> = Arc::new(WallClock::after(pipeline.last_at_ms().unwrap_or(0)));
     let archive = Arc::new(Archive::open(data, keys.archive_key())?);
     let archiver = Archiver::start(archive.clone())?;
-    // Finished rounds the archive lacks (a power cut, a failed write) are archived again.
-    let (mut casino, recovered) =
-        Casino::open_archiving(pipeline, clock.now_ms(), &mut |r| archiver.offer(r)).map_err(|e| e.to_string())?;
+    // Finished rounds the archive lacks (a power cut, a failed write) are archived
+    // again; the newest checkpoint spares replaying what came before it.
+    let store = Store::of(data);
+    let mut first = Some(pipeline);
+    let mut streams = || match first.take() {
+        Some(p) => Ok(p),
+        None => committer.reload().map_err(|e| e.to_string()),
+    };
+    let (mut casino, recovered, from_checkpoint) =
+        open_newest(Some(&store), &mut streams, clock.now_ms(), &mut |r| archiver.offer(r))?;
     let admin_password = first_run(&mut casino, clock.now_ms())?;
     let users = casino.users();
     // Wheel tables follow their wheels from the start.
@@ -156,8 +168,10 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
             clock,
             shown,
             runtime: tokio::runtime::Handle::current(),
+            checkpoints: Some(store),
         },
     )?;
+    let checkpoints = CheckpointWriter::start(data, floor.clone(), from_checkpoint, checkpoint_every)?;
     floor.health().watch_disk(data);
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
@@ -171,6 +185,8 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>) -> Result<Ope
         lock,
         keys,
         head,
+        checkpoints,
+        from_checkpoint,
     })
 }
 

@@ -74,9 +74,9 @@ enum Message {
     /// Once every group before it is answered: everything durable, and the
     /// committer takes groups again.
     Reload(mpsc::Sender<()>),
-    /// Once every group before it is answered: the journal's entries, one
-    /// at a time, then its end (or the error that ended it).
-    Stream(Sink),
+    /// Once every group before it is answered: the journal's entries after
+    /// the first `after`, one at a time, then its end (or the error that ended it).
+    Stream { after: u64, sink: Sink },
 }
 
 /// Where a stream of the journal goes: a bounded channel, which the storage
@@ -99,7 +99,7 @@ impl Sink {
 /// What ends a flush: a reload, or a stream of the journal.
 enum Barrier {
     Reload(mpsc::Sender<()>),
-    Stream(Sink),
+    Stream(u64, Sink),
 }
 
 fn stopped() -> StorageError {
@@ -112,8 +112,6 @@ fn stopped() -> StorageError {
 /// an append returns only once durable, as [`Storage`] asks.
 pub struct Pipeline {
     sender: mpsc::SyncSender<Message>,
-    /// The journal may still be read, once.
-    unread: bool,
     /// The time of the last durable entry when the committer started.
     last_at_ms: Option<u64>,
     /// Told how many entries were read, every [`PROGRESS_EVERY_ENTRIES`].
@@ -150,14 +148,13 @@ impl Storage for Pipeline {
     }
 
     /// The journal as the committer's storage reads it, an entry at a time,
-    /// a bounded way ahead of `f`; read once.
+    /// a bounded way ahead of `f`.
     fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
-        if !std::mem::take(&mut self.unread) {
-            return Err(StorageError::Unreadable {
-                seq: 0,
-                why: "a pipeline's journal is read only once".into(),
-            });
-        }
+        self.each_after(0, f)
+    }
+
+    /// [`Pipeline::each`] from the entry after `after` (a start from a checkpoint).
+    fn each_after(&mut self, after: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
         let (sink, entries) = if self.stepped.is_some() {
             let (tx, rx) = mpsc::channel();
             (Sink::Unbounded(tx), rx)
@@ -165,7 +162,9 @@ impl Storage for Pipeline {
             let (tx, rx) = mpsc::sync_channel(STREAM_ENTRIES_AHEAD);
             (Sink::Bounded(tx), rx)
         };
-        self.sender.send(Message::Stream(sink)).map_err(|_| stopped())?;
+        self.sender
+            .send(Message::Stream { after, sink })
+            .map_err(|_| stopped())?;
         if let Some(stepped) = &self.stepped {
             stepped.run_ready();
         }
@@ -369,7 +368,6 @@ impl Committer {
     fn pipeline(&self) -> Pipeline {
         Pipeline {
             sender: self.sender.clone(),
-            unread: true,
             last_at_ms: None,
             progress: None,
             buffer: Vec::new(),
@@ -438,8 +436,8 @@ impl Worker {
                     barrier = Some(Barrier::Reload(tx));
                     break;
                 }
-                Message::Stream(sink) => {
-                    barrier = Some(Barrier::Stream(sink));
+                Message::Stream { after, sink } => {
+                    barrier = Some(Barrier::Stream(after, sink));
                     break;
                 }
             }
@@ -487,9 +485,9 @@ impl Worker {
                 self.failed.store(false, Ordering::SeqCst);
                 let _ = tx.send(());
             }
-            Some(Barrier::Stream(sink)) => {
+            Some(Barrier::Stream(after, sink)) => {
                 let mut open = true;
-                let read = self.storage.each(&mut |entry| {
+                let read = self.storage.each_after(after, &mut |entry| {
                     open = sink.send(Ok(entry));
                     open
                 });
