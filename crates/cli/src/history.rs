@@ -40,6 +40,13 @@ struct HistoryReport {
     verify_seconds: f64,
     verify_peak_bytes: u64,
     verified: bool,
+    /// The newest checkpoint as the start left it (`None`: there is none):
+    /// its size, and how long reading it back into a casino takes.
+    checkpoint_bytes: Option<u64>,
+    checkpoint_read_seconds: Option<f64>,
+    /// `verify --from-checkpoint`: from the newest checkpoint on.
+    verify_from_checkpoint_seconds: Option<f64>,
+    verify_from_checkpoint_peak_bytes: Option<u64>,
 }
 
 /// How often a process's memory is read while it runs.
@@ -175,6 +182,25 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
     // The verify, of the journal as the start left it.
     let mut verify = on_history(&["verify", "--format", "json"])?;
     let (verify_took, verify_peak, verified) = watch(&mut verify, || false)?;
+    // The newest checkpoint, read back here; and the check from it.
+    let store = croupier_server::runtime::checkpoints::Store::of(&args.data);
+    let newest = store.list().first().map(|t| store.read(*t)).transpose().map_err(io)?;
+    let read_back = match &newest {
+        Some(c) => {
+            let began = Instant::now();
+            croupier_server::casino::Replayer::resumed(c, None).map_err(io)?;
+            Some(began.elapsed().as_secs_f64())
+        }
+        None => None,
+    };
+    let from_checkpoint = match &newest {
+        Some(_) => {
+            let mut verify = on_history(&["verify", "--from-checkpoint", "--format", "json"])?;
+            let (took, peak, _) = watch(&mut verify, || false)?;
+            Some((took.as_secs_f64(), peak))
+        }
+        None => None,
+    };
     let report = HistoryReport {
         entries,
         bets,
@@ -185,6 +211,10 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         verify_seconds: verify_took.as_secs_f64(),
         verify_peak_bytes: verify_peak,
         verified,
+        checkpoint_bytes: newest.as_ref().map(|c| c.bytes.len() as u64),
+        checkpoint_read_seconds: read_back,
+        verify_from_checkpoint_seconds: from_checkpoint.map(|f| f.0),
+        verify_from_checkpoint_peak_bytes: from_checkpoint.map(|f| f.1),
     };
     let mut out = std::io::stdout().lock();
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
@@ -212,6 +242,24 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
                 mib(report.verify_peak_bytes),
                 if report.verified { "verified" } else { "NOT VERIFIED" }
             )?;
+            if let (Some(bytes), Some(read)) = (report.checkpoint_bytes, report.checkpoint_read_seconds) {
+                writeln!(
+                    out,
+                    "newest checkpoint: {:.0} MiB ({:.0} bytes a bet), read back in {read:.1} s",
+                    mib(bytes),
+                    bytes as f64 / report.bets as f64
+                )?;
+            }
+            if let (Some(took), Some(peak)) = (
+                report.verify_from_checkpoint_seconds,
+                report.verify_from_checkpoint_peak_bytes,
+            ) {
+                writeln!(
+                    out,
+                    "verify --from-checkpoint: {took:.1} s, peak memory {:.0} MiB",
+                    mib(peak)
+                )?;
+            }
         }
     }
     if !report.verified {

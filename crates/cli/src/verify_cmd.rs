@@ -29,6 +29,13 @@ pub struct Args {
     /// default the head the server keeps beside the secret.
     #[arg(long)]
     head: Option<std::path::PathBuf>,
+    /// Begins from the newest checkpoint the journal binds (checking its hash
+    /// against the binding, and the chain and replay from it on) instead of
+    /// replaying from the first entry: an incremental check, for an auditor
+    /// who checked what came before. Without it every entry is replayed, and
+    /// each bound checkpoint checked against the state the replay reaches.
+    #[arg(long)]
+    from_checkpoint: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -43,6 +50,8 @@ struct Report {
     ok: bool,
     /// Rounds rebuilt by replaying every request, when the replay succeeded.
     rounds_replayed: Option<u64>,
+    /// The checkpoints of the casino's state: bound, checked, unusable.
+    checkpoints: crate::verify_checkpoints::CheckpointCheck,
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
     recall: Option<RecallCheck>,
     /// Each tournament's money reconciled: fees, buy-ins, prizes, pool and
@@ -218,6 +227,10 @@ struct Pass {
     /// The replay's rounds, recall check, problem and books; or where it failed.
     replayed: Result<Replayed, Break>,
     recoveries: Vec<Recovery>,
+    /// The digest of the replay's state after each entry a kept checkpoint follows.
+    taken: std::collections::BTreeMap<u64, String>,
+    /// The checkpoints the entries replayed bind.
+    bindings: Vec<croupier_server::casino::checkpoint::Binding>,
 }
 
 /// Reads the journal once, as it streams from the disk: checks each entry's
@@ -225,9 +238,15 @@ struct Pass {
 /// against `archive`, and notes its recoveries. What it holds is the
 /// casino's state, never the journal: any length verifies in the memory of
 /// the state (a progress bar and an estimate go to standard error on a terminal).
-fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, Failure> {
+fn one_pass(
+    storage: &SqliteStorage,
+    archive: Option<&Archive>,
+    from: Option<&croupier_server::casino::checkpoint::Checkpoint>,
+    targets: &std::collections::BTreeSet<u64>,
+) -> Result<Pass, Failure> {
+    let after = from.map_or(0, |c| c.through);
     let total = storage.last().ok().flatten().map_or(0, |(seq, _)| seq);
-    let bar = crate::sim_cmd::progress(total, "entries");
+    let bar = crate::sim_cmd::progress(total.saturating_sub(after), "entries");
     let mut check = RecallCheck::default();
     let mut problem: Option<String> = None;
     let mut finished = std::collections::HashSet::new();
@@ -249,17 +268,37 @@ fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, 
         }
         finished.insert((replayed.table.clone(), replayed.round));
     };
-    let mut replayer = Replayer::new(Some(&mut on_final)).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut chain = croupier_ledger::Verifier::default();
+    let cannot = |e: &dyn std::fmt::Display| anyhow::anyhow!("{e}");
+    let (mut replayer, mut chain) = match from {
+        Some(c) => {
+            let (replayer, ledger) = Replayer::resumed(c, Some(&mut on_final)).map_err(|e| cannot(&e))?;
+            (
+                replayer,
+                croupier_ledger::Verifier::from_state(&ledger).map_err(|e| cannot(&e))?,
+            )
+        }
+        None => (
+            Replayer::new(Some(&mut on_final)).map_err(|e| cannot(&e))?,
+            croupier_ledger::Verifier::default(),
+        ),
+    };
     let mut replay_failed: Option<Break> = None;
     let mut recoveries = Vec::new();
+    let mut taken = std::collections::BTreeMap::new();
     // Read past a break in the chain all the same: the recoveries are every readable entry's.
-    let read = storage.each_through(u64::MAX, &mut |entry| {
+    let read = storage.each_between(after, u64::MAX, &mut |entry| {
         bar.inc(1);
         recoveries.extend(recoveries_in(&entry));
         if chain.check(&entry) && replay_failed.is_none() {
-            if let Err(e) = replayer.entry(&entry) {
-                replay_failed = Some(replay_failure(e));
+            match replayer.entry(&entry) {
+                Err(e) => replay_failed = Some(replay_failure(e)),
+                Ok(()) if targets.contains(&entry.seq) => match replayer.casino().checkpoint() {
+                    Ok(c) => {
+                        taken.insert(entry.seq, c.digest());
+                    }
+                    Err(e) => replay_failed = Some(replay_failure(e)),
+                },
+                Ok(()) => {}
             }
         }
         true
@@ -272,6 +311,7 @@ fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, 
         }
         Err(e) => return Err(anyhow::anyhow!("{e}").into()),
     };
+    let bindings = replayer.bindings().to_vec();
     let replayed = match replay_failed {
         Some(failed) => Err(failed),
         None => {
@@ -281,7 +321,8 @@ fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, 
             let recall = match archive {
                 None => None,
                 Some(archive) => {
-                    if problem.is_none() {
+                    // From a checkpoint, the rounds before it are not replayed.
+                    if problem.is_none() && from.is_none() {
                         archive
                             .each(|archived| {
                                 if problem.is_some() {
@@ -312,6 +353,8 @@ fn one_pass(storage: &SqliteStorage, archive: Option<&Archive>) -> Result<Pass, 
         unreadable,
         replayed,
         recoveries,
+        taken,
+        bindings,
     })
 }
 
@@ -330,7 +373,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let pass = one_pass(&storage, archive.as_ref())?;
+    let store = croupier_server::runtime::checkpoints::Store::of(&args.data);
+    let from = match args.from_checkpoint {
+        true => Some(crate::verify_checkpoints::newest_bound(&store, &storage).map_err(Invalid::one)?),
+        false => None,
+    };
+    let targets = crate::verify_checkpoints::targets(&store);
+    let pass = one_pass(&storage, archive.as_ref(), from.as_ref(), &targets)?;
+    // The bindings as the replay met them: every one in the entries it read.
+    let bound = crate::verify_checkpoints::by_through(&pass.bindings);
+    let (checkpoints, checkpoint_problem) =
+        crate::verify_checkpoints::check(&store, &bound, &pass.taken, from.as_ref().map(|c| c.through));
     // An entry that cannot be read at all: the entries before it are still checked.
     let mut checked = pass.checked;
     if checked.first_problem.is_none() {
@@ -349,7 +402,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 replayed = Some(rounds);
                 recall = check;
                 tournaments = books;
-                checked.first_problem = problem.map(|p| (0, p));
+                checked.first_problem = checkpoint_problem.or(problem).map(|p| (0, p));
             }
             Err((seq, e)) => {
                 replay_failed_at = Some(seq);
@@ -370,6 +423,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         total: checked.balances.values().sum(),
         ok: checked.first_problem.is_none() && seal.problem.is_none(),
         rounds_replayed: replayed,
+        checkpoints,
         recall,
         tournaments,
         problem: checked.first_problem.as_ref().map(|(seq, why)| {
@@ -397,6 +451,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 writeln!(out, "  {account:<32} {balance:>16}")?;
             }
             writeln!(out, "total: {} (must be 0)", report.total)?;
+            let c = &report.checkpoints;
+            if let Some(from) = c.from {
+                writeln!(
+                    out,
+                    "begun from the checkpoint after entry {from}: the entries after it were checked and replayed"
+                )?;
+            }
+            writeln!(
+                out,
+                "checkpoints: {} bound in the journal, {} of them the state the replay reached, byte for byte",
+                c.bound, c.matching
+            )?;
+            for u in &c.unusable {
+                writeln!(out, "  unusable (a start passes over it): {u}")?;
+            }
             if let Some(r) = &report.recall {
                 writeln!(
                     out,

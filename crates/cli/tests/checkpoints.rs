@@ -1,0 +1,183 @@
+//! Checkpoints through the binary: a server writes the casino's state as its
+//! journal grows and binds each into the journal; a restart, even after
+//! `kill -9`, opens from the newest and replays only what follows; a
+//! checkpoint damaged or cut off is passed over, and nothing is lost.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use croupier_testkit::{data_dir, free_port, Server};
+use serde_json::{json, Value};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_croupier");
+
+fn start(data: &Path, every: &str) -> Server {
+    Server::start_with(BINARY, data, free_port(), &["--checkpoint-every", every])
+}
+
+fn checkpoints(data: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(data.join("checkpoints"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.retain(|p| p.extension().is_some_and(|x| x == "ckpt"));
+    found.sort();
+    found
+}
+
+/// The checkpoints the journal binds: the entry each follows.
+fn bound(data: &Path) -> Vec<u64> {
+    let journal = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
+    let mut stmt = journal
+        .prepare("SELECT record FROM journal WHERE record LIKE '%checkpoint_taken%' ORDER BY seq")
+        .expect("query");
+    let records: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    records
+        .iter()
+        .filter_map(|text| {
+            let at = text.find(r#""through":"#)? + r#""through":"#.len();
+            text[at..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        })
+        .collect()
+}
+
+/// `rounds` RNG rounds at t1, p1 betting red and p2 on 17; what each holds after.
+fn play(server: &Server, [dealer, p1, p2]: [&str; 3], rounds: usize, tag: &str) {
+    for round in 0..rounds {
+        server.ask(dealer, json!({"op": "open_betting", "table": "t1"}));
+        server.ask(
+            p1,
+            json!({"op": "place_bet", "table": "t1", "bet_id": format!("{tag}{round}a"), "spot": "red", "stake": 1_000}),
+        );
+        server.ask(
+            p2,
+            json!({"op": "place_bet", "table": "t1", "bet_id": format!("{tag}{round}b"), "spot": "17", "stake": 100}),
+        );
+        server.ask(dealer, json!({"op": "no_more_bets", "table": "t1"}));
+        let (status, body) = server.http("POST", "/api/tables/t1/draw", Some(dealer), None);
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+fn holdings(server: &Server, tokens: [&str; 2]) -> Vec<Value> {
+    tokens
+        .iter()
+        .map(|t| {
+            let (status, me) = server.http("GET", "/api/me", Some(t), None);
+            assert_eq!(status, 200, "{me}");
+            me["accounts"].clone()
+        })
+        .collect()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let began = Instant::now();
+    while !done() {
+        assert!(began.elapsed() < Duration::from_secs(30), "waited 30 s for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
+    let dir = data_dir();
+    let data = dir.path();
+    let mut server = start(data, "25");
+    server.wait_line("croupier: opened by replaying the journal from its first entry");
+    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    // Written and bound by the server as the journal grows, the oldest removed.
+    for (n, tag) in ["q", "r", "s"].iter().enumerate() {
+        play(&server, [&dealer, &p1, &p2], 6, tag);
+        wait_until("a checkpoint bound", || bound(data).len() > n);
+    }
+    assert_eq!(checkpoints(data).len(), 2, "the two newest are kept");
+    let before = holdings(&server, [&p1, &p2]);
+    // A power cut: the newest checkpoint is used, and only what follows it replayed.
+    server.kill();
+    let newest = *bound(data).last().expect("a checkpoint bound");
+    let server = start(data, "25");
+    let line = server.wait_line("croupier: opened");
+    let used: u64 = line
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(used >= newest, "{line}: the newest bound is after entry {newest}");
+    let (p1, p2) = (server.login("p1", "p1-password-1"), server.login("p2", "p2-password-1"));
+    let dealer = server.login("dealer", "dealer-password-1");
+    assert_eq!(
+        holdings(&server, [&p1, &p2]),
+        before,
+        "a start from the checkpoint holds every cent"
+    );
+    play(&server, [&dealer, &p1, &p2], 3, "t");
+    let after = holdings(&server, [&p1, &p2]);
+    drop(server);
+    // A damaged checkpoint is passed over for an older one, or for the whole journal.
+    for path in checkpoints(data) {
+        let mut bytes = std::fs::read(&path).expect("a checkpoint");
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x55;
+        std::fs::write(&path, bytes).expect("damaged");
+    }
+    let server = start(data, "25");
+    server.wait_line("croupier: opened by replaying the journal from its first entry");
+    let (p1, p2) = (server.login("p1", "p1-password-1"), server.login("p2", "p2-password-1"));
+    assert_eq!(
+        holdings(&server, [&p1, &p2]),
+        after,
+        "the whole journal gives the same state"
+    );
+    // Replayed whole, the start writes a checkpoint at once; the oldest damaged one goes.
+    wait_until("a checkpoint after the damaged ones", || {
+        checkpoints(data).len() == 2 && bound(data).len() == 4
+    });
+    drop(server);
+    // The audit replays every entry and finds each kept checkpoint's binding the state it
+    // reaches: both of the two kept, the damaged file's too (the file is what is wrong).
+    let (passed, report) = croupier_testkit::verify(BINARY, data, &[]);
+    assert!(passed, "{report}");
+    let c = &report["checkpoints"];
+    assert_eq!(
+        (c["bound"].as_u64(), c["matching"].as_u64()),
+        (Some(4), Some(2)),
+        "{report}"
+    );
+    assert_eq!(
+        c["unusable"].as_array().map(Vec::len),
+        Some(1),
+        "the damaged one left: {report}"
+    );
+    // Incrementally, from the newest: its hash as bound, then the chain and the replay after it.
+    let (passed, report) = croupier_testkit::verify(BINARY, data, &["--from-checkpoint"]);
+    assert!(passed, "{report}");
+    let newest = *bound(data).last().expect("bound");
+    assert_eq!(report["checkpoints"]["from"].as_u64(), Some(newest), "{report}");
+    assert_eq!(
+        report["balances"],
+        full_balances(data),
+        "the same balances, every account"
+    );
+    // With no checkpoint to begin from, it says so.
+    for path in checkpoints(data) {
+        std::fs::remove_file(path).expect("removed");
+    }
+    let out = std::process::Command::new(BINARY)
+        .args(["verify", "--from-checkpoint", "--data"])
+        .arg(data)
+        .output()
+        .expect("verify runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(said.contains("no checkpoint can be begun from"), "{said}");
+}
+
+fn full_balances(data: &Path) -> Value {
+    croupier_testkit::verify(BINARY, data, &[]).1["balances"].clone()
+}
