@@ -420,6 +420,24 @@ impl journal::Verifier {
 }
 
 impl LedgerOpening {
+    /// A check of the journal's chain alone (numbering and hashes) after
+    /// entry `through`, whose hash is `head` (0: from the first entry), for
+    /// an opening whose replay writes every entry again: the replay's own
+    /// ledger holds the balances and the transfers, once
+    /// ([`Ledger::moved_to`]), and [`LedgerOpening::checked`] ends it.
+    pub fn chain_after(through: u64, head: [u8; 32]) -> LedgerOpening {
+        LedgerOpening(journal::Verifier::chain_after(through, head))
+    }
+
+    /// Ends a check: the chain broke nowhere.
+    pub fn checked(self) -> Result<(), LedgerError> {
+        let (report, ..) = self.0.finish_with_ids();
+        match report.first_problem {
+            Some((seq, why)) => Err(LedgerError::Corrupt { seq, why }),
+            None => Ok(()),
+        }
+    }
+
     /// An opening that goes on from a checkpoint's state: the entries that
     /// follow it must chain from its head.
     pub fn from_state(state: &LedgerState) -> Result<LedgerOpening, LedgerError> {
@@ -438,6 +456,18 @@ impl<S: Storage> Ledger<S> {
             head: state.head,
             next_seq: state.through + 1,
         })
+    }
+
+    /// The same ledger on another storage: a replay's ledger, once it has
+    /// written the journal again, becomes the journal's own.
+    pub fn moved_to<T: Storage>(self, storage: T) -> Ledger<T> {
+        Ledger {
+            storage,
+            balances: self.balances,
+            transfers: self.transfers,
+            head: self.head,
+            next_seq: self.next_seq,
+        }
     }
 
     /// The state, for a checkpoint.
@@ -460,6 +490,11 @@ impl<S: Storage> Ledger<S> {
 
     pub fn next_seq(&self) -> u64 {
         self.next_seq
+    }
+
+    /// The hash of the last entry (zeros before the first).
+    pub fn head(&self) -> [u8; 32] {
+        self.head
     }
 
     pub fn storage(&self) -> &S {

@@ -504,8 +504,14 @@ fn a_checkpoint_is_opened_from_only_as_the_journal_binds_it() {
     add(&mut casino, "cat", 7_000);
     let entries = casino.ledger().storage().entries.clone();
     let whole = replay(&entries).expect("replays").checkpoint().expect("a checkpoint");
-    let open =
-        |from: &Checkpoint| Casino::open_from(MemoryStorage::with_entries(entries.clone()), 8_000, None, Some(from));
+    let open = |from: &Checkpoint| {
+        Casino::open_from(
+            MemoryStorage::with_entries(entries.clone()),
+            8_000,
+            None,
+            Some(from.clone()),
+        )
+    };
     // Bound: only what follows it is replayed, to the same state.
     let (opened, _) = open(&taken).expect("opens from the checkpoint");
     assert_eq!(opened.checkpoint().expect("a checkpoint").bytes, whole.bytes);

@@ -97,10 +97,17 @@ fn replay_with(
     Ok(replayer.finish())
 }
 
+/// A checkpoint as an open expects the journal to bind it.
+struct Expected {
+    through: u64,
+    digest: String,
+    bytes: u64,
+}
+
 /// Whether the journal binds checkpoint `c`: an entry after it names its
 /// digest and length. One that names another digest is history changed.
-fn bound(c: &checkpoint::Checkpoint, bindings: &[checkpoint::Binding]) -> Result<(), OpenError> {
-    let digest = c.digest();
+fn bound(c: &Expected, bindings: &[checkpoint::Binding]) -> Result<(), OpenError> {
+    let digest = &c.digest;
     let mut named = bindings.iter().filter(|b| b.through == c.through).peekable();
     if named.peek().is_none() {
         return Err(OpenError::Checkpoint {
@@ -108,15 +115,12 @@ fn bound(c: &checkpoint::Checkpoint, bindings: &[checkpoint::Binding]) -> Result
             why: "no entry of the journal binds it".into(),
         });
     }
-    match named.find(|b| b.digest != digest || b.bytes != c.bytes.len() as u64) {
+    match named.find(|b| b.digest != *digest || b.bytes != c.bytes) {
         Some(b) => Err(OpenError::Checkpoint {
             through: c.through,
             why: format!(
                 "entry {} binds {} bytes with SHA-256 {}, and it is {} bytes with {digest}",
-                b.entry,
-                b.bytes,
-                b.digest,
-                c.bytes.len()
+                b.entry, b.bytes, b.digest, c.bytes
             ),
         }),
         None => Ok(()),
@@ -267,7 +271,7 @@ impl<S: Storage> Casino<S> {
         storage: S,
         now_ms: u64,
         on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
-        from: Option<&checkpoint::Checkpoint>,
+        from: Option<checkpoint::Checkpoint>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         Casino::open_with(storage, now_ms, on_final, JOURNAL_FORMAT, from)
     }
@@ -277,16 +281,23 @@ impl<S: Storage> Casino<S> {
         now_ms: u64,
         on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
         format: u32,
-        from: Option<&checkpoint::Checkpoint>,
+        from: Option<checkpoint::Checkpoint>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         // One pass as the journal streams from the disk: each entry is checked
-        // in the chain, its transfers taken, and its requests replayed; the
-        // journal is never held whole. From a checkpoint, the pass begins
-        // after it, on its state; the rounds it finishes are handed on only
-        // once the journal is found to bind it.
+        // in the chain and its requests replayed, writing it again byte for
+        // byte; the journal is never held whole, and the replay's ledger becomes
+        // the journal's (the balances and transfers held once). From a
+        // checkpoint, the pass begins after it, on its state (its bytes let go
+        // of once read); the rounds it finishes are handed on only once the
+        // journal is found to bind it.
+        let expected = from.as_ref().map(|c| Expected {
+            through: c.through,
+            digest: c.digest(),
+            bytes: c.bytes.len() as u64,
+        });
         let mut on_final = on_final;
         let wanted = on_final.is_some();
-        let holding = from.is_some();
+        let holding = expected.is_some();
         let mut held: Vec<Arc<RoundRecord>> = Vec::new();
         let mut route = |r: Arc<RoundRecord>| match on_final.as_mut() {
             Some(_) if holding => held.push(r),
@@ -296,15 +307,15 @@ impl<S: Storage> Casino<S> {
         let replay_to: Option<&mut dyn FnMut(Arc<RoundRecord>)> = if wanted { Some(&mut route) } else { None };
         let (mut opening, mut replayer, after) = match from {
             Some(c) => {
-                let (replayer, ledger) = Replayer::resumed(c, replay_to)?;
-                let opening =
-                    croupier_ledger::LedgerOpening::from_state(&ledger).map_err(|e| OpenError::Checkpoint {
-                        through: c.through,
-                        why: e.to_string(),
-                    })?;
+                let (replayer, ledger) = Replayer::resumed(&c, replay_to)?;
+                let opening = croupier_ledger::LedgerOpening::chain_after(ledger.through, ledger.head);
                 (opening, replayer, c.through)
             }
-            None => (croupier_ledger::LedgerOpening::default(), Replayer::new(replay_to)?, 0),
+            None => (
+                croupier_ledger::LedgerOpening::chain_after(0, [0; 32]),
+                Replayer::new(replay_to)?,
+                0,
+            ),
         };
         let mut failed = None;
         storage
@@ -317,7 +328,7 @@ impl<S: Storage> Casino<S> {
             })
             .map_err(LedgerError::from)?;
         if let Some(e) = failed {
-            return Err(match (from, e) {
+            return Err(match (&expected, e) {
                 // A checkpoint cut off by a recovery no longer follows the chain.
                 (Some(c), OpenError::Ledger(LedgerError::Corrupt { seq, why })) if seq == c.through + 1 => {
                     OpenError::Checkpoint {
@@ -328,11 +339,12 @@ impl<S: Storage> Casino<S> {
                 (_, e) => e,
             });
         }
-        if let Some(c) = from {
+        if let Some(c) = &expected {
             bound(c, replayer.bindings())?;
         }
-        let ledger = opening.open(storage)?;
+        opening.checked()?;
         let shadow = replayer.finish();
+        let ledger = shadow.cage.ledger.moved_to(storage);
         if let Some(on_final) = on_final {
             held.into_iter().for_each(on_final);
         }

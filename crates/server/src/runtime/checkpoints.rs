@@ -150,7 +150,7 @@ pub fn open_newest<S: Storage>(
                 continue;
             }
         };
-        match Casino::open_from(storage()?, now_ms, Some(&mut *on_final), Some(&checkpoint)) {
+        match Casino::open_from(storage()?, now_ms, Some(&mut *on_final), Some(checkpoint)) {
             Ok((casino, recovered)) => {
                 tracing::info!("opened the journal from the checkpoint after entry {through}");
                 return Ok((casino, recovered, Some(through)));
