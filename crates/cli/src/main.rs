@@ -120,7 +120,8 @@ enum Command {
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1_000))]
         sessions_per_user: u64,
         /// A checkpoint of the casino's state is written once this many journal
-        /// entries follow the last one: a start replays at most about this many.
+        /// entries follow the last one (1 to 100,000,000; looked at once a second,
+        /// so a burst may pass it): a start replays about this many.
         #[arg(long, default_value_t = croupier_server::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
               value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         checkpoint_every: u64,

@@ -62,17 +62,20 @@ pub(crate) struct CheckpointCheck {
     /// The checkpoint the check began from (`--from-checkpoint`): the entries
     /// up to it were checked when it was bound, and are not read again.
     pub from: Option<u64>,
+    /// The entry that binds it.
+    pub from_bound_by: Option<u64>,
     /// The checkpoints the journal binds.
     pub bound: usize,
-    /// Of those kept in the data directory (the ones a start may use), the
-    /// ones the replay passed and whose state it wrote again, byte for byte.
+    /// Of those kept in the data directory, the ones whose binding is the
+    /// state the replay reached, byte for byte (whether the file itself is
+    /// sound is `unusable`'s to say).
     pub matching: usize,
     /// Checkpoint files a start cannot use, and why (a start passes over them).
     pub unusable: Vec<String>,
 }
 
-/// The newest checkpoint file the journal binds, as it binds it.
-pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<Checkpoint, String> {
+/// The newest checkpoint file the journal binds, as it binds it, with its binding.
+pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<(Checkpoint, Binding), String> {
     let oldest = store.list().last().copied().unwrap_or(u64::MAX);
     let bound = bound_after(storage, oldest);
     let mut why = Vec::new();
@@ -84,7 +87,7 @@ pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<Che
                 "the checkpoint after entry {through} is not the one entry {} binds",
                 b.entry
             )),
-            (Ok(c), Some(_)) => return Ok(c),
+            (Ok(c), Some(b)) => return Ok((c, b.clone())),
         }
     }
     if why.is_empty() {
@@ -100,10 +103,13 @@ pub(crate) fn check(
     store: &Store,
     bound: &BTreeMap<u64, Binding>,
     taken: &BTreeMap<u64, String>,
-    from: Option<u64>,
+    from: Option<&Binding>,
 ) -> (CheckpointCheck, Option<String>) {
+    let from_bound_by = from.map(|b| b.entry);
+    let from = from.map(|b| b.through);
     let mut report = CheckpointCheck {
         from,
+        from_bound_by,
         bound: bound.len(),
         ..CheckpointCheck::default()
     };
@@ -173,7 +179,12 @@ mod tests {
             problem.contains("entry 101 binds a checkpoint after entry 90"),
             "{problem}"
         );
-        let (_, none) = check(&store, &bound, &[(40, "aa".to_string())].into(), Some(40));
+        let (_, none) = check(
+            &store,
+            &bound,
+            &[(40, "aa".to_string())].into(),
+            Some(&binding(51, 40, "aa")),
+        );
         assert_eq!(none, None, "a binding the replay did not reach is not judged");
     }
 }

@@ -375,15 +375,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let store = croupier_server::runtime::checkpoints::Store::of(&args.data);
     let from = match args.from_checkpoint {
-        true => Some(crate::verify_checkpoints::newest_bound(&store, &storage).map_err(Invalid::one)?),
+        true => Some(crate::verify_checkpoints::newest_bound(&store, &storage).map_err(|e| anyhow::anyhow!("{e}"))?),
         false => None,
     };
     let targets = crate::verify_checkpoints::targets(&store);
-    let pass = one_pass(&storage, archive.as_ref(), from.as_ref(), &targets)?;
+    let pass = one_pass(&storage, archive.as_ref(), from.as_ref().map(|(c, _)| c), &targets)?;
     // The bindings as the replay met them: every one in the entries it read.
     let bound = crate::verify_checkpoints::by_through(&pass.bindings);
     let (checkpoints, checkpoint_problem) =
-        crate::verify_checkpoints::check(&store, &bound, &pass.taken, from.as_ref().map(|c| c.through));
+        crate::verify_checkpoints::check(&store, &bound, &pass.taken, from.as_ref().map(|(_, b)| b));
     // An entry that cannot be read at all: the entries before it are still checked.
     let mut checked = pass.checked;
     if checked.first_problem.is_none() {
@@ -452,19 +452,22 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             writeln!(out, "total: {} (must be 0)", report.total)?;
             let c = &report.checkpoints;
-            if let Some(from) = c.from {
-                writeln!(
+            match (c.from, c.from_bound_by) {
+                (Some(from), Some(by)) => writeln!(
                     out,
-                    "begun from the checkpoint after entry {from}: the entries after it were checked and replayed"
-                )?;
+                    "begun from the checkpoint after entry {from}, its SHA-256 and length as entry {by} binds them: \
+                     the entries after it were checked and replayed; {} checkpoints bound among them",
+                    c.bound
+                )?,
+                _ => writeln!(
+                    out,
+                    "checkpoints: {} bound in the journal; of those still kept (the two newest), {} bind the state \
+                     the replay reached, byte for byte",
+                    c.bound, c.matching
+                )?,
             }
-            writeln!(
-                out,
-                "checkpoints: {} bound in the journal, {} of them the state the replay reached, byte for byte",
-                c.bound, c.matching
-            )?;
             for u in &c.unusable {
-                writeln!(out, "  unusable (a start passes over it): {u}")?;
+                writeln!(out, "  checkpoint file a start passes over: {u}")?;
             }
             if let Some(r) = &report.recall {
                 writeln!(
