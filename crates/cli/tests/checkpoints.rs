@@ -181,3 +181,72 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
 fn full_balances(data: &Path) -> Value {
     croupier_testkit::verify(BINARY, data, &[]).1["balances"].clone()
 }
+
+/// What someone with the data directory (not the keys) can do to the
+/// checkpoints: a link left as a write's file is removed, never written
+/// through; files named after entries the journal has not reached are
+/// removed, not kept over the real ones; and an entry changed before the
+/// checkpoint a start opened from is found in the background and told on
+/// `/healthz`.
+#[test]
+fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_checkpoints() {
+    let dir = data_dir();
+    let data = dir.path();
+    let server = start(data, "25");
+    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    play(&server, [&dealer, &p1, &p2], 6, "a");
+    wait_until("a checkpoint bound", || !bound(data).is_empty());
+    // A file outside the data directory, and links to it where the next writes go.
+    let victim = dir.parent().join("victim.txt");
+    std::fs::write(&victim, "keep me").expect("victim");
+    let last = *bound(data).last().expect("bound");
+    for n in last + 1..last + 200 {
+        let link = data.join("checkpoints").join(format!("{n:020}.partial"));
+        std::os::unix::fs::symlink(&victim, link).expect("a link");
+    }
+    for junk in [u64::MAX - 1, u64::MAX] {
+        std::fs::write(data.join("checkpoints").join(format!("{junk:020}.ckpt")), "junk").expect("junk");
+    }
+    play(&server, [&dealer, &p1, &p2], 6, "b");
+    wait_until("a checkpoint after the links", || bound(data).len() >= 2);
+    drop(server);
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("victim"),
+        "keep me",
+        "written through a link"
+    );
+    let kept = checkpoints(data);
+    let newest = *bound(data).last().expect("bound");
+    assert!(
+        kept.iter().any(|p| p.ends_with(format!("{newest:020}.ckpt"))),
+        "the newest bound checkpoint was removed for junk: {kept:?}"
+    );
+    assert!(
+        kept.iter()
+            .all(|p| !p.to_string_lossy().contains("1844674407370955161")),
+        "{kept:?}"
+    );
+    // An entry before the newest checkpoint changed (its hash left as it was).
+    let journal = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
+    let changed = journal
+        .execute(
+            "UPDATE journal SET record = replace(record, '\"amount\":100000', '\"amount\":900000') WHERE seq < ?1",
+            [newest as i64],
+        )
+        .expect("changed");
+    assert!(changed > 0, "no entry to change");
+    drop(journal);
+    let server = start(data, "25");
+    server.wait_line("croupier: opened from the checkpoint");
+    wait_until("the change found", || {
+        let (_, health) = server.http("GET", "/healthz", None, None);
+        health["history"]["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("history was changed"))
+    });
+    let (status, health) = server.http("GET", "/healthz", None, None);
+    assert_eq!((status, health["status"].as_str()), (200, Some("degraded")), "{health}");
+}

@@ -163,7 +163,15 @@ impl<S: Storage> Casino<S> {
 /// with the ledger's state to open the journal's own ledger on.
 pub(super) fn restore(checkpoint: &Checkpoint) -> Result<(Casino<MemoryStorage>, LedgerState), OpenError> {
     let through = checkpoint.through;
-    let read: Read = ciborium::from_reader(checkpoint.bytes.as_slice()).map_err(|e| unreadable(through, e))?;
+    let read: Read = ciborium::from_reader(checkpoint.bytes.as_slice()).map_err(|e| {
+        let why = match e {
+            ciborium::de::Error::Semantic(_, what) => what,
+            ciborium::de::Error::Syntax(at) => format!("its bytes break off or go wrong at byte {at}"),
+            ciborium::de::Error::Io(e) => e.to_string(),
+            ciborium::de::Error::RecursionLimitExceeded => "it nests too deep".into(),
+        };
+        unreadable(through, format!("it does not read as a checkpoint ({why})"))
+    })?;
     if read.format != CHECKPOINT_FORMAT {
         return Err(unreadable(
             through,

@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::os::unix::fs::OpenOptionsExt;
+
 use croupier_ledger::{SqliteStorage, Storage};
 
 use crate::api::EventView;
@@ -55,13 +57,28 @@ impl Store {
         self.dir.join(format!("{through:020}.ckpt"))
     }
 
-    /// The entries the checkpoints follow, newest first.
+    /// The folder, refused unless it is a folder of its own: a link would
+    /// have checkpoints written, read and removed wherever it points.
+    fn own_dir(&self) -> Result<&Path, String> {
+        match std::fs::symlink_metadata(&self.dir) {
+            Ok(m) if m.is_dir() => Ok(&self.dir),
+            Ok(_) => Err(format!("{} is not a folder (a link, or a file)", self.dir.display())),
+            Err(e) => Err(format!("cannot read {}: {e}", self.dir.display())),
+        }
+    }
+
+    /// The entries the checkpoints follow, newest first: regular files only
+    /// (a link, a pipe or a device is no checkpoint).
     pub fn list(&self) -> Vec<u64> {
-        let Ok(read) = std::fs::read_dir(&self.dir) else {
+        let Ok(read) = self
+            .own_dir()
+            .and_then(|d| std::fs::read_dir(d).map_err(|e| e.to_string()))
+        else {
             return Vec::new();
         };
         let mut found: Vec<u64> = read
             .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
                 name.strip_suffix(".ckpt")?.parse().ok()
@@ -72,8 +89,20 @@ impl Store {
     }
 
     pub fn read(&self, through: u64) -> Result<Checkpoint, String> {
-        let path = self.path(through);
-        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let path = self.own_dir().map(|d| d.join(format!("{through:020}.ckpt")))?;
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        // Opened without following a link, and read only as a regular file.
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc_no_follow())
+            .open(&path)
+            .map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(cannot)?;
         Ok(Checkpoint { through, bytes })
     }
 
@@ -82,13 +111,26 @@ impl Store {
     pub fn write(&self, checkpoint: &Checkpoint) -> Result<(), String> {
         use std::io::Write;
         let cannot = |e: std::io::Error| format!("cannot write a checkpoint in {}: {e}", self.dir.display());
-        std::fs::create_dir_all(&self.dir).map_err(cannot)?;
+        if std::fs::symlink_metadata(&self.dir).is_err() {
+            std::fs::create_dir(&self.dir).map_err(cannot)?;
+        }
+        self.own_dir()?;
         let path = self.path(checkpoint.through);
         let partial = path.with_extension("partial");
-        let written = std::fs::File::create(&partial).and_then(|mut file| {
-            file.write_all(&checkpoint.bytes)?;
-            file.sync_all()
-        });
+        // A file of its own, made here: whatever was left under the name
+        // (a link to another file, most of all) is removed, never written through.
+        match std::fs::remove_file(&partial) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(cannot(e)),
+            _ => {}
+        }
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&partial)
+            .and_then(|mut file| {
+                file.write_all(&checkpoint.bytes)?;
+                file.sync_all()
+            });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&partial);
             return Err(cannot(e));
@@ -99,6 +141,21 @@ impl Store {
             .map_err(cannot)
     }
 
+    /// Removes what an interrupted write left (`*.partial`): links are removed, not followed.
+    pub fn remove_partial(&self) {
+        let Ok(read) = self
+            .own_dir()
+            .and_then(|d| std::fs::read_dir(d).map_err(|e| e.to_string()))
+        else {
+            return;
+        };
+        for entry in read.filter_map(|e| e.ok()) {
+            if entry.file_name().to_string_lossy().ends_with(".partial") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+
     /// Removes one checkpoint.
     pub fn remove(&self, through: u64) {
         if let Err(e) = std::fs::remove_file(self.path(through)) {
@@ -106,9 +163,16 @@ impl Store {
         }
     }
 
-    /// Removes all but the newest `keep` checkpoints.
-    pub fn prune(&self, keep: usize) {
-        for through in self.list().into_iter().skip(keep) {
+    /// Keeps the newest `keep` checkpoints up to the one after entry
+    /// `newest`, just written; older ones are removed, and so are files named
+    /// after entries the journal has not reached (no checkpoint of it).
+    pub fn prune(&self, newest: u64, keep: usize) {
+        let (ahead, kept): (Vec<u64>, Vec<u64>) = self.list().into_iter().partition(|t| *t > newest);
+        for through in ahead {
+            tracing::warn!("removing checkpoints/{through:020}.ckpt: the journal has not reached entry {through}");
+            self.remove(through);
+        }
+        for through in kept.into_iter().skip(keep) {
             self.remove(through);
         }
     }
@@ -128,9 +192,27 @@ impl Store {
     }
 }
 
-/// A casino opened: the rounds its opening voided, and the entry the
-/// checkpoint it opened from follows (`None`: the whole journal was replayed).
-pub type Opened<S> = (Casino<S>, Vec<EventView>, Option<u64>);
+/// `O_NOFOLLOW` (and `O_NONBLOCK`, so that a pipe put in a checkpoint's
+/// place does not hold the start): the flags a checkpoint is opened with.
+fn libc_no_follow() -> i32 {
+    libc::O_NOFOLLOW | libc::O_NONBLOCK
+}
+
+/// A checkpoint an open used: the entry it follows, and the SHA-256 of the
+/// bytes the open read and found bound.
+#[derive(Clone, Debug)]
+pub struct Used {
+    pub through: u64,
+    pub digest: String,
+}
+
+/// A casino opened: the rounds its opening voided, and the checkpoint it
+/// opened from (`None`: the whole journal was replayed).
+pub type Opened<S> = (Casino<S>, Vec<EventView>, Option<Used>);
+
+/// How many of the newest checkpoints a start tries before it replays the
+/// whole journal: each try that fails costs the replay of what follows it.
+pub const CHECKPOINTS_TRIED: usize = CHECKPOINTS_KEPT + 1;
 
 /// Opens the casino from the newest checkpoint that can be used, or from the
 /// journal's first entry; `storage` gives a fresh read of the journal for each
@@ -141,7 +223,12 @@ pub fn open_newest<S: Storage>(
     now_ms: u64,
     on_final: &mut dyn FnMut(Arc<RoundRecord>),
 ) -> Result<Opened<S>, String> {
-    for through in store.map(Store::list).unwrap_or_default() {
+    for through in store
+        .map(Store::list)
+        .unwrap_or_default()
+        .into_iter()
+        .take(CHECKPOINTS_TRIED)
+    {
         let Some(store) = store else { break };
         let checkpoint = match store.read(through) {
             Ok(c) => c,
@@ -150,10 +237,11 @@ pub fn open_newest<S: Storage>(
                 continue;
             }
         };
+        let digest = checkpoint.digest();
         match Casino::open_from(storage()?, now_ms, Some(&mut *on_final), Some(checkpoint)) {
             Ok((casino, recovered)) => {
                 tracing::info!("opened the journal from the checkpoint after entry {through}");
-                return Ok((casino, recovered, Some(through)));
+                return Ok((casino, recovered, Some(Used { through, digest })));
             }
             Err(e @ OpenError::Checkpoint { .. }) => tracing::warn!("{e}; trying an older checkpoint"),
             Err(e) => return Err(e.to_string()),
@@ -184,7 +272,7 @@ impl CheckpointWriter {
     /// it at low priority, and writes a checkpoint every `every` entries: at
     /// once where the start replayed that many. Nothing waits on it: the
     /// start does not write the state it opened on.
-    pub fn start(data: &Path, floor: Floor, from: Option<u64>, every: u64) -> Result<CheckpointWriter, String> {
+    pub fn start(data: &Path, floor: Floor, from: Option<Used>, every: u64) -> Result<CheckpointWriter, String> {
         let reader = SqliteStorage::open_read_only(data).map_err(|e| format!("checkpoints: {e}"))?;
         let store = Store::of(data);
         let stop = Arc::new(AtomicBool::new(false));
@@ -198,7 +286,7 @@ impl CheckpointWriter {
                     reader,
                     floor,
                     every: every.max(1),
-                    last: from.unwrap_or(0),
+                    last: from.as_ref().map_or(0, |u| u.through),
                 };
                 if let Err(e) = writer.run(from, &stopping) {
                     tracing::error!("checkpoints are no longer written: {e}");
@@ -222,13 +310,33 @@ struct Writing {
 }
 
 impl Writing {
-    fn run(&mut self, from: Option<u64>, stop: &AtomicBool) -> Result<(), String> {
-        let opened = from.map(|through| self.store.read(through)).transpose()?;
+    fn run(&mut self, from: Option<Used>, stop: &AtomicBool) -> Result<(), String> {
+        self.store.remove_partial();
+        // The checkpoint the start opened from, read again: only the very
+        // bytes the start found bound (the file may have been changed since).
+        let opened = match from.map(|used| (self.store.read(used.through), used)) {
+            Some((Ok(c), used)) if c.digest() == used.digest => Some(c),
+            Some((read, used)) => {
+                let why = read
+                    .err()
+                    .unwrap_or_else(|| "it changed since the start read it".into());
+                tracing::warn!(
+                    "the checkpoint after entry {} cannot be gone on from ({why}): the journal is replayed from its first entry",
+                    used.through
+                );
+                self.last = 0;
+                None
+            }
+            None => None,
+        };
         let (mut replayer, mut through) = match &opened {
             Some(c) => (Replayer::resumed(c, None).map_err(|e| e.to_string())?.0, c.through),
             None => (Replayer::new(None).map_err(|e| e.to_string())?, 0),
         };
         drop(opened);
+        if through > 0 {
+            self.check_history(through, replayer.casino().ledger().head(), stop)?;
+        }
         while !stop.load(Ordering::SeqCst) {
             if through >= self.last + self.every {
                 self.take(&replayer)?;
@@ -251,12 +359,42 @@ impl Writing {
         Ok(())
     }
 
+    /// The start replayed only what follows its checkpoint: the entries up to
+    /// it are checked here, in the background, to chain to it (hashes only,
+    /// as they stream). A break is told on `/healthz` (`history`).
+    fn check_history(&self, through: u64, head: [u8; 32], stop: &AtomicBool) -> Result<(), String> {
+        let mut chain = croupier_ledger::Verifier::chain_after(0, [0; 32]);
+        self.reader
+            .each_between(0, through, &mut |entry| {
+                chain.check(&entry) && !stop.load(Ordering::SeqCst)
+            })
+            .map_err(|e| e.to_string())?;
+        if stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let (reached, last) = (chain.through(), chain.head());
+        let report = chain.finish();
+        let why = match report.first_problem {
+            Some((seq, why)) => Some(format!("entry {seq}: {why}")),
+            None if reached != through || last != head => Some(format!(
+                "the entries up to {through} do not end in the hash the checkpoint after it goes on from"
+            )),
+            None => None,
+        };
+        if let Some(why) = why {
+            self.floor.health().history_broken(&why);
+        }
+        Ok(())
+    }
+
     /// Writes the replay's state and has the cage bind it. A write the disk
     /// refuses, or a bind refused (a pause), is tried again at the next poll.
     fn take(&mut self, replayer: &Replayer<'_>) -> Result<(), String> {
         let checkpoint = replayer.casino().checkpoint().map_err(|e| e.to_string())?;
         if let Err(e) = self.store.write(&checkpoint) {
-            tracing::warn!("{e}");
+            // Tried again once as many entries more have come, not every second.
+            tracing::warn!("{e}; tried again after {} more entries", self.every);
+            self.last = checkpoint.through;
             return Ok(());
         }
         let bind = Request::Checkpoint {
@@ -278,7 +416,7 @@ impl Writing {
                     checkpoint.bytes.len()
                 );
                 self.last = checkpoint.through;
-                self.store.prune(CHECKPOINTS_KEPT);
+                self.store.prune(checkpoint.through, CHECKPOINTS_KEPT);
             }
             Err(e) => {
                 // Not bound, it is of no use: the next poll writes another.

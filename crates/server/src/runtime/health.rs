@@ -49,6 +49,11 @@ pub struct HealthReport {
     /// back only as far as the last head kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head: Option<Trouble>,
+    /// Set when the journal's entries before the checkpoint the server
+    /// opened from do not chain to it (changed since): `croupier verify`
+    /// says where. Play goes on from the checkpoint, which the journal binds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Trouble>,
     /// Room left on the data directory's disk, if it can be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_free_bytes: Option<u64>,
@@ -67,6 +72,7 @@ struct Inner {
     journal: Mutex<Option<Trouble>>,
     archive: Mutex<Option<ArchiveBehind>>,
     head: Mutex<Option<Trouble>>,
+    history: Mutex<Option<Trouble>>,
     /// A reload was held back for want of room since the pause began (said once).
     waiting_for_room: std::sync::atomic::AtomicBool,
     /// True while paused; the tables' streams wait on it.
@@ -90,6 +96,7 @@ impl Health {
             journal: Mutex::new(None),
             archive: Mutex::new(None),
             head: Mutex::new(None),
+            history: Mutex::new(None),
             waiting_for_room: std::sync::atomic::AtomicBool::new(false),
             paused: tokio::sync::watch::Sender::new(false),
             data: OnceLock::new(),
@@ -207,6 +214,13 @@ impl Health {
         }
     }
 
+    /// The journal's entries before the checkpoint opened from do not chain to it.
+    pub fn history_broken(&self, why: &str) {
+        if self.begins(&self.0.history, why) {
+            tracing::error!("the journal before the checkpoint the server opened from is not as written: {why}");
+        }
+    }
+
     /// The journal's head was written to the keys folder.
     pub fn head_kept(&self) {
         if lock(&self.0.head).take().is_some() {
@@ -218,11 +232,12 @@ impl Health {
         let journal = self.paused();
         let archive = lock(&self.0.archive).clone();
         let head = lock(&self.0.head).clone();
+        let history = lock(&self.0.history).clone();
         let disk_free_bytes = self.disk_free_bytes();
         let disk_low = disk_free_bytes.is_some_and(|free| free < RELOAD_FREE_BYTES_MIN);
         let status = if journal.is_some() {
             "paused"
-        } else if archive.is_some() || head.is_some() || disk_low {
+        } else if archive.is_some() || head.is_some() || history.is_some() || disk_low {
             "degraded"
         } else {
             "ok"
@@ -232,6 +247,7 @@ impl Health {
             journal,
             archive,
             head,
+            history,
             disk_free_bytes,
             disk_low,
         }

@@ -171,7 +171,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_ev
             checkpoints: Some(store),
         },
     )?;
-    let checkpoints = CheckpointWriter::start(data, floor.clone(), from_checkpoint, checkpoint_every)?;
+    let checkpoints = CheckpointWriter::start(data, floor.clone(), from_checkpoint.clone(), checkpoint_every)?;
     floor.health().watch_disk(data);
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
@@ -186,7 +186,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_ev
         keys,
         head,
         checkpoints,
-        from_checkpoint,
+        from_checkpoint: from_checkpoint.map(|used| used.through),
     })
 }
 
