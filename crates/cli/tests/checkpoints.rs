@@ -229,6 +229,14 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
             .all(|p| !p.to_string_lossy().contains("1844674407370955161")),
         "{kept:?}"
     );
+    // A file of zeros a terabyte long (sparse), and names this store never gives.
+    let sparse = data.join("checkpoints").join(format!("{:020}.ckpt", newest + 5_000));
+    std::fs::File::create(&sparse)
+        .and_then(|f| f.set_len(1 << 40))
+        .expect("a sparse file");
+    for junk in ["0999.ckpt", "+99999999.ckpt"] {
+        std::fs::write(data.join("checkpoints").join(junk), "junk").expect("junk");
+    }
     // An entry before the newest checkpoint changed (its hash left as it was).
     let journal = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
     let changed = journal
@@ -240,7 +248,8 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
     assert!(changed > 0, "no entry to change");
     drop(journal);
     let server = start(data, "25");
-    server.wait_line("croupier: opened from the checkpoint");
+    let line = server.wait_line("croupier: opened");
+    assert!(line.ends_with(&format!("after journal entry {newest}")), "{line}");
     wait_until("the change found", || {
         let (_, health) = server.http("GET", "/healthz", None, None);
         health["history"]["why"]

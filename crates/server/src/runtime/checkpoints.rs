@@ -80,8 +80,12 @@ impl Store {
             .filter_map(|e| e.ok())
             .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
             .filter_map(|e| {
+                // Only the names this store gives: 20 digits, then `.ckpt`.
                 let name = e.file_name().into_string().ok()?;
-                name.strip_suffix(".ckpt")?.parse().ok()
+                let digits = name.strip_suffix(".ckpt")?;
+                (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| digits.parse().ok())
+                    .flatten()
             })
             .collect();
         found.sort_unstable_by(|a, b| b.cmp(a));
@@ -101,7 +105,25 @@ impl Store {
         if !meta.is_file() {
             return Err(format!("{} is not a regular file", path.display()));
         }
+        // A checkpoint begins as a map; a file that does not (one of zeros,
+        // left sparse and huge) is not read further, and none is read that
+        // could not be held in this machine's memory.
+        let mut first = [0u8; 1];
+        std::io::Read::read_exact(&mut file, &mut first).map_err(cannot)?;
+        if !(0xa0..=0xbf).contains(&first[0]) {
+            return Err(format!("{} does not begin as a checkpoint does", path.display()));
+        }
+        if let Some(most) = memory_bytes().map(|m| m / 2) {
+            if meta.len() > most {
+                return Err(format!(
+                    "{} is {} bytes, more than half this machine's memory",
+                    path.display(),
+                    meta.len()
+                ));
+            }
+        }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        bytes.push(first[0]);
         std::io::Read::read_to_end(&mut file, &mut bytes).map_err(cannot)?;
         Ok(Checkpoint { through, bytes })
     }
@@ -190,6 +212,14 @@ impl Store {
         }
         Ok(moved)
     }
+}
+
+/// The machine's memory, in bytes, where the system says (`MemTotal`).
+fn memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `O_NOFOLLOW` (and `O_NONBLOCK`, so that a pipe put in a checkpoint's
@@ -353,6 +383,8 @@ impl Writing {
                 })
                 .map_err(|e| e.to_string())?;
             if let Some(e) = failed {
+                // The durable journal does not replay: it is not as written.
+                self.floor.health().history_broken(&e);
                 return Err(e);
             }
         }
