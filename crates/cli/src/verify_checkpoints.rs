@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use croupier_ledger::{Record, SqliteStorage};
 use croupier_server::casino::checkpoint::{digest_of, Binding, Checkpoint};
-use croupier_server::casino::journal::{is_legacy, read_events, STREAM};
 use croupier_server::casino::JournalEvent;
 use croupier_server::runtime::checkpoints::Store;
 use serde::Serialize;
@@ -31,20 +30,18 @@ pub(crate) fn bound_after(storage: &SqliteStorage, after: u64) -> BTreeMap<u64, 
         let Ok(record) = serde_json::from_str::<Record>(&text) else {
             continue;
         };
-        for event in record.events().iter().filter(|e| e.stream == STREAM && !is_legacy(e)) {
-            for e in read_events(event).unwrap_or_default() {
-                if let JournalEvent::CheckpointTaken { through, digest, bytes } = e {
-                    let entry = seq as u64;
-                    bound.insert(
+        for e in crate::verify_cmd::journal_events(&record) {
+            if let JournalEvent::CheckpointTaken { through, digest, bytes } = e {
+                let entry = seq as u64;
+                bound.insert(
+                    through,
+                    Binding {
+                        entry,
                         through,
-                        Binding {
-                            entry,
-                            through,
-                            digest,
-                            bytes,
-                        },
-                    );
-                }
+                        digest,
+                        bytes,
+                    },
+                );
             }
         }
     }

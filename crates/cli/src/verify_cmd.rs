@@ -82,38 +82,42 @@ struct Recovery {
 
 /// The recoveries journaled in `entry`.
 fn recoveries_in(entry: &croupier_ledger::Entry) -> Vec<Recovery> {
-    use croupier_server::casino::journal::{is_legacy, read_events, STREAM};
     let mut found = Vec::new();
-    for event in entry
-        .record
-        .events()
-        .iter()
-        .filter(|e| e.stream == STREAM && !is_legacy(e))
-    {
-        for e in read_events(event).unwrap_or_default() {
-            if let croupier_server::casino::JournalEvent::JournalRecovered {
+    for e in journal_events(&entry.record) {
+        if let croupier_server::casino::JournalEvent::JournalRecovered {
+            kept_through,
+            cut,
+            backup,
+            reason,
+            damage,
+            sealed,
+            ..
+        } = e
+        {
+            found.push(Recovery {
+                entry: entry.seq,
                 kept_through,
                 cut,
-                backup,
-                reason,
                 damage,
                 sealed,
-                ..
-            } = e
-            {
-                found.push(Recovery {
-                    entry: entry.seq,
-                    kept_through,
-                    cut,
-                    damage,
-                    sealed,
-                    reason,
-                    backup,
-                });
-            }
+                reason,
+                backup,
+            });
         }
     }
     found
+}
+
+/// The casino's events an entry's record holds (formats 1 and 2 hold none of these).
+pub(crate) fn journal_events(
+    record: &croupier_ledger::Record,
+) -> impl Iterator<Item = croupier_server::casino::JournalEvent> + '_ {
+    use croupier_server::casino::journal::{is_legacy, read_events, STREAM};
+    record
+        .events()
+        .iter()
+        .filter(|e| e.stream == STREAM && !is_legacy(e))
+        .flat_map(|e| read_events(e).unwrap_or_default())
 }
 
 #[derive(Serialize)]

@@ -323,19 +323,18 @@ impl LedgerOpening {
             return Ok(());
         }
         let (report, ..) = std::mem::take(&mut self.0).finish_with_ids();
-        let (seq, why) = report
-            .first_problem
-            .unwrap_or((e.seq, "the entry does not follow the one before it".into()));
-        Err(LedgerError::Corrupt { seq, why })
+        sound(
+            report
+                .first_problem
+                .or(Some((e.seq, "the entry does not follow the one before it".into()))),
+        )
     }
 
     /// The ledger on `storage`, whose every entry went through [`LedgerOpening::entry`].
     pub fn open<S: Storage>(self, storage: S) -> Result<Ledger<S>, LedgerError> {
         let through = self.0.through();
         let (report, transfers, head) = self.0.finish_with_ids();
-        if let Some((seq, why)) = report.first_problem {
-            return Err(LedgerError::Corrupt { seq, why });
-        }
+        sound(report.first_problem)?;
         Ok(Ledger {
             storage,
             next_seq: through + 1,
@@ -431,17 +430,15 @@ impl LedgerOpening {
 
     /// Ends a check: the chain broke nowhere.
     pub fn checked(self) -> Result<(), LedgerError> {
-        let (report, ..) = self.0.finish_with_ids();
-        match report.first_problem {
-            Some((seq, why)) => Err(LedgerError::Corrupt { seq, why }),
-            None => Ok(()),
-        }
+        sound(self.0.finish_with_ids().0.first_problem)
     }
+}
 
-    /// An opening that goes on from a checkpoint's state: the entries that
-    /// follow it must chain from its head.
-    pub fn from_state(state: &LedgerState) -> Result<LedgerOpening, LedgerError> {
-        journal::Verifier::from_state(state).map(LedgerOpening)
+/// A check's first problem, if any, as the ledger's error.
+fn sound(first_problem: Option<(u64, String)>) -> Result<(), LedgerError> {
+    match first_problem {
+        Some((seq, why)) => Err(LedgerError::Corrupt { seq, why }),
+        None => Ok(()),
     }
 }
 

@@ -67,17 +67,20 @@ impl Store {
         }
     }
 
+    /// What the folder holds (nothing, where it is no folder of its own).
+    fn entries(&self) -> Vec<std::fs::DirEntry> {
+        self.own_dir()
+            .and_then(|d| std::fs::read_dir(d).map_err(|e| e.to_string()))
+            .map(|read| read.filter_map(|e| e.ok()).collect())
+            .unwrap_or_default()
+    }
+
     /// The entries the checkpoints follow, newest first: regular files only
     /// (a link, a pipe or a device is no checkpoint).
     pub fn list(&self) -> Vec<u64> {
-        let Ok(read) = self
-            .own_dir()
-            .and_then(|d| std::fs::read_dir(d).map_err(|e| e.to_string()))
-        else {
-            return Vec::new();
-        };
-        let mut found: Vec<u64> = read
-            .filter_map(|e| e.ok())
+        let mut found: Vec<u64> = self
+            .entries()
+            .into_iter()
             .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
             .filter_map(|e| {
                 // Only the names this store gives: 20 digits, then `.ckpt`.
@@ -93,7 +96,8 @@ impl Store {
     }
 
     pub fn read(&self, through: u64) -> Result<Checkpoint, String> {
-        let path = self.own_dir().map(|d| d.join(format!("{through:020}.ckpt")))?;
+        self.own_dir()?;
+        let path = self.path(through);
         let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
         // Opened without following a link, and read only as a regular file.
         let mut file = std::fs::OpenOptions::new()
@@ -165,13 +169,7 @@ impl Store {
 
     /// Removes what an interrupted write left (`*.partial`): links are removed, not followed.
     pub fn remove_partial(&self) {
-        let Ok(read) = self
-            .own_dir()
-            .and_then(|d| std::fs::read_dir(d).map_err(|e| e.to_string()))
-        else {
-            return;
-        };
-        for entry in read.filter_map(|e| e.ok()) {
+        for entry in self.entries() {
             if entry.file_name().to_string_lossy().ends_with(".partial") {
                 let _ = std::fs::remove_file(entry.path());
             }
