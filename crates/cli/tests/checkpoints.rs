@@ -193,7 +193,15 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
     let dir = data_dir();
     let data = dir.path();
     let server = start(data, "25");
-    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    let [admin, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    // No client binds a checkpoint: no such request for anyone, and none without signing in.
+    let bind = json!({"op": "checkpoint", "through": 3, "digest": "0".repeat(64), "bytes": 1});
+    for token in [Some(admin.as_str()), Some(cashier.as_str()), Some(p1.as_str()), None] {
+        let (status, body) = server.http("POST", "/api/requests", token, Some(&bind));
+        let expected = if token.is_some() { 400 } else { 401 };
+        assert_eq!(status, expected, "{body}");
+    }
+    assert!(bound(data).is_empty(), "a client's binding was written");
     server.inspect_and_open(&pit, &dealer, "t1");
     server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
     server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
@@ -211,7 +219,13 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
         std::fs::write(data.join("checkpoints").join(format!("{junk:020}.ckpt")), "junk").expect("junk");
     }
     play(&server, [&dealer, &p1, &p2], 6, "b");
-    wait_until("a checkpoint after the links", || bound(data).len() >= 2);
+    // Bound, then the folder pruned: the writer removes the junk right after the binding.
+    wait_until("a checkpoint after the links, and the junk removed", || {
+        bound(data).len() >= 2
+            && checkpoints(data)
+                .iter()
+                .all(|p| !p.to_string_lossy().contains("1844674407370955161"))
+    });
     drop(server);
     assert_eq!(
         std::fs::read_to_string(&victim).expect("victim"),
