@@ -303,11 +303,21 @@ impl Verifier {
         }
         for t in e.record.transfers().iter().filter(|_| !self.chain_only) {
             let id = crate::id_digest(&t.id);
-            if self.ids.contains(&id) {
-                report.first_problem = problem(format!("transfer id {} appears twice", t.id));
-                return false;
+            match self.ids.seen(&t.id, &id) {
+                crate::ids::Seen::New => {}
+                crate::ids::Seen::Made(_) => {
+                    report.first_problem = problem(format!("transfer id {} appears twice", t.id));
+                    return false;
+                }
+                crate::ids::Seen::Expired { oldest } => {
+                    report.first_problem = problem(format!(
+                        "transfer id {} is of a round its table had left behind (the oldest remembered was {oldest})",
+                        t.id
+                    ));
+                    return false;
+                }
             }
-            self.ids.insert(id, crate::content_digest(t));
+            self.ids.insert(&t.id, id, crate::content_digest(t));
             let from = report.balances.entry(t.from.clone()).or_insert(0);
             *from -= i128::from(t.amount.get());
             if *from < 0 && !t.from.may_go_negative() {
@@ -316,6 +326,9 @@ impl Verifier {
             }
             *report.balances.entry(t.to.clone()).or_insert(0) += i128::from(t.amount.get());
             report.transfers += 1;
+        }
+        if !self.chain_only {
+            self.ids.close_batch();
         }
         report.events += e.record.events().len() as u64;
         report.entries += 1;

@@ -21,13 +21,13 @@ pub mod storage;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use ids::TransferIds;
+use ids::{Seen, TransferIds, WindowState};
 
 use serde::{Deserialize, Serialize};
 
 pub use account::{Account, Owner, TableAccount, TournamentAccount};
 pub use croupier_core::Minor;
-pub use ids::Digests;
+pub use ids::{round_of, Digests, KINDS, ROUNDS_REMEMBERED};
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, Verifier, VerifyReport};
 pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
@@ -122,6 +122,11 @@ pub enum Refusal {
     DuplicateInBatch(String),
     #[error("transfer id {0} was used before")]
     Used(String),
+    #[error(
+        "transfer id {id} is of a round before the {ROUNDS_REMEMBERED} newest of its table \
+         (the oldest remembered is round {oldest}): it may not be made now"
+    )]
+    Expired { id: String, oldest: u64 },
     /// Only a checker that knows some accounts, not the ledger, refuses so.
     #[error("{0} is not an account this check can judge")]
     Unjudged(Account),
@@ -276,7 +281,8 @@ impl<'a, F: Fn(&Account) -> Option<i128>> Funds<'a, F> {
 /// digests of those it creates, and the balances it leaves.
 struct Checked {
     applied: Vec<Applied>,
-    created: Vec<([u8; 16], [u8; 16])>,
+    /// Each transfer it makes: its id, and the digests of its id and content.
+    created: Vec<(String, [u8; 16], [u8; 16])>,
     balances: Vec<(Account, i128)>,
 }
 
@@ -285,9 +291,10 @@ struct Checked {
 pub struct Ledger<S: Storage> {
     storage: S,
     balances: HashMap<Account, i128>,
-    /// Every transfer ever made, as the digest of its id and the digest of
-    /// its whole content: enough to tell a resend from a conflict in 32
-    /// bytes a transfer.
+    /// The transfers a resend may still name (every one, but for the rounds
+    /// a table has left behind: see [`ROUNDS_REMEMBERED`]), as the digest of
+    /// its id and the digest of its whole content: enough to tell a resend
+    /// from a conflict in 32 bytes a transfer.
     transfers: TransferIds,
     head: [u8; 32],
     next_seq: u64,
@@ -356,51 +363,110 @@ pub struct LedgerState {
     pub head: [u8; 32],
     /// Every account's balance, in the accounts' order.
     pub balances: Vec<(Account, i128)>,
-    /// Every transfer's id digest and content digest, 32 bytes each, in
-    /// order (one run of bytes: a list of pairs would write each byte apart).
+    /// The id digest and content digest of every transfer kept for good
+    /// (of no table's round), 32 bytes each, in order (one run of bytes: a
+    /// list of pairs would write each byte apart).
     #[serde(with = "serde_bytes")]
     pub transfers: Vec<u8>,
+    /// Each table's remembered rounds, in the tables' order.
+    pub windows: Vec<RoundWindow>,
+}
+
+/// A table's remembered rounds in a [`LedgerState`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundWindow {
+    pub table: String,
+    /// Rounds before this one are expired.
+    pub oldest: u64,
+    pub rounds: Vec<RoundIds>,
+}
+
+/// A remembered round's transfers, as [`LedgerState::transfers`] writes them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundIds {
+    pub round: u64,
+    #[serde(with = "serde_bytes")]
+    pub transfers: Vec<u8>,
+}
+
+/// Digests as one run of bytes, 32 a transfer.
+fn digest_bytes(pairs: &[Digests]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(pairs.len() * 32);
+    for (id, content) in pairs {
+        bytes.extend_from_slice(id);
+        bytes.extend_from_slice(content);
+    }
+    bytes
+}
+
+/// [`digest_bytes`] read back.
+fn digest_pairs(bytes: &[u8], through: u64) -> Result<Vec<Digests>, LedgerError> {
+    if !bytes.len().is_multiple_of(32) {
+        return Err(LedgerError::Corrupt {
+            seq: through,
+            why: format!(
+                "the checkpoint's transfers are {} bytes, not a whole number of 32",
+                bytes.len()
+            ),
+        });
+    }
+    Ok(bytes
+        .chunks_exact(32)
+        .map(|pair| {
+            let mut id = [0u8; 16];
+            let mut content = [0u8; 16];
+            id.copy_from_slice(&pair[..16]);
+            content.copy_from_slice(&pair[16..]);
+            (id, content)
+        })
+        .collect())
 }
 
 impl LedgerState {
     fn of(balances: &HashMap<Account, i128>, transfers: &TransferIds, head: [u8; 32], through: u64) -> LedgerState {
         let mut balances: Vec<(Account, i128)> = balances.iter().map(|(a, b)| (a.clone(), *b)).collect();
         balances.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let sorted = transfers.sorted();
-        let mut bytes = Vec::with_capacity(sorted.len() * 32);
-        for (id, content) in sorted {
-            bytes.extend_from_slice(&id);
-            bytes.extend_from_slice(&content);
-        }
+        let (kept, windows) = transfers.sorted();
         LedgerState {
             through,
             head,
             balances,
-            transfers: bytes,
+            transfers: digest_bytes(&kept),
+            windows: windows
+                .into_iter()
+                .map(|w| RoundWindow {
+                    table: w.table,
+                    oldest: w.oldest,
+                    rounds: w
+                        .rounds
+                        .into_iter()
+                        .map(|(round, pairs)| RoundIds {
+                            round,
+                            transfers: digest_bytes(&pairs),
+                        })
+                        .collect(),
+                })
+                .collect(),
         }
     }
 
     fn digests(&self) -> Result<TransferIds, LedgerError> {
-        if !self.transfers.len().is_multiple_of(32) {
-            return Err(LedgerError::Corrupt {
-                seq: self.through,
-                why: format!(
-                    "the checkpoint's transfers are {} bytes, not a whole number of 32",
-                    self.transfers.len()
-                ),
+        let mut windows = Vec::with_capacity(self.windows.len());
+        for w in &self.windows {
+            let mut rounds = Vec::with_capacity(w.rounds.len());
+            for r in &w.rounds {
+                rounds.push((r.round, digest_pairs(&r.transfers, self.through)?));
+            }
+            windows.push(WindowState {
+                table: w.table.clone(),
+                oldest: w.oldest,
+                rounds,
             });
         }
-        Ok(self
-            .transfers
-            .chunks_exact(32)
-            .map(|pair| {
-                let mut id = [0u8; 16];
-                let mut content = [0u8; 16];
-                id.copy_from_slice(&pair[..16]);
-                content.copy_from_slice(&pair[16..]);
-                (id, content)
-            })
-            .collect())
+        Ok(TransferIds::from_sorted(
+            digest_pairs(&self.transfers, self.through)?,
+            windows,
+        ))
     }
 }
 
@@ -480,9 +546,10 @@ impl<S: Storage> Ledger<S> {
         &self.balances
     }
 
-    /// Whether a transfer with this id was ever made.
+    /// Whether a transfer with this id was made (and is remembered: a
+    /// round its table left behind is expired, and answers false).
     pub fn has_transfer(&self, id: &str) -> bool {
-        self.transfers.contains(&id_digest(id))
+        matches!(self.transfers.seen(id, &id_digest(id)), Seen::Made(_))
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -536,19 +603,26 @@ impl<S: Storage> Ledger<S> {
             }
             check_shape(t).map_err(refused)?;
             let id = id_digest(&t.id);
-            if let Some(existing) = self.transfers.get(&id) {
-                if !resends {
-                    return Err(refused(Refusal::Used(t.id.clone())));
+            match self.transfers.seen(&t.id, &id) {
+                Seen::Expired { oldest } => {
+                    return Err(refused(Refusal::Expired {
+                        id: t.id.clone(),
+                        oldest,
+                    }))
                 }
-                if *existing != content_digest(t) {
-                    return Err(refused(Refusal::IdConflict(t.id.clone())));
+                Seen::Made(_) if !resends => return Err(refused(Refusal::Used(t.id.clone()))),
+                Seen::Made(existing) if existing != content_digest(t) => {
+                    return Err(refused(Refusal::IdConflict(t.id.clone())))
                 }
-                applied.push(Applied::AlreadyExisted);
-                continue;
+                Seen::Made(_) => {
+                    applied.push(Applied::AlreadyExisted);
+                    continue;
+                }
+                Seen::New => {}
             }
             funds.take(t).map_err(refused)?;
             applied.push(Applied::Created);
-            created.push((id, content_digest(t)));
+            created.push((t.id.clone(), id, content_digest(t)));
         }
         Ok(Checked {
             applied,
@@ -574,7 +648,10 @@ impl<S: Storage> Ledger<S> {
         let after: i128 = checked.balances.iter().map(|(_, b)| *b).sum();
         assert_eq!(before, after, "money is not conserved by a batch");
         self.balances.extend(checked.balances);
-        self.transfers.extend(checked.created);
+        for (id, digest, content) in checked.created {
+            self.transfers.insert(&id, digest, content);
+        }
+        self.transfers.close_batch();
         Ok(checked.applied)
     }
 

@@ -635,3 +635,93 @@ fn too_little_money_is_said_in_money() {
         "{refused}"
     );
 }
+
+/// The idempotency window: a table's transfers are remembered for its
+/// newest rounds, and an id of a round it left behind is refused as expired,
+/// never made again: by the ledger, by a ledger opened on the journal, by
+/// one restored from its state, and by a check of the journal.
+#[test]
+fn a_round_a_table_left_behind_is_expired_and_stays_so() {
+    use croupier_ledger::{Entry, Record, ROUNDS_REMEMBERED};
+    let mut ledger = Ledger::open(MemoryStorage::default()).expect("open");
+    let cash = t("cashin/1/2", "outside", "wallet:alice", 1_000_000);
+    ledger.commit(1, std::slice::from_ref(&cash), Vec::new()).expect("cash");
+    let stake = |round: u64| t(&format!("t1/{round}/b1/stake"), "wallet:alice", "chips:t1:alice", 10);
+    let last = ROUNDS_REMEMBERED + 3;
+    for round in 1..=last {
+        ledger.commit(1 + round, &[stake(round)], Vec::new()).expect("stake");
+    }
+    let expired = |ledger: &mut Ledger<MemoryStorage>, id_round: u64| {
+        let before = (ledger.next_seq(), ledger.balance(&account("wallet:alice")));
+        let refused = ledger.commit(99, &[stake(id_round)], Vec::new());
+        assert_eq!((ledger.next_seq(), ledger.balance(&account("wallet:alice"))), before);
+        match refused {
+            Err(LedgerError::Refused {
+                refusal: Refusal::Expired { oldest, .. },
+                ..
+            }) => oldest,
+            other => panic!("round {id_round}: {other:?}"),
+        }
+    };
+    let oldest = last - ROUNDS_REMEMBERED + 1;
+    let judge = |ledger: &mut Ledger<MemoryStorage>| {
+        for round in 1..oldest {
+            assert_eq!(expired(ledger, round), oldest);
+            assert!(!ledger.has_transfer(&stake(round).id));
+        }
+        // The newest rounds, and an id a client chose, are resends still.
+        for round in oldest..=last {
+            assert_eq!(
+                ledger.commit(99, &[stake(round)], Vec::new()).expect("resend"),
+                [Applied::AlreadyExisted]
+            );
+        }
+        assert_eq!(
+            ledger
+                .commit(99, std::slice::from_ref(&cash), Vec::new())
+                .expect("resend"),
+            [Applied::AlreadyExisted]
+        );
+        // A round never made before, but older than the window, is refused too.
+        let mut other = stake(1);
+        other.id = "t1/1/b9/stake".into();
+        assert!(matches!(
+            ledger.commit(99, &[other], Vec::new()),
+            Err(LedgerError::Refused {
+                refusal: Refusal::Expired { .. },
+                ..
+            })
+        ));
+    };
+    judge(&mut ledger);
+    let state = ledger.state();
+    assert_eq!(state.windows.len(), 1);
+    assert_eq!(state.windows[0].rounds.len() as u64, ROUNDS_REMEMBERED);
+    assert_eq!(state.transfers.len(), 32, "only the cash-in is kept for good");
+
+    let mut storage = ledger.storage().clone();
+    let entries = storage.load().expect("load");
+    let mut reopened = Ledger::open(storage.clone()).expect("reopen");
+    assert_eq!(reopened.state(), state);
+    judge(&mut reopened);
+    let mut restored = Ledger::restore(storage, &state).expect("restore");
+    assert_eq!(restored.state(), state);
+    judge(&mut restored);
+    assert_eq!(verify(&entries).first_problem, None);
+
+    // A journal that made an expired id anyway fails its check there.
+    let head = entries.last().expect("entries").hash;
+    let mut forged = entries.clone();
+    forged.push(Entry::new(
+        forged.len() as u64 + 1,
+        99,
+        Record::Commit {
+            transfers: vec![stake(1)],
+            events: Vec::new(),
+        },
+        head,
+    ));
+    let (seq, why) = verify(&forged).first_problem.expect("a problem");
+    assert_eq!(seq, forged.len() as u64);
+    assert!(why.contains("t1/1/b1/stake") && why.contains("left behind"), "{why}");
+}

@@ -26,8 +26,9 @@ use super::tournaments::Held;
 use super::{Cage, Casino, OpenError, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 
-/// The layout of a checkpoint's bytes; a start refuses one it does not know.
-pub const CHECKPOINT_FORMAT: u32 = 1;
+/// The layout of a checkpoint's bytes; a start refuses one it does not know
+/// (2: the ledger keeps a window of each table's rounds).
+pub const CHECKPOINT_FORMAT: u32 = 2;
 
 /// A checkpoint as a start is given it: the entry its state follows, and its bytes.
 #[derive(Clone, Debug)]

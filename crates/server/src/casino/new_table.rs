@@ -229,3 +229,19 @@ fn table_rules(profile: &Profile, wheel: Wheel, in_prison: bool, currency: Optio
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RESERVED_TABLE_IDS;
+
+    /// The ledger remembers a table's transfers for its newest rounds only
+    /// (`{table}/{round}/...`); an id that begins with a word no table takes
+    /// is never a round's, so a client's cash or buy-in id is kept for good.
+    #[test]
+    fn every_word_no_table_takes_is_a_kind_the_ledger_keeps_for_good() {
+        for word in RESERVED_TABLE_IDS {
+            assert!(croupier_ledger::KINDS.contains(&word), "{word}");
+            assert_eq!(croupier_ledger::round_of(&format!("{word}/1/x")), None, "{word}");
+        }
+    }
+}
