@@ -1569,3 +1569,99 @@ fn a_first_run_that_cannot_listen_makes_no_admin() {
     // The one-time password is printed, and signs the admin in.
     server.admin_token();
 }
+
+/// A table's game recall from its memory and the archive together: from
+/// journal format 13 a table of large rounds keeps only its newest while
+/// they hold so many bets (`RECALL_BETS_KEPT`), and a table's last rounds
+/// come from both, each round once, newest first, a player seeing their own bets.
+#[test]
+fn a_tables_recall_goes_on_in_the_archive_past_the_rounds_it_keeps() {
+    let data = data_dir();
+    let mut server = start(data.path(), free_port());
+    let admin = server.admin_token();
+    server.add_staff_and_players(&admin);
+    let [cashier, dealer, pit, p1, p2] =
+        ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
+    server.ask(
+        &admin,
+        json!({"op": "create_table", "table": "e1",
+               "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
+               "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
+    );
+    server.inspect_and_open(&pit, &dealer, "e1");
+    server.seat(&cashier, ("p1", &p1), "e1", 500_000, 500_000);
+    server.seat(&cashier, ("p2", &p2), "e1", 500_000, 500_000);
+    // Each round 1,000 bets: the most each player places, in verbal series of 20.
+    let per_player = 500;
+    let rounds = (croupier_server::casino::RECALL_BETS_KEPT / (2 * per_player) + 2) as u64;
+    for round in 1..=rounds {
+        server.ask(&dealer, json!({"op": "open_betting", "table": "e1"}));
+        for player in ["p1", "p2"] {
+            for first in (0..per_player).step_by(20) {
+                let bets: Vec<Value> = (first..first + 20)
+                    .map(|n| json!({"bet_id": format!("{player}r{round}b{n}"), "spot": (n % 37).to_string(), "stake": 100}))
+                    .collect();
+                server.ask(
+                    &dealer,
+                    json!({"op": "verbal_bets", "table": "e1", "player": player, "bets": bets}),
+                );
+            }
+        }
+        server.ask(&dealer, json!({"op": "no_more_bets", "table": "e1"}));
+        server.ask(
+            &dealer,
+            json!({"op": "spin", "table": "e1", "spin": {"pocket": (round % 37).to_string(), "direction": "opposite", "revolutions": 6}}),
+        );
+    }
+    let recall = |token: &str| -> Vec<Value> {
+        let (status, body) = server.http(
+            "GET",
+            &format!("/api/tables/e1/rounds?last={rounds}"),
+            Some(token),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        body["rounds"].as_array().expect("rounds").clone()
+    };
+    // The oldest round leaves the table's memory; the archive has it once the next opened.
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        seen = recall(&pit);
+        if seen.len() as u64 == rounds {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let numbers: Vec<u64> = seen.iter().map(|r| r["round"].as_u64().expect("round")).collect();
+    assert_eq!(numbers, (1..=rounds).rev().collect::<Vec<_>>());
+    assert!(seen
+        .iter()
+        .all(|r| r["bets"].as_array().map(Vec::len) == Some(2 * per_player)));
+    // A player sees only their own bets, in memory and in the archive alike.
+    let mine = recall(&p2);
+    assert_eq!(mine.len() as u64, rounds);
+    for round in &mine {
+        let bets = round["bets"].as_array().expect("bets");
+        assert_eq!(bets.len(), per_player, "{}", round["id"]);
+        assert!(bets.iter().all(|b| b["player"] == "p2"), "{}", round["id"]);
+    }
+    // A dispute of the round the table let go is refused, naming the rounds it keeps
+    // (european-casino: the casino manager decides disputes).
+    server.add_users(&admin, &[("manager", "casino_manager")]);
+    let manager = server.login("manager", "manager-password-1");
+    let (status, body) = server.http(
+        "POST",
+        "/api/requests",
+        Some(&manager),
+        Some(
+            &json!({"op": "dispute", "table": "e1", "reason": "chip on the line", "round": 1,
+                     "corrections": [{"player": "p1", "amount": -100}]}),
+        ),
+    );
+    assert_eq!((status, body["error"].as_str()), (404, Some("no_round")), "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| m.contains("rounds 2 to")),
+        "{body}"
+    );
+    server.kill();
+}

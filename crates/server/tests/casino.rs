@@ -2455,3 +2455,79 @@ fn lucky_17_words() -> Vec<u32> {
         |draw| matches!(draw, BonusDraw::Lucky(l) if l.numbers[0].0.label() == "17"),
     )
 }
+
+/// From journal format 13 a table keeps its newest rounds for game recall
+/// and disputes only while they hold `RECALL_BETS_KEPT` bets together (the
+/// round just played whatever it holds): a table of large rounds keeps a
+/// few, not its last 100, and a dispute of a round it let go is refused,
+/// naming the rounds it keeps. A format-12 journal keeps its last 100 as it
+/// did. Both replay to the rounds they kept.
+#[test]
+fn a_table_of_large_rounds_keeps_its_rounds_within_so_many_bets_from_format_13() {
+    use croupier_server::casino::RECALL_BETS_KEPT;
+    let per_round = 1_000;
+    let rounds = (RECALL_BETS_KEPT / per_round + 2) as u64;
+    for format in [JOURNAL_FORMAT, 12] {
+        let mut w = setup_in_format(MemoryStorage::default(), format);
+        inspect_and_open(&mut w);
+        fund(&mut w, "alice", 1_000_000, 1_000_000);
+        fund(&mut w, "bob", 1_000_000, 1_000_000);
+        let dealer = actor("dealer", Role::Dealer);
+        let players = [actor("alice", Role::Player), actor("bob", Role::Player)];
+        for round in 1..=rounds {
+            w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+            for n in 0..per_round {
+                let who = &players[n % 2];
+                let spot = (n / 2 % 37).to_string();
+                if let Err(e) = w.run(who, bet("t1", &format!("r{round}b{n}"), &spot, 100)) {
+                    panic!("round {round} bet {n}: {e}");
+                }
+            }
+            w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+            let played = w.ok(
+                &dealer,
+                Request::Spin {
+                    bonus_words: Vec::new(),
+                    table: "t1".into(),
+                    spin: spin(&(round % 37).to_string()),
+                },
+            );
+            assert!(settles(&played), "round {round}");
+        }
+        let kept: Vec<u64> = w.casino.recall_table("t1", 100).iter().map(|r| r.round).collect();
+        let oldest = if format >= 13 {
+            rounds - (RECALL_BETS_KEPT / per_round) as u64
+        } else {
+            1
+        };
+        assert_eq!(kept, (oldest..=rounds).rev().collect::<Vec<_>>(), "format {format}");
+        let dispute = |round: u64| Request::Dispute {
+            table: "t1".into(),
+            reason: "chip on the line".into(),
+            corrections: vec![StoredCorrection {
+                player: "alice".into(),
+                amount: -100,
+            }],
+            round: Some(round),
+        };
+        let floor = actor("floor", Role::Floorperson);
+        if format >= 13 {
+            let before = w.casino.ledger().storage().entries.len();
+            let refused = w.run(&floor, dispute(1)).expect_err("a round let go");
+            assert_eq!(refused.code, "no_round");
+            assert!(
+                refused.message.contains(&format!("rounds {oldest} to {rounds}")),
+                "{}",
+                refused.message
+            );
+            assert_eq!(w.casino.ledger().storage().entries.len(), before);
+        } else {
+            w.ok(&floor, dispute(1));
+        }
+        w.ok(&floor, dispute(rounds));
+        let entries = w.casino.ledger().storage().entries.clone();
+        let replayed = replay(&entries).expect("replays");
+        let again: Vec<u64> = replayed.recall_table("t1", 100).iter().map(|r| r.round).collect();
+        assert_eq!(again, kept, "format {format}");
+    }
+}

@@ -36,7 +36,7 @@ pub use actor::Actor;
 pub use cage::{Cage, RECOVERY_REASON_MAX, RESERVED_TABLE_IDS, TABLES_MAX};
 pub use directory::{Directory, SharedDirectory};
 pub use journal::{JournalEvent, JOURNAL_FORMAT, STREAM};
-pub use recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};
+pub use recall::{BetRecord, RoundRecord, RECALL_BETS_KEPT, RECALL_ROUNDS_MAX};
 pub use request::{FromClient, Request, Spin, StoredCorrection, StoredVerbalBet};
 pub use table::{bet_id_max_bytes, checked_entry, Commit, Executed, TableSlot};
 pub use users::User;

@@ -11,12 +11,17 @@ use croupier_core::round::Event;
 use serde::{Deserialize, Serialize};
 
 use super::journal::event::LuckyNumber;
+use super::journal::FORMAT_RECALL_BETS_KEPT;
 use super::table::TableSlot;
 use crate::api::bodies::{RecalledBet, RecalledRound};
 
-/// Rounds kept in memory per table for game recall, the newest; every round
-/// before them is in the recall archive.
+/// Rounds kept in memory per table for game recall and disputes, the
+/// newest; every round before them is in the recall archive.
 pub const RECALL_ROUNDS_MAX: usize = 100;
+/// From journal format 13 ([`FORMAT_RECALL_BETS_KEPT`]), the most bets a
+/// table's kept rounds hold together, but for the round in play; the round
+/// before it is kept whatever it holds: 100 rounds of 100 bets.
+pub const RECALL_BETS_KEPT: usize = 10_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BetRecord {
@@ -101,10 +106,24 @@ pub fn newest<'a>(lists: impl Iterator<Item = Vec<&'a RoundRecord>>, n: usize) -
     rounds
 }
 
+/// Lets go of the oldest of `rounds` (about to take a new one) until the
+/// rest hold at most `bets` bets together, keeping the newest always: with
+/// the round about to open, the one just played, which a dispute names by
+/// default.
+fn keep_within(rounds: &mut std::collections::VecDeque<Arc<RoundRecord>>, bets: usize) {
+    let mut held: usize = rounds.iter().map(|r| r.bets.len()).sum();
+    while rounds.len() > 1 && held > bets {
+        if let Some(gone) = rounds.pop_front() {
+            held -= gone.bets.len();
+        }
+    }
+}
+
 /// Keeps the recall record of the current round up to date, finding bets
 /// through an index so a round of many bets settles in linear time.
 pub(super) fn record_all(
     slot: &mut TableSlot,
+    format: u32,
     at_ms: u64,
     events: &[Event],
     name_of: &dyn Fn(u64) -> String,
@@ -120,6 +139,9 @@ pub(super) fn record_all(
             }
             if slot.rounds.len() >= RECALL_ROUNDS_MAX {
                 slot.rounds.pop_front();
+            }
+            if format >= FORMAT_RECALL_BETS_KEPT {
+                keep_within(&mut slot.rounds, RECALL_BETS_KEPT);
             }
             // Bets still in prison ride into the new round's record.
             let carried: Vec<BetRecord> = slot

@@ -14,7 +14,7 @@ use crate::casino::policy::{self, Act};
 use crate::casino::reads::{TableAnswer, TableQuery};
 use crate::casino::RECALL_ROUNDS_MAX;
 
-/// Rounds returned by recall at most: a table's recall comes whole from the rounds it keeps.
+/// Rounds returned by recall at most: a table's newest from its memory, the rest from the archive.
 pub const RECALL_MAX: usize = RECALL_ROUNDS_MAX;
 
 #[derive(Deserialize)]
@@ -37,8 +37,25 @@ pub async fn table_rounds(
     Query(q): Query<Last>,
 ) -> Result<Json<Rounds>, Failure> {
     let n = q.last.unwrap_or(10).min(RECALL_MAX);
-    let answer = state.floor.read_table(&table, TableQuery::Recall { n, viewer }).await?;
-    Ok(Json(Rounds { rounds: rounds(answer) }))
+    let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
+    let username = viewer.username.clone();
+    let mut found = rounds(state.floor.read_table(&table, TableQuery::Recall { n, viewer }).await?);
+    // A table keeps its newest rounds while they hold so many bets
+    // (`RECALL_BETS_KEPT`): the rest of the `n` come from the archive.
+    if found.len() < n {
+        let before = found.last().map_or(u64::MAX, |r| r.round);
+        let wanted = n - found.len();
+        let archived = state.floor.archived(move |a| a.table(&table, before, wanted)).await?;
+        found.extend(archived.iter().map(|r| {
+            let round = RecalledRound::from(r);
+            if every {
+                round
+            } else {
+                round.redacted_for(&username)
+            }
+        }));
+    }
+    Ok(Json(Rounds { rounds: found }))
 }
 
 #[utoipa::path(get, path = "/api/players/{player}/rounds", params(("player" = String, Path, description = "Player username"), ("last" = Option<usize>, Query, description = "How many rounds")), responses((status = 200, description = "Game recall for the player", body = Rounds), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]

@@ -18,7 +18,7 @@ use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::journal::{JournalEvent, FORMAT_COUPONS_ISSUED};
-use crate::casino::recall::{BetRecord, RoundRecord, RECALL_ROUNDS_MAX};
+use crate::casino::recall::{BetRecord, RoundRecord, RECALL_BETS_KEPT, RECALL_ROUNDS_MAX};
 use crate::casino::request::StoredCorrection;
 use crate::casino::{err, policy};
 
@@ -185,10 +185,15 @@ impl TableSlot {
             .find(|r| r.round == n)
             .map(|r| r.as_ref())
             .ok_or_else(|| {
+                let kept = match (self.rounds.front(), self.rounds.back()) {
+                    (Some(first), Some(last)) => format!("rounds {} to {}", first.round, last.round),
+                    _ => "no rounds".into(),
+                };
                 err(
                     ErrorCode::NoRound,
                     format!(
-                        "table {} has no round {n} among the last {RECALL_ROUNDS_MAX} it keeps for disputes",
+                        "table {} has no round {n} among those it keeps for disputes ({kept}: its last \
+                         {RECALL_ROUNDS_MAX} at most, fewer where they hold over {RECALL_BETS_KEPT} bets)",
                         self.id
                     ),
                 )

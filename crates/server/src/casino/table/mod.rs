@@ -555,7 +555,7 @@ impl TableSlot {
                 };
                 let before = if opens { snapshot(self) } else { BTreeMap::new() };
                 let name_of = |p: u64| dir.name_of(p);
-                record_all(self, at_ms, &events, &name_of, &before);
+                record_all(self, dir.journal_format(), at_ms, &events, &name_of, &before);
                 self.keep_jackpots(at_ms, &events, &name_of);
                 self.log_all(at_ms, &events, &name_of);
                 self.table.apply_all(&events);

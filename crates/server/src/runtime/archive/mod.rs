@@ -311,6 +311,36 @@ impl Archive {
         row.map(|r| self.parse_row(r)).transpose()
     }
 
+    /// The newest `n` archived rounds of `table` before round `before`
+    /// (those waiting to be included), newest first.
+    pub fn table(&self, table: &str, before: u64, n: usize) -> Result<Vec<RoundRecord>, String> {
+        let mut rounds: Vec<RoundRecord> = self
+            .waiting()
+            .iter()
+            .filter(|r| r.table == table && r.round < before)
+            .map(|r| (**r).clone())
+            .collect();
+        {
+            let conn = self.conn();
+            let mut statement = conn
+                .prepare_cached(
+                    "SELECT table_id, round, record, mac FROM recall_rounds
+                     WHERE table_id = ?1 AND round < ?2 ORDER BY round DESC LIMIT ?3",
+                )
+                .map_err(sql("read"))?;
+            let rows = statement
+                .query_map(params![table, before.min(i64::MAX as u64) as i64, n as i64], record_row)
+                .map_err(sql("read"))?;
+            for row in rows {
+                rounds.push(row.map_err(sql("read")).and_then(|r| self.parse_row(r))?);
+            }
+        }
+        rounds.sort_by_key(|r| std::cmp::Reverse(r.round));
+        rounds.dedup_by(|a, b| a.round == b.round);
+        rounds.truncate(n);
+        Ok(rounds)
+    }
+
     /// The newest `n` archived rounds `player` bet in (those waiting to be
     /// included), over every table, newest first.
     pub fn player(&self, player: &str, n: usize) -> Result<Vec<RoundRecord>, String> {
