@@ -60,10 +60,21 @@ fn io(e: impl std::fmt::Display) -> Failure {
 
 /// The process's high-water mark of resident memory, in bytes.
 fn peak_bytes(pid: u32) -> Option<u64> {
+    memory_bytes(pid, "VmHWM:")
+}
+
+/// Bytes in MiB.
+pub(crate) fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// A process's memory as `/proc/PID/status` gives it under `field`
+/// (`VmRSS:` resident now, `VmHWM:` its high-water mark), in bytes.
+pub(crate) fn memory_bytes(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let kib: u64 = status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .find_map(|l| l.strip_prefix(field))?
         .trim()
         .trim_end_matches("kB")
         .trim()
@@ -217,7 +228,6 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         verify_from_checkpoint_peak_bytes: from_checkpoint.map(|f| f.1),
     };
     let mut out = std::io::stdout().lock();
-    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     match args.format {
         Format::Json => wire::write_json_line(&mut out, &report)?,
         Format::Text => {

@@ -111,11 +111,44 @@ struct Report {
     bare_flush: BareFlushes,
     /// Where the machine's processor time went during the run (Linux only).
     cpu: Option<CpuShares>,
+    /// The server's resident memory over the run (Linux only): whether
+    /// what it holds grows with the bets it has taken.
+    server_memory: Option<ServerMemory>,
     /// How fast one core of the machine was, just before and just after the run.
     processor: ProcessorSpeed,
     /// The run against the server's targets (stated for `TARGET_TERMINALS`
     /// terminals on `TARGET_CORES` cores, with the load generator beside the server).
     targets: [Target; 3],
+}
+
+/// The server's resident memory, read once a second over the run.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+struct ServerMemory {
+    /// Resident at the end of each tenth of the run, in bytes.
+    tenths: Vec<u64>,
+    /// Its high-water mark at the end. The server's allocator keeps what it
+    /// frees for reuse, so resident memory is close to this mark.
+    peak_bytes: u64,
+}
+
+impl ServerMemory {
+    /// From `(seconds into the run, resident bytes)` readings and the peak.
+    fn of(readings: &[(f64, u64)], seconds: f64, peak_bytes: u64) -> Option<ServerMemory> {
+        if readings.is_empty() || seconds <= 0.0 {
+            return None;
+        }
+        let tenths = (1..=10)
+            .map(|tenth| {
+                let until = seconds * f64::from(tenth) / 10.0;
+                readings
+                    .iter()
+                    .take_while(|(at, _)| *at <= until + 1e-9)
+                    .last()
+                    .map_or(0, |(_, bytes)| *bytes)
+            })
+            .collect();
+        Some(ServerMemory { tenths, peak_bytes })
+    }
 }
 
 /// A shared machine's speed varies from minute to minute; two runs' figures
@@ -682,6 +715,19 @@ pub fn run(args: LoadArgs) -> Result<(), Failure> {
                 )?,
                 None => writeln!(out, "the machine's processor time during the run: not measured (no /proc)")?,
             }
+            if let Some(m) = &report.server_memory {
+                let tenths: Vec<String> = m
+                    .tenths
+                    .iter()
+                    .map(|b| format!("{:.0}", crate::history::mib(*b)))
+                    .collect();
+                writeln!(
+                    out,
+                    "the server's resident memory at each tenth of the run: {} MiB; its peak {:.0} MiB",
+                    tenths.join(", "),
+                    crate::history::mib(m.peak_bytes)
+                )?;
+            }
             writeln!(
                 out,
                 "the machine's speed: one core wrote and read back {SPEED_PROBE_BETS} bets as JSON in {:.0} ms before the run and {:.0} ms after (the same work: more time, a slower machine)",
@@ -1005,9 +1051,20 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    // The server's memory, once a second, until the run's end.
+    let mut resident = Vec::new();
+    let end = start + Duration::from_secs_f64(args.duration);
+    while Instant::now() < end {
+        tokio::time::sleep(Duration::from_secs(1).min(end.saturating_duration_since(Instant::now()))).await;
+        if let Some(bytes) = server_pid.and_then(|pid| crate::history::memory_bytes(pid, "VmRSS:")) {
+            resident.push((start.elapsed().as_secs_f64(), bytes));
+        }
+    }
     stop.store(true, Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
+    let server_memory = server_pid
+        .and_then(|pid| crate::history::memory_bytes(pid, "VmHWM:"))
+        .and_then(|peak| ServerMemory::of(&resident, seconds, peak));
     let cpu = cpu_before
         .zip(CpuReading::now(server_pid))
         .and_then(|(before, after)| before.shares(&after));
@@ -1102,6 +1159,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         journal,
         bare_flush,
         cpu,
+        server_memory,
         processor,
         targets: targets(
             bets as f64 / seconds,
@@ -1455,6 +1513,19 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_servers_memory_is_told_at_the_end_of_each_tenth_of_the_run() {
+        // Read each second of a 10 s run; the memory grows for 3 s, then holds.
+        let readings: Vec<(f64, u64)> = (1..=10u32).map(|s| (f64::from(s), 100 * u64::from(s.min(3)))).collect();
+        let m = ServerMemory::of(&readings, 10.0, 350).expect("readings");
+        assert_eq!(m.tenths, [100, 200, 300, 300, 300, 300, 300, 300, 300, 300]);
+        assert_eq!(m.peak_bytes, 350);
+        // A tenth before any reading tells 0, not a later reading.
+        let late = ServerMemory::of(&[(5.0, 7)], 10.0, 7).expect("a reading");
+        assert_eq!(late.tenths, [0, 0, 0, 0, 7, 7, 7, 7, 7, 7]);
+        assert_eq!(ServerMemory::of(&[], 10.0, 1), None);
+    }
 
     #[test]
     fn the_speed_probe_times_work_that_is_done() {
