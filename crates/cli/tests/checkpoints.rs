@@ -251,6 +251,18 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
     for junk in ["0999.ckpt", "+99999999.ckpt"] {
         std::fs::write(data.join("checkpoints").join(junk), "junk").expect("junk");
     }
+    // Files that begin as a checkpoint does: named after entries the journal has not
+    // reached (they would take the start's three tries), and one just after the newest
+    // that is 3 GiB of holes (reading it would take as much memory).
+    for past in 1..=3u64 {
+        let name = format!("{:020}.ckpt", newest + 1_000_000 + past);
+        std::fs::write(data.join("checkpoints").join(name), [0xa0u8]).expect("a file past the end");
+    }
+    let holes = data.join("checkpoints").join(format!("{:020}.ckpt", newest + 1));
+    std::fs::write(&holes, [0xa0u8])
+        .and_then(|()| std::fs::OpenOptions::new().write(true).open(&holes))
+        .and_then(|f| f.set_len(3 << 30))
+        .expect("a file of holes");
     // An entry before the newest checkpoint changed (its hash left as it was).
     let journal = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
     let changed = journal

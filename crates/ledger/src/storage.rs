@@ -305,6 +305,15 @@ impl SqliteStorage {
         &self.conn
     }
 
+    /// The number of the journal's last entry (0: none).
+    pub fn last_seq(&self) -> Result<u64, StorageError> {
+        let seq: Option<i64> = self
+            .conn
+            .query_row("SELECT seq FROM journal ORDER BY seq DESC LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        Ok(seq.map_or(0, |s| s as u64))
+    }
+
     /// The journal's seal, if it has one (a journal written before seals, or
     /// a database with no journal yet, has none).
     pub fn seal(&self) -> Result<Option<Seal>, StorageError> {

@@ -39,18 +39,54 @@ pub const CHECKPOINT_POLL_MS: u64 = 1_000;
 /// The folder of the data directory that holds the checkpoints.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
+/// From this length a checkpoint file with far fewer bytes stored than its
+/// length (holes) is passed over unread.
+const SPARSE_CHECKED_FROM: u64 = 1 << 20;
+
 /// The checkpoints of a data directory: one file each, named by the entry
 /// its state follows.
 #[derive(Clone, Debug)]
 pub struct Store {
+    data: PathBuf,
     dir: PathBuf,
 }
 
 impl Store {
     pub fn of(data: &Path) -> Store {
         Store {
+            data: data.to_path_buf(),
             dir: data.join(CHECKPOINTS_DIR),
         }
+    }
+
+    /// The checkpoints a start may try, newest first: none named after an
+    /// entry the journal has not reached (no entry could bind it: a file
+    /// planted so is not read, nor takes the place of a real one).
+    fn candidates(&self) -> Vec<u64> {
+        if let Err(why) = self.own_dir() {
+            if std::fs::symlink_metadata(&self.dir).is_ok() {
+                tracing::warn!("no checkpoint is used: {why}");
+            }
+            return Vec::new();
+        }
+        let last = SqliteStorage::open_read_only(&self.data).and_then(|s| s.last_seq());
+        let mut listed = self.list();
+        match last {
+            Ok(last) => {
+                let past: Vec<u64> = listed.iter().copied().filter(|t| *t > last).collect();
+                if !past.is_empty() {
+                    tracing::warn!(
+                        "checkpoint files named after entries the journal has not reached are passed over: {past:?} \
+                         (the journal ends at entry {last})"
+                    );
+                }
+                listed.retain(|t| *t <= last);
+            }
+            Err(e) => {
+                tracing::warn!("cannot read the journal's last entry ({e}); trying the newest checkpoints as named")
+            }
+        }
+        listed
     }
 
     fn path(&self, through: u64) -> PathBuf {
@@ -116,6 +152,17 @@ impl Store {
         std::io::Read::read_exact(&mut file, &mut first).map_err(cannot)?;
         if !(0xa0..=0xbf).contains(&first[0]) {
             return Err(format!("{} does not begin as a checkpoint does", path.display()));
+        }
+        // A checkpoint is written whole: a file mostly of holes (sparse) is
+        // none, and would cost its length in memory and time to judge. (A
+        // small one may be stored inline, in no block: it is cheap to read.)
+        let stored = std::os::unix::fs::MetadataExt::blocks(&meta).saturating_mul(512);
+        if meta.len() > SPARSE_CHECKED_FROM && stored < meta.len() / 8 {
+            return Err(format!(
+                "{} is {} bytes with holes in it (sparse): a checkpoint is written whole",
+                path.display(),
+                meta.len()
+            ));
         }
         if let Some(most) = memory_bytes().map(|m| m / 2) {
             if meta.len() > most {
@@ -252,7 +299,7 @@ pub fn open_newest<S: Storage>(
     on_final: &mut dyn FnMut(Arc<RoundRecord>),
 ) -> Result<Opened<S>, String> {
     for through in store
-        .map(Store::list)
+        .map(Store::candidates)
         .unwrap_or_default()
         .into_iter()
         .take(CHECKPOINTS_TRIED)
@@ -459,5 +506,31 @@ impl Writing {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file that begins as a checkpoint does but is mostly holes is passed
+    /// over unread: judging it would take its length in memory.
+    #[test]
+    fn a_file_of_holes_is_no_checkpoint() {
+        let data = tempfile::tempdir().expect("a folder");
+        let store = Store::of(data.path());
+        std::fs::create_dir(data.path().join(CHECKPOINTS_DIR)).expect("the checkpoints folder");
+        let holes = store.path(7);
+        std::fs::write(&holes, [0xa0u8]).expect("a byte");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&holes)
+            .and_then(|f| f.set_len(1 << 32))
+            .expect("holes");
+        let why = store.read(7).expect_err("holes");
+        assert!(why.contains("holes"), "{why}");
+        // A whole file of the same beginning is read.
+        std::fs::write(store.path(8), vec![0xa0u8; 2 << 20]).expect("a whole file");
+        assert_eq!(store.read(8).expect("read").bytes.len(), 2 << 20);
     }
 }
