@@ -50,6 +50,10 @@ struct Report {
     ok: bool,
     /// Rounds rebuilt by replaying every request, when the replay succeeded.
     rounds_replayed: Option<u64>,
+    /// The format the journal goes on in, when the replay succeeded (the
+    /// newest this build writes: `journal_format_newest`).
+    journal_format: Option<u32>,
+    journal_format_newest: u32,
     /// The checkpoints of the casino's state: bound, checked, unusable.
     checkpoints: crate::verify_checkpoints::CheckpointCheck,
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
@@ -213,7 +217,9 @@ struct RecallCheck {
 
 /// The rounds a replay rebuilt, the recall archive's check, its first
 /// problem, and each tournament's books.
-type Replayed = (u64, Option<RecallCheck>, Option<String>, Vec<TournamentBooks>);
+/// Rounds replayed, the recall archive's check, the first problem, the
+/// tournaments' books, and the journal's format at its end.
+type Replayed = (u64, Option<RecallCheck>, Option<String>, Vec<TournamentBooks>, u32);
 
 /// The first tournament whose money does not reconcile.
 fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
@@ -349,7 +355,7 @@ fn one_pass(
                 }
             };
             let problem = problem.or_else(|| tournament_problem(&books));
-            Ok((rounds, recall, problem, books))
+            Ok((rounds, recall, problem, books, casino.journal_format()))
         }
     };
     Ok(Pass {
@@ -397,13 +403,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let seal = check_sealed(&storage, &keys_dir, args.head.as_deref())?;
     // With the chain intact and every entry read, the replay of every request counts.
     let mut replayed = None;
+    let mut journal_format = None;
     let mut recall = None;
     let mut tournaments = Vec::new();
     let mut replay_failed_at = None;
     if checked.first_problem.is_none() {
         match pass.replayed {
-            Ok((rounds, check, problem, books)) => {
+            Ok((rounds, check, problem, books, format)) => {
                 replayed = Some(rounds);
+                journal_format = Some(format);
                 recall = check;
                 tournaments = books;
                 checked.first_problem = checkpoint_problem.or(problem).map(|p| (0, p));
@@ -427,6 +435,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         total: checked.balances.values().sum(),
         ok: checked.first_problem.is_none() && seal.problem.is_none(),
         rounds_replayed: replayed,
+        journal_format,
+        journal_format_newest: croupier_server::casino::JOURNAL_FORMAT,
         checkpoints,
         recall,
         tournaments,
@@ -455,13 +465,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 writeln!(out, "  {account:<32} {balance:>16}")?;
             }
             writeln!(out, "total: {} (must be 0)", report.total)?;
+            if let Some(format) = report.journal_format {
+                writeln!(
+                    out,
+                    "journal format {format} (this build writes {}; an admin's journal_format request moves a journal on)",
+                    report.journal_format_newest
+                )?;
+            }
             let c = &report.checkpoints;
             match (c.from, c.from_bound_by) {
                 (Some(from), Some(by)) => writeln!(
                     out,
                     "begun from the checkpoint after entry {from}, its SHA-256 and length as entry {by} binds them: \
-                     the entries after it were checked and replayed; {} checkpoints bound among them",
-                    c.bound
+                     the entries after it were checked and replayed, {} among them",
+                    match c.bound {
+                        1 => "1 binding of a checkpoint (its own)".to_string(),
+                        n => format!("{n} bindings of checkpoints"),
+                    }
                 )?,
                 _ => writeln!(
                     out,

@@ -407,6 +407,11 @@ impl<S: Storage> Casino<S> {
         &self.cage.ledger
     }
 
+    /// The format the journal goes on in (see [`JOURNAL_FORMAT`]).
+    pub fn journal_format(&self) -> u32 {
+        self.cage.directory.read().journal_format()
+    }
+
     /// Requests executed between these two are durable together at `end_group`.
     pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
         self.cage.begin_group()
