@@ -482,6 +482,9 @@ pub struct RoundTotals {
     pub house: i64,
 }
 
+/// The totals of the rounds a report lists: those the table keeps (its
+/// last 100 settled in money, fewer where they hold over 10,000 bets), not
+/// the table's whole life; each round is listed with its number.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ReportTotals {
     pub staked: i64,
