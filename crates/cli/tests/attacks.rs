@@ -1309,13 +1309,8 @@ fn a_replaced_external_part_waits_for_the_regulator() {
 fn a_verbal_series_is_the_croupiers_and_is_taken_whole_or_not_at_all() {
     let data = data_dir();
     let (server, [admin, cashier, dealer, pit, p1, p2]) = casino(data.path());
-    server.ask(
-        &admin,
-        json!({"op": "create_table", "table": "e1",
-               // A house in dollars plays the European rules in its own currency.
-               "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
-               "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
-    );
+    // A house in dollars plays the European rules in its own currency.
+    server.create_european_table(&admin, "e1");
     server.inspect_and_open(&pit, &dealer, "e1");
     server.ask(
         &cashier,
@@ -1564,13 +1559,7 @@ fn only_the_named_supervisor_confirms_chips_at_face_value() {
     server.add_users(&admin, &[("manager", "casino_manager"), ("floor", "floorperson")]);
     let manager = server.login("manager", "manager-password-1");
     let floor = server.login("floor", "floor-password-1");
-    let european =
-        include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\"");
-    server.ask(
-        &admin,
-        json!({"op": "create_table", "table": "e1", "profile_text": european, "wheel": "single-zero",
-                              "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
-    );
+    server.create_european_table(&admin, "e1");
     server.inspect_and_open(&pit, &dealer, "e1");
     server.ask(
         &cashier,

@@ -1582,12 +1582,7 @@ fn a_tables_recall_goes_on_in_the_archive_past_the_rounds_it_keeps() {
     server.add_staff_and_players(&admin);
     let [cashier, dealer, pit, p1, p2] =
         ["cashier", "dealer", "pit", "p1", "p2"].map(|u| server.login(u, &format!("{u}-password-1")));
-    server.ask(
-        &admin,
-        json!({"op": "create_table", "table": "e1",
-               "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
-               "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
-    );
+    server.create_european_table(&admin, "e1");
     server.inspect_and_open(&pit, &dealer, "e1");
     server.seat(&cashier, ("p1", &p1), "e1", 500_000, 500_000);
     server.seat(&cashier, ("p2", &p2), "e1", 500_000, 500_000);

@@ -227,6 +227,17 @@ impl Server {
         }
     }
 
+    /// The admin makes `table` a dealer's table of the european-casino rules,
+    /// played in the casino's dollars (a house plays them in its own currency).
+    pub fn create_european_table(&self, admin: &str, table: &str) {
+        self.ask(
+            admin,
+            json!({"op": "create_table", "table": table,
+                   "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
+                   "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
+        );
+    }
+
     /// The pit logs a passing inspection and the dealer opens the table.
     pub fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
         self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
