@@ -1033,6 +1033,11 @@ fn a_terminal_bets_over_its_table_stream() {
     // A bet whose socket closes before its answer stands, and its event
     // still reaches the table's other streams.
     let mut pit = server.subscribe("t2", Some(&admin));
+    // The pit's stream follows the table once it answers a request (on a busy
+    // machine the bet could otherwise be published before it subscribed).
+    pit.send(&json!({"ref": "sync", "request": {"op": "cash_in", "id": "x", "player": "p1", "amount": 1}}).to_string());
+    let synced = pit.next_reply();
+    assert_eq!(synced["ref"].as_str(), Some("sync"), "{synced}");
     let mut brief = server.subscribe("t2", Some(&p1));
     brief.send(
         &json!({"ref": "g", "request": {"op": "place_bet", "table": "t2", "bet_id": "s5", "spot": "red", "stake": 500}})
