@@ -4,9 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use croupier_ledger::{Record, SqliteStorage};
+use croupier_ledger::SqliteStorage;
 use croupier_server::casino::checkpoint::{digest_of, Binding, Checkpoint};
-use croupier_server::casino::JournalEvent;
 use croupier_server::runtime::checkpoints::Store;
 use serde::Serialize;
 
@@ -17,34 +16,10 @@ use serde::Serialize;
 /// reads only the journal's end.
 pub(crate) fn bound_after(storage: &SqliteStorage, after: u64) -> BTreeMap<u64, Binding> {
     let mut bound = BTreeMap::new();
-    let Ok(mut stmt) = storage.connection().prepare(
-        "SELECT seq, record FROM journal WHERE seq > ?1 AND record LIKE '%\"checkpoint_taken\"%' ORDER BY seq",
-    ) else {
-        return bound;
-    };
-    let after = i64::try_from(after).unwrap_or(i64::MAX);
-    let Ok(rows) = stmt.query_map([after], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))) else {
-        return bound;
-    };
-    for (seq, text) in rows.filter_map(Result::ok) {
-        let Ok(record) = serde_json::from_str::<Record>(&text) else {
-            continue;
-        };
-        for e in crate::verify_cmd::journal_events(&record) {
-            if let JournalEvent::CheckpointTaken { through, digest, bytes } = e {
-                let entry = seq as u64;
-                bound.insert(
-                    through,
-                    Binding {
-                        entry,
-                        through,
-                        digest,
-                        bytes,
-                    },
-                );
-            }
-        }
-    }
+    let _ = croupier_server::runtime::checkpoints::each_binding(storage, after, false, &mut |b| {
+        bound.insert(b.through, b);
+        true
+    });
     bound
 }
 

@@ -251,14 +251,19 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
     for junk in ["0999.ckpt", "+99999999.ckpt"] {
         std::fs::write(data.join("checkpoints").join(junk), "junk").expect("junk");
     }
-    // Files that begin as a checkpoint does: named after entries the journal has not
-    // reached (they would take the start's three tries), and one just after the newest
-    // that is 3 GiB of holes (reading it would take as much memory).
+    // Files that begin as a checkpoint does, none bound by the journal (they would
+    // take the start's three tries, or its memory): named after entries it has not
+    // reached; named after entries between the newest checkpoint and its end; the
+    // newest checkpoint copied under a newer name; and 3 GiB of holes.
+    let ckpt = |n: u64| data.join("checkpoints").join(format!("{n:020}.ckpt"));
     for past in 1..=3u64 {
-        let name = format!("{:020}.ckpt", newest + 1_000_000 + past);
-        std::fs::write(data.join("checkpoints").join(name), [0xa0u8]).expect("a file past the end");
+        std::fs::write(ckpt(newest + 1_000_000 + past), [0xa0u8]).expect("a file past the end");
     }
-    let holes = data.join("checkpoints").join(format!("{:020}.ckpt", newest + 1));
+    for (n, junk) in [(newest + 2, vec![0xa0u8]), (newest + 3, vec![0xa0u8; 100])] {
+        std::fs::write(ckpt(n), junk).expect("a file in range");
+    }
+    std::fs::copy(ckpt(newest), ckpt(newest + 4)).expect("a copy");
+    let holes = ckpt(newest + 1);
     std::fs::write(&holes, [0xa0u8])
         .and_then(|()| std::fs::OpenOptions::new().write(true).open(&holes))
         .and_then(|f| f.set_len(3 << 30))

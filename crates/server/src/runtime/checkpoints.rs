@@ -59,34 +59,51 @@ impl Store {
         }
     }
 
-    /// The checkpoints a start may try, newest first: none named after an
-    /// entry the journal has not reached (no entry could bind it: a file
-    /// planted so is not read, nor takes the place of a real one).
-    fn candidates(&self) -> Vec<u64> {
+    /// The checkpoints a start may try, newest first, at most `most`: only
+    /// files the journal binds, of the length it binds. The bindings are
+    /// read from the journal's end back (each is an entry soon after its
+    /// checkpoint), so a file planted under another name, or cut, or
+    /// stuffed, is never read, nor takes the place of a real one.
+    pub fn bound(&self, most: usize) -> Vec<u64> {
         if let Err(why) = self.own_dir() {
             if std::fs::symlink_metadata(&self.dir).is_ok() {
                 tracing::warn!("no checkpoint is used: {why}");
             }
             return Vec::new();
         }
-        let last = SqliteStorage::open_read_only(&self.data).and_then(|s| s.last_seq());
-        let mut listed = self.list();
-        match last {
-            Ok(last) => {
-                let past: Vec<u64> = listed.iter().copied().filter(|t| *t > last).collect();
-                if !past.is_empty() {
-                    tracing::warn!(
-                        "checkpoint files named after entries the journal has not reached are passed over: {past:?} \
-                         (the journal ends at entry {last})"
-                    );
-                }
-                listed.retain(|t| *t <= last);
-            }
+        let listed = self.list();
+        let Some(oldest) = listed.last().copied() else {
+            return Vec::new();
+        };
+        let storage = match SqliteStorage::open_read_only(&self.data) {
+            Ok(s) => s,
             Err(e) => {
-                tracing::warn!("cannot read the journal's last entry ({e}); trying the newest checkpoints as named")
+                tracing::warn!("no checkpoint is used: cannot read the journal's bindings ({e})");
+                return Vec::new();
             }
+        };
+        let mut found = Vec::new();
+        let scanned = each_binding(&storage, oldest, true, &mut |binding| {
+            let (through, bytes) = (binding.through, binding.bytes);
+            let length = std::fs::symlink_metadata(self.path(through))
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            if length == Some(bytes) && !found.contains(&through) {
+                found.push(through);
+            }
+            found.len() < most
+        });
+        if let Err(e) = scanned {
+            tracing::warn!("no checkpoint is used: cannot read the journal's bindings ({e})");
+            return Vec::new();
         }
-        listed
+        let unbound: Vec<u64> = listed.iter().copied().filter(|t| !found.contains(t)).take(8).collect();
+        if !unbound.is_empty() && found.len() < most {
+            tracing::warn!("checkpoint files the journal does not bind as they are are passed over: {unbound:?}");
+        }
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        found
     }
 
     fn path(&self, through: u64) -> PathBuf {
@@ -230,16 +247,20 @@ impl Store {
         }
     }
 
-    /// Keeps the newest `keep` checkpoints up to the one after entry
-    /// `newest`, just written; older ones are removed, and so are files named
-    /// after entries the journal has not reached (no checkpoint of it).
+    /// Keeps the newest `keep` checkpoints the journal binds, the one after
+    /// entry `newest` (just written and bound) among them; every other file
+    /// is removed: older ones, and files the journal does not bind (named
+    /// after entries it has not reached, or planted), never kept over real ones.
     pub fn prune(&self, newest: u64, keep: usize) {
-        let (ahead, kept): (Vec<u64>, Vec<u64>) = self.list().into_iter().partition(|t| *t > newest);
-        for through in ahead {
-            tracing::warn!("removing checkpoints/{through:020}.ckpt: the journal has not reached entry {through}");
-            self.remove(through);
+        let bound = self.bound(keep);
+        if !bound.contains(&newest) {
+            // Its binding is not read back yet: remove nothing on a guess.
+            return;
         }
-        for through in kept.into_iter().skip(keep) {
+        for through in self.list().into_iter().filter(|t| !bound.contains(t)) {
+            if through > newest {
+                tracing::warn!("removing checkpoints/{through:020}.ckpt: the journal has not reached entry {through}");
+            }
             self.remove(through);
         }
     }
@@ -257,6 +278,54 @@ impl Store {
         }
         Ok(moved)
     }
+}
+
+/// Each binding of a checkpoint in the journal's entries after `after`,
+/// newest first or oldest first, until `more` says enough. A binding is a
+/// `checkpoint_taken` event; only entries that name one are parsed.
+pub fn each_binding(
+    storage: &SqliteStorage,
+    after: u64,
+    newest_first: bool,
+    more: &mut dyn FnMut(crate::casino::checkpoint::Binding) -> bool,
+) -> Result<(), String> {
+    use crate::casino::journal::{is_legacy, read_events, JournalEvent, STREAM};
+    let order = if newest_first { "DESC" } else { "ASC" };
+    let mut statement = storage
+        .connection()
+        .prepare(&format!(
+            "SELECT seq, record FROM journal WHERE seq > ?1 AND instr(record, '\"checkpoint_taken\"') > 0 ORDER BY seq {order}"
+        ))
+        .map_err(|e| e.to_string())?;
+    let after = i64::try_from(after).unwrap_or(i64::MAX);
+    let rows = statement
+        .query_map([after], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .map_err(|e| e.to_string())?;
+    for row in rows {
+        let (seq, text) = row.map_err(|e| e.to_string())?;
+        let Ok(record) = serde_json::from_str::<croupier_ledger::Record>(&text) else {
+            continue;
+        };
+        let events = record
+            .events()
+            .iter()
+            .filter(|e| e.stream == STREAM && !is_legacy(e))
+            .flat_map(|e| read_events(e).unwrap_or_default());
+        for event in events {
+            if let JournalEvent::CheckpointTaken { through, digest, bytes } = event {
+                let binding = crate::casino::checkpoint::Binding {
+                    entry: seq as u64,
+                    through,
+                    digest,
+                    bytes,
+                };
+                if !more(binding) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The machine's memory, in bytes, where the system says (`MemTotal`).
@@ -298,12 +367,7 @@ pub fn open_newest<S: Storage>(
     now_ms: u64,
     on_final: &mut dyn FnMut(Arc<RoundRecord>),
 ) -> Result<Opened<S>, String> {
-    for through in store
-        .map(Store::candidates)
-        .unwrap_or_default()
-        .into_iter()
-        .take(CHECKPOINTS_TRIED)
-    {
+    for through in store.map(|s| s.bound(CHECKPOINTS_TRIED)).unwrap_or_default() {
         let Some(store) = store else { break };
         let checkpoint = match store.read(through) {
             Ok(c) => c,
