@@ -35,6 +35,9 @@ struct HistoryReport {
     /// The data directory's files: the journal, its log, the recall archive, the sessions.
     disk_bytes: u64,
     disk_bytes_per_bet: f64,
+    /// The journal alone: its database and its log.
+    journal_bytes: u64,
+    journal_bytes_per_bet: f64,
     start_seconds: f64,
     start_peak_bytes: u64,
     verify_seconds: f64,
@@ -95,6 +98,16 @@ fn disk_bytes(dir: &Path) -> Result<u64, Failure> {
     Ok(total)
 }
 
+/// The journal's own files: its database and the database's log.
+fn journal_bytes(dir: &Path) -> u64 {
+    let database = croupier_ledger::storage::DATABASE_FILE;
+    [database.to_string(), format!("{database}-wal")]
+        .iter()
+        .filter_map(|name| std::fs::metadata(dir.join(name)).ok())
+        .map(|meta| meta.len())
+        .sum()
+}
+
 /// The journal's entries, and its bets (each `bet_accepted` event).
 fn count(data: &Path) -> Result<(u64, u64), Failure> {
     let db = data.join(croupier_ledger::storage::DATABASE_FILE);
@@ -102,15 +115,16 @@ fn count(data: &Path) -> Result<(u64, u64), Failure> {
         return Err(Invalid::one(format!("no journal at {}", db.display())).into());
     }
     let storage = croupier_ledger::SqliteStorage::open_read_only(data).map_err(io)?;
+    // Records are stored compressed: each is read back as its text.
+    let (mut entries, mut bets) = (0u64, 0u64);
     storage
-        .connection()
-        .query_row(
-            "SELECT COUNT(*), COALESCE(SUM((length(record) - length(replace(record, 'bet_accepted', ''))) / 12), 0)
-         FROM journal",
-            [],
-            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
-        )
-        .map_err(io)
+        .each_text(0, u64::MAX, &mut |_, text| {
+            entries += 1;
+            bets += text.matches("\"bet_accepted\"").count() as u64;
+            true
+        })
+        .map_err(io)?;
+    Ok((entries, bets))
 }
 
 /// Whether `/healthz` answers on `address` (any answer: the server is up).
@@ -158,6 +172,7 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         return Err(Invalid::one(format!("{} holds no bets to measure", args.data.display())).into());
     }
     let disk = disk_bytes(&args.data)?;
+    let journal = journal_bytes(&args.data);
     let exe = std::env::current_exe().map_err(io)?;
     let keys = args
         .keys
@@ -217,6 +232,8 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         bets,
         disk_bytes: disk,
         disk_bytes_per_bet: disk as f64 / bets as f64,
+        journal_bytes: journal,
+        journal_bytes_per_bet: journal as f64 / bets as f64,
         start_seconds: start.as_secs_f64(),
         start_peak_bytes: start_peak,
         verify_seconds: verify_took.as_secs_f64(),
@@ -233,11 +250,13 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         Format::Text => {
             writeln!(
                 out,
-                "{} bets in {} entries, {:.0} MiB on disk: {:.0} bytes a bet",
+                "{} bets in {} entries, {:.0} MiB on disk: {:.0} bytes a bet; the journal {:.0} MiB: {:.0} bytes a bet",
                 report.bets,
                 report.entries,
                 mib(report.disk_bytes),
-                report.disk_bytes_per_bet
+                report.disk_bytes_per_bet,
+                mib(report.journal_bytes),
+                report.journal_bytes_per_bet
             )?;
             writeln!(
                 out,

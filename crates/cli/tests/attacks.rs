@@ -153,14 +153,12 @@ fn a_dealer_cannot_choose_an_rng_tables_result() {
 /// with its chain made good, as someone with the database but not the secret would.
 fn append_to_journal(data: &Path, make: impl Fn(u64) -> String) {
     let db = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
-    let (seq, at_ms, prev): (i64, i64, String) = db
-        .query_row(
-            "SELECT seq, at_ms, hash FROM journal ORDER BY seq DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    let storage = croupier_ledger::SqliteStorage::open_read_only(data).expect("the journal");
+    let (seq, prev) = storage.last().expect("read").expect("the last entry");
+    let seq = seq as i64;
+    let at_ms: i64 = db
+        .query_row("SELECT at_ms FROM journal WHERE seq = ?1", [seq], |r| r.get(0))
         .expect("the last entry");
-    let prev: [u8; 32] = hex::decode(prev).expect("hex").try_into().expect("32 bytes");
     let record = make(at_ms as u64 + 1);
     let hash = croupier_ledger::journal::entry_hash(&prev, seq as u64 + 1, at_ms as u64 + 1, &record);
     db.execute(

@@ -14,6 +14,7 @@
 //! commits), memory in tests ([`MemoryStorage`], which can fail on purpose).
 
 mod account;
+pub mod compact;
 mod ids;
 pub mod journal;
 pub mod seal;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use crate::compact::{self, Codec};
 use crate::journal::{Entry, Record};
 use crate::seal::Seal;
 
@@ -147,6 +148,8 @@ impl Storage for MemoryStorage {
 
 /// The journal in SQLite: one table, written in WAL mode with synchronous
 /// commits, so an acknowledged append survives `kill -9` and power loss.
+/// Its rows are compact ([`crate::compact`]): what is read back is the
+/// text each hash covers.
 /// The SQL is plain enough to run on PostgreSQL unchanged.
 pub struct SqliteStorage {
     conn: Connection,
@@ -160,6 +163,9 @@ pub struct SqliteStorage {
     checkpoints: Option<(Arc<AtomicU64>, u64)>,
     /// The unsealed head when the open group began, for `abort_group`.
     unsealed_at_group: Option<(u64, [u8; 32])>,
+    /// How records are stored, and the newest entry appended (for training).
+    codec: Codec,
+    last_appended: u64,
 }
 
 /// With checkpoints in the background, the writer checkpoints only past this
@@ -210,6 +216,12 @@ impl SqliteStorage {
                  mac TEXT NOT NULL
              );",
         )?;
+        compact::create_table(&conn)?;
+        SqliteStorage::on(conn)
+    }
+
+    fn on(conn: Connection) -> Result<SqliteStorage, StorageError> {
+        let codec = Codec::open(&conn)?;
         Ok(SqliteStorage {
             conn,
             grouped: false,
@@ -217,6 +229,8 @@ impl SqliteStorage {
             unsealed: None,
             checkpoints: None,
             unsealed_at_group: None,
+            codec,
+            last_appended: 0,
         })
     }
 
@@ -291,14 +305,7 @@ impl SqliteStorage {
     /// Opens an existing database without writing to it (for `croupier verify`).
     pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
         let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        Ok(SqliteStorage {
-            conn,
-            grouped: false,
-            sealing: None,
-            unsealed: None,
-            checkpoints: None,
-            unsealed_at_group: None,
-        })
+        SqliteStorage::on(conn)
     }
 
     pub fn connection(&self) -> &Connection {
@@ -325,11 +332,11 @@ impl SqliteStorage {
         let row = self
             .conn
             .query_row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", [], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                let seq = r.get::<_, i64>(0)? as u64;
+                Ok((seq, compact::hash_from(seq, r.get_ref(1)?)))
             })
             .optional()?;
-        row.map(|(seq, hash)| Ok((seq as u64, hash_from_hex(seq as u64, &hash)?)))
-            .transpose()
+        row.map(|(seq, hash)| Ok((seq, hash?))).transpose()
     }
 
     /// The last entry's number and hash as stored (hex), read even where
@@ -338,7 +345,11 @@ impl SqliteStorage {
         let row = self
             .conn
             .query_row("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", [], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                let hash = match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Blob(bytes) => hex::encode(bytes),
+                    other => String::from_utf8_lossy(other.as_bytes().unwrap_or_default()).into_owned(),
+                };
+                Ok((r.get::<_, i64>(0)?, hash))
             })
             .optional()?;
         Ok(row.map(|(seq, hash)| (seq as u64, hash)))
@@ -346,13 +357,7 @@ impl SqliteStorage {
 
     /// The hash of entry `seq`, if the journal has it.
     pub fn hash_of(&self, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
-        let hash = self
-            .conn
-            .query_row("SELECT hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
-                r.get::<_, String>(0)
-            })
-            .optional()?;
-        hash.map(|h| hash_from_hex(seq, &h)).transpose()
+        hash_at(&self.conn, seq)
     }
 
     /// From now on seals the journal under `key` with every append, in
@@ -394,14 +399,10 @@ impl SqliteStorage {
     /// off this way, and nothing else does. Returns how many entries went.
     pub fn cut_after(&mut self, seq: u64, key: &[u8; 32]) -> Result<u64, StorageError> {
         let tx = self.conn.transaction()?;
-        let hash = tx
-            .query_row("SELECT hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
-                r.get::<_, String>(0)
-            })
-            .optional()?;
+        let hash = hash_at(&tx, seq)?;
         let cut = tx.execute("DELETE FROM journal WHERE seq > ?1", [seq as i64])? as u64;
         match hash {
-            Some(hash) => write_seal(&tx, &Seal::new(key, seq, hash_from_hex(seq, &hash)?))?,
+            Some(hash) => write_seal(&tx, &Seal::new(key, seq, hash))?,
             None if seq == 0 => {
                 tx.execute("DELETE FROM seal", [])?;
             }
@@ -437,36 +438,62 @@ impl SqliteStorage {
 
     /// [`SqliteStorage::each_through`] for the entries after `after` and up to `last`.
     pub fn each_between(&self, after: u64, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
-        )?;
-        let after = i64::try_from(after).unwrap_or(i64::MAX);
-        let last = i64::try_from(last).unwrap_or(i64::MAX);
-        let rows = stmt.query_map([after, last], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, String>(4)?,
-            ))
-        })?;
-        for row in rows {
-            let (seq, at_ms, record, prev, hash) = row?;
-            let seq = seq as u64;
-            let parsed: Record = serde_json::from_str(&record).map_err(|e| StorageError::Unreadable {
+        self.each_stored(after, last, &mut |seq, at_ms, text, prev_hash, hash| {
+            let record: Record = serde_json::from_str(&text).map_err(|e| StorageError::Unreadable {
                 seq,
                 why: format!("record is not valid: {e}"),
             })?;
-            let entry = Entry {
+            Ok(f(Entry {
                 seq,
-                at_ms: at_ms as u64,
-                record: parsed,
-                text: record,
-                prev_hash: hash_from_hex(seq, &prev)?,
-                hash: hash_from_hex(seq, &hash)?,
+                at_ms,
+                record,
+                text,
+                prev_hash,
+                hash,
+            }))
+        })
+    }
+
+    /// Each record's text after `after` and up to `last`, in order, not
+    /// parsed, until `f` says false (`bench history` counts bets so).
+    pub fn each_text(&self, after: u64, last: u64, f: &mut dyn FnMut(u64, &str) -> bool) -> Result<(), StorageError> {
+        self.each_stored(after, last, &mut |seq, _, text, _, _| Ok(f(seq, &text)))
+    }
+
+    /// Each row after `after` and up to `last` as its entry's number, time,
+    /// text and hashes, the hash before read from the row before where the
+    /// row leaves it out.
+    fn each_stored(
+        &self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(u64, u64, String, [u8; 32], [u8; 32]) -> Result<bool, StorageError>,
+    ) -> Result<(), StorageError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
+        )?;
+        let from = i64::try_from(after).unwrap_or(i64::MAX);
+        let last = i64::try_from(last).unwrap_or(i64::MAX);
+        let mut rows = stmt.query([from, last])?;
+        let mut before: Option<(u64, [u8; 32])> = None;
+        while let Some(row) = rows.next()? {
+            let seq = row.get::<_, i64>(0)? as u64;
+            let at_ms = row.get::<_, i64>(1)? as u64;
+            let text = self.codec.decode(&self.conn, seq, row.get_ref(2)?)?;
+            let hash = compact::hash_from(seq, row.get_ref(4)?)?;
+            let prev_hash = match compact::prev_hash_from(seq, row.get_ref(3)?)? {
+                Some(prev) => prev,
+                None => match before {
+                    Some((n, hash)) if n + 1 == seq => hash,
+                    _ if seq <= 1 => [0; 32],
+                    _ => hash_at(&self.conn, seq - 1)?.ok_or_else(|| StorageError::Unreadable {
+                        seq,
+                        why: format!("it follows entry {}, which the journal lacks", seq - 1),
+                    })?,
+                },
             };
-            if !f(entry) {
+            before = Some((seq, hash));
+            if !f(seq, at_ms, text, prev_hash, hash)? {
                 break;
             }
         }
@@ -544,6 +571,15 @@ impl HashHex {
     }
 }
 
+/// The hash of entry `seq` in `conn`'s journal, if it has the entry.
+fn hash_at(conn: &Connection, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
+    conn.query_row("SELECT hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
+        Ok(compact::hash_from(seq, r.get_ref(0)?))
+    })
+    .optional()?
+    .transpose()
+}
+
 fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
     let bytes = hex::decode(text).map_err(|e| StorageError::Unreadable {
         seq,
@@ -577,22 +613,23 @@ impl Storage for SqliteStorage {
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
-        let insert_all = |conn: &Connection| -> Result<(), StorageError> {
+        let codec = &mut self.codec;
+        let mut insert_all = |conn: &Connection| -> Result<(), StorageError> {
             let mut insert = conn.prepare_cached(
                 "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for e in entries {
-                insert.execute(params![
-                    e.seq as i64,
-                    e.at_ms as i64,
-                    e.text,
-                    HashHex::new(&e.prev_hash).as_str(),
-                    HashHex::new(&e.hash).as_str()
-                ])?;
+                let moves_money = !e.record.transfers().is_empty();
+                let record = codec.encode(e.seq, &e.text, moves_money)?;
+                // The hash before is the row before's: stored as nothing.
+                insert.execute(params![e.seq as i64, e.at_ms as i64, record, &[] as &[u8], &e.hash[..]])?;
             }
             Ok(())
         };
         let head = entries.last().map(|e| (e.seq, e.hash));
+        if let Some((seq, _)) = head {
+            self.last_appended = seq;
+        }
         // One statement is all-or-nothing by itself (SQLite undoes a failed
         // statement and nothing else), and most requests write one entry. A
         // sealed append outside a group writes its seal too, in one savepoint.
@@ -675,6 +712,7 @@ impl Storage for SqliteStorage {
         if self.grouped {
             return;
         }
+        self.codec.train_if_due(&self.conn, self.last_appended);
         if let Some((done, caught_up)) = &mut self.checkpoints {
             let now = done.load(Ordering::Acquire);
             if now != *caught_up {
@@ -690,7 +728,7 @@ impl Storage for SqliteStorage {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_hash_is_stored_as_hex_encode_writes_it() {
+    fn a_seals_hash_is_stored_as_hex_encode_writes_it() {
         let mut hash = [0u8; 32];
         for round in 0..=255u8 {
             for (i, b) in hash.iter_mut().enumerate() {

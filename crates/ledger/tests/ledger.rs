@@ -725,3 +725,115 @@ fn a_round_a_table_left_behind_is_expired_and_stays_so() {
     assert_eq!(seq, forged.len() as u64);
     assert!(why.contains("t1/1/b1/stake") && why.contains("left behind"), "{why}");
 }
+
+/// A bet's entry much as the casino writes one: a stake and the request's event.
+fn bet_entry(seq: u64, prev: [u8; 32]) -> croupier_ledger::Entry {
+    let (table, player) = (format!("t{}", seq % 4), format!("p{}", seq % 200));
+    let stake = t(
+        &format!("{table}/{}/{player}-{seq}/stake", seq / 500 + 1),
+        "outside",
+        &format!("layout:{table}"),
+        100 * (seq % 5 + 1),
+    );
+    let event = body(&format!(
+        r#"{{"at_ms":{},"actor":{{"username":"{player}","role":"player"}},"request":{{"op":"place_bet","table":"{table}","bet_id":"{player}-{seq}","spot":"{}","stake":{}}}}}"#,
+        1_795_780_342_816 + seq * 3,
+        seq % 37,
+        stake.amount
+    ));
+    let record = croupier_ledger::Record::Commit {
+        transfers: vec![stake],
+        events: vec![croupier_ledger::StreamEvent::new("casino", event)],
+    };
+    croupier_ledger::Entry::new(seq, 1_795_780_342_816 + seq * 3, record, prev)
+}
+
+#[test]
+fn a_journal_of_bets_is_stored_compact_and_reads_back_to_the_byte() {
+    let dir = temp_dir();
+    let mut storage = SqliteStorage::open(dir.path()).expect("open");
+    let after = croupier_ledger::compact::DICTIONARY_AFTER[0];
+    let (mut prev, mut texts) = ([0u8; 32], Vec::new());
+    for seq in 1..=after + 2_000 {
+        let entry = bet_entry(seq, prev);
+        prev = entry.hash;
+        texts.push(entry.text.clone());
+        storage.append(&[entry]).expect("append");
+        storage.after_group();
+    }
+    // A record that moves no money stays text, where SQL finds it.
+    let event = croupier_ledger::Record::Commit {
+        transfers: Vec::new(),
+        events: vec![croupier_ledger::StreamEvent::new("casino", body(r#"{"checkpoint":1}"#))],
+    };
+    let last = croupier_ledger::Entry::new(after + 2_001, 9, event, prev);
+    texts.push(last.text.clone());
+    storage.append(&[last]).expect("append");
+    let count = |sql: &str| one_number(&storage, sql);
+    assert_eq!(count("SELECT after_seq FROM dictionary WHERE id = 1"), after as i64);
+    assert_eq!(
+        count("SELECT count(*) FROM journal WHERE typeof(record) = 'blob'"),
+        2_000
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM journal WHERE instr(record, '\"checkpoint\"') > 0"),
+        1
+    );
+    let compact =
+        count("SELECT sum(length(record) + length(prev_hash) + length(hash)) / count(*) FROM journal WHERE seq > 4096");
+    let text = texts[after as usize..].iter().map(String::len).sum::<usize>() as i64 / 2_001;
+    assert!(
+        compact * 3 < text + 128,
+        "a bet's row takes {compact} bytes, its text {text} and hashes 128"
+    );
+    drop(storage);
+
+    let entries = SqliteStorage::open_read_only(dir.path())
+        .expect("read only")
+        .load()
+        .expect("load");
+    assert_eq!(entries.iter().map(|e| e.text.clone()).collect::<Vec<_>>(), texts);
+    assert_eq!(verify(&entries).first_problem, None);
+    let mut reopened = Ledger::open(SqliteStorage::open(dir.path()).expect("db")).expect("reopen");
+    assert_eq!(
+        reopened
+            .commit(1, &[t("t1/1/p1-1/stake", "outside", "layout:t1", 200)], Vec::new())
+            .expect("again"),
+        [Applied::AlreadyExisted]
+    );
+    drop(reopened);
+
+    // One byte changed in a compressed record, then a row taken out: each is
+    // found, at its entry.
+    let raw = SqliteStorage::open(dir.path()).expect("db");
+    let blob: Vec<u8> = raw
+        .connection()
+        .query_row("SELECT record FROM journal WHERE seq = 5000", [], |r| r.get(0))
+        .expect("row");
+    let mut changed = blob.clone();
+    let middle = changed.len() / 2;
+    changed[middle] ^= 0x20;
+    raw.connection()
+        .execute("UPDATE journal SET record = ?1 WHERE seq = 5000", [&changed])
+        .expect("tamper");
+    let found = match SqliteStorage::open_read_only(dir.path()).expect("db").load() {
+        Err(croupier_ledger::StorageError::Unreadable { seq, .. }) => Some(seq),
+        Err(e) => panic!("{e}"),
+        Ok(entries) => verify(&entries).first_problem.map(|p| p.0),
+    };
+    assert_eq!(found, Some(5000));
+    raw.connection()
+        .execute("UPDATE journal SET record = ?1 WHERE seq = 5000", [&blob])
+        .expect("mend");
+    raw.connection()
+        .execute("DELETE FROM journal WHERE seq = 5500", [])
+        .expect("take out");
+    let e = SqliteStorage::open_read_only(dir.path())
+        .expect("db")
+        .load()
+        .expect_err("a row is missing");
+    assert!(
+        e.to_string().contains("entry 5501") && e.to_string().contains("5500"),
+        "{e}"
+    );
+}

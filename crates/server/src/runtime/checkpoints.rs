@@ -280,9 +280,9 @@ impl Store {
     }
 }
 
-/// Each binding of a checkpoint in the journal's entries after `after`,
-/// newest first or oldest first, until `more` says enough. A binding is a
-/// `checkpoint_taken` event; only entries that name one are parsed.
+/// Each binding of a checkpoint (a `checkpoint_taken` event, stored as text as it moves no money)
+/// in the journal's entries after `after`, newest first or oldest first, until `more` says
+/// enough. Only entries that name one are parsed.
 pub fn each_binding(
     storage: &SqliteStorage,
     after: u64,
@@ -294,7 +294,7 @@ pub fn each_binding(
     let mut statement = storage
         .connection()
         .prepare(&format!(
-            "SELECT seq, record FROM journal WHERE seq > ?1 AND instr(record, '\"checkpoint_taken\"') > 0 ORDER BY seq {order}"
+            "SELECT seq, record FROM journal WHERE seq > ?1 AND typeof(record) = 'text' AND instr(record, '\"checkpoint_taken\"') > 0 ORDER BY seq {order}"
         ))
         .map_err(|e| e.to_string())?;
     let after = i64::try_from(after).unwrap_or(i64::MAX);

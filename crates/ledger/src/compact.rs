@@ -1,0 +1,392 @@
+//! The journal's records as SQLite stores them: compact, and read back to
+//! the very bytes each entry's hash covers.
+//!
+//! A bet's record is some 500 bytes of JSON, most of it the same words at
+//! every bet. A record that moves money is stored as a zstd frame under a
+//! dictionary trained on the journal's own records (about 70 bytes a bet
+//! on the load benchmark's), and a long one (a round's settlement) even
+//! before there is a dictionary. Both its hashes go as 32 bytes rather than
+//! 64 hex digits, and the hash before it as nothing: it is the entry
+//! before's. What the hash covers does not change: the text, byte for byte.
+//!
+//! A record that moves no money stays text (a round's opening and closing,
+//! the floor's operations, a checkpoint's binding): there are a few a
+//! round, and SQL finds them where they lie (a start looks for bindings so).
+//! Rows written before any of this (text and hex) read as they always did.
+//!
+//! The dictionaries are rows of the database itself (`dictionary`), so a
+//! journal reads with any later build. The first is trained once the
+//! journal holds [`DICTIONARY_AFTER`]`[0]` entries, and one more at each
+//! later step, on the newest records then: a casino's first entries are its
+//! setting up, not its play. Training runs between groups, after the
+//! answers (`Storage::after_group`), never inside a commit.
+
+use std::cell::RefCell;
+
+use foldhash::HashMap;
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::StorageError;
+
+/// The journal's lengths (in entries) at which a dictionary is trained.
+pub const DICTIONARY_AFTER: [u64; 3] = [4_096, 65_536, 1_048_576];
+
+/// How many of the newest records a dictionary is trained on, and its size.
+pub const DICTIONARY_SAMPLES: u64 = 4_096;
+pub const DICTIONARY_BYTES: usize = 16 * 1024;
+
+/// A record at least this long is compressed with no dictionary too.
+pub const ALONE_FROM: usize = 8 * 1024;
+
+/// zstd's level: its default, about 4 µs a bet's record on this project's machine.
+const LEVEL: i32 = 3;
+
+/// No record a journal holds is longer (a round of 10,000 bets settles in
+/// about 1.4 MB): a frame that says it is, is damaged, not read.
+pub const RECORD_BYTES_MAX: u64 = 1 << 30;
+
+/// The first byte of a compressed record: its dictionary (0: none).
+type DictionaryId = u8;
+
+/// How a record is written: as text, or as a compressed blob.
+pub enum Stored<'a> {
+    Text(&'a str),
+    Blob(Vec<u8>),
+}
+
+impl rusqlite::ToSql for Stored<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(match self {
+            Stored::Text(text) => ValueRef::Text(text.as_bytes()),
+            Stored::Blob(blob) => ValueRef::Blob(blob),
+        }))
+    }
+}
+
+/// Compresses and decompresses the records of one connection's journal.
+pub struct Codec {
+    /// The newest dictionary, the one records are written under.
+    writing: Option<(DictionaryId, zstd::bulk::Compressor<'static>)>,
+    alone: Option<zstd::bulk::Compressor<'static>>,
+    /// Dictionaries met while reading, loaded once each.
+    reading: RefCell<HashMap<DictionaryId, zstd::bulk::Decompressor<'static>>>,
+    /// The journal's length at which the next dictionary is trained.
+    next_training: Option<u64>,
+}
+
+impl Codec {
+    /// The codec of the journal in `conn`, which writes under its newest
+    /// dictionary (a read-only database may have no dictionary table).
+    pub fn open(conn: &Connection) -> Result<Codec, StorageError> {
+        let mut codec = Codec {
+            writing: None,
+            alone: None,
+            reading: RefCell::new(HashMap::default()),
+            next_training: DICTIONARY_AFTER.first().copied(),
+        };
+        if !has_dictionaries(conn)? {
+            return Ok(codec);
+        }
+        let newest: Option<(i64, Vec<u8>)> = conn
+            .query_row("SELECT id, bytes FROM dictionary ORDER BY id DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        if let Some((id, bytes)) = newest {
+            let id = dictionary_id(id)?;
+            codec.writing = Some((id, compressor(Some(&bytes))?));
+            codec.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
+        }
+        Ok(codec)
+    }
+
+    /// How `text`, the record of an entry that moves money or not, is stored.
+    pub fn encode<'a>(&mut self, seq: u64, text: &'a str, moves_money: bool) -> Result<Stored<'a>, StorageError> {
+        if !moves_money {
+            return Ok(Stored::Text(text));
+        }
+        let (id, compressor) = match &mut self.writing {
+            Some((id, compressor)) => (*id, compressor),
+            None if text.len() >= ALONE_FROM => {
+                if self.alone.is_none() {
+                    self.alone = Some(compressor(None).map_err(|e| unreadable(seq, e))?);
+                }
+                match &mut self.alone {
+                    Some(compressor) => (0, compressor),
+                    None => return Ok(Stored::Text(text)),
+                }
+            }
+            None => return Ok(Stored::Text(text)),
+        };
+        let mut blob = Vec::with_capacity(text.len() / 4 + 16);
+        blob.push(id);
+        let frame = compressor
+            .compress(text.as_bytes())
+            .map_err(|e| unreadable(seq, format!("cannot be compressed: {e}")))?;
+        blob.extend_from_slice(&frame);
+        Ok(Stored::Blob(blob))
+    }
+
+    /// The text of the record of entry `seq` as stored in `value`.
+    pub fn decode(&self, conn: &Connection, seq: u64, value: ValueRef<'_>) -> Result<String, StorageError> {
+        let blob = match value {
+            ValueRef::Text(text) => {
+                return String::from_utf8(text.to_vec())
+                    .map_err(|e| unreadable(seq, format!("record is not UTF-8: {e}")))
+            }
+            ValueRef::Blob(blob) => blob,
+            _ => return Err(unreadable(seq, "record is neither text nor a compressed record")),
+        };
+        let Some((&id, frame)) = blob.split_first() else {
+            return Err(unreadable(seq, "record is an empty blob"));
+        };
+        let size = match zstd::zstd_safe::get_frame_content_size(frame) {
+            Ok(Some(size)) if size <= RECORD_BYTES_MAX => size as usize,
+            Ok(Some(size)) => {
+                return Err(unreadable(
+                    seq,
+                    format!("compressed record says it is {size} bytes long"),
+                ))
+            }
+            Ok(None) | Err(_) => return Err(unreadable(seq, "compressed record is not a zstd frame of known length")),
+        };
+        let mut reading = self.reading.borrow_mut();
+        let decompressor = match reading.entry(id) {
+            std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
+            std::collections::hash_map::Entry::Vacant(new) => new.insert(if id == 0 {
+                zstd::bulk::Decompressor::new().map_err(|e| unreadable(seq, e))?
+            } else {
+                let bytes = dictionary(conn, id)?.ok_or_else(|| {
+                    unreadable(
+                        seq,
+                        format!("compressed under dictionary {id}, which the journal lacks"),
+                    )
+                })?;
+                zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|e| unreadable(seq, e))?
+            }),
+        };
+        let bytes = decompressor
+            .decompress(frame, size)
+            .map_err(|e| unreadable(seq, format!("compressed record does not decompress: {e}")))?;
+        String::from_utf8(bytes).map_err(|e| unreadable(seq, format!("record is not UTF-8: {e}")))
+    }
+
+    /// Trains the next dictionary on the newest records, where the journal,
+    /// `last` entries long, has reached its length: once, between groups.
+    /// A failure is told and leaves records as they were written before.
+    pub fn train_if_due(&mut self, conn: &Connection, last: u64) {
+        let Some(due) = self.next_training else {
+            return;
+        };
+        if last < due {
+            return;
+        }
+        let id = self.writing.as_ref().map_or(1, |(id, _)| id.saturating_add(1));
+        self.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
+        match self.train(conn, last, id) {
+            Ok(()) => tracing::info!(
+                "the journal's records are compressed under dictionary {id} from entry {}",
+                last + 1
+            ),
+            Err(e) => tracing::warn!("no dictionary {id} for the journal's records: {e}; they are written as before"),
+        }
+    }
+
+    fn train(&mut self, conn: &Connection, last: u64, id: DictionaryId) -> Result<(), StorageError> {
+        let mut samples = Vec::new();
+        {
+            let mut statement = conn.prepare("SELECT seq, record FROM journal WHERE seq > ?1 AND seq <= ?2")?;
+            let from = last.saturating_sub(DICTIONARY_SAMPLES) as i64;
+            let mut rows = statement.query(params![from, last as i64])?;
+            while let Some(row) = rows.next()? {
+                let seq = row.get::<_, i64>(0)? as u64;
+                let text = self.decode(conn, seq, row.get_ref(1)?)?;
+                if text.len() < ALONE_FROM {
+                    samples.push(text);
+                }
+            }
+        }
+        let bytes = zstd::dict::from_samples(&samples, DICTIONARY_BYTES).map_err(|e| unreadable(0, e))?;
+        let compressor = compressor(Some(&bytes))?;
+        create_table(conn)?;
+        conn.execute(
+            "INSERT INTO dictionary (id, after_seq, bytes) VALUES (?1, ?2, ?3)",
+            params![i64::from(id), last as i64, bytes],
+        )?;
+        self.writing = Some((id, compressor));
+        Ok(())
+    }
+}
+
+/// Makes the dictionaries' table, where it is missing.
+pub fn create_table(conn: &Connection) -> Result<(), StorageError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS dictionary (
+             id INTEGER PRIMARY KEY,
+             after_seq BIGINT NOT NULL,
+             bytes BLOB NOT NULL
+         )",
+    )?;
+    Ok(())
+}
+
+fn has_dictionaries(conn: &Connection) -> Result<bool, StorageError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dictionary')",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+fn dictionary(conn: &Connection, id: DictionaryId) -> Result<Option<Vec<u8>>, StorageError> {
+    if !has_dictionaries(conn)? {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row("SELECT bytes FROM dictionary WHERE id = ?1", [i64::from(id)], |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+fn dictionary_id(id: i64) -> Result<DictionaryId, StorageError> {
+    DictionaryId::try_from(id).map_err(|_| unreadable(0, format!("dictionary {id} is not a number 1 to 255")))
+}
+
+/// A compressor under `dictionary`; frames carry their length and not the
+/// dictionary's own id (the record's first byte names it).
+fn compressor(dictionary: Option<&[u8]>) -> Result<zstd::bulk::Compressor<'static>, StorageError> {
+    let mut compressor = match dictionary {
+        Some(bytes) => zstd::bulk::Compressor::with_dictionary(LEVEL, bytes),
+        None => zstd::bulk::Compressor::new(LEVEL),
+    }
+    .map_err(|e| unreadable(0, e))?;
+    compressor
+        .set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))
+        .map_err(|e| unreadable(0, e))?;
+    compressor
+        .set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(true))
+        .map_err(|e| unreadable(0, e))?;
+    Ok(compressor)
+}
+
+fn unreadable(seq: u64, why: impl std::fmt::Display) -> StorageError {
+    StorageError::Unreadable {
+        seq,
+        why: why.to_string(),
+    }
+}
+
+/// A hash as stored: 32 bytes, or (rows written before) 64 hex digits.
+pub fn hash_from(seq: u64, value: ValueRef<'_>) -> Result<[u8; 32], StorageError> {
+    match value {
+        ValueRef::Blob(bytes) => {
+            <[u8; 32]>::try_from(bytes).map_err(|_| unreadable(seq, format!("hash is {} bytes, not 32", bytes.len())))
+        }
+        ValueRef::Text(text) => {
+            let bytes = hex::decode(text).map_err(|e| unreadable(seq, format!("hash is not hex: {e}")))?;
+            <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| unreadable(seq, "hash is not 32 bytes"))
+        }
+        _ => Err(unreadable(seq, "hash is neither bytes nor hex")),
+    }
+}
+
+/// The hash before an entry's, as stored: empty where it is the hash of the
+/// entry before (every row written so), else a hash.
+pub fn prev_hash_from(seq: u64, value: ValueRef<'_>) -> Result<Option<[u8; 32]>, StorageError> {
+    match value {
+        ValueRef::Blob([]) => Ok(None),
+        other => hash_from(seq, other).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn journal() -> Connection {
+        let conn = Connection::open_in_memory().expect("memory");
+        conn.execute_batch(
+            "CREATE TABLE journal (seq INTEGER PRIMARY KEY, at_ms BIGINT, record TEXT, prev_hash TEXT, hash TEXT)",
+        )
+        .expect("table");
+        conn
+    }
+
+    fn bet(n: u64) -> String {
+        format!(
+            r#"{{"type":"commit","transfers":[{{"id":"t1/{r}/p{n}/stake","from":"chips:t1:p{p}","to":"layout:t1","amount":{a},"memo":"bet"}}],"events":[]}}"#,
+            r = n / 100,
+            p = n % 37,
+            a = 100 * (n % 7 + 1)
+        )
+    }
+
+    #[test]
+    fn a_record_reads_back_as_the_very_text_it_was_with_and_without_a_dictionary() {
+        let conn = journal();
+        let mut codec = Codec::open(&conn).expect("codec");
+        let short = bet(1);
+        assert!(matches!(
+            codec.encode(1, &short, true).expect("encode"),
+            Stored::Text(_)
+        ));
+        let long = (0..200).map(bet).collect::<Vec<_>>().join(",");
+        let Stored::Blob(alone) = codec.encode(2, &long, true).expect("encode") else {
+            panic!("a long record is compressed with no dictionary");
+        };
+        assert!(alone.len() * 10 < long.len(), "{} of {}", alone.len(), long.len());
+        assert_eq!(codec.decode(&conn, 1, ValueRef::Blob(&alone)).expect("decode"), long);
+        for n in 1..=DICTIONARY_AFTER[0] {
+            conn.execute(
+                "INSERT INTO journal VALUES (?1, 0, ?2, '', '')",
+                params![n as i64, bet(n)],
+            )
+            .expect("insert");
+        }
+        codec.train_if_due(&conn, DICTIONARY_AFTER[0] - 1);
+        assert!(codec.writing.is_none(), "not before its length");
+        codec.train_if_due(&conn, DICTIONARY_AFTER[0]);
+        let text = bet(DICTIONARY_AFTER[0] + 1);
+        let Stored::Blob(blob) = codec.encode(3, &text, true).expect("encode") else {
+            panic!("under a dictionary a bet's record is compressed");
+        };
+        assert_eq!(blob[0], 1);
+        assert!(blob.len() * 3 < text.len(), "{} of {}", blob.len(), text.len());
+        assert!(
+            matches!(codec.encode(3, &text, false).expect("encode"), Stored::Text(_)),
+            "no money: text"
+        );
+        // Another connection reads it with the dictionary the journal holds.
+        let other = Codec::open(&conn).expect("codec");
+        assert_eq!(other.decode(&conn, 9, ValueRef::Blob(&blob)).expect("decode"), text);
+        assert_eq!(other.writing.as_ref().map(|(id, _)| *id), Some(1));
+        assert_eq!(other.next_training, Some(DICTIONARY_AFTER[1]));
+    }
+
+    #[test]
+    fn a_damaged_compressed_record_is_refused_naming_its_entry_not_read() {
+        let conn = journal();
+        let codec = Codec::open(&conn).expect("codec");
+        let long = (0..200).map(bet).collect::<Vec<_>>().join(",");
+        let mut alone = zstd::bulk::compress(long.as_bytes(), 3).expect("compress");
+        alone.insert(0, 0);
+        let cases: [(Vec<u8>, &str); 4] = [
+            (vec![], "empty"),
+            (vec![0, 1, 2, 3], "zstd frame"),
+            ([&[7u8][..], &alone[1..]].concat(), "dictionary 7"),
+            (alone[..alone.len() - 3].to_vec(), "does not decompress"),
+        ];
+        for (blob, why) in cases {
+            let e = codec.decode(&conn, 42, ValueRef::Blob(&blob)).expect_err(why);
+            assert!(e.to_string().contains("42") && e.to_string().contains(why), "{e}");
+        }
+        // A frame claiming a length past any record's is refused before any allocation.
+        let mut huge = vec![0u8, 0x28, 0xb5, 0x2f, 0xfd, 0xa0];
+        huge.extend_from_slice(&(RECORD_BYTES_MAX as u32 + 1).to_le_bytes());
+        huge.extend_from_slice(&[0; 8]);
+        let e = codec.decode(&conn, 5, ValueRef::Blob(&huge)).expect_err("huge");
+        assert!(e.to_string().contains("says it is"), "{e}");
+    }
+}
