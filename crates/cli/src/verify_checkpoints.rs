@@ -46,13 +46,17 @@ pub(crate) struct CheckpointCheck {
     pub unusable: Vec<String>,
 }
 
-/// The newest checkpoint file the journal binds, as it binds it, with its binding.
+/// The newest checkpoint file the journal binds, as it binds it, with its
+/// binding. As a start does (`Store::bound`), only files a binding names, of
+/// the length it binds, are read: a file planted or stuffed is never read.
 pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<(Checkpoint, Binding), String> {
-    let oldest = store.list().last().copied().unwrap_or(u64::MAX);
+    let listed = store.list();
+    let oldest = listed.last().copied().unwrap_or(u64::MAX);
     let bound = bound_after(storage, oldest);
+    let tried = store.bound(listed.len());
     let mut why = Vec::new();
-    for through in store.list() {
-        match (store.read(through), bound.get(&through)) {
+    for through in &tried {
+        match (store.read(*through), bound.get(through)) {
             (Err(e), _) => why.push(e),
             (Ok(_), None) => why.push(format!("the journal binds no checkpoint after entry {through}")),
             (Ok(c), Some(b)) if c.digest() != b.digest || c.bytes.len() as u64 != b.bytes => why.push(format!(
@@ -61,6 +65,15 @@ pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<(Ch
             )),
             (Ok(c), Some(b)) => return Ok((c, b.clone())),
         }
+    }
+    for through in listed.iter().filter(|t| !tried.contains(t)) {
+        why.push(match bound.get(through) {
+            Some(b) => format!(
+                "the checkpoint after entry {through} is not the length entry {} binds ({} bytes)",
+                b.entry, b.bytes
+            ),
+            None => format!("the journal binds no checkpoint after entry {through}"),
+        });
     }
     if why.is_empty() {
         why.push("the data directory holds no checkpoint".into());

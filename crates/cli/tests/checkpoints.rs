@@ -289,4 +289,14 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
     });
     let (status, health) = server.http("GET", "/healthz", None, None);
     assert_eq!((status, health["status"].as_str()), (200, Some("degraded")), "{health}");
+    drop(server);
+    // An auditor's incremental check begins where the start did, reading no planted file
+    // (the 3 GiB of holes is not read: it is not the length any binding gives).
+    let (passed, report) = croupier_testkit::verify(BINARY, data, &["--from-checkpoint"]);
+    assert!(passed, "{report}");
+    let from = report["checkpoints"]["from"].as_u64().unwrap_or(0);
+    assert!(
+        from >= newest && bound(data).contains(&from),
+        "began from {from}, not the newest bound ({newest} or after): {report}"
+    );
 }
