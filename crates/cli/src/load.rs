@@ -26,7 +26,9 @@ use crate::{wire, Failure, Format, Invalid};
 /// Bounds on the load a run may ask for.
 pub const TERMINALS_MAX: usize = 5_000;
 pub const TABLES_MAX: usize = 64;
-pub const DURATION_MAX_SECONDS: f64 = 600.0;
+/// An hour: a history of 50 million bets takes about half of it. The run
+/// keeps each acknowledgement's time (16 bytes a bet: 1.5 GiB at an hour).
+pub const DURATION_MAX_SECONDS: f64 = 3_600.0;
 /// The most bets per second a run may offer.
 pub const RATE_MAX: f64 = 1_000_000.0;
 
@@ -36,7 +38,7 @@ pub struct LoadArgs {
     tables: usize,
     #[arg(long, default_value_t = 200)]
     terminals: usize,
-    /// Seconds of betting to measure.
+    /// Seconds of betting to measure (at most an hour).
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
     /// How long betting stays open each round, in milliseconds.
