@@ -15,7 +15,10 @@
 //! Rows written before any of this (text and hex) read as they always did.
 //!
 //! The dictionaries are rows of the database itself (`dictionary`), so a
-//! journal reads with any later build. The first is trained once the
+//! journal reads with any later build; each is kept twice, with its SHA-256
+//! (`dictionary_copy`), so that one damaged copy loses nothing. A dictionary
+//! is written under only once it reads back what it wrote, and never under
+//! an id other than 1 to 255 (a record's first byte; 0 is none). The first is trained once the
 //! journal holds [`DICTIONARY_AFTER`]`[0]` entries, and one more at each
 //! later step, on the newest records then: a casino's first entries are its
 //! setting up, not its play. Training runs between groups, after the
@@ -26,6 +29,7 @@ use std::cell::RefCell;
 use foldhash::HashMap;
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
 
 use crate::StorageError;
 
@@ -43,8 +47,9 @@ pub const ALONE_FROM: usize = 8 * 1024;
 const LEVEL: i32 = 3;
 
 /// No record a journal holds is longer (a round of 10,000 bets settles in
-/// about 1.4 MB): a frame that says it is, is damaged, not read.
-pub const RECORD_BYTES_MAX: u64 = 1 << 30;
+/// about 1.4 MB): a frame that says it is, is damaged, not read. What a
+/// frame says bounds what reading it takes.
+pub const RECORD_BYTES_MAX: u64 = 64 << 20;
 
 /// The first byte of a compressed record: its dictionary (0: none).
 type DictionaryId = u8;
@@ -73,6 +78,15 @@ pub struct Codec {
     reading: RefCell<HashMap<DictionaryId, zstd::bulk::Decompressor<'static>>>,
     /// The journal's length at which the next dictionary is trained.
     next_training: Option<u64>,
+    /// The records read so far: as text, and compressed under each dictionary (0: none).
+    read: RefCell<Read>,
+}
+
+/// How the records a connection read were stored (`croupier verify` tells it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Read {
+    pub text: u64,
+    pub compressed: std::collections::BTreeMap<u8, u64>,
 }
 
 impl Codec {
@@ -84,19 +98,32 @@ impl Codec {
             alone: None,
             reading: RefCell::new(HashMap::default()),
             next_training: DICTIONARY_AFTER.first().copied(),
+            read: RefCell::new(Read::default()),
         };
         if !has_dictionaries(conn)? {
             return Ok(codec);
         }
-        let newest: Option<(i64, Vec<u8>)> = conn
-            .query_row("SELECT id, bytes FROM dictionary ORDER BY id DESC LIMIT 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
-        if let Some((id, bytes)) = newest {
-            let id = dictionary_id(id)?;
-            codec.writing = Some((id, compressor(Some(&bytes))?));
-            codec.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
+        let newest: Option<i64> = conn
+            .query_row("SELECT max(id) FROM dictionary", [], |r| r.get(0))
+            .optional()?
+            .flatten();
+        let Some(newest) = newest else {
+            return Ok(codec);
+        };
+        // A dictionary that is not one, or not as trained, is not written
+        // under: records go as they would with none, and reading tells.
+        match DictionaryId::try_from(newest).ok().filter(|id| *id > 0) {
+            Some(id) => {
+                codec.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
+                match dictionary(conn, 0, id).and_then(|bytes| writer_under(id, &bytes)) {
+                    Ok(compressor) => codec.writing = Some((id, compressor)),
+                    Err(e) => tracing::warn!("records are not compressed under dictionary {id}: {e}"),
+                }
+            }
+            None => {
+                codec.next_training = None;
+                tracing::warn!("the journal's newest dictionary is numbered {newest}, not 1 to 255: none is written under or trained")
+            }
         }
         Ok(codec)
     }
@@ -141,35 +168,38 @@ impl Codec {
         let Some((&id, frame)) = blob.split_first() else {
             return Err(unreadable(seq, "record is an empty blob"));
         };
+        let damaged = |why: String| unreadable(seq, format!("its compressed record is damaged: {why}"));
         let size = match zstd::zstd_safe::get_frame_content_size(frame) {
             Ok(Some(size)) if size <= RECORD_BYTES_MAX => size as usize,
-            Ok(Some(size)) => {
-                return Err(unreadable(
-                    seq,
-                    format!("compressed record says it is {size} bytes long"),
-                ))
-            }
-            Ok(None) | Err(_) => return Err(unreadable(seq, "compressed record is not a zstd frame of known length")),
+            Ok(Some(size)) => return Err(damaged(format!("it says it is {size} bytes long"))),
+            Ok(None) | Err(_) => return Err(damaged("it is not a zstd frame of known length".into())),
         };
+        // One frame and nothing after it: no bytes the hash does not cover.
+        match zstd::zstd_safe::find_frame_compressed_size(frame) {
+            Ok(length) if length == frame.len() => {}
+            Ok(length) => return Err(damaged(format!("{} bytes follow its frame", frame.len() - length))),
+            Err(_) => return Err(damaged("its frame does not end".into())),
+        }
         let mut reading = self.reading.borrow_mut();
         let decompressor = match reading.entry(id) {
             std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
             std::collections::hash_map::Entry::Vacant(new) => new.insert(if id == 0 {
                 zstd::bulk::Decompressor::new().map_err(|e| unreadable(seq, e))?
             } else {
-                let bytes = dictionary(conn, id)?.ok_or_else(|| {
-                    unreadable(
-                        seq,
-                        format!("compressed under dictionary {id}, which the journal lacks"),
-                    )
-                })?;
-                zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|e| unreadable(seq, e))?
+                let bytes = dictionary(conn, seq, id)?;
+                zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|e| dictionary_damaged(seq, id, e))?
             }),
         };
         let bytes = decompressor
             .decompress(frame, size)
-            .map_err(|e| unreadable(seq, format!("compressed record does not decompress: {e}")))?;
-        String::from_utf8(bytes).map_err(|e| unreadable(seq, format!("record is not UTF-8: {e}")))
+            .map_err(|e| damaged(format!("it does not decompress ({e})")))?;
+        *self.read.borrow_mut().compressed.entry(id).or_default() += 1;
+        String::from_utf8(bytes).map_err(|e| damaged(format!("it decompresses to what is not UTF-8 ({e})")))
+    }
+
+    /// How the records read so far were stored.
+    pub fn read(&self) -> Read {
+        self.read.borrow().clone()
     }
 
     /// Trains the next dictionary on the newest records, where the journal,
@@ -208,15 +238,39 @@ impl Codec {
             }
         }
         let bytes = zstd::dict::from_samples(&samples, DICTIONARY_BYTES).map_err(|e| unreadable(0, e))?;
-        let compressor = compressor(Some(&bytes))?;
+        let compressor = writer_under(id, &bytes)?;
         create_table(conn)?;
-        conn.execute(
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let tx = conn.unchecked_transaction()?;
+        tx.execute(
             "INSERT INTO dictionary (id, after_seq, bytes) VALUES (?1, ?2, ?3)",
             params![i64::from(id), last as i64, bytes],
         )?;
+        tx.execute(
+            "INSERT INTO dictionary_copy (id, sha256, bytes) VALUES (?1, ?2, ?3)",
+            params![i64::from(id), sha256, bytes],
+        )?;
+        tx.commit()?;
         self.writing = Some((id, compressor));
         Ok(())
     }
+}
+
+/// A compressor under dictionary `id`, once it is seen to read back what it
+/// writes (a dictionary that is not one would write records none can read).
+fn writer_under(id: DictionaryId, bytes: &[u8]) -> Result<zstd::bulk::Compressor<'static>, StorageError> {
+    const PROBE: &str = r#"{"type":"commit","transfers":[{"id":"t/1/b/stake","amount":100}],"events":[]}"#;
+    let mut compressor = compressor(Some(bytes))?;
+    let frame = compressor
+        .compress(PROBE.as_bytes())
+        .map_err(|e| dictionary_damaged(0, id, e))?;
+    let back = zstd::bulk::Decompressor::with_dictionary(bytes)
+        .and_then(|mut d| d.decompress(&frame, PROBE.len()))
+        .map_err(|e| dictionary_damaged(0, id, e))?;
+    if back != PROBE.as_bytes() {
+        return Err(dictionary_damaged(0, id, "it does not read back what it writes"));
+    }
+    Ok(compressor)
 }
 
 /// Makes the dictionaries' table, where it is missing.
@@ -226,32 +280,83 @@ pub fn create_table(conn: &Connection) -> Result<(), StorageError> {
              id INTEGER PRIMARY KEY,
              after_seq BIGINT NOT NULL,
              bytes BLOB NOT NULL
-         )",
+         );
+         CREATE TABLE IF NOT EXISTS dictionary_copy (
+             id INTEGER PRIMARY KEY,
+             sha256 TEXT NOT NULL,
+             bytes BLOB NOT NULL
+         );",
     )?;
     Ok(())
 }
 
-fn has_dictionaries(conn: &Connection) -> Result<bool, StorageError> {
+fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dictionary')",
-        [],
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [name],
         |r| r.get(0),
     )?)
 }
 
-fn dictionary(conn: &Connection, id: DictionaryId) -> Result<Option<Vec<u8>>, StorageError> {
-    if !has_dictionaries(conn)? {
-        return Ok(None);
-    }
-    Ok(conn
-        .query_row("SELECT bytes FROM dictionary WHERE id = ?1", [i64::from(id)], |r| {
-            r.get(0)
-        })
-        .optional()?)
+fn has_dictionaries(conn: &Connection) -> Result<bool, StorageError> {
+    has_table(conn, "dictionary")
 }
 
-fn dictionary_id(id: i64) -> Result<DictionaryId, StorageError> {
-    DictionaryId::try_from(id).map_err(|_| unreadable(0, format!("dictionary {id} is not a number 1 to 255")))
+/// Dictionary `id`'s bytes, for entry `seq`: the copy whose SHA-256 is the
+/// one recorded at training, where it was recorded (the copy where the
+/// first is damaged); a journal whose dictionary is lost or damaged whole
+/// says so, naming it.
+fn dictionary(conn: &Connection, seq: u64, id: DictionaryId) -> Result<Vec<u8>, StorageError> {
+    let read = |table: &str, column: &str| -> Result<Option<rusqlite::types::Value>, StorageError> {
+        if !has_table(conn, table)? {
+            return Ok(None);
+        }
+        Ok(conn
+            .query_row(
+                &format!("SELECT {column} FROM {table} WHERE id = ?1"),
+                [i64::from(id)],
+                |r| r.get(0),
+            )
+            .optional()?)
+    };
+    use rusqlite::types::Value;
+    let first = match read("dictionary", "bytes")? {
+        Some(Value::Blob(bytes)) => Some(bytes),
+        _ => None,
+    };
+    let sha256 = match read("dictionary_copy", "sha256")? {
+        Some(Value::Text(sha256)) => Some(sha256),
+        _ => None,
+    };
+    let copy = match read("dictionary_copy", "bytes")? {
+        Some(Value::Blob(bytes)) => Some(bytes),
+        _ => None,
+    };
+    let Some(sha256) = sha256 else {
+        // Recorded with no digest: its one copy, as it is.
+        return first.ok_or_else(|| dictionary_damaged(seq, id, "the journal lacks it"));
+    };
+    [first, copy]
+        .into_iter()
+        .flatten()
+        .find(|bytes| hex::encode(Sha256::digest(bytes)) == sha256)
+        .ok_or_else(|| {
+            dictionary_damaged(
+                seq,
+                id,
+                format!("neither of its copies is the one trained (SHA-256 {sha256})"),
+            )
+        })
+}
+
+/// A record that cannot be read for its dictionary: the entries under it
+/// are sound, and come back with the dictionary (from a copy of the database).
+fn dictionary_damaged(seq: u64, id: DictionaryId, why: impl std::fmt::Display) -> StorageError {
+    StorageError::Dictionary {
+        seq,
+        id,
+        why: why.to_string(),
+    }
 }
 
 /// A compressor under `dictionary`; frames carry their length and not the
@@ -372,11 +477,14 @@ mod tests {
         let long = (0..200).map(bet).collect::<Vec<_>>().join(",");
         let mut alone = zstd::bulk::compress(long.as_bytes(), 3).expect("compress");
         alone.insert(0, 0);
-        let cases: [(Vec<u8>, &str); 4] = [
+        let mut trailing = alone.clone();
+        trailing.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9]);
+        let cases: [(Vec<u8>, &str); 5] = [
             (vec![], "empty"),
             (vec![0, 1, 2, 3], "zstd frame"),
             ([&[7u8][..], &alone[1..]].concat(), "dictionary 7"),
-            (alone[..alone.len() - 3].to_vec(), "does not decompress"),
+            (alone[..alone.len() - 3].to_vec(), "does not end"),
+            (trailing, "10 bytes follow its frame"),
         ];
         for (blob, why) in cases {
             let e = codec.decode(&conn, 42, ValueRef::Blob(&blob)).expect_err(why);
@@ -388,5 +496,74 @@ mod tests {
         huge.extend_from_slice(&[0; 8]);
         let e = codec.decode(&conn, 5, ValueRef::Blob(&huge)).expect_err("huge");
         assert!(e.to_string().contains("says it is"), "{e}");
+    }
+
+    /// A journal past its first dictionary's length, as `Storage::after_group` trains it.
+    fn trained() -> (Connection, Codec) {
+        let conn = journal();
+        let mut codec = Codec::open(&conn).expect("codec");
+        for n in 1..=DICTIONARY_AFTER[0] {
+            conn.execute(
+                "INSERT INTO journal VALUES (?1, 0, ?2, '', '')",
+                params![n as i64, bet(n)],
+            )
+            .expect("insert");
+        }
+        codec.train_if_due(&conn, DICTIONARY_AFTER[0]);
+        assert_eq!(codec.writing.as_ref().map(|(id, _)| *id), Some(1));
+        (conn, codec)
+    }
+
+    #[test]
+    fn a_dictionary_damaged_in_one_copy_reads_from_the_other_and_in_both_is_named() {
+        let (conn, mut codec) = trained();
+        let text = bet(9_999);
+        let Stored::Blob(blob) = codec.encode(3, &text, true).expect("encode") else {
+            panic!("compressed");
+        };
+        for table in ["dictionary", "dictionary_copy"] {
+            conn.execute(
+                &format!("UPDATE {table} SET bytes = zeroblob(length(bytes)) WHERE id = 1"),
+                [],
+            )
+            .expect("damage");
+            let fresh = Codec::open(&conn).expect("codec");
+            match table {
+                "dictionary" => assert_eq!(fresh.decode(&conn, 7, ValueRef::Blob(&blob)).expect("the copy"), text),
+                _ => {
+                    let e = fresh.decode(&conn, 7, ValueRef::Blob(&blob)).expect_err("both damaged");
+                    assert!(matches!(e, StorageError::Dictionary { seq: 7, id: 1, .. }), "{e}");
+                    assert!(e.to_string().contains("put back the database"), "{e}");
+                    assert!(fresh.writing.is_none(), "written under a damaged dictionary");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_planted_dictionary_is_never_written_under_unless_it_reads_back() {
+        let (conn, _) = trained();
+        // Numbered 0 (no dictionary), past 255, or bytes that are no dictionary.
+        for (id, bytes) in [(0i64, vec![1u8; 64]), (300, vec![1u8; 64])] {
+            conn.execute("INSERT INTO dictionary VALUES (?1, 0, ?2)", params![id, bytes])
+                .expect("plant");
+            let codec = Codec::open(&conn).expect("a journal with one opens");
+            match id {
+                0 => assert_eq!(codec.writing.as_ref().map(|(id, _)| *id), Some(1), "still the real one"),
+                _ => assert!(codec.writing.is_none() && codec.next_training.is_none()),
+            }
+            conn.execute("DELETE FROM dictionary WHERE id = ?1", [id])
+                .expect("remove");
+        }
+        let mut fake = vec![0x37, 0xa4, 0x30, 0xec];
+        fake.extend((0..3_000u32).map(|i| (i * 7 % 251) as u8));
+        conn.execute("INSERT INTO dictionary VALUES (2, 0, ?1)", [&fake])
+            .expect("plant");
+        let mut codec = Codec::open(&conn).expect("opens");
+        assert!(codec.writing.is_none(), "written under a dictionary that is not one");
+        assert!(matches!(
+            codec.encode(1, &bet(5), true).expect("encode"),
+            Stored::Text(_)
+        ));
     }
 }

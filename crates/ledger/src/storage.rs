@@ -16,6 +16,10 @@ pub enum StorageError {
     Sqlite(#[from] rusqlite::Error),
     #[error("entry {seq} cannot be read: {why}")]
     Unreadable { seq: u64, why: String },
+    /// A record compressed under a dictionary the journal lacks or holds
+    /// damaged: the entries are sound, and read again once it is put back.
+    #[error("entry {seq} cannot be read: its dictionary {id} is damaged or missing ({why}); the entries under it are sound: put back the database from a copy rather than cut them")]
+    Dictionary { seq: u64, id: u8, why: String },
     #[error("storage failed on purpose (test)")]
     Injected,
     /// Entries the disk did not take (a full disk): the journal is sound.
@@ -178,6 +182,10 @@ pub const WAL_FALLBACK_CHECKPOINT_PAGES: i64 = 12_500;
 pub const CHECKPOINT_CLOSE_PAGES: i64 = 16;
 pub const CHECKPOINT_PASSES_MAX: u32 = 4;
 
+/// The layout of the journal's database this build writes (SQLite's
+/// `user_version`): 1, records compressed ([`crate::compact`]); 0, before.
+pub const LAYOUT: i64 = 1;
+
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "croupier.db";
 
@@ -221,6 +229,21 @@ impl SqliteStorage {
     }
 
     fn on(conn: Connection) -> Result<SqliteStorage, StorageError> {
+        // A journal of a later layout is not this build's to read or write
+        // (an older build, made before the layout was numbered, cannot read
+        // compressed records either: it refuses them, as an invalid column).
+        let layout: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if layout > LAYOUT {
+            return Err(StorageError::Unreadable {
+                seq: 0,
+                why: format!(
+                    "the database is of layout {layout}, written by a later build; this build reads layouts up to {LAYOUT}"
+                ),
+            });
+        }
+        if layout < LAYOUT && !conn.is_readonly(rusqlite::DatabaseName::Main)? {
+            conn.pragma_update(None, "user_version", LAYOUT)?;
+        }
         let codec = Codec::open(&conn)?;
         Ok(SqliteStorage {
             conn,
@@ -306,6 +329,11 @@ impl SqliteStorage {
     pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
         let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         SqliteStorage::on(conn)
+    }
+
+    /// How the records read through this connection so far were stored.
+    pub fn records_read(&self) -> compact::Read {
+        self.codec.read()
     }
 
     pub fn connection(&self) -> &Connection {
@@ -438,11 +466,26 @@ impl SqliteStorage {
 
     /// [`SqliteStorage::each_through`] for the entries after `after` and up to `last`.
     pub fn each_between(&self, after: u64, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
-        self.each_stored(after, last, &mut |seq, at_ms, text, prev_hash, hash| {
+        self.each_stored(after, last, &mut |row| {
+            let Row {
+                seq,
+                at_ms,
+                text,
+                compressed,
+                prev_hash,
+                hash,
+            } = row;
             let record: Record = serde_json::from_str(&text).map_err(|e| StorageError::Unreadable {
                 seq,
                 why: format!("record is not valid: {e}"),
             })?;
+            // Where a start looks for what moves no money (a checkpoint's binding), in text.
+            if compressed && record.transfers().is_empty() {
+                return Err(StorageError::Unreadable {
+                    seq,
+                    why: "it moves no money but is stored compressed: such records are stored as text".into(),
+                });
+            }
             Ok(f(Entry {
                 seq,
                 at_ms,
@@ -457,17 +500,17 @@ impl SqliteStorage {
     /// Each record's text after `after` and up to `last`, in order, not
     /// parsed, until `f` says false (`bench history` counts bets so).
     pub fn each_text(&self, after: u64, last: u64, f: &mut dyn FnMut(u64, &str) -> bool) -> Result<(), StorageError> {
-        self.each_stored(after, last, &mut |seq, _, text, _, _| Ok(f(seq, &text)))
+        self.each_stored(after, last, &mut |row| Ok(f(row.seq, &row.text)))
     }
 
     /// Each row after `after` and up to `last` as its entry's number, time,
-    /// text and hashes, the hash before read from the row before where the
+    /// text, whether it was compressed, and hashes, the hash before read from the row before where the
     /// row leaves it out.
     fn each_stored(
         &self,
         after: u64,
         last: u64,
-        f: &mut dyn FnMut(u64, u64, String, [u8; 32], [u8; 32]) -> Result<bool, StorageError>,
+        f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
     ) -> Result<(), StorageError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
@@ -479,7 +522,9 @@ impl SqliteStorage {
         while let Some(row) = rows.next()? {
             let seq = row.get::<_, i64>(0)? as u64;
             let at_ms = row.get::<_, i64>(1)? as u64;
-            let text = self.codec.decode(&self.conn, seq, row.get_ref(2)?)?;
+            let stored = row.get_ref(2)?;
+            let compressed = matches!(stored, rusqlite::types::ValueRef::Blob(_));
+            let text = self.codec.decode(&self.conn, seq, stored)?;
             let hash = compact::hash_from(seq, row.get_ref(4)?)?;
             let prev_hash = match compact::prev_hash_from(seq, row.get_ref(3)?)? {
                 Some(prev) => prev,
@@ -493,7 +538,15 @@ impl SqliteStorage {
                 },
             };
             before = Some((seq, hash));
-            if !f(seq, at_ms, text, prev_hash, hash)? {
+            let row = Row {
+                seq,
+                at_ms,
+                text,
+                compressed,
+                prev_hash,
+                hash,
+            };
+            if !f(row)? {
                 break;
             }
         }
@@ -508,6 +561,17 @@ impl SqliteStorage {
         }
         Ok(())
     }
+}
+
+/// A row of the journal as read: its entry's number, time, text, whether it
+/// was stored compressed, and its hashes.
+struct Row {
+    seq: u64,
+    at_ms: u64,
+    text: String,
+    compressed: bool,
+    prev_hash: [u8; 32],
+    hash: [u8; 32],
 }
 
 /// The seal in `conn`'s database: none where the table or its row is missing.

@@ -837,3 +837,27 @@ fn a_journal_of_bets_is_stored_compact_and_reads_back_to_the_byte() {
         "{e}"
     );
 }
+
+#[test]
+fn a_database_of_a_later_layout_is_refused_and_an_older_one_moves_on() {
+    let dir = temp_dir();
+    drop(SqliteStorage::open(dir.path()).expect("open"));
+    let layout = |storage: &SqliteStorage| one_number(storage, "PRAGMA user_version");
+    let storage = SqliteStorage::open_read_only(dir.path()).expect("read only");
+    assert_eq!(layout(&storage), croupier_ledger::storage::LAYOUT);
+    storage
+        .connection()
+        .pragma_update(None, "user_version", 0)
+        .expect_err("read only");
+    drop(storage);
+    let raw = rusqlite::Connection::open(dir.path().join("croupier.db")).expect("raw");
+    raw.pragma_update(None, "user_version", croupier_ledger::storage::LAYOUT + 1)
+        .expect("later");
+    for opened in [SqliteStorage::open(dir.path()), SqliteStorage::open_read_only(dir.path())] {
+        let e = opened.err().expect("refused");
+        assert!(e.to_string().contains("written by a later build"), "{e}");
+    }
+    raw.pragma_update(None, "user_version", 0).expect("older");
+    let storage = SqliteStorage::open(dir.path()).expect("an older layout opens");
+    assert_eq!(layout(&storage), croupier_ledger::storage::LAYOUT);
+}
