@@ -299,4 +299,17 @@ fn an_insider_with_the_data_directory_cannot_redirect_crowd_out_or_hide_behind_c
         from >= newest && bound(data).contains(&from),
         "began from {from}, not the newest bound ({newest} or after): {report}"
     );
+    // An entry before the checkpoint taken out: history that cannot be read is told as changed history is.
+    let journal = rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the journal");
+    journal
+        .execute("DELETE FROM journal WHERE seq = 3", [])
+        .expect("taken out");
+    drop(journal);
+    let server = start(data, "25");
+    wait_until("the missing entry told", || {
+        let (_, health) = server.http("GET", "/healthz", None, None);
+        health["history"]["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("entry 4 cannot be read") && w.contains("lacks"))
+    });
 }

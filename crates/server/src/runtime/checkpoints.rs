@@ -21,12 +21,13 @@ use std::time::Duration;
 
 use std::os::unix::fs::OpenOptionsExt;
 
-use croupier_ledger::{SqliteStorage, Storage};
+use croupier_ledger::{SqliteStorage, Storage, StorageError};
 
 use crate::api::EventView;
 use crate::casino::checkpoint::Checkpoint;
 use crate::casino::{Actor, Casino, OpenError, Replayer, Request, RoundRecord};
 
+pub use super::bindings::each_binding;
 use super::floor::Floor;
 
 /// A checkpoint is written once this many entries follow the last one:
@@ -280,54 +281,6 @@ impl Store {
     }
 }
 
-/// Each binding of a checkpoint (a `checkpoint_taken` event, stored as text as it moves no money)
-/// in the journal's entries after `after`, newest first or oldest first, until `more` says
-/// enough. Only entries that name one are parsed.
-pub fn each_binding(
-    storage: &SqliteStorage,
-    after: u64,
-    newest_first: bool,
-    more: &mut dyn FnMut(crate::casino::checkpoint::Binding) -> bool,
-) -> Result<(), String> {
-    use crate::casino::journal::{is_legacy, read_events, JournalEvent, STREAM};
-    let order = if newest_first { "DESC" } else { "ASC" };
-    let mut statement = storage
-        .connection()
-        .prepare(&format!(
-            "SELECT seq, record FROM journal WHERE seq > ?1 AND typeof(record) = 'text' AND instr(record, '\"checkpoint_taken\"') > 0 ORDER BY seq {order}"
-        ))
-        .map_err(|e| e.to_string())?;
-    let after = i64::try_from(after).unwrap_or(i64::MAX);
-    let rows = statement
-        .query_map([after], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-        .map_err(|e| e.to_string())?;
-    for row in rows {
-        let (seq, text) = row.map_err(|e| e.to_string())?;
-        let Ok(record) = serde_json::from_str::<croupier_ledger::Record>(&text) else {
-            continue;
-        };
-        let events = record
-            .events()
-            .iter()
-            .filter(|e| e.stream == STREAM && !is_legacy(e))
-            .flat_map(|e| read_events(e).unwrap_or_default());
-        for event in events {
-            if let JournalEvent::CheckpointTaken { through, digest, bytes } = event {
-                let binding = crate::casino::checkpoint::Binding {
-                    entry: seq as u64,
-                    through,
-                    digest,
-                    bytes,
-                };
-                if !more(binding) {
-                    return Ok(());
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The machine's memory, in bytes, where the system says (`MemTotal`).
 fn memory_bytes() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -505,11 +458,18 @@ impl Writing {
     /// as they stream). A break is told on `/healthz` (`history`).
     fn check_history(&self, through: u64, head: [u8; 32], stop: &AtomicBool) -> Result<(), String> {
         let mut chain = croupier_ledger::Verifier::chain_after(0, [0; 32]);
-        self.reader
-            .each_between(0, through, &mut |entry| {
-                chain.check(&entry) && !stop.load(Ordering::SeqCst)
-            })
-            .map_err(|e| e.to_string())?;
+        let read = self.reader.each_between(0, through, &mut |entry| {
+            chain.check(&entry) && !stop.load(Ordering::SeqCst)
+        });
+        match read {
+            // History that cannot be read is as lost as history changed.
+            Err(e @ (StorageError::Unreadable { .. } | StorageError::Dictionary { .. })) => {
+                self.floor.health().history_broken(&e.to_string());
+                return Ok(());
+            }
+            Err(e) => return Err(e.to_string()),
+            Ok(()) => {}
+        }
         if stop.load(Ordering::SeqCst) {
             return Ok(());
         }

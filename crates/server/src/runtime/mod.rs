@@ -23,6 +23,7 @@
 //! tokens) is drawn here, never in the casino.
 
 pub mod archive;
+pub mod bindings;
 pub mod cage;
 pub mod checkpoints;
 pub mod clock;
