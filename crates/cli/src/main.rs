@@ -1,6 +1,7 @@
 //! The croupier command.
 
 mod bench;
+mod entries_cmd;
 mod history;
 mod load;
 mod math_cmd;
@@ -77,6 +78,8 @@ enum Command {
     Verify(verify_cmd::Args),
     /// Cut a damaged end off a stopped server's journal, journaling the cut.
     Recover(recover_cmd::Args),
+    /// Print a journal's entries as JSON lines, each record as its hash covers it.
+    Entries(entries_cmd::Args),
     /// Users of a data directory, while its server is stopped.
     User {
         #[command(subcommand)]
@@ -257,6 +260,7 @@ fn main() -> ExitCode {
         ),
         Command::User { which } => user_cmd::run(which),
         Command::Recover(args) => recover_cmd::run(args),
+        Command::Entries(args) => entries_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

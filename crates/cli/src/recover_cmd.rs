@@ -22,7 +22,7 @@ use croupier_server::runtime::archive::ARCHIVE_FILE;
 use croupier_server::runtime::keys::{default_dir, write_head, Keys};
 use croupier_server::runtime::setup::lock_data;
 
-use crate::verify_cmd::{check_sealed, last_before, read_entries, Read};
+use crate::verify_cmd::{check_sealed, last_before, one_pass, Break};
 use crate::{Failure, Invalid};
 
 #[derive(clap::Args)]
@@ -47,21 +47,15 @@ fn failed(e: impl std::fmt::Display) -> Failure {
 
 /// Where the journal first breaks, reading, chaining or replaying: the
 /// entry and why; `None` where it reads, chains and replays whole.
-fn first_break(storage: &mut SqliteStorage) -> Result<Read, Failure> {
-    let (entries, unreadable) = read_entries(storage)?;
-    let chain = croupier_ledger::verify(&entries).first_problem.or(unreadable);
-    // The entries before the chain's break must also replay.
-    let sound = chain
-        .as_ref()
-        .map_or(entries.len(), |(seq, _)| entries.partition_point(|e| e.seq < *seq));
-    let replayed = match croupier_server::casino::replay(&entries[..sound]) {
-        Ok(_) => None,
-        Err(croupier_server::casino::OpenError::Replay { seq, why }) => {
-            Some((seq, format!("the replay refuses it: {why}")))
-        }
-        Err(e) => Some((0, e.to_string())),
-    };
-    Ok((entries, replayed.or(chain)))
+fn first_break(storage: &SqliteStorage) -> Result<Option<Break>, Failure> {
+    // One pass as verify's, in the memory of the state: a journal of any length.
+    let pass = one_pass(storage, None, None, &std::collections::BTreeSet::new())?;
+    let chain = pass.checked.first_problem.or(pass.unreadable);
+    // The replay stops where the chain breaks; where it fails first, it is the break.
+    Ok(match pass.replayed {
+        Err((seq, why)) if chain.as_ref().is_none_or(|(at, _)| seq < *at) => Some((seq, why)),
+        _ => chain,
+    })
 }
 
 /// Moves the recall archive's files into `folder`, if there are any.
@@ -120,7 +114,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
-    let (entries, broken) = first_break(&mut storage)?;
+    let broken = first_break(&storage)?;
     let seal_check = check_sealed(&storage, &keys_dir, None)?;
     let Some((broken_at, why)) = broken else {
         // Reads, chains and replays: there is no damaged end to cut. A seal
@@ -164,7 +158,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_or_else(String::new, |seal| {
             format!("entry {}, hash {}", seal.seq, hex::encode(seal.hash))
         });
-    drop(entries);
 
     // A complete copy first: the entries cut are kept there, for the dispute
     // and the regulator's report that follow.

@@ -5,7 +5,7 @@
 use croupier_server::casino::tournaments::TournamentBooks;
 use std::io::Write;
 
-use croupier_ledger::{check_head, check_seal, SqliteStorage, Storage};
+use croupier_ledger::{check_head, check_seal, SqliteStorage};
 use croupier_server::casino::Replayer;
 use croupier_server::runtime::archive::Archive;
 use croupier_server::runtime::keys::{default_dir, read_head, Keys};
@@ -54,6 +54,9 @@ struct Report {
     /// newest this build writes: `journal_format_newest`).
     journal_format: Option<u32>,
     journal_format_newest: u32,
+    /// How the entries read were stored: as text, and compressed under each
+    /// of the database's dictionaries (0: none), which read back as hashed.
+    records: croupier_ledger::compact::Read,
     /// The checkpoints of the casino's state: bound, checked, unusable.
     checkpoints: crate::verify_checkpoints::CheckpointCheck,
     /// The recall archive (`recall.db`), when there is one and the replay succeeded.
@@ -136,22 +139,6 @@ pub(crate) struct SealCheck {
 /// Where the journal breaks: the entry's number (0 where none is to blame), and why.
 pub(crate) type Break = (u64, String);
 
-/// The entries that read, and the break where one does not.
-pub(crate) type Read = (Vec<croupier_ledger::Entry>, Option<Break>);
-
-/// The journal's entries that read, in order, and the first that does not
-/// (its number, and why): the entries before it are still checked.
-pub(crate) fn read_entries(storage: &mut SqliteStorage) -> Result<Read, Failure> {
-    match storage.load() {
-        Ok(entries) => Ok((entries, None)),
-        Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
-            let before = storage.load_through(seq - 1).map_err(|e| anyhow::anyhow!("{e}"))?;
-            Ok((before, Some((seq, format!("it cannot be read: {why}")))))
-        }
-        Err(e) => Err(anyhow::anyhow!("{e}").into()),
-    }
-}
-
 /// The last entry the journal holds before entry `seq`: where it is sound up
 /// to, when it breaks at `seq` (`None` where it breaks at its first).
 pub(crate) fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
@@ -208,7 +195,7 @@ const RECALL: &str = "recall archive:";
 /// The recall archive against the replay: each archived round must be the
 /// round the journal finished, as the replay rebuilds it.
 #[derive(Serialize, Default)]
-struct RecallCheck {
+pub(crate) struct RecallCheck {
     /// Archived rounds identical to the replay's.
     rounds_matching: u64,
     /// Rounds the journal finished that are not archived yet (the next start archives them).
@@ -229,13 +216,13 @@ fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
 }
 
 /// What one pass over the journal found.
-struct Pass {
+pub(crate) struct Pass {
     /// The chain, the numbering and the balances.
-    checked: croupier_ledger::VerifyReport,
+    pub(crate) checked: croupier_ledger::VerifyReport,
     /// The first entry that does not read, if one does not.
-    unreadable: Option<Break>,
+    pub(crate) unreadable: Option<Break>,
     /// The replay's rounds, recall check, problem and books; or where it failed.
-    replayed: Result<Replayed, Break>,
+    pub(crate) replayed: Result<Replayed, Break>,
     recoveries: Vec<Recovery>,
     /// The digest of the replay's state after each entry a kept checkpoint follows.
     taken: std::collections::BTreeMap<u64, String>,
@@ -248,7 +235,7 @@ struct Pass {
 /// against `archive`, and notes its recoveries. What it holds is the
 /// casino's state, never the journal: any length verifies in the memory of
 /// the state (a progress bar and an estimate go to standard error on a terminal).
-fn one_pass(
+pub(crate) fn one_pass(
     storage: &SqliteStorage,
     archive: Option<&Archive>,
     from: Option<&croupier_server::casino::checkpoint::Checkpoint>,
@@ -437,6 +424,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         rounds_replayed: replayed,
         journal_format,
         journal_format_newest: croupier_server::casino::JOURNAL_FORMAT,
+        records: storage.records_read(),
         checkpoints,
         recall,
         tournaments,
@@ -472,6 +460,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     report.journal_format_newest
                 )?;
             }
+            let under: Vec<String> = report
+                .records
+                .compressed
+                .iter()
+                .map(|(id, n)| match id {
+                    0 => format!("{n} with no dictionary"),
+                    id => format!("{n} under dictionary {id}"),
+                })
+                .collect();
+            writeln!(
+                out,
+                "records read: {} as text, {} compressed{}",
+                report.records.text,
+                report.records.compressed.values().sum::<u64>(),
+                if under.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", under.join(", "))
+                }
+            )?;
             let c = &report.checkpoints;
             match (c.from, c.from_bound_by) {
                 (Some(from), Some(by)) => writeln!(

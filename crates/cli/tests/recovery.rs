@@ -247,3 +247,94 @@ fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
     assert!(!passed, "{report}");
     assert_eq!(report["last_good_entry"], last - 5, "{report}");
 }
+
+/// Past the journal's first dictionary, its records are stored compressed:
+/// `croupier entries` prints them as their hashes cover them, `verify`
+/// passes, a dictionary damaged in one copy loses nothing, and one damaged
+/// in both is named: verify and recover say to put the database back, and
+/// recovery cuts nothing.
+#[test]
+fn a_compact_journal_reads_back_and_a_lost_dictionary_is_put_back_not_cut() {
+    let dir = data_dir();
+    let data = dir.path();
+    let server = Server::start(BINARY, data, free_port());
+    let [_, cashier, ..] = server.staff_and_players();
+    let first = croupier_ledger::compact::DICTIONARY_AFTER[0] as usize;
+    for n in 0..first + 100 {
+        let (status, body) = server.http(
+            "POST",
+            "/api/requests",
+            Some(&cashier),
+            Some(&json!({"op": "cash_in", "id": format!("c{n}"), "player": "p1", "amount": 1})),
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    drop(server);
+    let db = journal(data);
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).expect(sql) };
+    assert_eq!(count("SELECT count(*) FROM dictionary_copy WHERE id = 1"), 1);
+    let compressed = count("SELECT min(seq) FROM journal WHERE typeof(record) = 'blob'");
+    assert!(compressed > first as i64, "compressed from entry {compressed}");
+    let last = last_seq(data);
+    // Printed as hashed: each line's hash is the chain's over its record's text.
+    let out = Command::new(BINARY)
+        .args(["entries", "--data"])
+        .arg(data)
+        .args(["--from", &(compressed - 1).to_string()])
+        .output()
+        .expect("entries runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    #[derive(serde::Deserialize)]
+    struct Line {
+        seq: u64,
+        at_ms: u64,
+        hash: String,
+        record: Box<serde_json::value::RawValue>,
+    }
+    let lines: Vec<Line> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len() as i64, last - compressed + 2);
+    for pair in lines.windows(2) {
+        let prev: [u8; 32] = hex::decode(&pair[0].hash).expect("hex").try_into().expect("32 bytes");
+        let hash = croupier_ledger::journal::entry_hash(&prev, pair[1].seq, pair[1].at_ms, pair[1].record.get());
+        assert_eq!(hex::encode(hash), pair[1].hash, "entry {}", pair[1].seq);
+    }
+    assert!(lines[lines.len() - 1].record.get().contains(r#""id":"c4195""#));
+    let (passed, report) = verify(data);
+    assert!(passed, "{report}");
+    // verify says how what it read was stored.
+    let records = &report["records"];
+    assert_eq!(records["compressed"]["1"].as_i64(), Some(last - compressed + 1), "{report}");
+    assert_eq!(records["text"].as_i64(), Some(compressed - 1), "{report}");
+    // One copy of the dictionary damaged: read from the other.
+    db.execute("UPDATE dictionary SET bytes = zeroblob(length(bytes)) WHERE id = 1", [])
+        .expect("damaged");
+    assert!(verify(data).0, "{}", verify(data).1);
+    // Both: named, and nothing cut.
+    db.execute(
+        "UPDATE dictionary_copy SET bytes = zeroblob(length(bytes)) WHERE id = 1",
+        [],
+    )
+    .expect("damaged");
+    let out = Command::new(BINARY)
+        .args(["verify", "--data"])
+        .arg(data)
+        .output()
+        .expect("verify runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains(&format!("entry {compressed}"))
+            && said.contains("dictionary 1")
+            && said.contains("put back the database"),
+        "{said}"
+    );
+    let (recovered, said) = recover(data, &["--keep", &(compressed - 1).to_string(), "--reason", "test"]);
+    assert!(
+        !recovered && said.contains("dictionary 1") && said.contains("rather than cut"),
+        "{said}"
+    );
+    assert_eq!(last_seq(data), last, "recovery cut sound entries");
+}

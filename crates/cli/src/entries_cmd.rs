@@ -1,0 +1,73 @@
+//! `croupier entries`: the journal's entries as JSON lines, each record as
+//! its hash covers it. The journal stores records compressed, so `sqlite3`
+//! shows bytes; this reads a data directory, or the folder a recovery copied
+//! the journal into (to settle the bets of the entries it cut).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use croupier_ledger::storage::DATABASE_FILE;
+use croupier_ledger::SqliteStorage;
+use serde::Serialize;
+
+use crate::{wire, Failure, Invalid};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The data directory, or a folder `croupier recover` copied the journal into.
+    #[arg(long)]
+    data: PathBuf,
+    /// The first entry to print.
+    #[arg(long, default_value_t = 1)]
+    from: u64,
+    /// The last entry to print (by default the journal's last).
+    #[arg(long)]
+    to: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    seq: u64,
+    at_ms: u64,
+    hash: String,
+    /// The record as stored and hashed: JSON.
+    record: &'a serde_json::value::RawValue,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args { data, from, to } = args;
+    if !data.join(DATABASE_FILE).is_file() {
+        return Err(Invalid::one(format!("no journal at {}", data.join(DATABASE_FILE).display())).into());
+    }
+    let to = to.unwrap_or(u64::MAX);
+    if from == 0 || to < from {
+        return Err(Invalid::one(format!(
+            "--from {from} --to {to}: entries are numbered from 1, and --to is not before --from"
+        ))
+        .into());
+    }
+    let storage = SqliteStorage::open_read_only(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut written: std::io::Result<()> = Ok(());
+    let read = storage.each_between(from - 1, to, &mut |entry| {
+        written = match serde_json::value::RawValue::from_string(entry.text) {
+            Ok(record) => wire::write_json_line(
+                &mut out,
+                &Line {
+                    seq: entry.seq,
+                    at_ms: entry.at_ms,
+                    hash: hex::encode(entry.hash),
+                    record: &record,
+                },
+            ),
+            Err(e) => Err(std::io::Error::other(e)),
+        };
+        written.is_ok()
+    });
+    // A reader that stops early (`| head`) is no failure.
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+        other => other?,
+    }
+    read.map_err(|e| anyhow::anyhow!("{e}").into())
+}
