@@ -32,12 +32,15 @@ pub struct HistoryArgs {
 struct HistoryReport {
     entries: u64,
     bets: u64,
-    /// The data directory's files: the journal, its log, the recall archive, the sessions.
+    /// The data directory's files: the journal, its log, the recall archive,
+    /// the sessions (not the checkpoints' folder).
     disk_bytes: u64,
     disk_bytes_per_bet: f64,
-    /// The journal alone: its database and its log.
+    /// The journal alone: its database and its log (the log is kept at the
+    /// size of its busiest interval, reused, not grown).
     journal_bytes: u64,
     journal_bytes_per_bet: f64,
+    journal_log_bytes: u64,
     start_seconds: f64,
     start_peak_bytes: u64,
     verify_seconds: f64,
@@ -98,14 +101,13 @@ fn disk_bytes(dir: &Path) -> Result<u64, Failure> {
     Ok(total)
 }
 
-/// The journal's own files: its database and the database's log.
-fn journal_bytes(dir: &Path) -> u64 {
+/// The journal's own files, their sizes together and the log's alone: its
+/// database and the database's log.
+fn journal_bytes(dir: &Path) -> (u64, u64) {
     let database = croupier_ledger::storage::DATABASE_FILE;
-    [database.to_string(), format!("{database}-wal")]
-        .iter()
-        .filter_map(|name| std::fs::metadata(dir.join(name)).ok())
-        .map(|meta| meta.len())
-        .sum()
+    let size = |name: String| std::fs::metadata(dir.join(name)).map_or(0, |meta| meta.len());
+    let log = size(format!("{database}-wal"));
+    (size(database.to_string()) + log, log)
 }
 
 /// The journal's entries, and its bets (each `bet_accepted` event).
@@ -172,7 +174,7 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         return Err(Invalid::one(format!("{} holds no bets to measure", args.data.display())).into());
     }
     let disk = disk_bytes(&args.data)?;
-    let journal = journal_bytes(&args.data);
+    let (journal, journal_log) = journal_bytes(&args.data);
     let exe = std::env::current_exe().map_err(io)?;
     let keys = args
         .keys
@@ -234,6 +236,7 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         disk_bytes_per_bet: disk as f64 / bets as f64,
         journal_bytes: journal,
         journal_bytes_per_bet: journal as f64 / bets as f64,
+        journal_log_bytes: journal_log,
         start_seconds: start.as_secs_f64(),
         start_peak_bytes: start_peak,
         verify_seconds: verify_took.as_secs_f64(),
@@ -250,13 +253,15 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
         Format::Text => {
             writeln!(
                 out,
-                "{} bets in {} entries, {:.0} MiB on disk: {:.0} bytes a bet; the journal {:.0} MiB: {:.0} bytes a bet",
+                "{} bets in {} entries; the journal {:.0} MiB: {:.0} bytes a bet (its log {:.0} MiB of it); \
+                 the data directory's files, the checkpoints' folder aside, {:.0} MiB: {:.0} bytes a bet",
                 report.bets,
                 report.entries,
-                mib(report.disk_bytes),
-                report.disk_bytes_per_bet,
                 mib(report.journal_bytes),
-                report.journal_bytes_per_bet
+                report.journal_bytes_per_bet,
+                mib(report.journal_log_bytes),
+                mib(report.disk_bytes),
+                report.disk_bytes_per_bet
             )?;
             writeln!(
                 out,

@@ -894,7 +894,12 @@ fn bench_history_measures_a_journal_a_load_kept() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(report["bets"], loaded["bets_accepted"], "{report}");
     assert_eq!(report["verified"], true);
-    for field in ["start_seconds", "verify_seconds", "disk_bytes_per_bet"] {
+    for field in [
+        "start_seconds",
+        "verify_seconds",
+        "disk_bytes_per_bet",
+        "journal_bytes_per_bet",
+    ] {
         assert!(report[field].as_f64().expect(field) > 0.0, "{report}");
     }
     for field in ["start_peak_bytes", "verify_peak_bytes"] {
