@@ -1,5 +1,5 @@
 //! `croupier entries`: the journal's entries as JSON lines, each record as
-//! its hash covers it. The journal stores records compressed, so `sqlite3`
+//! its hash covers it, each checked in the chain before it is printed. The journal stores records compressed, so `sqlite3`
 //! shows bytes; this reads a data directory, or the folder a recovery copied
 //! the journal into (to settle the bets of the entries it cut).
 
@@ -47,9 +47,28 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .into());
     }
     let storage = SqliteStorage::open_read_only(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Each entry is checked in the chain before it is printed: from the
+    // hash of the entry before the first, an entry not as its hash covers
+    // it (or out of place) ends the print, named, and fails.
+    let cannot = |e: &dyn std::fmt::Display| anyhow::anyhow!("{e}");
+    let before = match from - 1 {
+        0 => Some([0; 32]),
+        n => storage.hash_of(n).map_err(|e| cannot(&e))?,
+    };
+    let Some(before) = before else {
+        return Err(cannot(&format!(
+            "the journal has no entry {}, whose hash the entries printed go on from",
+            from - 1
+        ))
+        .into());
+    };
+    let mut chain = croupier_ledger::Verifier::chain_after(from - 1, before);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut written: std::io::Result<()> = Ok(());
     let read = storage.each_between(from - 1, to, &mut |entry| {
+        if !chain.check(&entry) {
+            return false;
+        }
         written = match serde_json::value::RawValue::from_string(entry.text) {
             Ok(record) => wire::write_json_line(
                 &mut out,
@@ -69,5 +88,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
         other => other?,
     }
-    read.map_err(|e| anyhow::anyhow!("{e}").into())
+    read.map_err(|e| cannot(&e))?;
+    match chain.finish().first_problem {
+        Some((seq, why)) => Err(cannot(&format!(
+            "entry {seq}: {why}; the entries before it are printed (croupier verify checks the whole journal)"
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }

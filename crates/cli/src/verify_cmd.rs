@@ -480,6 +480,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     format!(" ({})", under.join(", "))
                 }
             )?;
+            for id in &report.records.one_copy_left {
+                writeln!(
+                    out,
+                    "WARNING: dictionary {id} was read from its one sound copy: the other is damaged or missing; \
+                     put back the database from a copy before the second goes"
+                )?;
+            }
             let c = &report.checkpoints;
             match (c.from, c.from_bound_by) {
                 (Some(from), Some(by)) => writeln!(

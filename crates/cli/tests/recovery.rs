@@ -306,12 +306,41 @@ fn a_compact_journal_reads_back_and_a_lost_dictionary_is_put_back_not_cut() {
     assert!(passed, "{report}");
     // verify says how what it read was stored.
     let records = &report["records"];
-    assert_eq!(records["compressed"]["1"].as_i64(), Some(last - compressed + 1), "{report}");
+    assert_eq!(
+        records["compressed"]["1"].as_i64(),
+        Some(last - compressed + 1),
+        "{report}"
+    );
     assert_eq!(records["text"].as_i64(), Some(compressed - 1), "{report}");
-    // One copy of the dictionary damaged: read from the other.
+    // An entry changed is not printed as if it were the journal's.
+    let text: String = db
+        .query_row("SELECT record FROM journal WHERE seq = 100", [], |r| r.get(0))
+        .expect("a text record");
+    db.execute(
+        "UPDATE journal SET record = ?1 WHERE seq = 100",
+        [text.replacen(r#""amount":1,"#, r#""amount":900000,"#, 1)],
+    )
+    .expect("changed");
+    let out = Command::new(BINARY)
+        .args(["entries", "--from", "99", "--to", "101", "--data"])
+        .arg(data)
+        .output()
+        .expect("entries runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains("entry 100"), "{said}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        1,
+        "only entry 99 printed"
+    );
+    db.execute("UPDATE journal SET record = ?1 WHERE seq = 100", [&text])
+        .expect("put back");
+    // One copy of the dictionary damaged: read from the other, and told.
     db.execute("UPDATE dictionary SET bytes = zeroblob(length(bytes)) WHERE id = 1", [])
         .expect("damaged");
-    assert!(verify(data).0, "{}", verify(data).1);
+    let (passed, report) = verify(data);
+    assert!(passed, "{report}");
+    assert_eq!(report["records"]["one_copy_left"], json!([1]), "{report}");
     // Both: named, and nothing cut.
     db.execute(
         "UPDATE dictionary_copy SET bytes = zeroblob(length(bytes)) WHERE id = 1",

@@ -74,8 +74,9 @@ pub struct Codec {
     /// The newest dictionary, the one records are written under.
     writing: Option<(DictionaryId, zstd::bulk::Compressor<'static>)>,
     alone: Option<zstd::bulk::Compressor<'static>>,
-    /// Dictionaries met while reading, loaded once each.
-    reading: RefCell<HashMap<DictionaryId, zstd::bulk::Decompressor<'static>>>,
+    /// Dictionaries met while reading, loaded once each, and whether a
+    /// recorded digest vouches for the bytes loaded.
+    reading: RefCell<HashMap<DictionaryId, (zstd::bulk::Decompressor<'static>, bool)>>,
     /// The journal's length at which the next dictionary is trained.
     next_training: Option<u64>,
     /// The records read so far: as text, and compressed under each dictionary (0: none).
@@ -87,6 +88,19 @@ pub struct Codec {
 pub struct Read {
     pub text: u64,
     pub compressed: std::collections::BTreeMap<u8, u64>,
+    /// Dictionaries read from one sound copy: the other is damaged or missing
+    /// (the database should be put back from a copy before the second goes).
+    pub one_copy_left: std::collections::BTreeSet<u8>,
+}
+
+/// What a compressed record read back as, and whether the dictionary it was
+/// read under is vouched for by its digest. Where it is not, a record that
+/// is not what its hash covers is the dictionary's fault as likely as its
+/// own, and is told as the dictionary's: nothing sound is cut for it.
+#[derive(Debug)]
+pub struct Decoded {
+    pub text: String,
+    pub unvouched: Option<u8>,
 }
 
 impl Codec {
@@ -100,31 +114,47 @@ impl Codec {
             next_training: DICTIONARY_AFTER.first().copied(),
             read: RefCell::new(Read::default()),
         };
-        if !has_dictionaries(conn)? {
+        if !has_dictionaries(conn)? || !has_table(conn, "dictionary_copy")? {
             return Ok(codec);
         }
-        let newest: Option<i64> = conn
-            .query_row("SELECT max(id) FROM dictionary", [], |r| r.get(0))
-            .optional()?
-            .flatten();
+        // Written under: the newest dictionary its digest vouches for, that
+        // reads back what it writes. Any other is passed over, said once.
+        let newest: Option<i64> = conn.query_row(
+            "SELECT max(id) FROM (SELECT id FROM dictionary UNION SELECT id FROM dictionary_copy)",
+            [],
+            |r| r.get(0),
+        )?;
         let Some(newest) = newest else {
             return Ok(codec);
         };
-        // A dictionary that is not one, or not as trained, is not written
-        // under: records go as they would with none, and reading tells.
-        match DictionaryId::try_from(newest).ok().filter(|id| *id > 0) {
-            Some(id) => {
-                codec.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
-                match dictionary(conn, 0, id).and_then(|bytes| writer_under(id, &bytes)) {
-                    Ok(compressor) => codec.writing = Some((id, compressor)),
-                    Err(e) => tracing::warn!("records are not compressed under dictionary {id}: {e}"),
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM dictionary_copy ORDER BY id DESC")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for id in ids
+            .into_iter()
+            .filter_map(|id| DictionaryId::try_from(id).ok())
+            .filter(|id| *id > 0)
+        {
+            let sound = match dictionary(conn, 0, id) {
+                Ok((bytes, true)) => writer_under(&bytes),
+                Ok((_, false)) => Err("no digest of it is recorded".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            match sound {
+                Ok(compressor) => {
+                    codec.writing = Some((id, compressor));
+                    break;
                 }
-            }
-            None => {
-                codec.next_training = None;
-                tracing::warn!("the journal's newest dictionary is numbered {newest}, not 1 to 255: none is written under or trained")
+                Err(why) => tracing::warn!("records are not written under dictionary {id}: {why}"),
             }
         }
+        // The next is trained after the newest written under, numbered past every one there is.
+        let written = codec.writing.as_ref().map_or(0, |(id, _)| usize::from(*id));
+        codec.next_training = match DictionaryId::try_from(newest + 1) {
+            Ok(_) if newest >= 0 => DICTIONARY_AFTER.get(written).copied(),
+            _ => None,
+        };
         Ok(codec)
     }
 
@@ -156,11 +186,13 @@ impl Codec {
     }
 
     /// The text of the record of entry `seq` as stored in `value`.
-    pub fn decode(&self, conn: &Connection, seq: u64, value: ValueRef<'_>) -> Result<String, StorageError> {
+    pub fn decode(&self, conn: &Connection, seq: u64, value: ValueRef<'_>) -> Result<Decoded, StorageError> {
         let blob = match value {
             ValueRef::Text(text) => {
-                return String::from_utf8(text.to_vec())
-                    .map_err(|e| unreadable(seq, format!("record is not UTF-8: {e}")))
+                self.read.borrow_mut().text += 1;
+                let text = String::from_utf8(text.to_vec())
+                    .map_err(|e| unreadable(seq, format!("record is not UTF-8: {e}")))?;
+                return Ok(Decoded { text, unvouched: None });
             }
             ValueRef::Blob(blob) => blob,
             _ => return Err(unreadable(seq, "record is neither text nor a compressed record")),
@@ -181,20 +213,42 @@ impl Codec {
             Err(_) => return Err(damaged("its frame does not end".into())),
         }
         let mut reading = self.reading.borrow_mut();
-        let decompressor = match reading.entry(id) {
+        let (decompressor, vouched) = match reading.entry(id) {
             std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
             std::collections::hash_map::Entry::Vacant(new) => new.insert(if id == 0 {
-                zstd::bulk::Decompressor::new().map_err(|e| unreadable(seq, e))?
+                (zstd::bulk::Decompressor::new().map_err(|e| unreadable(seq, e))?, true)
             } else {
-                let bytes = dictionary(conn, seq, id)?;
-                zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|e| dictionary_damaged(seq, id, e))?
+                let (bytes, vouched) = dictionary(conn, seq, id)?;
+                if vouched && self.copies_sound(conn, id)? < 2 {
+                    self.read.borrow_mut().one_copy_left.insert(id);
+                }
+                let decompressor =
+                    zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|e| dictionary_damaged(seq, id, e))?;
+                (decompressor, vouched)
             }),
+        };
+        let unvouched = (!*vouched).then_some(id);
+        // Under a dictionary no digest vouches for, a frame that does not read is the dictionary's to answer for.
+        let fault = |why: String| match unvouched {
+            Some(id) => dictionary_damaged(seq, id, format!("no recorded digest vouches for it, and {why}")),
+            None => damaged(why),
         };
         let bytes = decompressor
             .decompress(frame, size)
-            .map_err(|e| damaged(format!("it does not decompress ({e})")))?;
+            .map_err(|e| fault(format!("the record does not decompress under it ({e})")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| fault(format!("the record decompresses to what is not UTF-8 ({e})")))?;
         *self.read.borrow_mut().compressed.entry(id).or_default() += 1;
-        String::from_utf8(bytes).map_err(|e| damaged(format!("it decompresses to what is not UTF-8 ({e})")))
+        Ok(Decoded { text, unvouched })
+    }
+
+    /// How many copies of dictionary `id` are as trained (its digest recorded).
+    fn copies_sound(&self, conn: &Connection, id: DictionaryId) -> Result<usize, StorageError> {
+        let digest = recorded_digest(conn, id)?;
+        Ok(copies(conn, id)?
+            .iter()
+            .filter(|bytes| digest.as_deref() == Some(hex::encode(Sha256::digest(bytes)).as_str()))
+            .count())
     }
 
     /// How the records read so far were stored.
@@ -212,8 +266,26 @@ impl Codec {
         if last < due {
             return;
         }
-        let id = self.writing.as_ref().map_or(1, |(id, _)| id.saturating_add(1));
-        self.next_training = DICTIONARY_AFTER.get(usize::from(id)).copied();
+        if let Err(e) = create_table(conn) {
+            tracing::warn!("no dictionary for the journal's records: {e}");
+            return;
+        }
+        // Numbered past every dictionary there is, written under or not.
+        let newest: Result<Option<i64>, _> = conn.query_row(
+            "SELECT max(id) FROM (SELECT id FROM dictionary UNION SELECT id FROM dictionary_copy)",
+            [],
+            |r| r.get(0),
+        );
+        let Some(id) = newest
+            .ok()
+            .map(|n| n.unwrap_or(0).max(0) + 1)
+            .and_then(|n| DictionaryId::try_from(n).ok())
+        else {
+            self.next_training = None;
+            return;
+        };
+        let written = self.writing.as_ref().map_or(0, |(id, _)| usize::from(*id));
+        self.next_training = DICTIONARY_AFTER.get(written + 1).copied();
         match self.train(conn, last, id) {
             Ok(()) => tracing::info!(
                 "the journal's records are compressed under dictionary {id} from entry {}",
@@ -231,14 +303,14 @@ impl Codec {
             let mut rows = statement.query(params![from, last as i64])?;
             while let Some(row) = rows.next()? {
                 let seq = row.get::<_, i64>(0)? as u64;
-                let text = self.decode(conn, seq, row.get_ref(1)?)?;
+                let text = self.decode(conn, seq, row.get_ref(1)?)?.text;
                 if text.len() < ALONE_FROM {
                     samples.push(text);
                 }
             }
         }
         let bytes = zstd::dict::from_samples(&samples, DICTIONARY_BYTES).map_err(|e| unreadable(0, e))?;
-        let compressor = writer_under(id, &bytes)?;
+        let compressor = writer_under(&bytes).map_err(|why| unreadable(0, why))?;
         create_table(conn)?;
         let sha256 = hex::encode(Sha256::digest(&bytes));
         let tx = conn.unchecked_transaction()?;
@@ -258,17 +330,15 @@ impl Codec {
 
 /// A compressor under dictionary `id`, once it is seen to read back what it
 /// writes (a dictionary that is not one would write records none can read).
-fn writer_under(id: DictionaryId, bytes: &[u8]) -> Result<zstd::bulk::Compressor<'static>, StorageError> {
+fn writer_under(bytes: &[u8]) -> Result<zstd::bulk::Compressor<'static>, String> {
     const PROBE: &str = r#"{"type":"commit","transfers":[{"id":"t/1/b/stake","amount":100}],"events":[]}"#;
-    let mut compressor = compressor(Some(bytes))?;
-    let frame = compressor
-        .compress(PROBE.as_bytes())
-        .map_err(|e| dictionary_damaged(0, id, e))?;
+    let mut compressor = compressor(Some(bytes)).map_err(|e| e.to_string())?;
+    let frame = compressor.compress(PROBE.as_bytes()).map_err(|e| e.to_string())?;
     let back = zstd::bulk::Decompressor::with_dictionary(bytes)
         .and_then(|mut d| d.decompress(&frame, PROBE.len()))
-        .map_err(|e| dictionary_damaged(0, id, e))?;
+        .map_err(|e| e.to_string())?;
     if back != PROBE.as_bytes() {
-        return Err(dictionary_damaged(0, id, "it does not read back what it writes"));
+        return Err("it does not read back what it writes".into());
     }
     Ok(compressor)
 }
@@ -302,49 +372,73 @@ fn has_dictionaries(conn: &Connection) -> Result<bool, StorageError> {
     has_table(conn, "dictionary")
 }
 
-/// Dictionary `id`'s bytes, for entry `seq`: the copy whose SHA-256 is the
-/// one recorded at training, where it was recorded (the copy where the
-/// first is damaged); a journal whose dictionary is lost or damaged whole
-/// says so, naming it.
-fn dictionary(conn: &Connection, seq: u64, id: DictionaryId) -> Result<Vec<u8>, StorageError> {
-    let read = |table: &str, column: &str| -> Result<Option<rusqlite::types::Value>, StorageError> {
+/// No dictionary is longer (one is trained to 16 KiB): a row that is, is
+/// damaged, and is not read.
+pub const DICTIONARY_BYTES_MAX: i64 = 1 << 20;
+
+/// The SHA-256 recorded for dictionary `id` at its training, in lowercase hex.
+fn recorded_digest(conn: &Connection, id: DictionaryId) -> Result<Option<String>, StorageError> {
+    if !has_table(conn, "dictionary_copy")? {
+        return Ok(None);
+    }
+    let digest: Option<rusqlite::types::Value> = conn
+        .query_row(
+            "SELECT sha256 FROM dictionary_copy WHERE id = ?1",
+            [i64::from(id)],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(match digest {
+        Some(rusqlite::types::Value::Text(hex)) => Some(hex.to_ascii_lowercase()),
+        _ => None,
+    })
+}
+
+/// Dictionary `id`'s copies that are bytes of a dictionary's length, in
+/// the order they are tried.
+fn copies(conn: &Connection, id: DictionaryId) -> Result<Vec<Vec<u8>>, StorageError> {
+    let mut found = Vec::new();
+    for table in ["dictionary", "dictionary_copy"] {
         if !has_table(conn, table)? {
-            return Ok(None);
+            continue;
         }
-        Ok(conn
+        let bytes: Option<rusqlite::types::Value> = conn
             .query_row(
-                &format!("SELECT {column} FROM {table} WHERE id = ?1"),
-                [i64::from(id)],
+                &format!("SELECT CASE WHEN length(bytes) <= ?2 THEN bytes END FROM {table} WHERE id = ?1"),
+                params![i64::from(id), DICTIONARY_BYTES_MAX],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()?;
+        if let Some(rusqlite::types::Value::Blob(bytes)) = bytes {
+            found.push(bytes);
+        }
+    }
+    Ok(found)
+}
+
+/// Dictionary `id`'s bytes, for entry `seq`, and whether its digest vouches
+/// for them: the copy whose SHA-256 is the one recorded at training (the
+/// other where one is damaged). With no digest recorded (lost), a copy is
+/// read unvouched for, and what it reads is checked against the entries'
+/// hashes. A dictionary damaged or lost whole is its own error, naming it.
+fn dictionary(conn: &Connection, seq: u64, id: DictionaryId) -> Result<(Vec<u8>, bool), StorageError> {
+    let copies = copies(conn, id)?;
+    let Some(digest) = recorded_digest(conn, id)? else {
+        return copies
+            .into_iter()
+            .next()
+            .map(|bytes| (bytes, false))
+            .ok_or_else(|| dictionary_damaged(seq, id, "the journal lacks it"));
     };
-    use rusqlite::types::Value;
-    let first = match read("dictionary", "bytes")? {
-        Some(Value::Blob(bytes)) => Some(bytes),
-        _ => None,
-    };
-    let sha256 = match read("dictionary_copy", "sha256")? {
-        Some(Value::Text(sha256)) => Some(sha256),
-        _ => None,
-    };
-    let copy = match read("dictionary_copy", "bytes")? {
-        Some(Value::Blob(bytes)) => Some(bytes),
-        _ => None,
-    };
-    let Some(sha256) = sha256 else {
-        // Recorded with no digest: its one copy, as it is.
-        return first.ok_or_else(|| dictionary_damaged(seq, id, "the journal lacks it"));
-    };
-    [first, copy]
+    copies
         .into_iter()
-        .flatten()
-        .find(|bytes| hex::encode(Sha256::digest(bytes)) == sha256)
+        .find(|bytes| hex::encode(Sha256::digest(bytes)) == digest)
+        .map(|bytes| (bytes, true))
         .ok_or_else(|| {
             dictionary_damaged(
                 seq,
                 id,
-                format!("neither of its copies is the one trained (SHA-256 {sha256})"),
+                format!("neither of its copies is the one trained (SHA-256 {digest})"),
             )
         })
 }
@@ -442,7 +536,10 @@ mod tests {
             panic!("a long record is compressed with no dictionary");
         };
         assert!(alone.len() * 10 < long.len(), "{} of {}", alone.len(), long.len());
-        assert_eq!(codec.decode(&conn, 1, ValueRef::Blob(&alone)).expect("decode"), long);
+        assert_eq!(
+            codec.decode(&conn, 1, ValueRef::Blob(&alone)).expect("decode").text,
+            long
+        );
         for n in 1..=DICTIONARY_AFTER[0] {
             conn.execute(
                 "INSERT INTO journal VALUES (?1, 0, ?2, '', '')",
@@ -465,7 +562,10 @@ mod tests {
         );
         // Another connection reads it with the dictionary the journal holds.
         let other = Codec::open(&conn).expect("codec");
-        assert_eq!(other.decode(&conn, 9, ValueRef::Blob(&blob)).expect("decode"), text);
+        assert_eq!(
+            other.decode(&conn, 9, ValueRef::Blob(&blob)).expect("decode").text,
+            text
+        );
         assert_eq!(other.writing.as_ref().map(|(id, _)| *id), Some(1));
         assert_eq!(other.next_training, Some(DICTIONARY_AFTER[1]));
     }
@@ -529,7 +629,13 @@ mod tests {
             .expect("damage");
             let fresh = Codec::open(&conn).expect("codec");
             match table {
-                "dictionary" => assert_eq!(fresh.decode(&conn, 7, ValueRef::Blob(&blob)).expect("the copy"), text),
+                "dictionary" => {
+                    assert_eq!(
+                        fresh.decode(&conn, 7, ValueRef::Blob(&blob)).expect("the copy").text,
+                        text
+                    );
+                    assert!(fresh.read().one_copy_left.contains(&1), "one copy left is told");
+                }
                 _ => {
                     let e = fresh.decode(&conn, 7, ValueRef::Blob(&blob)).expect_err("both damaged");
                     assert!(matches!(e, StorageError::Dictionary { seq: 7, id: 1, .. }), "{e}");
@@ -543,27 +649,72 @@ mod tests {
     #[test]
     fn a_planted_dictionary_is_never_written_under_unless_it_reads_back() {
         let (conn, _) = trained();
-        // Numbered 0 (no dictionary), past 255, or bytes that are no dictionary.
-        for (id, bytes) in [(0i64, vec![1u8; 64]), (300, vec![1u8; 64])] {
-            conn.execute("INSERT INTO dictionary VALUES (?1, 0, ?2)", params![id, bytes])
+        let written = |codec: &Codec| codec.writing.as_ref().map(|(id, _)| *id);
+        // Numbered 0 (no dictionary), past 255, or bytes that are no dictionary,
+        // without the copy and digest a trained one has, or with them.
+        let mut fake = vec![0x37, 0xa4, 0x30, 0xec];
+        fake.extend((0..3_000u32).map(|i| (i * 7 % 251) as u8));
+        let digest = hex::encode(Sha256::digest(&fake));
+        for (id, copied) in [(0i64, false), (2, false), (2, true), (300, false)] {
+            conn.execute("INSERT INTO dictionary VALUES (?1, 0, ?2)", params![id, fake])
                 .expect("plant");
-            let codec = Codec::open(&conn).expect("a journal with one opens");
-            match id {
-                0 => assert_eq!(codec.writing.as_ref().map(|(id, _)| *id), Some(1), "still the real one"),
-                _ => assert!(codec.writing.is_none() && codec.next_training.is_none()),
+            if copied {
+                conn.execute(
+                    "INSERT INTO dictionary_copy VALUES (?1, ?2, ?3)",
+                    params![id, digest, fake],
+                )
+                .expect("plant");
+            }
+            let mut codec = Codec::open(&conn).expect("a journal with one opens");
+            assert_eq!(written(&codec), Some(1), "dictionary {id}: still the one trained");
+            let Stored::Blob(blob) = codec.encode(1, &bet(5), true).expect("encode") else {
+                panic!("compressed");
+            };
+            assert_eq!(blob[0], 1);
+            if id == 300 {
+                assert_eq!(codec.next_training, None, "no dictionary numbered past 255");
             }
             conn.execute("DELETE FROM dictionary WHERE id = ?1", [id])
                 .expect("remove");
+            conn.execute("DELETE FROM dictionary_copy WHERE id = ?1", [id])
+                .expect("remove");
         }
-        let mut fake = vec![0x37, 0xa4, 0x30, 0xec];
-        fake.extend((0..3_000u32).map(|i| (i * 7 % 251) as u8));
-        conn.execute("INSERT INTO dictionary VALUES (2, 0, ?1)", [&fake])
+        // The next trained is numbered past every dictionary there is.
+        conn.execute("INSERT INTO dictionary VALUES (5, 0, ?1)", [&fake])
             .expect("plant");
         let mut codec = Codec::open(&conn).expect("opens");
-        assert!(codec.writing.is_none(), "written under a dictionary that is not one");
-        assert!(matches!(
-            codec.encode(1, &bet(5), true).expect("encode"),
-            Stored::Text(_)
-        ));
+        for n in DICTIONARY_AFTER[0] + 1..=DICTIONARY_AFTER[1] {
+            if n % 1_000 == 0 || n > DICTIONARY_AFTER[1] - DICTIONARY_SAMPLES {
+                conn.execute(
+                    "INSERT INTO journal VALUES (?1, 0, ?2, '', '')",
+                    params![n as i64, bet(n)],
+                )
+                .expect("insert");
+            }
+        }
+        codec.train_if_due(&conn, DICTIONARY_AFTER[1]);
+        assert_eq!(written(&codec), Some(6));
+    }
+
+    #[test]
+    fn a_dictionary_no_digest_vouches_for_answers_for_what_it_cannot_read() {
+        let (conn, mut codec) = trained();
+        let Stored::Blob(blob) = codec.encode(3, &bet(77), true).expect("encode") else {
+            panic!("compressed");
+        };
+        conn.execute("DELETE FROM dictionary_copy", [])
+            .expect("the copy and digest lost");
+        let fresh = Codec::open(&conn).expect("codec");
+        assert!(
+            fresh.writing.is_none(),
+            "written under a dictionary no digest vouches for"
+        );
+        let read = fresh.decode(&conn, 8, ValueRef::Blob(&blob)).expect("it still reads");
+        assert_eq!((read.text, read.unvouched), (bet(77), Some(1)));
+        conn.execute("UPDATE dictionary SET bytes = zeroblob(length(bytes))", [])
+            .expect("damaged");
+        let fresh = Codec::open(&conn).expect("codec");
+        let e = fresh.decode(&conn, 8, ValueRef::Blob(&blob)).expect_err("not read");
+        assert!(matches!(e, StorageError::Dictionary { seq: 8, id: 1, .. }), "{e}");
     }
 }

@@ -18,8 +18,12 @@ pub enum StorageError {
     Unreadable { seq: u64, why: String },
     /// A record compressed under a dictionary the journal lacks or holds
     /// damaged: the entries are sound, and read again once it is put back.
-    #[error("entry {seq} cannot be read: its dictionary {id} is damaged or missing ({why}); the entries under it are sound: put back the database from a copy rather than cut them")]
+    #[error("entry {seq} cannot be read: its dictionary {id} is damaged or missing ({why}); the entries under it may well be sound: put back the database from a copy rather than cut them")]
     Dictionary { seq: u64, id: u8, why: String },
+    #[error(
+        "the journal's database is of layout {0}, written by a later build; this build reads layouts up to {LAYOUT}"
+    )]
+    Layout(i64),
     #[error("storage failed on purpose (test)")]
     Injected,
     /// Entries the disk did not take (a full disk): the journal is sound.
@@ -234,12 +238,7 @@ impl SqliteStorage {
         // compressed records either: it refuses them, as an invalid column).
         let layout: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if layout > LAYOUT {
-            return Err(StorageError::Unreadable {
-                seq: 0,
-                why: format!(
-                    "the database is of layout {layout}, written by a later build; this build reads layouts up to {LAYOUT}"
-                ),
-            });
+            return Err(StorageError::Layout(layout));
         }
         if layout < LAYOUT && !conn.is_readonly(rusqlite::DatabaseName::Main)? {
             conn.pragma_update(None, "user_version", LAYOUT)?;
@@ -524,7 +523,8 @@ impl SqliteStorage {
             let at_ms = row.get::<_, i64>(1)? as u64;
             let stored = row.get_ref(2)?;
             let compressed = matches!(stored, rusqlite::types::ValueRef::Blob(_));
-            let text = self.codec.decode(&self.conn, seq, stored)?;
+            let decoded = self.codec.decode(&self.conn, seq, stored)?;
+            let text = decoded.text;
             let hash = compact::hash_from(seq, row.get_ref(4)?)?;
             let prev_hash = match compact::prev_hash_from(seq, row.get_ref(3)?)? {
                 Some(prev) => prev,
@@ -537,6 +537,16 @@ impl SqliteStorage {
                     })?,
                 },
             };
+            if let Some(id) = decoded.unvouched {
+                if crate::journal::entry_hash(&prev_hash, seq, at_ms, &text) != hash {
+                    return Err(StorageError::Dictionary {
+                        seq,
+                        id,
+                        why: "no recorded digest vouches for it, and the record read under it is not what the entry's hash covers"
+                            .into(),
+                    });
+                }
+            }
             before = Some((seq, hash));
             let row = Row {
                 seq,

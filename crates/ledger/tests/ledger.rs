@@ -825,6 +825,28 @@ fn a_journal_of_bets_is_stored_compact_and_reads_back_to_the_byte() {
     raw.connection()
         .execute("UPDATE journal SET record = ?1 WHERE seq = 5000", [&blob])
         .expect("mend");
+    // The dictionary's digest lost and its bytes changed: what it reads is not
+    // what the hashes cover, and it is the dictionary that is named, not an entry to cut.
+    let dictionary: Vec<u8> = raw
+        .connection()
+        .query_row("SELECT bytes FROM dictionary WHERE id = 1", [], |r| r.get(0))
+        .expect("dictionary");
+    let mut changed = dictionary.clone();
+    let half = changed.len() / 2;
+    changed[half..].fill(b'x');
+    raw.connection()
+        .execute("DELETE FROM dictionary_copy", [])
+        .expect("lost");
+    raw.connection()
+        .execute("UPDATE dictionary SET bytes = ?1 WHERE id = 1", [&changed])
+        .expect("changed");
+    match SqliteStorage::open_read_only(dir.path()).expect("db").load() {
+        Err(croupier_ledger::StorageError::Dictionary { seq, id: 1, .. }) => assert_eq!(seq, after + 1),
+        other => panic!("{:?}", other.map(|e| e.len())),
+    }
+    raw.connection()
+        .execute("UPDATE dictionary SET bytes = ?1 WHERE id = 1", [&dictionary])
+        .expect("put back");
     raw.connection()
         .execute("DELETE FROM journal WHERE seq = 5500", [])
         .expect("take out");
@@ -853,7 +875,10 @@ fn a_database_of_a_later_layout_is_refused_and_an_older_one_moves_on() {
     let raw = rusqlite::Connection::open(dir.path().join("croupier.db")).expect("raw");
     raw.pragma_update(None, "user_version", croupier_ledger::storage::LAYOUT + 1)
         .expect("later");
-    for opened in [SqliteStorage::open(dir.path()), SqliteStorage::open_read_only(dir.path())] {
+    for opened in [
+        SqliteStorage::open(dir.path()),
+        SqliteStorage::open_read_only(dir.path()),
+    ] {
         let e = opened.err().expect("refused");
         assert!(e.to_string().contains("written by a later build"), "{e}");
     }
