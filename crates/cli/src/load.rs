@@ -23,6 +23,9 @@ use tokio::net::TcpStream;
 
 use crate::{wire, Failure, Format, Invalid};
 
+/// The bench admin's password, once the one-time one is changed.
+const ADMIN_PASSWORD: &str = "bench-admin-password-1";
+
 /// Bounds on the load a run may ask for.
 pub const TERMINALS_MAX: usize = 5_000;
 pub const TABLES_MAX: usize = 64;
@@ -845,7 +848,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     expect_ok(
         &mut admin,
         &admin_token,
-        json!({"op": "change_password", "password": password, "new_password": "bench-admin-password-1"}),
+        json!({"op": "change_password", "password": password, "new_password": ADMIN_PASSWORD}),
     )
     .await?;
     // Maryland ch.1 G(1): a Maryland layout shows the operator's name.
@@ -1070,6 +1073,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let cpu = cpu_before
         .zip(CpuReading::now(server_pid))
         .and_then(|(before, after)| before.shares(&after));
+    // Signed in again: a session idle for 30 minutes has ended (a run of an hour).
+    let (_, admin_token) = login(address, "admin", ADMIN_PASSWORD).await?;
     let journal = journal_flushes(&flushed_before, &journal_histogram(address, &admin_token).await?);
     for p in players {
         let _ = p.await;
