@@ -466,20 +466,13 @@ impl SqliteStorage {
     /// [`SqliteStorage::each_through`] for the entries after `after` and up to `last`.
     pub fn each_between(&self, after: u64, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
         self.each_stored(after, last, &mut |row| {
-            let Row {
-                seq,
-                at_ms,
-                text,
-                compressed,
-                prev_hash,
-                hash,
-            } = row;
-            let record: Record = serde_json::from_str(&text).map_err(|e| StorageError::Unreadable {
+            let seq = row.seq;
+            let record: Record = serde_json::from_str(&row.text).map_err(|e| StorageError::Unreadable {
                 seq,
                 why: format!("record is not valid: {e}"),
             })?;
             // Where a start looks for what moves no money (a checkpoint's binding), in text.
-            if compressed && record.transfers().is_empty() {
+            if row.compressed && record.transfers().is_empty() {
                 return Err(StorageError::Unreadable {
                     seq,
                     why: "it moves no money but is stored compressed: such records are stored as text".into(),
@@ -487,11 +480,11 @@ impl SqliteStorage {
             }
             Ok(f(Entry {
                 seq,
-                at_ms,
+                at_ms: row.at_ms,
                 record,
-                text,
-                prev_hash,
-                hash,
+                text: row.text,
+                prev_hash: row.prev_hash,
+                hash: row.hash,
             }))
         })
     }
