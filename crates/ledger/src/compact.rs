@@ -143,6 +143,11 @@ impl Codec {
             };
             match sound {
                 Ok(compressor) => {
+                    if codec.copies_sound(conn, id)? < 2 {
+                        tracing::warn!(
+                            "dictionary {id} has one sound copy left: put back the database from a copy before the second goes"
+                        );
+                    }
                     codec.writing = Some((id, compressor));
                     break;
                 }
