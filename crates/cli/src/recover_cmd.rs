@@ -50,6 +50,9 @@ fn failed(e: impl std::fmt::Display) -> Failure {
 fn first_break(storage: &SqliteStorage) -> Result<Option<Break>, Failure> {
     // One pass as verify's, in the memory of the state: a journal of any length.
     let pass = one_pass(storage, None, None, &std::collections::BTreeSet::new())?;
+    if let (Some(_), Some((_, why))) = (pass.dictionary, &pass.unreadable) {
+        return Err(Invalid::one(format!("{why}: recovery cuts nothing for it")).into());
+    }
     let chain = pass.checked.first_problem.or(pass.unreadable);
     // The replay stops where the chain breaks; where it fails first, it is the break.
     Ok(match pass.replayed {

@@ -68,6 +68,9 @@ struct Report {
     /// Where the journal is broken, the last entry before the break: the
     /// entries up to it read, chain and replay (`croupier recover --keep`).
     last_good_entry: Option<u64>,
+    /// The dictionary, damaged or lost, that the break is blamed on: put the
+    /// database back from a copy; recovery cuts nothing for it.
+    damaged_dictionary: Option<u8>,
     /// Every time `croupier recover` cut the journal: the entry it was
     /// journaled at, what it kept and cut, why, and what the secret had sealed.
     recoveries: Vec<Recovery>,
@@ -221,6 +224,9 @@ pub(crate) struct Pass {
     pub(crate) checked: croupier_ledger::VerifyReport,
     /// The first entry that does not read, if one does not.
     pub(crate) unreadable: Option<Break>,
+    /// The dictionary whose damage stopped the read, if it was one: the
+    /// entries under it may be sound, and are not for recovery to cut.
+    pub(crate) dictionary: Option<u8>,
     /// The replay's rounds, recall check, problem and books; or where it failed.
     pub(crate) replayed: Result<Replayed, Break>,
     recoveries: Vec<Recovery>,
@@ -301,10 +307,15 @@ pub(crate) fn one_pass(
         true
     });
     bar.finish_and_clear();
+    let mut dictionary = None;
     let unreadable = match read {
         Ok(()) => None,
         Err(croupier_ledger::StorageError::Unreadable { seq, why }) if seq > 0 => {
             Some((seq, format!("it cannot be read: {why}")))
+        }
+        Err(e @ croupier_ledger::StorageError::Dictionary { seq, id, .. }) => {
+            dictionary = Some(id);
+            Some((seq, e.to_string()))
         }
         Err(e) => return Err(anyhow::anyhow!("{e}").into()),
     };
@@ -348,6 +359,7 @@ pub(crate) fn one_pass(
     Ok(Pass {
         checked: chain.finish(),
         unreadable,
+        dictionary,
         replayed,
         recoveries,
         taken,
@@ -413,7 +425,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let broken_at = replay_failed_at
         .or(checked.first_problem.as_ref().map(|(seq, _)| *seq))
         .filter(|seq| *seq > 0);
-    let last_good_entry = broken_at.and_then(|seq| last_before(&storage, seq));
+    let damaged_dictionary = pass.dictionary;
+    let last_good_entry = broken_at
+        .filter(|_| damaged_dictionary.is_none())
+        .and_then(|seq| last_before(&storage, seq));
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -436,6 +451,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         }),
         last_good_entry,
+        damaged_dictionary,
         recoveries: pass.recoveries,
         seal,
         balances: checked.balances.iter().map(|(a, b)| (a.name(), *b)).collect(),
@@ -574,6 +590,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
             match (report.last_good_entry, broken_at) {
+                _ if report.damaged_dictionary.is_some() => writeln!(
+                    out,
+                    "put back the database from a copy: `croupier recover` cuts nothing for a damaged dictionary"
+                )?,
                 (Some(good), _) => writeln!(
                     out,
                     "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (docs/security.md: Recovering a damaged journal)",

@@ -333,6 +333,19 @@ fn a_compact_journal_reads_back_and_a_lost_dictionary_is_put_back_not_cut() {
         1,
         "only entry 99 printed"
     );
+    // Unchecked (to settle from a recovery's copy), it prints on, each line saying whether it is in the chain.
+    let out = Command::new(BINARY)
+        .args(["entries", "--unchecked", "--from", "99", "--to", "101", "--data"])
+        .arg(data)
+        .output()
+        .expect("entries runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let in_chain: Vec<(u64, bool)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .map(|v| (v["seq"].as_u64().unwrap_or(0), v["in_chain"].as_bool().unwrap_or(true)))
+        .collect();
+    assert_eq!(in_chain, [(99, true), (100, false), (101, true)]);
     db.execute("UPDATE journal SET record = ?1 WHERE seq = 100", [&text])
         .expect("put back");
     // One copy of the dictionary damaged: read from the other, and told.
@@ -360,6 +373,10 @@ fn a_compact_journal_reads_back_and_a_lost_dictionary_is_put_back_not_cut() {
             && said.contains("put back the database"),
         "{said}"
     );
+    let (passed, report) = verify(data);
+    assert!(!passed);
+    assert_eq!(report["damaged_dictionary"], json!(1), "{report}");
+    assert_eq!(report["last_good_entry"], Value::Null, "no cut is offered: {report}");
     let (recovered, said) = recover(data, &["--keep", &(compressed - 1).to_string(), "--reason", "test"]);
     assert!(
         !recovered && said.contains("dictionary 1") && said.contains("rather than cut"),
