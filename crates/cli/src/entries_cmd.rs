@@ -6,7 +6,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use croupier_ledger::storage::DATABASE_FILE;
 use croupier_ledger::SqliteStorage;
 use serde::Serialize;
 
@@ -47,9 +46,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         to,
         unchecked,
     } = args;
-    if !data.join(DATABASE_FILE).is_file() {
-        return Err(Invalid::one(format!("no journal at {}", data.join(DATABASE_FILE).display())).into());
-    }
+    crate::journal_at(&data)?;
     let to = to.unwrap_or(u64::MAX);
     if from == 0 {
         return Err(Invalid::one("--from 0: entries are numbered from 1").into());

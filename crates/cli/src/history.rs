@@ -112,10 +112,7 @@ fn journal_bytes(dir: &Path) -> (u64, u64) {
 
 /// The journal's entries, and its bets (each `bet_accepted` event).
 fn count(data: &Path) -> Result<(u64, u64), Failure> {
-    let db = data.join(croupier_ledger::storage::DATABASE_FILE);
-    if !db.is_file() {
-        return Err(Invalid::one(format!("no journal at {}", db.display())).into());
-    }
+    crate::journal_at(data)?;
     let storage = croupier_ledger::SqliteStorage::open_read_only(data).map_err(io)?;
     // Records are stored compressed: each is read back as its text.
     let (mut entries, mut bets) = (0u64, 0u64);

@@ -135,6 +135,15 @@ enum Command {
 #[derive(Debug)]
 pub struct Invalid(pub Vec<String>);
 
+/// Refuses a data directory with no journal in it, naming the file looked for.
+pub fn journal_at(data: &std::path::Path) -> Result<(), Invalid> {
+    let db = data.join(croupier_ledger::storage::DATABASE_FILE);
+    match db.is_file() {
+        true => Ok(()),
+        false => Err(Invalid::one(format!("no journal at {}", db.display()))),
+    }
+}
+
 impl Invalid {
     pub fn one(message: impl Into<String>) -> Invalid {
         Invalid(vec![message.into()])

@@ -83,9 +83,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         keep,
         reason,
     } = args;
-    if !data.join(DATABASE_FILE).is_file() {
-        return Err(Invalid::one(format!("no journal at {}", data.join(DATABASE_FILE).display())).into());
-    }
+    crate::journal_at(&data)?;
     if reason.trim().is_empty() || reason.len() > RECOVERY_REASON_MAX {
         return Err(Invalid::one(format!(
             "--reason says why the journal is cut, in 1 to {RECOVERY_REASON_MAX} bytes"

@@ -376,10 +376,7 @@ fn replay_failure(e: croupier_server::casino::OpenError) -> (u64, String) {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let db = args.data.join(croupier_ledger::storage::DATABASE_FILE);
-    if !db.is_file() {
-        return Err(Invalid::one(format!("no journal at {}", db.display())).into());
-    }
+    crate::journal_at(&args.data)?;
     let storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let store = croupier_server::runtime::checkpoints::Store::of(&args.data);

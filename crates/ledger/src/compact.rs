@@ -119,12 +119,7 @@ impl Codec {
         }
         // Written under: the newest dictionary its digest vouches for, that
         // reads back what it writes. Any other is passed over, said once.
-        let newest: Option<i64> = conn.query_row(
-            "SELECT max(id) FROM (SELECT id FROM dictionary UNION SELECT id FROM dictionary_copy)",
-            [],
-            |r| r.get(0),
-        )?;
-        let Some(newest) = newest else {
+        let Some(newest) = newest_id(conn)? else {
             return Ok(codec);
         };
         let ids: Vec<i64> = conn
@@ -276,12 +271,7 @@ impl Codec {
             return;
         }
         // Numbered past every dictionary there is, written under or not.
-        let newest: Result<Option<i64>, _> = conn.query_row(
-            "SELECT max(id) FROM (SELECT id FROM dictionary UNION SELECT id FROM dictionary_copy)",
-            [],
-            |r| r.get(0),
-        );
-        let Some(id) = newest
+        let Some(id) = newest_id(conn)
             .ok()
             .map(|n| n.unwrap_or(0).max(0) + 1)
             .and_then(|n| DictionaryId::try_from(n).ok())
@@ -369,6 +359,15 @@ fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
         [name],
+        |r| r.get(0),
+    )?)
+}
+
+/// The highest number any dictionary has, in either table (both must exist).
+fn newest_id(conn: &Connection) -> Result<Option<i64>, StorageError> {
+    Ok(conn.query_row(
+        "SELECT max(id) FROM (SELECT id FROM dictionary UNION SELECT id FROM dictionary_copy)",
+        [],
         |r| r.get(0),
     )?)
 }
