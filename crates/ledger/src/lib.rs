@@ -11,12 +11,15 @@
 //! [`journal`], each entry hashed with the one before it, so that changing
 //! a byte of history breaks the chain at that entry. The journal is kept by a
 //! [`Storage`]: SQLite in production ([`SqliteStorage`], WAL, synchronous
-//! commits), memory in tests ([`MemoryStorage`], which can fail on purpose).
+//! commits), PostgreSQL for several nodes ([`PgStorage`], with a lease), memory
+//! in tests ([`MemoryStorage`], which can fail on purpose).
 
 mod account;
 pub mod compact;
+pub mod database;
 mod ids;
 pub mod journal;
+pub mod pg;
 pub mod seal;
 pub mod storage;
 
@@ -28,8 +31,10 @@ use serde::{Deserialize, Serialize};
 
 pub use account::{Account, Owner, TableAccount, TournamentAccount};
 pub use croupier_core::Minor;
+pub use database::{Database, Opened};
 pub use ids::{round_of, Digests, KINDS, ROUNDS_REMEMBERED};
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, Verifier, VerifyReport};
+pub use pg::PgStorage;
 pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 

@@ -114,7 +114,7 @@ pub fn check_head(
     head: &Seal,
     last: Option<u64>,
     key: &[u8; 32],
-    hash_of: impl Fn(u64) -> Option<[u8; 32]>,
+    mut hash_of: impl FnMut(u64) -> Option<[u8; 32]>,
 ) -> Result<(), SealProblem> {
     if !head.made_with(key) {
         return Err(SealProblem::NotOurs);

@@ -14,6 +14,11 @@ use crate::seal::Seal;
 pub enum StorageError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL's error with what its server said (a lost connection, a refusal).
+    #[error("database: {0}")]
+    Postgres(String),
+    #[error("cannot reach the database at {at}: {why}")]
+    Unreachable { at: String, why: String },
     #[error("entry {seq} cannot be read: {why}")]
     Unreadable { seq: u64, why: String },
     /// A record compressed under a dictionary the journal lacks or holds
@@ -29,6 +34,25 @@ pub enum StorageError {
     /// Entries the disk did not take (a full disk): the journal is sound.
     #[error("the journal could not be written: {0}")]
     NotWritten(String),
+}
+
+impl From<postgres::Error> for StorageError {
+    fn from(e: postgres::Error) -> StorageError {
+        StorageError::Postgres(said(&e))
+    }
+}
+
+/// An error with its causes: PostgreSQL's "db error" alone says nothing,
+/// the server's own words (or the socket's) are its source.
+pub(crate) fn said(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
 }
 
 /// An append-only store of journal entries. `append` is atomic and durable
@@ -493,6 +517,43 @@ impl SqliteStorage {
     /// parsed, until `f` says false (`bench history` counts bets so).
     pub fn each_text(&self, after: u64, last: u64, f: &mut dyn FnMut(u64, &str) -> bool) -> Result<(), StorageError> {
         self.each_stored(after, last, &mut |row| Ok(f(row.seq, &row.text)))
+    }
+
+    /// The last entry the journal holds before entry `seq`, if any.
+    pub fn last_before(&self, seq: u64) -> Result<Option<u64>, StorageError> {
+        let before: Option<i64> = self.conn.query_row(
+            "SELECT MAX(seq) FROM journal WHERE seq < ?1",
+            [i64::try_from(seq).unwrap_or(i64::MAX)],
+            |row| row.get(0),
+        )?;
+        Ok(before.map(|s| s as u64))
+    }
+
+    /// Each record after `after` kept as text (one that moves no money)
+    /// whose text holds `needle`, newest first or oldest first, until `f`
+    /// says false: a start finds checkpoints' bindings so, without reading
+    /// the bets around them.
+    pub fn each_holding(
+        &self,
+        after: u64,
+        needle: &str,
+        newest_first: bool,
+        f: &mut dyn FnMut(u64, &str) -> bool,
+    ) -> Result<(), StorageError> {
+        let order = if newest_first { "DESC" } else { "ASC" };
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT seq, record FROM journal WHERE seq > ?1 AND typeof(record) = 'text' AND instr(record, ?2) > 0 ORDER BY seq {order}"
+        ))?;
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let mut rows = statement.query(params![after, needle])?;
+        while let Some(row) = rows.next()? {
+            let seq = row.get::<_, i64>(0)? as u64;
+            let text: String = row.get(1)?;
+            if !f(seq, &text) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Each row after `after` and up to `last` as its entry's number, time,

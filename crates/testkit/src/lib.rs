@@ -5,6 +5,7 @@
 //! protocol code; one copy on the ordinary client libraries is less to trust.
 
 mod client;
+pub mod postgres;
 mod server;
 mod socket;
 

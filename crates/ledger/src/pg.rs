@@ -1,0 +1,580 @@
+//! The journal on a PostgreSQL server, for a casino of more than one node
+//! (`croupier serve --database postgres://...`).
+//!
+//! The same contract as [`crate::SqliteStorage`]: entries appended in order,
+//! durable when `append` (or a group's `end_group`) returns, all of a batch
+//! or none, sealed under the journal's key in the same transaction. What
+//! each hash covers is the same text; a record is kept as that text (the
+//! server compresses long values itself, TOAST), the hash as 32 bytes.
+//!
+//! **The lease.** A node writes only while it holds the casino's lease: a
+//! PostgreSQL advisory lock held by its writing connection. The server lets
+//! go of it when that connection ends, so a node that dies (`kill -9`, a
+//! power cut, a lost network, found within seconds by TCP keepalives) hands
+//! the casino on to the next node waiting for it, and a node that lost its
+//! connection cannot write again without taking the lease again. The
+//! journal's primary key is a second fence: two writers can never both
+//! append an entry of the same number.
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls, Statement};
+
+use crate::journal::{Entry, Record};
+use crate::seal::Seal;
+use crate::storage::{Storage, StorageError};
+
+/// The advisory lock that is the casino's lease ("croupier" in ASCII):
+/// one per database, so two casinos may share a PostgreSQL server.
+pub const LEASE_KEY: i64 = 0x6372_6f75_7069_6572;
+
+/// The layout of the journal's tables this build writes (the `layout` table).
+pub const PG_LAYOUT: i64 = 1;
+
+/// How often a node waiting for the lease asks for it again.
+pub const LEASE_POLL_MS: u64 = 500;
+
+pub struct PgStorage {
+    client: Client,
+    /// Where it is, without a password, for messages.
+    shown: String,
+    insert: Option<Statement>,
+    grouped: bool,
+    sealing: Option<[u8; 32]>,
+    unsealed: Option<(u64, [u8; 32])>,
+    unsealed_at_group: Option<(u64, [u8; 32])>,
+    holds_lease: bool,
+    /// Records read through this connection.
+    read: u64,
+}
+
+/// `url` as it may be shown: any password left out.
+pub fn shown_url(url: &str) -> String {
+    // postgres://user:password@host/db: the password is between the first ':' after
+    // the scheme and the '@'.
+    let Some((scheme, rest)) = url.split_once("://") else {
+        // key=value words: the password's is left out.
+        return url
+            .split_whitespace()
+            .filter(|word| !word.starts_with("password="))
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let rest = match rest.split_once('?') {
+        Some((place, query)) => {
+            let kept: Vec<&str> = query.split('&').filter(|p| !p.starts_with("password=")).collect();
+            if kept.is_empty() {
+                place.to_string()
+            } else {
+                format!("{place}?{}", kept.join("&"))
+            }
+        }
+        None => rest.to_string(),
+    };
+    match rest.split_once('@') {
+        Some((who, place)) => {
+            let user = who.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}@{place}")
+        }
+        None => url.to_string(),
+    }
+}
+
+impl PgStorage {
+    /// Connects to `url` to read the journal only: no lease, no tables made.
+    pub fn open_read_only(url: &str) -> Result<PgStorage, StorageError> {
+        let mut storage = PgStorage::connect(url)?;
+        storage.client.batch_execute("SET default_transaction_read_only = on")?;
+        storage.check_layout()?;
+        Ok(storage)
+    }
+
+    /// Connects to `url` as the casino's writer: takes the lease first,
+    /// waiting for it while another node holds it (`waiting` is told once,
+    /// when it must wait), then makes the tables a new database lacks.
+    pub fn open_writer(url: &str, waiting: &mut dyn FnMut()) -> Result<PgStorage, StorageError> {
+        let mut storage = PgStorage::connect(url)?;
+        let mut told = false;
+        while !storage.try_lease()? {
+            if !told {
+                waiting();
+                told = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(LEASE_POLL_MS));
+        }
+        // A synchronous commit: an acknowledged append is on the server's disk.
+        storage.client.batch_execute(
+            "SET synchronous_commit = on;
+             CREATE TABLE IF NOT EXISTS journal (
+                 seq BIGINT PRIMARY KEY,
+                 at_ms BIGINT NOT NULL,
+                 record TEXT NOT NULL,
+                 hash BYTEA NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS seal (
+                 id INTEGER PRIMARY KEY CHECK (id = 1),
+                 seq BIGINT NOT NULL,
+                 hash TEXT NOT NULL,
+                 mac TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS layout (
+                 id INTEGER PRIMARY KEY CHECK (id = 1),
+                 version BIGINT NOT NULL
+             );",
+        )?;
+        storage.client.execute(
+            "INSERT INTO layout (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
+            &[&PG_LAYOUT],
+        )?;
+        storage.check_layout()?;
+        storage.insert = Some(
+            storage
+                .client
+                .prepare("INSERT INTO journal (seq, at_ms, record, hash) VALUES ($1, $2, $3, $4)")?,
+        );
+        Ok(storage)
+    }
+
+    fn connect(url: &str) -> Result<PgStorage, StorageError> {
+        let shown = shown_url(url);
+        let client = Client::connect(url, NoTls).map_err(|e| StorageError::Unreachable {
+            at: shown.clone(),
+            why: crate::storage::said(&e),
+        })?;
+        let mut storage = PgStorage {
+            client,
+            shown,
+            insert: None,
+            grouped: false,
+            sealing: None,
+            unsealed: None,
+            unsealed_at_group: None,
+            holds_lease: false,
+            read: 0,
+        };
+        // A node that dies without closing its connection (a power cut, a
+        // lost network) is found within about 11 s, and its lease let go.
+        storage.client.batch_execute(
+            "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3;
+             SET client_min_messages = warning",
+        )?;
+        Ok(storage)
+    }
+
+    /// Takes the casino's lease if no other node holds it.
+    fn try_lease(&mut self) -> Result<bool, StorageError> {
+        let taken: bool = self
+            .client
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&LEASE_KEY])?
+            .get(0);
+        self.holds_lease = taken;
+        Ok(taken)
+    }
+
+    /// Whether this connection holds the casino's lease (asked of the server).
+    pub fn holds_lease(&mut self) -> Result<bool, StorageError> {
+        let held: bool = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+                   AND granted AND ((classid::bigint << 32) | objid::bigint) = $1)",
+                &[&LEASE_KEY],
+            )?
+            .get(0);
+        Ok(held)
+    }
+
+    fn check_layout(&mut self) -> Result<(), StorageError> {
+        let has: bool = self
+            .client
+            .query_one("SELECT to_regclass('layout') IS NOT NULL", &[])?
+            .get(0);
+        if !has {
+            return Ok(());
+        }
+        let version: Option<i64> = self
+            .client
+            .query_opt("SELECT version FROM layout WHERE id = 1", &[])?
+            .map(|r| r.get(0));
+        match version {
+            Some(v) if v > PG_LAYOUT => Err(StorageError::Layout(v)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Where the journal is, without a password.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    fn has_journal(&mut self) -> Result<bool, StorageError> {
+        Ok(self
+            .client
+            .query_one("SELECT to_regclass('journal') IS NOT NULL", &[])?
+            .get(0))
+    }
+
+    /// The number of the journal's last entry (0: none).
+    pub fn last_seq(&mut self) -> Result<u64, StorageError> {
+        Ok(self.last()?.map_or(0, |(seq, _)| seq))
+    }
+
+    /// The last entry's number and hash, if there is an entry.
+    pub fn last(&mut self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+        if !self.has_journal()? {
+            return Ok(None);
+        }
+        let row = self
+            .client
+            .query_opt("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", &[])?;
+        row.map(|r| {
+            let seq = r.get::<_, i64>(0) as u64;
+            Ok((seq, hash_from(seq, r.get(1))?))
+        })
+        .transpose()
+    }
+
+    /// The hash of entry `seq`, if the journal has it.
+    pub fn hash_of(&mut self, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
+        if !self.has_journal()? {
+            return Ok(None);
+        }
+        let row = self
+            .client
+            .query_opt("SELECT hash FROM journal WHERE seq = $1", &[&(seq as i64)])?;
+        row.map(|r| hash_from(seq, r.get(0))).transpose()
+    }
+
+    /// The journal's seal, if it has one.
+    pub fn seal(&mut self) -> Result<Option<Seal>, StorageError> {
+        let has: bool = self
+            .client
+            .query_one("SELECT to_regclass('seal') IS NOT NULL", &[])?
+            .get(0);
+        if !has {
+            return Ok(None);
+        }
+        let row = self
+            .client
+            .query_opt("SELECT seq, hash, mac FROM seal WHERE id = 1", &[])?;
+        row.map(|r| {
+            let seq = r.get::<_, i64>(0) as u64;
+            Ok(Seal {
+                seq,
+                hash: hash_from_hex(seq, r.get(1))?,
+                mac: hash_from_hex(seq, r.get(2))?,
+            })
+        })
+        .transpose()
+    }
+
+    /// From now on seals the journal under `key` with every append.
+    pub fn seal_with(&mut self, key: [u8; 32]) {
+        self.sealing = Some(key);
+    }
+
+    /// Seals the journal as it stands now (a journal with no seal yet).
+    pub fn seal_now(&mut self, key: &[u8; 32]) -> Result<Option<Seal>, StorageError> {
+        let Some((seq, hash)) = self.last()? else {
+            return Ok(None);
+        };
+        let seal = Seal::new(key, seq, hash);
+        self.write_seal(&seal)?;
+        Ok(Some(seal))
+    }
+
+    fn write_seal(&mut self, seal: &Seal) -> Result<(), StorageError> {
+        self.client.execute(
+            "INSERT INTO seal (id, seq, hash, mac) VALUES (1, $1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac",
+            &[&(seal.seq as i64), &hex::encode(seal.hash), &hex::encode(seal.mac)],
+        )?;
+        Ok(())
+    }
+
+    fn write_pending_seal(&mut self) -> Result<(), StorageError> {
+        if let (Some(key), Some((seq, hash))) = (self.sealing, self.unsealed) {
+            self.write_seal(&Seal::new(&key, seq, hash))?;
+            self.unsealed = None;
+        }
+        Ok(())
+    }
+
+    /// How many records this connection read (all are text here).
+    pub fn records_read(&self) -> crate::compact::Read {
+        crate::compact::Read {
+            text: self.read,
+            ..Default::default()
+        }
+    }
+
+    /// The last entry the journal holds before entry `seq`, if any.
+    pub fn last_before(&mut self, seq: u64) -> Result<Option<u64>, StorageError> {
+        if !self.has_journal()? {
+            return Ok(None);
+        }
+        let before: Option<i64> = self
+            .client
+            .query_one(
+                "SELECT MAX(seq) FROM journal WHERE seq < $1",
+                &[&i64::try_from(seq).unwrap_or(i64::MAX)],
+            )?
+            .get(0);
+        Ok(before.map(|s| s as u64))
+    }
+
+    /// Hands each entry after `after` and up to `last`, in order, to `f`
+    /// as it arrives from the server, until `f` says false.
+    pub fn each_between(
+        &mut self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(Entry) -> bool,
+    ) -> Result<(), StorageError> {
+        self.each_row(after, last, &mut |seq, at_ms, text, prev_hash, hash| {
+            let record: Record = serde_json::from_str(&text).map_err(|e| StorageError::Unreadable {
+                seq,
+                why: format!("record is not valid: {e}"),
+            })?;
+            Ok(f(Entry {
+                seq,
+                at_ms,
+                record,
+                text,
+                prev_hash,
+                hash,
+            }))
+        })
+    }
+
+    /// Each record's text after `after` and up to `last`, in order, not parsed.
+    pub fn each_text(
+        &mut self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(u64, &str) -> bool,
+    ) -> Result<(), StorageError> {
+        self.each_row(after, last, &mut |seq, _, text, _, _| Ok(f(seq, &text)))
+    }
+
+    /// Each record after `after` whose text holds `needle`, newest first or
+    /// oldest first, until `f` says false (a start finds checkpoints' bindings so).
+    pub fn each_holding(
+        &mut self,
+        after: u64,
+        needle: &str,
+        newest_first: bool,
+        f: &mut dyn FnMut(u64, &str) -> bool,
+    ) -> Result<(), StorageError> {
+        if !self.has_journal()? {
+            return Ok(());
+        }
+        let order = if newest_first { "DESC" } else { "ASC" };
+        let statement = self.client.prepare(&format!(
+            "SELECT seq, record FROM journal WHERE seq > $1 AND strpos(record, $2) > 0 ORDER BY seq {order}"
+        ))?;
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&after, &needle];
+        let mut rows = self.client.query_raw(&statement, params)?;
+        while let Some(row) = rows.next()? {
+            let seq = row.get::<_, i64>(0) as u64;
+            if !f(seq, row.get(1)) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn each_row(
+        &mut self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(u64, u64, String, [u8; 32], [u8; 32]) -> Result<bool, StorageError>,
+    ) -> Result<(), StorageError> {
+        if !self.has_journal()? {
+            return Ok(());
+        }
+        let mut before = match after {
+            0 => [0; 32],
+            n => self.hash_of(n)?.ok_or_else(|| StorageError::Unreadable {
+                seq: n + 1,
+                why: format!("it follows entry {n}, which the journal lacks"),
+            })?,
+        };
+        let statement = self
+            .client
+            .prepare("SELECT seq, at_ms, record, hash FROM journal WHERE seq > $1 AND seq <= $2 ORDER BY seq")?;
+        let from = i64::try_from(after).unwrap_or(i64::MAX);
+        let last = i64::try_from(last).unwrap_or(i64::MAX);
+        let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&from, &last];
+        let mut rows = self.client.query_raw(&statement, params)?;
+        let mut expected = after + 1;
+        while let Some(row) = rows.next()? {
+            let seq = row.get::<_, i64>(0) as u64;
+            // A missing entry leaves the hash before unknown: the chain's check names it.
+            let prev_hash = if seq == expected { before } else { [0xff; 32] };
+            let at_ms = row.get::<_, i64>(1) as u64;
+            let text: String = row.get(2);
+            let hash = hash_from(seq, row.get(3))?;
+            before = hash;
+            expected = seq + 1;
+            self.read += 1;
+            if !f(seq, at_ms, text, prev_hash, hash)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn hash_from(seq: u64, bytes: &[u8]) -> Result<[u8; 32], StorageError> {
+    <[u8; 32]>::try_from(bytes).map_err(|_| StorageError::Unreadable {
+        seq,
+        why: format!("its hash is {} bytes, not 32", bytes.len()),
+    })
+}
+
+fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
+    let bytes = hex::decode(text).map_err(|e| StorageError::Unreadable {
+        seq,
+        why: format!("the seal's hash is not hex: {e}"),
+    })?;
+    hash_from(seq, &bytes)
+}
+
+impl Storage for PgStorage {
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+        let mut entries = Vec::new();
+        self.each_between(0, u64::MAX, &mut |e| {
+            entries.push(e);
+            true
+        })?;
+        Ok(entries)
+    }
+
+    fn each(&mut self, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each_between(0, u64::MAX, f)
+    }
+
+    fn each_after(&mut self, after: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each_between(after, u64::MAX, f)
+    }
+
+    fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {
+        if !self.has_journal()? {
+            return Ok(None);
+        }
+        let row = self
+            .client
+            .query_opt("SELECT at_ms FROM journal ORDER BY seq DESC LIMIT 1", &[])?;
+        Ok(row.map(|r| r.get::<_, i64>(0) as u64))
+    }
+
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+        let Some(insert) = self.insert.clone() else {
+            return Err(StorageError::NotWritten(format!(
+                "the journal at {} was opened to read only",
+                self.shown
+            )));
+        };
+        // Alone, an append is its own transaction; in a group, a savepoint
+        // keeps it all-or-nothing within the group's.
+        let (open, keep, undo) = if self.grouped {
+            (
+                "SAVEPOINT journal_append",
+                "RELEASE journal_append",
+                "ROLLBACK TO journal_append; RELEASE journal_append",
+            )
+        } else {
+            ("BEGIN", "COMMIT", "ROLLBACK")
+        };
+        self.client.batch_execute(open)?;
+        let before = self.unsealed;
+        let mut written = || -> Result<(), StorageError> {
+            for e in entries {
+                self.client
+                    .execute(&insert, &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..]])?;
+            }
+            if let Some(last) = entries.last() {
+                self.unsealed = Some((last.seq, last.hash));
+            }
+            if !self.grouped {
+                self.write_pending_seal()?;
+            }
+            Ok(())
+        };
+        match written() {
+            Ok(()) => match self.client.batch_execute(keep) {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    self.unsealed = before;
+                    Err(StorageError::NotWritten(format!("{} did not commit: {e}", self.shown)))
+                }
+            },
+            Err(e) => {
+                self.unsealed = before;
+                let _ = self.client.batch_execute(undo);
+                Err(e)
+            }
+        }
+    }
+
+    fn begin_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            self.client.batch_execute("BEGIN")?;
+            self.grouped = true;
+            self.unsealed_at_group = self.unsealed;
+        }
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            return Ok(());
+        }
+        self.grouped = false;
+        if let Err(e) = self.write_pending_seal() {
+            let _ = self.client.batch_execute("ROLLBACK");
+            self.unsealed = self.unsealed_at_group;
+            return Err(e);
+        }
+        if let Err(e) = self.client.batch_execute("COMMIT") {
+            let _ = self.client.batch_execute("ROLLBACK");
+            self.unsealed = self.unsealed_at_group;
+            return Err(StorageError::NotWritten(format!("{} did not commit: {e}", self.shown)));
+        }
+        Ok(())
+    }
+
+    fn abort_group(&mut self) -> Result<(), StorageError> {
+        if !self.grouped {
+            return Ok(());
+        }
+        self.grouped = false;
+        self.unsealed = self.unsealed_at_group;
+        self.client.batch_execute("ROLLBACK")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        assert_eq!(
+            super::shown_url("postgres://casino:s3cret@db.local:5432/croupier"),
+            "postgres://casino@db.local:5432/croupier"
+        );
+        assert_eq!(
+            super::shown_url("postgres://db.local/croupier"),
+            "postgres://db.local/croupier"
+        );
+        assert_eq!(
+            super::shown_url("host=/tmp password=s3cret dbname=x"),
+            "host=/tmp dbname=x"
+        );
+        assert_eq!(
+            super::shown_url("postgres://db.local/croupier?password=s3cret&sslmode=disable"),
+            "postgres://db.local/croupier?sslmode=disable"
+        );
+    }
+}
