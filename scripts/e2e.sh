@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: the real `croupier` binary over real sockets (the server, a
-# kill -9 under load, the automated wheel, every role against every
+# kill -9 under load on SQLite and on PostgreSQL, two nodes' failover, the automated wheel, every role against every
 # endpoint, the command's subcommands), many more seeds of the server's
 # simulation, the journal's contract against a changed API, and the web
 # pages in headless Chromium. Needs scripts/setup.sh to have run once.
@@ -23,6 +23,14 @@ else
   echo "scripts/e2e.sh: no tmpfs can be mounted here (not root, or no privilege to mount), so the full-disk test (tests/disk.rs) passes over" >&2
 fi
 rmdir "$probe"
+# A throwaway PostgreSQL cluster: the storage contract, the kill -9 test and
+# the two-node failover test run against it too (tests/failover.rs).
+pg=$(./scripts/postgres.sh start)
+read -r pg_dir pg_url <<<"$pg"
+trap './scripts/postgres.sh stop "$pg_dir"' EXIT
+export CROUPIER_TEST_POSTGRES="$pg_url"
+echo "PostgreSQL for the tests: $pg_url"
+cargo test --locked -p croupier-ledger --test storage_contract
 cargo test --locked -p croupier --tests
 
 echo "== the server's simulation, many seeds"

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use croupier_ledger::SqliteStorage;
+use croupier_ledger::Database;
 use serde::Serialize;
 
 use crate::{wire, Failure, Invalid};
@@ -14,8 +14,8 @@ use crate::{wire, Failure, Invalid};
 #[derive(clap::Args)]
 pub struct Args {
     /// The data directory, or a folder `croupier recover` copied the journal into.
-    #[arg(long)]
-    data: PathBuf,
+    #[arg(long, required_unless_present = "database")]
+    data: Option<PathBuf>,
     /// The first entry to print.
     #[arg(long, default_value_t = 1)]
     from: u64,
@@ -26,6 +26,10 @@ pub struct Args {
     /// recovery cut at, in its copy), each line saying whether it is.
     #[arg(long)]
     unchecked: bool,
+    /// The journal on a PostgreSQL server (postgres://...) that a casino of
+    /// several nodes shares, read there instead of in --data.
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
+    database: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -45,8 +49,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         from,
         to,
         unchecked,
+        database,
     } = args;
-    crate::journal_at(&data)?;
+    let database = match (&data, database) {
+        (_, Some(url)) => Database::of(std::path::Path::new(""), Some(&url)).map_err(Invalid::one)?,
+        (Some(data), None) => {
+            crate::journal_at(data)?;
+            Database::Sqlite(data.clone())
+        }
+        (None, None) => return Err(Invalid::one("give --data DIR, or --database postgres://...").into()),
+    };
     let to = to.unwrap_or(u64::MAX);
     if from == 0 {
         return Err(Invalid::one("--from 0: entries are numbered from 1").into());
@@ -54,7 +66,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if to < from {
         return Err(Invalid::one(format!("--to {to} is before --from {from}")).into());
     }
-    let storage = SqliteStorage::open_read_only(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
     // Each entry is checked in the chain before it is printed: from the
     // hash of the entry before the first, an entry not as its hash covers
     // it (or out of place) ends the print, named, and fails.

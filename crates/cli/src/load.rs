@@ -69,6 +69,10 @@ pub struct LoadArgs {
     /// real server, to measure `serve`'s start and `croupier verify` on.
     #[arg(long, value_name = "DIR")]
     keep_data: Option<std::path::PathBuf>,
+    /// Writes the casino's journal to this PostgreSQL database (an empty one)
+    /// instead of SQLite in the data directory (`serve --database`).
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
+    database: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -816,6 +820,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             "--data",
         ])
         .arg(&data)
+        .args(args.database.iter().flat_map(|url| ["--database", url.as_str()]))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
         .kill_on_drop(true)

@@ -128,6 +128,15 @@ enum Command {
         #[arg(long, default_value_t = croupier_server::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
               value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         checkpoint_every: u64,
+        /// The journal on a PostgreSQL server, shared by several nodes
+        /// (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), rather than SQLite in
+        /// --data. One node holds the casino at a time, through a lease in the
+        /// database; a node started while another holds it waits, and takes the
+        /// casino over when that one stops or dies. Each node keeps its own
+        /// --data (checkpoints, recall archive, sessions) and the same secret (--keys).
+        /// Give it in CROUPIER_DATABASE to keep a password off the process list.
+        #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
+        database: Option<String>,
     },
 }
 
@@ -195,7 +204,15 @@ fn serve(
         .init();
     let runtime = tokio::runtime::Runtime::new()?;
     let keys = keys.unwrap_or_else(|| croupier_server::runtime::keys::default_dir(&data));
-    let shown = format!("data in {}, its secret in {}", data.display(), keys.display());
+    let shown = match &limits.database {
+        Some(url) => format!(
+            "the journal in {}, this node's data in {}, its secret in {}",
+            croupier_ledger::pg::shown_url(url),
+            data.display(),
+            keys.display()
+        ),
+        None => format!("data in {}, its secret in {}", data.display(), keys.display()),
+    };
     runtime
         .block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
             println!("croupier: serving on http://{} ({shown})", started.address);
@@ -249,6 +266,7 @@ fn main() -> ExitCode {
             session_hours,
             sessions_per_user,
             checkpoint_every,
+            database,
         } => serve(
             data,
             keys,
@@ -265,6 +283,7 @@ fn main() -> ExitCode {
                     per_user: sessions_per_user as usize,
                 },
                 checkpoint_every_entries: checkpoint_every,
+                database,
             },
         ),
         Command::User { which } => user_cmd::run(which),

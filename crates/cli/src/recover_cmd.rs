@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use croupier_ledger::storage::DATABASE_FILE;
-use croupier_ledger::SqliteStorage;
+use croupier_ledger::{Opened, SqliteStorage};
 use croupier_server::casino::{Request, RECOVERY_REASON_MAX};
 use croupier_server::runtime::archive::ARCHIVE_FILE;
 use croupier_server::runtime::keys::{default_dir, write_head, Keys};
@@ -47,7 +47,7 @@ fn failed(e: impl std::fmt::Display) -> Failure {
 
 /// Where the journal first breaks, reading, chaining or replaying: the
 /// entry and why; `None` where it reads, chains and replays whole.
-fn first_break(storage: &SqliteStorage) -> Result<Option<Break>, Failure> {
+fn first_break(storage: &mut Opened) -> Result<Option<Break>, Failure> {
     // One pass as verify's, in the memory of the state: a journal of any length.
     let pass = one_pass(storage, None, None, &std::collections::BTreeSet::new())?;
     if let (Some(_), Some((_, why))) = (pass.dictionary, &pass.unreadable) {
@@ -104,7 +104,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
             keys_dir.display()
         ))
     })?;
-    let mut storage = SqliteStorage::open(&data).map_err(failed)?;
+    // Recovery cuts a journal in SQLite (one node's data directory); on
+    // PostgreSQL it is the database's administrator's, from its own backups.
+    let mut journal = Opened::Sqlite(SqliteStorage::open(&data).map_err(failed)?);
+    let Some(storage) = journal.sqlite() else {
+        return Err(failed("not a journal in SQLite"));
+    };
     // The last entry as stored, read whatever else is wrong with it.
     let Some((last_seq, last_hash)) = storage.last_as_stored().map_err(failed)? else {
         return Err(Invalid::one("the journal has no entries: there is nothing to recover").into());
@@ -115,8 +120,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
-    let broken = first_break(&storage)?;
-    let seal_check = check_sealed(&storage, &keys_dir, None)?;
+    let broken = first_break(&mut journal)?;
+    let seal_check = check_sealed(&mut journal, &keys_dir, None)?;
     let Some((broken_at, why)) = broken else {
         // Reads, chains and replays: there is no damaged end to cut. A seal
         // that does not match means rewritten, cut or put back, not damaged.
@@ -138,7 +143,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         format!("entry {broken_at}: {why}")
     };
-    let Some(last_good) = last_before(&storage, broken_at.max(1)) else {
+    let Some(last_good) = last_before(&mut journal, broken_at.max(1)) else {
         return Err(Invalid::one(format!(
             "the journal breaks at its first entry ({damage}): nothing before the break is sound; put back a copy"
         ))
@@ -151,6 +156,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
+    let Some(storage) = journal.sqlite() else {
+        return Err(failed("not a journal in SQLite"));
+    };
     // What the secret vouched for: where the seal was, and its hash.
     let sealed = storage
         .seal()
@@ -184,7 +192,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(failed)?
         .ok_or_else(|| failed("the journal has no seal after the cut"))?;
     write_head(&keys.head_path(), &seal).map_err(failed)?;
-    drop(storage);
+    drop(journal);
     crate::user_cmd::offline_locked(
         &data,
         Some(&keys_dir),

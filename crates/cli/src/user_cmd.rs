@@ -72,7 +72,12 @@ pub fn offline_locked(
         || croupier_server::runtime::keys::default_dir(data),
         std::path::Path::to_path_buf,
     );
-    let (mut storage, keys) = croupier_server::runtime::setup::open_journal(data, &keys).map_err(Invalid::one)?;
+    let database = croupier_ledger::Database::Sqlite(data.to_path_buf());
+    let (storage, keys) =
+        croupier_server::runtime::setup::open_journal(&database, data, &keys).map_err(Invalid::one)?;
+    let croupier_ledger::Opened::Sqlite(mut storage) = storage else {
+        return Err(anyhow::anyhow!("{} is not a journal in SQLite", database.shown()).into());
+    };
     // The clock starts no earlier than the journal's last entry.
     let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
     let clock = WallClock::after(entries.last().map_or(0, |e| e.at_ms));

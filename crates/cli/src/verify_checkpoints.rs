@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use croupier_ledger::SqliteStorage;
+use croupier_ledger::Opened;
 use croupier_server::casino::checkpoint::{digest_of, Binding, Checkpoint};
 use croupier_server::runtime::checkpoints::Store;
 use serde::Serialize;
@@ -14,7 +14,7 @@ use serde::Serialize;
 /// its own, for `--from-checkpoint` to choose where to begin before the pass:
 /// a checkpoint is always bound after the entry it follows, so the query
 /// reads only the journal's end.
-pub(crate) fn bound_after(storage: &SqliteStorage, after: u64) -> BTreeMap<u64, Binding> {
+pub(crate) fn bound_after(storage: &mut Opened, after: u64) -> BTreeMap<u64, Binding> {
     let mut bound = BTreeMap::new();
     let _ = croupier_server::runtime::checkpoints::each_binding(storage, after, false, &mut |b| {
         bound.insert(b.through, b);
@@ -49,7 +49,7 @@ pub(crate) struct CheckpointCheck {
 /// The newest checkpoint file the journal binds, as it binds it, with its
 /// binding. As a start does (`Store::bound`), only files a binding names, of
 /// the length it binds, are read: a file planted or stuffed is never read.
-pub(crate) fn newest_bound(store: &Store, storage: &SqliteStorage) -> Result<(Checkpoint, Binding), String> {
+pub(crate) fn newest_bound(store: &Store, storage: &mut Opened) -> Result<(Checkpoint, Binding), String> {
     let listed = store.list();
     let oldest = listed.last().copied().unwrap_or(u64::MAX);
     let bound = bound_after(storage, oldest);

@@ -5,7 +5,7 @@
 use croupier_server::casino::tournaments::TournamentBooks;
 use std::io::Write;
 
-use croupier_ledger::{check_head, check_seal, SqliteStorage};
+use croupier_ledger::{check_head, check_seal, Database, Opened};
 use croupier_server::casino::Replayer;
 use croupier_server::runtime::archive::Archive;
 use croupier_server::runtime::keys::{default_dir, read_head, Keys};
@@ -36,6 +36,11 @@ pub struct Args {
     /// each bound checkpoint checked against the state the replay reaches.
     #[arg(long)]
     from_checkpoint: bool,
+    /// The journal on a PostgreSQL server (postgres://...) that a casino of
+    /// several nodes shares; --data is then a node's own data directory
+    /// (its checkpoints and recall archive).
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
+    database: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -144,23 +149,14 @@ pub(crate) type Break = (u64, String);
 
 /// The last entry the journal holds before entry `seq`: where it is sound up
 /// to, when it breaks at `seq` (`None` where it breaks at its first).
-pub(crate) fn last_before(storage: &SqliteStorage, seq: u64) -> Option<u64> {
-    storage
-        .connection()
-        .query_row(
-            "SELECT MAX(seq) FROM journal WHERE seq < ?1",
-            [i64::try_from(seq).unwrap_or(i64::MAX)],
-            |row| row.get::<_, Option<i64>>(0),
-        )
-        .ok()
-        .flatten()
-        .map(|s| s as u64)
+pub(crate) fn last_before(storage: &mut Opened, seq: u64) -> Option<u64> {
+    storage.last_before(seq).ok().flatten()
 }
 
 /// The journal's seal and the head kept beside the secret, against the
 /// journal as stored (every entry, including any that no longer reads).
 pub(crate) fn check_sealed(
-    storage: &SqliteStorage,
+    storage: &mut Opened,
     keys_dir: &std::path::Path,
     head: Option<&std::path::Path>,
 ) -> Result<SealCheck, Failure> {
@@ -242,7 +238,7 @@ pub(crate) struct Pass {
 /// casino's state, never the journal: any length verifies in the memory of
 /// the state (a progress bar and an estimate go to standard error on a terminal).
 pub(crate) fn one_pass(
-    storage: &SqliteStorage,
+    storage: &mut Opened,
     archive: Option<&Archive>,
     from: Option<&croupier_server::casino::checkpoint::Checkpoint>,
     targets: &std::collections::BTreeSet<u64>,
@@ -376,16 +372,21 @@ fn replay_failure(e: croupier_server::casino::OpenError) -> (u64, String) {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    crate::journal_at(&args.data)?;
-    let storage = SqliteStorage::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let database = Database::of(&args.data, args.database.as_deref()).map_err(Invalid::one)?;
+    if !database.is_postgres() {
+        crate::journal_at(&args.data)?;
+    }
+    let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
     let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let store = croupier_server::runtime::checkpoints::Store::of(&args.data);
+    let store = croupier_server::runtime::checkpoints::Store::bound_by(&args.data, database.clone());
     let from = match args.from_checkpoint {
-        true => Some(crate::verify_checkpoints::newest_bound(&store, &storage).map_err(|e| anyhow::anyhow!("{e}"))?),
+        true => {
+            Some(crate::verify_checkpoints::newest_bound(&store, &mut storage).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
         false => None,
     };
     let targets = crate::verify_checkpoints::targets(&store);
-    let pass = one_pass(&storage, archive.as_ref(), from.as_ref().map(|(c, _)| c), &targets)?;
+    let pass = one_pass(&mut storage, archive.as_ref(), from.as_ref().map(|(c, _)| c), &targets)?;
     // The bindings as the replay met them: every one in the entries it read.
     let bound = crate::verify_checkpoints::by_through(&pass.bindings);
     let (checkpoints, checkpoint_problem) =
@@ -396,7 +397,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         checked.first_problem = pass.unreadable;
     }
     let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
-    let seal = check_sealed(&storage, &keys_dir, args.head.as_deref())?;
+    let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref())?;
     // With the chain intact and every entry read, the replay of every request counts.
     let mut replayed = None;
     let mut journal_format = None;
@@ -425,7 +426,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let damaged_dictionary = pass.dictionary;
     let last_good_entry = broken_at
         .filter(|_| damaged_dictionary.is_none())
-        .and_then(|seq| last_before(&storage, seq));
+        .and_then(|seq| last_before(&mut storage, seq));
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,

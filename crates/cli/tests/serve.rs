@@ -560,6 +560,20 @@ fn serve_plays_rounds_survives_kill_9_and_verifies() {
 /// so no settlement was paid twice or lost; and the journal verifies.
 #[test]
 fn every_acknowledged_bet_survives_a_kill_9_under_load() {
+    kill_9_under_load(&[]);
+}
+
+/// The same on a journal in PostgreSQL (the test command's throwaway cluster).
+#[test]
+fn every_acknowledged_bet_survives_a_kill_9_under_load_on_postgres() {
+    let Some(pg) = croupier_testkit::postgres::database("kill_9_under_load") else {
+        return;
+    };
+    kill_9_under_load(&["--database", pg.url()]);
+}
+
+/// A server started with `options` (`--database URL`), killed under load.
+fn kill_9_under_load(options: &[&str]) {
     const CHIPS: i64 = 1_000_000;
     const IN_FLIGHT: usize = 4;
     let spots = [
@@ -575,7 +589,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     ];
     let data = data_dir();
     let port = free_port();
-    let mut server = start(data.path(), port);
+    let mut server = Server::start_with(env!("CARGO_BIN_EXE_croupier"), data.path(), port, options);
     let admin = server.admin_token();
     server.add_staff_and_players(&admin);
     server.add_users(&admin, &[("p3", "player"), ("p4", "player")]);
@@ -669,7 +683,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
     eprintln!("killed {after_ms} ms into the betting: {total} bets acknowledged, {rounds} rounds drawn");
 
     // A fresh port: the old one may have gone to a parallel test meanwhile.
-    let mut server = start(data.path(), free_port());
+    let mut server = Server::start_with(env!("CARGO_BIN_EXE_croupier"), data.path(), free_port(), options);
     for ((player, token), acknowledged) in players.iter().zip(&acknowledged) {
         let (status, recall) = server.http(
             "GET",
@@ -706,7 +720,7 @@ fn every_acknowledged_bet_survives_a_kill_9_under_load() {
         );
     }
     server.kill();
-    let (passed, report) = verify(data.path());
+    let (passed, report) = croupier_testkit::verify(env!("CARGO_BIN_EXE_croupier"), data.path(), options);
     assert!(passed && report["ok"] == true, "{report}");
 }
 

@@ -37,6 +37,9 @@ pub struct Limits {
     /// A checkpoint of the casino's state is written once this many entries
     /// follow the last: a start replays at most about this many.
     pub checkpoint_every_entries: u64,
+    /// The journal on a PostgreSQL server (`postgres://...`) that several
+    /// nodes share, rather than SQLite in the data directory.
+    pub database: Option<String>,
 }
 
 impl Default for Limits {
@@ -48,6 +51,7 @@ impl Default for Limits {
             sign_ins_per_client_per_minute: 600,
             sessions: super::sessions::SessionLimits::default(),
             checkpoint_every_entries: crate::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
+            database: None,
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod public;
 pub mod recall;
 pub mod requests;
 pub mod sessions;
+pub mod standby;
 pub mod state;
 pub mod streams;
 pub mod tables;
@@ -166,7 +167,13 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         head,
         checkpoints,
         from_checkpoint,
-    } = setup::open(data, keys, channels.clone(), limits.checkpoint_every_entries)?;
+    } = setup::open(
+        data,
+        &croupier_ledger::Database::of(data, limits.database.as_deref())?,
+        keys,
+        channels.clone(),
+        limits.checkpoint_every_entries,
+    )?;
     // Sessions from before a restart carry on, unless they are over, their
     // account is gone, locked, or holds another role now.
     let sessions = sessions::Sessions::open(data, keys.sessions_key(), limits.sessions, floor.clock().now_ms())?;
@@ -264,9 +271,15 @@ pub async fn serve(
     let limits = limits.within_descriptors();
     // The addresses first: a first run that cannot listen makes no admin
     // whose one-time password it would never print.
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
+    let bound = std::net::TcpListener::bind(listen)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    // A node of several waits for the casino's lease: it says so meanwhile.
+    let standby = match limits.database {
+        Some(_) => Some(standby::Standby::start(&bound)?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::from_std(bound).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let metrics = match metrics_listen {
         Some(at) => Some(
             tokio::net::TcpListener::bind(at)
@@ -275,7 +288,13 @@ pub async fn serve(
         ),
         None => None,
     };
-    let app = app_within(data, keys, &limits)?;
+    // Opening blocks: it replays the journal, and a journal on PostgreSQL is
+    // reached through a client of its own that must not run on a task's thread.
+    let app = tokio::task::block_in_place(|| app_within(data, keys, &limits));
+    if let Some(standby) = standby {
+        standby.end().await;
+    }
+    let app = app?;
     // The metrics for a scraper, on an address of their own (the casino's
     // own network): there no session is asked.
     if let Some(metrics) = metrics {

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use std::os::unix::fs::OpenOptionsExt;
 
-use croupier_ledger::{SqliteStorage, Storage, StorageError};
+use croupier_ledger::{Database, Opened as OpenedJournal, Storage, StorageError};
 
 use crate::api::EventView;
 use crate::casino::checkpoint::Checkpoint;
@@ -48,14 +48,21 @@ const SPARSE_CHECKED_FROM: u64 = 1 << 20;
 /// its state follows.
 #[derive(Clone, Debug)]
 pub struct Store {
-    data: PathBuf,
+    /// Where the journal that binds them is.
+    journal: Database,
     dir: PathBuf,
 }
 
 impl Store {
     pub fn of(data: &Path) -> Store {
+        Store::bound_by(data, Database::Sqlite(data.to_path_buf()))
+    }
+
+    /// The checkpoints in `data`, of the journal in `journal` (a node's own
+    /// folder, of a journal on PostgreSQL that nodes share).
+    pub fn bound_by(data: &Path, journal: Database) -> Store {
         Store {
-            data: data.to_path_buf(),
+            journal,
             dir: data.join(CHECKPOINTS_DIR),
         }
     }
@@ -76,7 +83,7 @@ impl Store {
         let Some(oldest) = listed.last().copied() else {
             return Vec::new();
         };
-        let storage = match SqliteStorage::open_read_only(&self.data) {
+        let mut storage = match self.journal.open_read_only() {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!("no checkpoint is used: cannot read the journal's bindings ({e})");
@@ -84,7 +91,7 @@ impl Store {
             }
         };
         let mut found = Vec::new();
-        let scanned = each_binding(&storage, oldest, true, &mut |binding| {
+        let scanned = each_binding(&mut storage, oldest, true, &mut |binding| {
             let (through, bytes) = (binding.through, binding.bytes);
             let length = std::fs::symlink_metadata(self.path(through))
                 .ok()
@@ -364,9 +371,11 @@ impl CheckpointWriter {
     /// it at low priority, and writes a checkpoint every `every` entries: at
     /// once where the start replayed that many. Nothing waits on it: the
     /// start does not write the state it opened on.
-    pub fn start(data: &Path, floor: Floor, from: Option<Used>, every: u64) -> Result<CheckpointWriter, String> {
-        let reader = SqliteStorage::open_read_only(data).map_err(|e| format!("checkpoints: {e}"))?;
-        let store = Store::of(data);
+    pub fn start(store: Store, floor: Floor, from: Option<Used>, every: u64) -> Result<CheckpointWriter, String> {
+        let reader = store
+            .journal
+            .open_read_only()
+            .map_err(|e| format!("checkpoints: {e}"))?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
@@ -394,7 +403,7 @@ impl CheckpointWriter {
 
 struct Writing {
     store: Store,
-    reader: SqliteStorage,
+    reader: OpenedJournal,
     floor: Floor,
     every: u64,
     /// The entry the last checkpoint written (or the opening state) follows.
@@ -456,7 +465,7 @@ impl Writing {
     /// The start replayed only what follows its checkpoint: the entries up to
     /// it are checked here, in the background, to chain to it (hashes only,
     /// as they stream). A break is told on `/healthz` (`history`).
-    fn check_history(&self, through: u64, head: [u8; 32], stop: &AtomicBool) -> Result<(), String> {
+    fn check_history(&mut self, through: u64, head: [u8; 32], stop: &AtomicBool) -> Result<(), String> {
         let mut chain = croupier_ledger::Verifier::chain_after(0, [0; 32]);
         let read = self.reader.each_between(0, through, &mut |entry| {
             chain.check(&entry) && !stop.load(Ordering::SeqCst)

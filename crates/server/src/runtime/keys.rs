@@ -10,7 +10,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use croupier_ledger::storage::read_seal;
 use croupier_ledger::Seal;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -204,8 +203,8 @@ pub fn write_head(path: &Path, seal: &Seal) -> Result<(), String> {
 }
 
 /// Copies the journal's seal to the keys folder now, if it changed since `last`.
-fn copy_head(conn: &rusqlite::Connection, path: &Path, last: &mut Option<Seal>) -> Result<(), String> {
-    let seal = read_seal(conn).map_err(|e| e.to_string())?;
+fn copy_head(journal: &mut croupier_ledger::Opened, path: &Path, last: &mut Option<Seal>) -> Result<(), String> {
+    let seal = journal.seal().map_err(|e| e.to_string())?;
     if let Some(seal) = seal.filter(|s| last.as_ref() != Some(s)) {
         write_head(path, &seal)?;
         *last = Some(seal);
@@ -222,10 +221,14 @@ pub struct HeadKeeper {
 }
 
 impl HeadKeeper {
-    pub fn start(data: &Path, keys: &Keys, health: super::health::Health) -> Result<HeadKeeper, String> {
-        let db = data.join(croupier_ledger::storage::DATABASE_FILE);
-        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| format!("cannot open {}: {e}", db.display()))?;
+    pub fn start(
+        journal: &croupier_ledger::Database,
+        keys: &Keys,
+        health: super::health::Health,
+    ) -> Result<HeadKeeper, String> {
+        let mut conn = journal
+            .open_read_only()
+            .map_err(|e| format!("cannot open {}: {e}", journal.shown()))?;
         let path = keys.head_path();
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -235,7 +238,7 @@ impl HeadKeeper {
                 let mut last = None;
                 loop {
                     let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
-                    match copy_head(&conn, &path, &mut last) {
+                    match copy_head(&mut conn, &path, &mut last) {
                         Ok(()) => health.head_kept(),
                         Err(e) => health.head_not_kept(&e.to_string()),
                     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use croupier_ledger::{check_head, check_seal, SealProblem, SqliteStorage};
+use croupier_ledger::{check_head, check_seal, Database, Opened as Journal, SealProblem};
 
 use super::archive::{Archive, Archiver};
 use super::checkpoints::{open_newest, CheckpointWriter, Store};
@@ -49,13 +49,25 @@ pub fn lock_data(data: &Path) -> Result<std::fs::File, String> {
     Ok(file)
 }
 
-/// Opens the journal in `data`, sealed with the secret in `keys_dir`: the
-/// seal (and the head kept beside the secret) must match the journal, or
-/// nothing opens. A journal written before seals is sealed now, with a
-/// secret made now if there is none; a journal with no entries yet alike.
-pub fn open_journal(data: &Path, keys_dir: &Path) -> Result<(SqliteStorage, Keys), String> {
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
-    let mut storage = SqliteStorage::open(data).map_err(|e| cannot(&e))?;
+/// Opens the journal in `database` (of the data directory `data`), sealed
+/// with the secret in `keys_dir`: the seal (and the head kept beside the
+/// secret) must match the journal, or nothing opens. A journal written
+/// before seals is sealed now, with a secret made now if there is none; a
+/// journal with no entries yet alike. On PostgreSQL this waits for the
+/// casino's lease while another node holds it.
+pub fn open_journal(database: &Database, data: &Path, keys_dir: &Path) -> Result<(Journal, Keys), String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
+    let mut storage = database
+        .open(&mut || {
+            tracing::warn!(
+                "standby: another node holds the casino's lease in {}; this node takes the casino over when it lets go",
+                database.shown()
+            );
+        })
+        .map_err(|e| cannot(&e))?;
+    if database.is_postgres() {
+        tracing::info!("holding the casino's lease in {}", database.shown());
+    }
     let seal = storage.seal().map_err(|e| cannot(&e))?;
     let last = storage.last().map_err(|e| cannot(&e))?;
     let (keys, created) = Keys::open(keys_dir, data, seal.is_none())?;
@@ -63,7 +75,7 @@ pub fn open_journal(data: &Path, keys_dir: &Path) -> Result<(SqliteStorage, Keys
     let distrusted = |e: &dyn std::fmt::Display| {
         format!(
             "the journal in {} is not as it was written: {e} (croupier verify --data {} --keys {} reports on it)",
-            data.display(),
+            database.shown(),
             data.display(),
             keys_dir.display()
         )
@@ -89,6 +101,36 @@ pub fn open_journal(data: &Path, keys_dir: &Path) -> Result<(SqliteStorage, Keys
     Ok((storage, keys))
 }
 
+/// The file of a data directory that names the journal it serves: the hash of its first entry.
+pub const JOURNAL_OF_FILE: &str = "journal-of";
+
+/// A data directory's recall archive, checkpoints and sessions are of one
+/// journal: the one whose first entry's hash it noted when it first served
+/// it (`first`: that hash, `None` while the journal is empty). A node's data
+/// directory pointed at another casino's journal (another `--database`) is refused.
+fn check_data_serves(data: &Path, database: &Database, first: Option<[u8; 32]>) -> Result<(), String> {
+    let path = data.join(JOURNAL_OF_FILE);
+    let noted = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text.trim().to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    match (noted, first.map(hex::encode)) {
+        (Some(noted), Some(first)) if noted == first => Ok(()),
+        (Some(noted), first) => Err(format!(
+            "{} serves the journal whose first entry's hash is {noted}, and the journal in {} {}: a data \
+             directory's recall archive, checkpoints and sessions are of one casino; give this journal a data directory of its own",
+            data.display(),
+            database.shown(),
+            first.map_or_else(|| "is empty".to_string(), |f| format!("begins with {f}"))
+        )),
+        (None, Some(first)) => {
+            std::fs::write(&path, format!("{first}\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        (None, None) => Ok(()),
+    }
+}
+
 /// A data directory open for serving.
 pub struct Opened {
     pub floor: Floor,
@@ -112,19 +154,29 @@ pub struct Opened {
 
 /// Opens `data`, recovers, and starts the writers on the current async
 /// runtime (a multi-thread one). Durable events are shown through `shown`.
-pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_every: u64) -> Result<Opened, String> {
+pub fn open(
+    data: &Path,
+    database: &Database,
+    keys_dir: &Path,
+    shown: Arc<dyn Publish>,
+    checkpoint_every: u64,
+) -> Result<Opened, String> {
     let lock = lock_data(data)?;
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", data.display());
-    let (mut storage, keys) = open_journal(data, keys_dir)?;
-    // The writer commits; copying the log into the database happens beside it,
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
+    let (mut storage, keys) = open_journal(database, data, keys_dir)?;
+    let first_entry = storage.hash_of(1).map_err(|e| cannot(&e))?;
+    check_data_serves(data, database, first_entry)?;
+    // The writer commits; copying SQLite's log into the database happens beside it,
     // at low priority: it is no answer's work.
-    storage
-        .checkpoint_in_background(
-            data,
-            std::time::Duration::from_millis(CHECKPOINT_EVERY_MS),
-            lower_this_threads_priority,
-        )
-        .map_err(|e| cannot(&e))?;
+    if let Journal::Sqlite(sqlite) = &mut storage {
+        sqlite
+            .checkpoint_in_background(
+                data,
+                std::time::Duration::from_millis(CHECKPOINT_EVERY_MS),
+                lower_this_threads_priority,
+            )
+            .map_err(|e| cannot(&e))?;
+    }
     let entries = storage.last().map_err(|e| cannot(&e))?.map_or(0, |(seq, _)| seq);
     let (mut pipeline, committer) =
         Committer::start_spaced(storage, std::time::Duration::from_micros(COMMIT_SPACING_US))
@@ -144,7 +196,7 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_ev
     let archiver = Archiver::start(archive.clone())?;
     // Finished rounds the archive lacks (a power cut, a failed write) are archived
     // again; the newest checkpoint spares replaying what came before it.
-    let store = Store::of(data);
+    let store = Store::bound_by(data, database.clone());
     let mut first = Some(pipeline);
     let mut streams = || match first.take() {
         Some(p) => Ok(p),
@@ -153,6 +205,10 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_ev
     let (mut casino, recovered, from_checkpoint) =
         open_newest(Some(&store), &mut streams, clock.now_ms(), &mut |r| archiver.offer(r))?;
     let admin_password = first_run(&mut casino, clock.now_ms())?;
+    if first_entry.is_none() {
+        let mut reader = database.open_read_only().map_err(|e| cannot(&e))?;
+        check_data_serves(data, database, reader.hash_of(1).map_err(|e| cannot(&e))?)?;
+    }
     let users = casino.users();
     // Wheel tables follow their wheels from the start.
     let wheels: Vec<(String, String)> = casino
@@ -168,15 +224,15 @@ pub fn open(data: &Path, keys_dir: &Path, shown: Arc<dyn Publish>, checkpoint_ev
             clock,
             shown,
             runtime: tokio::runtime::Handle::current(),
-            checkpoints: Some(store),
+            checkpoints: Some(store.clone()),
         },
     )?;
-    let checkpoints = CheckpointWriter::start(data, floor.clone(), from_checkpoint.clone(), checkpoint_every)?;
+    let checkpoints = CheckpointWriter::start(store, floor.clone(), from_checkpoint.clone(), checkpoint_every)?;
     floor.health().watch_disk(data);
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }
-    let head = HeadKeeper::start(data, &keys, floor.health().clone())?;
+    let head = HeadKeeper::start(database, &keys, floor.health().clone())?;
     Ok(Opened {
         floor,
         admin_password,
