@@ -820,7 +820,8 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
             "--data",
         ])
         .arg(&data)
-        .args(args.database.iter().flat_map(|url| ["--database", url.as_str()]))
+        // The database's URL through the environment: an argument would show its password to `ps`.
+        .envs(args.database.iter().map(|url| ("CROUPIER_DATABASE", url.as_str())))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
         .kill_on_drop(true)

@@ -85,7 +85,7 @@ enum Command {
         #[command(subcommand)]
         which: user_cmd::Which,
     },
-    /// Run the table server on an embedded database.
+    /// Run the table server: its journal in SQLite in the data directory, or on PostgreSQL (--database).
     Serve {
         /// Where the journal lives (created on the first run).
         #[arg(long, default_value = "croupier-data")]
@@ -133,7 +133,8 @@ enum Command {
         /// --data. One node holds the casino at a time, through a lease in the
         /// database; a node started while another holds it waits, and takes the
         /// casino over when that one stops or dies. Each node keeps its own
-        /// --data (checkpoints, recall archive, sessions) and the same secret (--keys).
+        /// --data (recall archive, sessions; checkpoints are kept in the database) and
+        /// the same secret (--keys).
         /// Give it in CROUPIER_DATABASE to keep a password off the process list.
         #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
         database: Option<String>,
@@ -146,10 +147,26 @@ pub struct Invalid(pub Vec<String>);
 
 /// Refuses a data directory with no journal in it, naming the file looked for.
 pub fn journal_at(data: &std::path::Path) -> Result<(), Invalid> {
+    not_a_postgres_node(data)?;
     let db = data.join(croupier_ledger::storage::DATABASE_FILE);
     match db.is_file() {
         true => Ok(()),
         false => Err(Invalid::one(format!("no journal at {}", db.display()))),
+    }
+}
+
+/// A node's data directory of a casino whose journal is on PostgreSQL has
+/// no journal of its own: a command that works on one in SQLite says so,
+/// and makes none there.
+pub fn not_a_postgres_node(data: &std::path::Path) -> Result<(), Invalid> {
+    match croupier_server::runtime::setup::journal_elsewhere(data) {
+        Some(url) => Err(Invalid::one(format!(
+            "{} is a node's data directory of a casino whose journal is on PostgreSQL ({url}): give --database to \
+             verify or print the journal; add users and reset passwords from the admin page; a journal on \
+             PostgreSQL is put back from the database's backups, not recovered",
+            data.display()
+        ))),
+        None => Ok(()),
     }
 }
 

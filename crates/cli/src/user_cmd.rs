@@ -72,6 +72,7 @@ pub fn offline_locked(
         || croupier_server::runtime::keys::default_dir(data),
         std::path::Path::to_path_buf,
     );
+    crate::not_a_postgres_node(data)?;
     let database = croupier_ledger::Database::Sqlite(data.to_path_buf());
     let (storage, keys) =
         croupier_server::runtime::setup::open_journal(&database, data, &keys).map_err(Invalid::one)?;
@@ -105,6 +106,8 @@ pub fn run(which: Which) -> Result<(), Failure> {
                     "{role:?} is not a role: admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, player"
                 ))
             })?;
+            // Before the password is asked for: a node of a casino on PostgreSQL has no journal here.
+            crate::not_a_postgres_node(&data)?;
             let password_hash = read_password()?;
             offline(
                 &data,
@@ -137,6 +140,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         Which::ResetPassword {
             whose: Whose { data, keys, username },
         } => {
+            crate::not_a_postgres_node(&data)?;
             let password_hash = read_password()?;
             let keys = offline(
                 &data,

@@ -37,8 +37,8 @@ pub struct Args {
     #[arg(long)]
     from_checkpoint: bool,
     /// The journal on a PostgreSQL server (postgres://...) that a casino of
-    /// several nodes shares; --data is then a node's own data directory
-    /// (its checkpoints and recall archive).
+    /// several nodes shares, with its checkpoints; --data is then a node's own
+    /// data directory (its recall archive).
     #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
     database: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -377,6 +377,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
         crate::journal_at(&args.data)?;
     }
     let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // A node's data directory of another journal holds another casino's archive and checkpoints.
+    let first = storage.hash_of(1).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Ok(noted) = std::fs::read_to_string(args.data.join(croupier_server::runtime::setup::JOURNAL_OF_FILE)) {
+        if first.is_some_and(|f| hex::encode(f) != noted.trim()) {
+            return Err(Invalid::one(format!(
+                "{} serves another journal (whose first entry's hash is {}): its recall archive and checkpoints are \
+                 not this journal's; give the data directory of a node of this casino",
+                args.data.display(),
+                noted.trim()
+            ))
+            .into());
+        }
+    }
     let archive = Archive::open_read_only(&args.data).map_err(|e| anyhow::anyhow!("{e}"))?;
     let store = croupier_server::runtime::checkpoints::Store::bound_by(&args.data, database.clone());
     let from = match args.from_checkpoint {
@@ -580,6 +593,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 )?,
             }
             match &report.problem {
+                None if report.seal.problem.is_some() => writeln!(
+                    out,
+                    "the chain is intact and every balance recomputes, but the journal is not as the secret sealed it: NOT VERIFIED"
+                )?,
                 None => writeln!(
                     out,
                     "journal verified: the chain is intact and every balance recomputes"
@@ -591,6 +608,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 _ if report.damaged_dictionary.is_some() => writeln!(
                     out,
                     "put back the database from a copy: `croupier recover` cuts nothing for a damaged dictionary"
+                )?,
+                (Some(good), _) if database.is_postgres() => writeln!(
+                    out,
+                    "entries 1 to {good} are sound; on PostgreSQL, put back the database from its backups (docs/commands.md: Several nodes on PostgreSQL)"
                 )?,
                 (Some(good), _) => writeln!(
                     out,

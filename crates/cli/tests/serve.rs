@@ -684,6 +684,8 @@ fn kill_9_under_load(options: &[&str]) {
 
     // A fresh port: the old one may have gone to a parallel test meanwhile.
     let mut server = Server::start_with(env!("CARGO_BIN_EXE_croupier"), data.path(), free_port(), options);
+    // On PostgreSQL it answers `standby` until it has taken the lease and opened.
+    server.wait_line("croupier: serving on");
     for ((player, token), acknowledged) in players.iter().zip(&acknowledged) {
         let (status, recall) = server.http(
             "GET",

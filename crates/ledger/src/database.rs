@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::journal::Entry;
 use crate::pg::PgStorage;
 use crate::seal::Seal;
-use crate::storage::{SqliteStorage, Storage, StorageError};
+use crate::storage::{SealAndLast, SqliteStorage, Storage, StorageError};
 
 /// Each call goes to the store that is open.
 macro_rules! on_either {
@@ -38,17 +38,19 @@ impl Database {
             Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
                 Ok(Database::Postgres(u.to_string()))
             }
-            Some(u) => Err(format!(
-                "--database {:?} is not a PostgreSQL URL (postgres://USER@HOST/DATABASE); leave it out for SQLite in the data directory",
-                crate::pg::shown_url(u)
-            )),
+            Some(_) => Err(
+                "--database is not a PostgreSQL URL: it must begin postgres:// or postgresql:// \
+                 (postgres://USER@HOST/DATABASE; what was given is not repeated, as it may hold a password); \
+                 leave it out for SQLite in the data directory"
+                    .into(),
+            ),
         }
     }
 
     /// Opens it to write, as the casino's one writer. On PostgreSQL this
     /// takes the lease, waiting while another node holds it (`waiting` is
-    /// told once, if it must wait).
-    pub fn open(&self, waiting: &mut dyn FnMut()) -> Result<Opened, StorageError> {
+    /// asked at each try, and its error ends the wait).
+    pub fn open(&self, waiting: &mut dyn FnMut() -> Result<(), String>) -> Result<Opened, StorageError> {
         match self {
             Database::Sqlite(dir) => SqliteStorage::open(dir).map(Opened::Sqlite),
             Database::Postgres(url) => PgStorage::open_writer(url, waiting).map(Opened::Postgres),
@@ -85,6 +87,20 @@ pub enum Opened {
 impl Opened {
     pub fn seal(&mut self) -> Result<Option<Seal>, StorageError> {
         on_either!(self, s => s.seal())
+    }
+
+    /// The seal and the last entry, read in one snapshot (a node may be writing).
+    pub fn seal_and_last(&mut self) -> Result<SealAndLast, StorageError> {
+        on_either!(self, s => s.seal_and_last())
+    }
+
+    /// On PostgreSQL: the database server's process of this connection, and
+    /// the one holding the casino's lease (`None` on SQLite, where a lock on the data directory does it).
+    pub fn lease(&mut self) -> Result<Option<(i32, Option<i32>)>, StorageError> {
+        match self {
+            Opened::Sqlite(_) => Ok(None),
+            Opened::Postgres(s) => Ok(Some((s.backend_pid()?, s.lease_holder()?))),
+        }
     }
 
     pub fn last(&mut self) -> Result<Option<(u64, [u8; 32])>, StorageError> {

@@ -34,7 +34,7 @@ pub use croupier_core::Minor;
 pub use database::{Database, Opened};
 pub use ids::{round_of, Digests, KINDS, ROUNDS_REMEMBERED};
 pub use journal::{verify, Entry, Record, Recorded, StreamEvent, Verifier, VerifyReport};
-pub use pg::PgStorage;
+pub use pg::{PgCheckpoints, PgStorage};
 pub use seal::{check_head, check_seal, Seal, SealProblem};
 pub use storage::{MemoryStorage, SqliteStorage, Storage, StorageError};
 

@@ -21,7 +21,7 @@ use postgres::{Client, NoTls, Statement};
 
 use crate::journal::{Entry, Record};
 use crate::seal::Seal;
-use crate::storage::{Storage, StorageError};
+use crate::storage::{SealAndLast, Storage, StorageError};
 
 /// The advisory lock that is the casino's lease ("croupier" in ASCII):
 /// one per database, so two casinos may share a PostgreSQL server.
@@ -49,33 +49,25 @@ pub struct PgStorage {
 
 /// `url` as it may be shown: any password left out.
 pub fn shown_url(url: &str) -> String {
-    // postgres://user:password@host/db: the password is between the first ':' after
-    // the scheme and the '@'.
-    let Some((scheme, rest)) = url.split_once("://") else {
-        // key=value words: the password's is left out.
-        return url
-            .split_whitespace()
-            .filter(|word| !word.starts_with("password="))
-            .collect::<Vec<_>>()
-            .join(" ");
+    let Some((scheme, rest)) = url
+        .split_once("://")
+        .filter(|(scheme, _)| matches!(*scheme, "postgres" | "postgresql"))
+    else {
+        // Not a URL this reads: nothing of it is repeated, a password may be anywhere in it.
+        return "(a connection string, not shown)".into();
     };
-    let rest = match rest.split_once('?') {
-        Some((place, query)) => {
-            let kept: Vec<&str> = query.split('&').filter(|p| !p.starts_with("password=")).collect();
-            if kept.is_empty() {
-                place.to_string()
-            } else {
-                format!("{place}?{}", kept.join("&"))
-            }
-        }
-        None => rest.to_string(),
+    // Everything up to the last '@' is the user and password (a password may
+    // hold '/', '?' or '@' itself): only the user is kept. The query is left
+    // out whole (its words may be percent-encoded). Showing too little of a
+    // URL is harmless; showing a password is not.
+    let (user, place) = match rest.rsplit_once('@') {
+        Some((who, place)) => (Some(who.split(':').next().unwrap_or_default()), place),
+        None => (None, rest),
     };
-    match rest.split_once('@') {
-        Some((who, place)) => {
-            let user = who.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}@{place}")
-        }
-        None => url.to_string(),
+    let place = place.split('?').next().unwrap_or_default();
+    match user {
+        Some(user) => format!("{scheme}://{user}@{place}"),
+        None => format!("{scheme}://{place}"),
     }
 }
 
@@ -83,29 +75,60 @@ impl PgStorage {
     /// Connects to `url` to read the journal only: no lease, no tables made.
     pub fn open_read_only(url: &str) -> Result<PgStorage, StorageError> {
         let mut storage = PgStorage::connect(url)?;
-        storage.client.batch_execute("SET default_transaction_read_only = on")?;
+        storage
+            .client
+            .batch_execute("SET default_transaction_read_only = on; SET application_name = 'croupier reader'")?;
         storage.check_layout()?;
         Ok(storage)
     }
 
     /// Connects to `url` as the casino's writer: takes the lease first,
-    /// waiting for it while another node holds it (`waiting` is told once,
-    /// when it must wait), then makes the tables a new database lacks.
-    pub fn open_writer(url: &str, waiting: &mut dyn FnMut()) -> Result<PgStorage, StorageError> {
-        let mut storage = PgStorage::connect(url)?;
-        let mut told = false;
-        while !storage.try_lease()? {
-            if !told {
-                waiting();
-                told = true;
+    /// waiting for it while another node holds it, then makes the tables a
+    /// new database lacks. `waiting` is asked at every try while it waits
+    /// (every [`LEASE_POLL_MS`]): its error ends the wait (a node that could
+    /// not take the casino over says so while it waits, not at the takeover).
+    pub fn open_writer(url: &str, waiting: &mut dyn FnMut() -> Result<(), String>) -> Result<PgStorage, StorageError> {
+        let connect = || -> Result<PgStorage, StorageError> {
+            let mut storage = PgStorage::connect(url)?;
+            storage
+                .client
+                .batch_execute("SET application_name = 'croupier writer'")?;
+            Ok(storage)
+        };
+        // A database that cannot be reached at all is told at once (a wrong
+        // address, a wrong password); once reached, a node waits through its
+        // restarts, connecting again.
+        let mut storage = Some(connect()?);
+        let mut failing = false;
+        loop {
+            let tried = match storage.as_mut() {
+                Some(s) => s.try_lease(),
+                None => connect().and_then(|s| storage.insert(s).try_lease()),
+            };
+            match tried {
+                Ok(true) => break,
+                Ok(false) => failing = false,
+                Err(e) => {
+                    if !failing {
+                        tracing::warn!("waiting for the casino's lease: {e}; connecting again");
+                    }
+                    failing = true;
+                    storage = None;
+                }
             }
+            waiting().map_err(StorageError::NotTakenOver)?;
             std::thread::sleep(std::time::Duration::from_millis(LEASE_POLL_MS));
         }
+        let Some(mut storage) = storage else {
+            return Err(StorageError::NotTakenOver(
+                "the lease was taken on no connection".into(),
+            ));
+        };
         // A synchronous commit: an acknowledged append is on the server's disk.
         storage.client.batch_execute(
             "SET synchronous_commit = on;
              CREATE TABLE IF NOT EXISTS journal (
-                 seq BIGINT PRIMARY KEY,
+                 seq BIGINT PRIMARY KEY CHECK (seq > 0),
                  at_ms BIGINT NOT NULL,
                  record TEXT NOT NULL,
                  hash BYTEA NOT NULL
@@ -119,6 +142,10 @@ impl PgStorage {
              CREATE TABLE IF NOT EXISTS layout (
                  id INTEGER PRIMARY KEY CHECK (id = 1),
                  version BIGINT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS checkpoint (
+                 through BIGINT PRIMARY KEY,
+                 bytes BYTEA NOT NULL
              );",
         )?;
         storage.client.execute(
@@ -170,6 +197,23 @@ impl PgStorage {
         Ok(taken)
     }
 
+    /// The process on the database server that this connection is: the
+    /// lease is held by it, and by nothing else, while this node holds it.
+    pub fn backend_pid(&mut self) -> Result<i32, StorageError> {
+        Ok(self.client.query_one("SELECT pg_backend_pid()", &[])?.get(0))
+    }
+
+    /// The process on the database server that holds the casino's lease, if one does.
+    pub fn lease_holder(&mut self) -> Result<Option<i32>, StorageError> {
+        let row = self.client.query_opt(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND ((classid::bigint << 32) | objid::bigint) = $1",
+            &[&LEASE_KEY],
+        )?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
     /// Whether this connection holds the casino's lease (asked of the server).
     pub fn holds_lease(&mut self) -> Result<bool, StorageError> {
         let held: bool = self
@@ -194,7 +238,8 @@ impl PgStorage {
         let version: Option<i64> = self
             .client
             .query_opt("SELECT version FROM layout WHERE id = 1", &[])?
-            .map(|r| r.get(0));
+            .map(|r| column(&r, 0, 0))
+            .transpose()?;
         match version {
             Some(v) if v > PG_LAYOUT => Err(StorageError::Layout(v)),
             _ => Ok(()),
@@ -227,8 +272,8 @@ impl PgStorage {
             .client
             .query_opt("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1", &[])?;
         row.map(|r| {
-            let seq = r.get::<_, i64>(0) as u64;
-            Ok((seq, hash_from(seq, r.get(1))?))
+            let seq = column::<i64>(&r, 0, 0)? as u64;
+            Ok((seq, hash_from(seq, column(&r, 1, seq)?)?))
         })
         .transpose()
     }
@@ -241,7 +286,7 @@ impl PgStorage {
         let row = self
             .client
             .query_opt("SELECT hash FROM journal WHERE seq = $1", &[&(seq as i64)])?;
-        row.map(|r| hash_from(seq, r.get(0))).transpose()
+        row.map(|r| hash_from(seq, column(&r, 0, seq)?)).transpose()
     }
 
     /// The journal's seal, if it has one.
@@ -257,14 +302,31 @@ impl PgStorage {
             .client
             .query_opt("SELECT seq, hash, mac FROM seal WHERE id = 1", &[])?;
         row.map(|r| {
-            let seq = r.get::<_, i64>(0) as u64;
+            let seq = column::<i64>(&r, 0, 0)? as u64;
             Ok(Seal {
                 seq,
-                hash: hash_from_hex(seq, r.get(1))?,
-                mac: hash_from_hex(seq, r.get(2))?,
+                hash: hash_from_hex(seq, column(&r, 1, seq)?)?,
+                mac: hash_from_hex(seq, column(&r, 2, seq)?)?,
             })
         })
         .transpose()
+    }
+
+    /// The seal and the last entry, read in one snapshot: a node writing
+    /// meanwhile moves both together, never one without the other.
+    pub fn seal_and_last(&mut self) -> Result<SealAndLast, StorageError> {
+        if self.grouped {
+            return Ok((self.seal()?, self.last()?));
+        }
+        self.client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        let read = self.seal().and_then(|seal| Ok((seal, self.last()?)));
+        let ended = self
+            .client
+            .batch_execute(if read.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let read = read?;
+        ended?;
+        Ok(read)
     }
 
     /// From now on seals the journal under `key` with every append.
@@ -376,8 +438,8 @@ impl PgStorage {
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&after, &needle];
         let mut rows = self.client.query_raw(&statement, params)?;
         while let Some(row) = rows.next()? {
-            let seq = row.get::<_, i64>(0) as u64;
-            if !f(seq, row.get(1)) {
+            let seq = column::<i64>(&row, 0, 0)? as u64;
+            if !f(seq, column(&row, 1, seq)?) {
                 break;
             }
         }
@@ -400,6 +462,21 @@ impl PgStorage {
                 why: format!("it follows entry {n}, which the journal lacks"),
             })?,
         };
+        // Entries are numbered from 1: a row numbered below (the table's check
+        // dropped) is no entry, and no reader may pass over it unseen.
+        if after == 0 {
+            let below: Option<i64> = self
+                .client
+                .query_one("SELECT max(seq) FROM journal WHERE seq < 1", &[])?
+                .try_get(0)
+                .map_err(|e| StorageError::Postgres(e.to_string()))?;
+            if let Some(seq) = below {
+                return Err(StorageError::Unreadable {
+                    seq: 0,
+                    why: format!("the journal holds a row numbered {seq}: entries are numbered from 1"),
+                });
+            }
+        }
         let statement = self
             .client
             .prepare("SELECT seq, at_ms, record, hash FROM journal WHERE seq > $1 AND seq <= $2 ORDER BY seq")?;
@@ -409,12 +486,12 @@ impl PgStorage {
         let mut rows = self.client.query_raw(&statement, params)?;
         let mut expected = after + 1;
         while let Some(row) = rows.next()? {
-            let seq = row.get::<_, i64>(0) as u64;
+            let seq = column::<i64>(&row, 0, expected)? as u64;
             // A missing entry leaves the hash before unknown: the chain's check names it.
             let prev_hash = if seq == expected { before } else { [0xff; 32] };
-            let at_ms = row.get::<_, i64>(1) as u64;
-            let text: String = row.get(2);
-            let hash = hash_from(seq, row.get(3))?;
+            let at_ms = column::<i64>(&row, 1, seq)? as u64;
+            let text: String = column(&row, 2, seq)?;
+            let hash = hash_from(seq, column(&row, 3, seq)?)?;
             before = hash;
             expected = seq + 1;
             self.read += 1;
@@ -424,6 +501,103 @@ impl PgStorage {
         }
         Ok(())
     }
+}
+
+/// The casino's checkpoints, kept in the database its journal is in: every
+/// node reads the same ones, so a node that takes the casino over starts
+/// from the newest, not from the journal's first entry. What they are, and
+/// which may be used (only those the journal binds), is the server's to say;
+/// this keeps their bytes by the entry each follows.
+pub struct PgCheckpoints {
+    client: Client,
+}
+
+impl PgCheckpoints {
+    pub fn open(url: &str) -> Result<PgCheckpoints, StorageError> {
+        let storage = PgStorage::connect(url)?;
+        Ok(PgCheckpoints { client: storage.client })
+    }
+
+    fn has_table(&mut self) -> Result<bool, StorageError> {
+        Ok(self
+            .client
+            .query_one("SELECT to_regclass('checkpoint') IS NOT NULL", &[])?
+            .get(0))
+    }
+
+    /// Each checkpoint's entry and length, newest first.
+    pub fn list(&mut self) -> Result<Vec<(u64, u64)>, StorageError> {
+        if !self.has_table()? {
+            return Ok(Vec::new());
+        }
+        let rows = self.client.query(
+            "SELECT through, octet_length(bytes)::bigint FROM checkpoint ORDER BY through DESC",
+            &[],
+        )?;
+        rows.iter()
+            .map(|r| Ok((column::<i64>(r, 0, 0)? as u64, column::<i64>(r, 1, 0)? as u64)))
+            .collect()
+    }
+
+    /// The checkpoint after entry `through`, unless it is longer than `most` bytes.
+    pub fn read(&mut self, through: u64, most: u64) -> Result<Option<Vec<u8>>, StorageError> {
+        if !self.has_table()? {
+            return Ok(None);
+        }
+        let through = i64::try_from(through).unwrap_or(i64::MAX);
+        let length: Option<i64> = self
+            .client
+            .query_opt(
+                "SELECT octet_length(bytes)::bigint FROM checkpoint WHERE through = $1",
+                &[&through],
+            )?
+            .map(|r| column(&r, 0, through as u64))
+            .transpose()?;
+        match length {
+            None => Ok(None),
+            Some(n) if n as u64 > most => Err(StorageError::Unreadable {
+                seq: through as u64,
+                why: format!("its checkpoint is {n} bytes, more than the {most} it may be"),
+            }),
+            Some(_) => Ok(self
+                .client
+                .query_opt("SELECT bytes FROM checkpoint WHERE through = $1", &[&through])?
+                .map(|r| column(&r, 0, through as u64))
+                .transpose()?),
+        }
+    }
+
+    /// Keeps `bytes` as the checkpoint after entry `through`, whole or not at all.
+    pub fn write(&mut self, through: u64, bytes: &[u8]) -> Result<(), StorageError> {
+        let through = i64::try_from(through).unwrap_or(i64::MAX);
+        self.client.execute(
+            "INSERT INTO checkpoint (through, bytes) VALUES ($1, $2)
+             ON CONFLICT (through) DO UPDATE SET bytes = excluded.bytes",
+            &[&through, &bytes],
+        )?;
+        Ok(())
+    }
+
+    pub fn remove(&mut self, through: u64) -> Result<(), StorageError> {
+        let through = i64::try_from(through).unwrap_or(i64::MAX);
+        self.client
+            .execute("DELETE FROM checkpoint WHERE through = $1", &[&through])?;
+        Ok(())
+    }
+}
+
+/// Column `i` of `row`, read for entry `seq`: a value of another type, or
+/// none (a column's constraint dropped by whoever administers the database),
+/// is that entry's error, never a panic.
+fn column<'a, T: postgres::types::FromSql<'a>>(row: &'a postgres::Row, i: usize, seq: u64) -> Result<T, StorageError> {
+    row.try_get(i).map_err(|e| StorageError::Unreadable {
+        seq,
+        why: format!(
+            "column {} of its row does not read: {}",
+            row.columns().get(i).map_or("?", |c| c.name()),
+            crate::storage::said(&e)
+        ),
+    })
 }
 
 fn hash_from(seq: u64, bytes: &[u8]) -> Result<[u8; 32], StorageError> {
@@ -466,7 +640,7 @@ impl Storage for PgStorage {
         let row = self
             .client
             .query_opt("SELECT at_ms FROM journal ORDER BY seq DESC LIMIT 1", &[])?;
-        Ok(row.map(|r| r.get::<_, i64>(0) as u64))
+        row.map(|r| column::<i64>(&r, 0, 0).map(|at| at as u64)).transpose()
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
@@ -560,21 +734,29 @@ impl Storage for PgStorage {
 mod tests {
     #[test]
     fn a_url_is_shown_without_its_password() {
-        assert_eq!(
-            super::shown_url("postgres://casino:s3cret@db.local:5432/croupier"),
-            "postgres://casino@db.local:5432/croupier"
-        );
-        assert_eq!(
-            super::shown_url("postgres://db.local/croupier"),
-            "postgres://db.local/croupier"
-        );
-        assert_eq!(
-            super::shown_url("host=/tmp password=s3cret dbname=x"),
-            "host=/tmp dbname=x"
-        );
-        assert_eq!(
-            super::shown_url("postgres://db.local/croupier?password=s3cret&sslmode=disable"),
-            "postgres://db.local/croupier?sslmode=disable"
-        );
+        for (url, shown) in [
+            (
+                "postgres://casino:s3cret@db.local:5432/croupier",
+                "postgres://casino@db.local:5432/croupier",
+            ),
+            ("postgres://db.local/croupier", "postgres://db.local/croupier"),
+            (
+                "postgresql://casino:s3/c?r@t@db.local/croupier",
+                "postgresql://casino@db.local/croupier",
+            ),
+            (
+                "postgres://db.local/croupier?password=s3cret&sslmode=disable",
+                "postgres://db.local/croupier",
+            ),
+            (
+                "postgres://db.local/croupier?%70assword=s3cret",
+                "postgres://db.local/croupier",
+            ),
+            ("host=/tmp password=s3cret dbname=x", "(a connection string, not shown)"),
+            ("postgres:/casino:s3cret@db.local/x", "(a connection string, not shown)"),
+            ("mysql://casino:s3cret@db.local/x", "(a connection string, not shown)"),
+        ] {
+            assert_eq!(super::shown_url(url), shown, "{url}");
+        }
     }
 }

@@ -19,6 +19,9 @@ pub enum StorageError {
     Postgres(String),
     #[error("cannot reach the database at {at}: {why}")]
     Unreachable { at: String, why: String },
+    /// A node waiting for the casino's lease that could not take it over.
+    #[error("{0}")]
+    NotTakenOver(String),
     #[error("entry {seq} cannot be read: {why}")]
     Unreadable { seq: u64, why: String },
     /// A record compressed under a dictionary the journal lacks or holds
@@ -54,6 +57,9 @@ pub(crate) fn said(e: &dyn std::error::Error) -> String {
     }
     message
 }
+
+/// A journal's seal and its last entry (number and hash), read together.
+pub type SealAndLast = (Option<Seal>, Option<(u64, [u8; 32])>);
 
 /// An append-only store of journal entries. `append` is atomic and durable
 /// when it returns: all of the batch or none of it.
@@ -376,6 +382,21 @@ impl SqliteStorage {
     /// a database with no journal yet, has none).
     pub fn seal(&self) -> Result<Option<Seal>, StorageError> {
         read_seal(&self.conn)
+    }
+
+    /// The seal and the last entry, read in one snapshot.
+    pub fn seal_and_last(&self) -> Result<SealAndLast, StorageError> {
+        if self.grouped || !self.conn.is_autocommit() {
+            return Ok((self.seal()?, self.last()?));
+        }
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        let read = self.seal().and_then(|seal| Ok((seal, self.last()?)));
+        let ended = self
+            .conn
+            .execute_batch(if read.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let read = read?;
+        ended?;
+        Ok(read)
     }
 
     /// The last entry's number and hash, if there is an entry.

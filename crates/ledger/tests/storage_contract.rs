@@ -209,6 +209,7 @@ fn one_postgres_writer_at_a_time_and_the_next_takes_over_when_it_goes() {
         std::thread::spawn(move || {
             let opened = database.open(&mut || {
                 let _ = waited_tx.send(());
+                Ok(())
             });
             let _ = opened_tx.send(());
             opened
@@ -257,4 +258,48 @@ fn a_postgres_url_that_answers_nothing_is_named_without_its_password() {
         message.contains("not a PostgreSQL URL") && !message.contains("s3cret"),
         "{message}"
     );
+}
+
+/// Whoever administers the database can drop a table's checks: a row
+/// numbered below 1, a hash of no value, are each a reader's error naming
+/// what is wrong, never a row passed over or a panic.
+#[test]
+fn a_postgres_journal_changed_past_its_tables_checks_is_refused_not_passed_over() {
+    let Some(pg) = croupier_testkit::postgres::database("contract_tampered") else {
+        return;
+    };
+    let database = Database::Postgres(pg.url().to_string());
+    writer(&database)
+        .append(&entries_after((0, [0; 32]), 3))
+        .expect("append");
+    let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
+    // The table refuses such a row while its checks stand.
+    assert!(db
+        .batch_execute("INSERT INTO journal VALUES (0, 1, '{}', '\\x00')")
+        .is_err());
+    db.batch_execute(
+        "ALTER TABLE journal DROP CONSTRAINT journal_seq_check;
+         INSERT INTO journal VALUES (-7, 1, 'anything', '\\x01');",
+    )
+    .expect("the insider's row");
+    let read = database.open_read_only().expect("opens").load();
+    assert!(
+        matches!(&read, Err(StorageError::Unreadable { why, .. }) if why.contains("numbered -7")),
+        "{:?}",
+        read.err()
+    );
+    db.batch_execute(
+        "DELETE FROM journal WHERE seq < 1;
+         ALTER TABLE journal ALTER COLUMN hash DROP NOT NULL;
+         UPDATE journal SET hash = NULL WHERE seq = 2;",
+    )
+    .expect("a hash of no value");
+    let read = database.open_read_only().expect("opens").load();
+    assert!(
+        matches!(&read, Err(StorageError::Unreadable { seq: 2, why }) if why.contains("column hash")),
+        "{:?}",
+        read.err()
+    );
+    let hash = database.open_read_only().expect("opens").hash_of(2);
+    assert!(matches!(hash, Err(StorageError::Unreadable { seq: 2, .. })), "{hash:?}");
 }

@@ -105,6 +105,20 @@ impl Server {
         self.child.wait().expect("dead");
     }
 
+    /// Waits up to `within` for the server to end by itself: its exit status, if it did.
+    pub fn exited_within(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let until = std::time::Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if std::time::Instant::now() > until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// The one-time admin password a first run prints.
     pub fn admin_password(&self) -> String {
         let line = self.wait_line("croupier: first run");

@@ -274,30 +274,40 @@ pub async fn serve(
     let bound = std::net::TcpListener::bind(listen)
         .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-    // A node of several waits for the casino's lease: it says so meanwhile.
-    let standby = match limits.database {
-        Some(_) => Some(standby::Standby::start(&bound)?),
-        None => None,
-    };
-    let listener = tokio::net::TcpListener::from_std(bound).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let listener = tokio::net::TcpListener::from_std(
+        bound
+            .try_clone()
+            .map_err(|e| format!("cannot listen on {listen}: {e}"))?,
+    )
+    .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let metrics = match metrics_listen {
         Some(at) => Some(
-            tokio::net::TcpListener::bind(at)
-                .await
+            std::net::TcpListener::bind(at)
+                .and_then(|l| l.set_nonblocking(true).map(|()| l))
                 .map_err(|e| format!("cannot listen for metrics on {at}: {e}"))?,
         ),
         None => None,
     };
+    // A node of several waits for the casino's lease: it says so meanwhile, on both addresses.
+    let mut standby = Vec::new();
+    if limits.database.is_some() {
+        for socket in std::iter::once(&bound).chain(metrics.as_ref()) {
+            standby.push(standby::Standby::start(socket, &limits)?);
+        }
+    }
+    drop(bound);
     // Opening blocks: it replays the journal, and a journal on PostgreSQL is
     // reached through a client of its own that must not run on a task's thread.
     let app = tokio::task::block_in_place(|| app_within(data, keys, &limits));
-    if let Some(standby) = standby {
-        standby.end().await;
+    for answering in standby {
+        answering.end().await;
     }
     let app = app?;
     // The metrics for a scraper, on an address of their own (the casino's
     // own network): there no session is asked.
     if let Some(metrics) = metrics {
+        let metrics =
+            tokio::net::TcpListener::from_std(metrics).map_err(|e| format!("cannot listen for metrics: {e}"))?;
         let router = app.metrics_router.clone();
         tokio::spawn(async move {
             if let Err(e) = axum::serve(metrics, router).await {
@@ -313,6 +323,7 @@ pub async fn serve(
         from_checkpoint: app.from_checkpoint,
     });
     let held = app.floor.metrics().connections.clone();
+    let app_floor = app.floor.clone();
     let App {
         router,
         sessions,
@@ -321,13 +332,29 @@ pub async fn serve(
         _lock,
         ..
     } = app;
-    listener::serve(listener, router, limits, held, stop_asked()).await;
+    // A node that lost the casino's lease (PostgreSQL) stops as if asked to.
+    let mut losses = app_floor.health().lease_losses();
+    let lease_lost = async move {
+        let _ = losses.wait_for(Option::is_some).await;
+    };
+    listener::serve(listener, router, limits, held, async {
+        tokio::select! {
+            () = stop_asked() => {}
+            () = lease_lost => {}
+        }
+    })
+    .await;
     // A session signed out while the disk was full must not live again at the next start.
     sessions.forget_pending();
     drop(_checkpoints);
     drop(_head);
     drop(_lock);
-    Ok(())
+    match app_floor.health().lease_losses().borrow().clone() {
+        Some(why) => Err(format!(
+            "{why}: this node stopped, having written nothing since; start it again, and it waits its turn"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Ctrl-C or SIGTERM: the server stops taking connections and ends once

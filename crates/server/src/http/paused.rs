@@ -20,17 +20,30 @@ pub const PAUSED_RETRY_AFTER_S: u64 = 2;
 
 /// The refusal of anything that needs the journal while the casino is paused.
 pub fn paused(trouble: &Trouble) -> ApiError {
+    paused_for_good(trouble, false)
+}
+
+/// [`paused`], for a node that will not resume (it lost the casino's lease) when `for_good`.
+pub fn paused_for_good(trouble: &Trouble, for_good: bool) -> ApiError {
     let since = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(trouble.since_ms) * 1_000_000)
         .map(|t| format!("{:02}:{:02}:{:02} UTC", t.hour(), t.minute(), t.second()))
         .unwrap_or_else(|_| format!("{} ms", trouble.since_ms));
     ApiError::wait(
         ErrorCode::Paused,
-        format!(
-            "the casino is paused since {since}: its journal cannot be written ({}). Nothing acknowledged is \
-             lost and nothing refused changed anything; it resumes by itself within seconds of the disk taking \
-             writes again (see /healthz)",
-            trouble.why
-        ),
+        if for_good {
+            format!(
+                "this node stopped serving the casino at {since}: {}. Nothing acknowledged is lost and nothing \
+                 refused changed anything; send your requests to the node that holds the casino",
+                trouble.why
+            )
+        } else {
+            format!(
+                "the casino is paused since {since}: its journal cannot be written ({}). Nothing acknowledged is \
+                 lost and nothing refused changed anything; it resumes by itself within seconds of the disk taking \
+                 writes again (see /healthz)",
+                trouble.why
+            )
+        },
         PAUSED_RETRY_AFTER_S,
     )
 }
@@ -44,7 +57,8 @@ pub fn open_while_paused(path: &str) -> bool {
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if let Some(trouble) = state.floor.health().paused() {
         if !open_while_paused(request.uri().path()) {
-            return Failure(paused(&trouble)).into_response();
+            let for_good = state.floor.health().lease_losses().borrow().is_some();
+            return Failure(paused_for_good(&trouble, for_good)).into_response();
         }
     }
     next.run(request).await

@@ -77,6 +77,9 @@ struct Inner {
     waiting_for_room: std::sync::atomic::AtomicBool,
     /// True while paused; the tables' streams wait on it.
     paused: tokio::sync::watch::Sender<bool>,
+    /// Why this node lost the casino's lease, once it has (PostgreSQL): it
+    /// writes nothing more, and the server stops.
+    lease_lost: tokio::sync::watch::Sender<Option<String>>,
     data: OnceLock<PathBuf>,
 }
 
@@ -99,6 +102,7 @@ impl Health {
             history: Mutex::new(None),
             waiting_for_room: std::sync::atomic::AtomicBool::new(false),
             paused: tokio::sync::watch::Sender::new(false),
+            lease_lost: tokio::sync::watch::Sender::new(None),
             data: OnceLock::new(),
         }))
     }
@@ -120,6 +124,10 @@ impl Health {
     /// probe, not the file system's count of free blocks, whose share kept
     /// for root this process may or may not use), or the disk is not known.
     pub fn may_reload(&self) -> bool {
+        // A node that lost the lease must not read its way back to writing.
+        if self.0.lease_lost.borrow().is_some() {
+            return false;
+        }
         let Some(data) = self.0.data.get() else { return true };
         let room = probe_room(&data.join(ROOM_PROBE_FILE)).is_ok();
         let free = self.disk_free_bytes();
@@ -159,8 +167,28 @@ impl Health {
         }
     }
 
+    /// This node lost the casino's lease: it pauses for good (nothing it holds
+    /// may be written any more), and the server stops (`lease_losses`).
+    pub fn lease_lost(&self, why: &str) {
+        if self.0.lease_lost.borrow().is_some() {
+            return;
+        }
+        tracing::error!("{why}: this node writes nothing more, and stops; started again, it waits its turn");
+        *lock(&self.0.journal) = Some(self.trouble(why));
+        self.0.paused.send_replace(true);
+        self.0.lease_lost.send_replace(Some(why.to_string()));
+    }
+
+    /// Why this node lost the casino's lease, once it has.
+    pub fn lease_losses(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+        self.0.lease_lost.subscribe()
+    }
+
     /// The casino reloaded what is durable: the pause is over.
     pub fn journal_resumed(&self) {
+        if self.0.lease_lost.borrow().is_some() {
+            return;
+        }
         if let Some(trouble) = lock(&self.0.journal).take() {
             let seconds = self.0.clock.now_ms().saturating_sub(trouble.since_ms) / 1_000;
             tracing::warn!("the casino resumed: its journal takes writes again after {seconds} s");

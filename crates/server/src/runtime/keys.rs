@@ -58,8 +58,7 @@ impl Keys {
             true
         } else {
             return Err(format!(
-                "the journal in {} is sealed, and there is no secret at {}: give --keys the folder that holds it",
-                data.display(),
+                "the journal is sealed, and there is no secret at {}: give --keys the folder that holds it",
                 path.display()
             ));
         };
@@ -214,7 +213,10 @@ fn copy_head(journal: &mut croupier_ledger::Opened, path: &Path, last: &mut Opti
 
 /// Keeps the journal's head in the keys folder up to date: a thread that
 /// copies the seal every [`HEAD_EVERY_MS`], at low priority. Dropping it
-/// (the server stopping) copies it a last time.
+/// (the server stopping) copies it a last time. On PostgreSQL it also
+/// watches the casino's lease: once the process holding it on the database
+/// server is no longer this node's writer (its connection ended: a network
+/// cut, the database restarted), the node has lost the casino, and says so.
 pub struct HeadKeeper {
     stop: Option<std::sync::mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -225,10 +227,14 @@ impl HeadKeeper {
         journal: &croupier_ledger::Database,
         keys: &Keys,
         health: super::health::Health,
+        writer: Option<i32>,
     ) -> Result<HeadKeeper, String> {
-        let mut conn = journal
-            .open_read_only()
-            .map_err(|e| format!("cannot open {}: {e}", journal.shown()))?;
+        let mut conn = Some(
+            journal
+                .open_read_only()
+                .map_err(|e| format!("cannot open {}: {e}", journal.shown()))?,
+        );
+        let database = journal.clone();
         let path = keys.head_path();
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -238,9 +244,30 @@ impl HeadKeeper {
                 let mut last = None;
                 loop {
                     let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
-                    match copy_head(&mut conn, &path, &mut last) {
+                    // A connection lost (the database restarted) is made again at the next pass.
+                    let Some(reader) = conn.as_mut() else {
+                        conn = database.open_read_only().ok();
+                        continue;
+                    };
+                    match copy_head(reader, &path, &mut last) {
                         Ok(()) => health.head_kept(),
-                        Err(e) => health.head_not_kept(&e.to_string()),
+                        Err(e) => {
+                            health.head_not_kept(&e.to_string());
+                            conn = None;
+                            continue;
+                        }
+                    }
+                    if let (Some(writer), Ok(Some((_, holder)))) = (writer, reader.lease()) {
+                        if holder != Some(writer) {
+                            health.lease_lost(&format!(
+                                "this node lost the casino's lease in {}: its connection to the database ended, and {}",
+                                database.shown(),
+                                match holder {
+                                    Some(_) => "another node holds the casino now",
+                                    None => "no node holds the casino now",
+                                }
+                            ));
+                        }
                     }
                     if !matches!(wait, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
                         break;

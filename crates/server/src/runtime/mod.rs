@@ -37,6 +37,7 @@ pub mod reply;
 pub mod setup;
 pub mod stepped;
 pub mod tables;
+pub mod waiting;
 pub mod wheel;
 
 use std::collections::HashMap;

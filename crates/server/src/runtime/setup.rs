@@ -57,29 +57,19 @@ pub fn lock_data(data: &Path) -> Result<std::fs::File, String> {
 /// casino's lease while another node holds it.
 pub fn open_journal(database: &Database, data: &Path, keys_dir: &Path) -> Result<(Journal, Keys), String> {
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
-    let mut storage = database
-        .open(&mut || {
-            tracing::warn!(
-                "standby: another node holds the casino's lease in {}; this node takes the casino over when it lets go",
-                database.shown()
-            );
-        })
-        .map_err(|e| cannot(&e))?;
+    let mut waiting = super::waiting::Waiting::new(database, data, keys_dir);
+    let mut storage = database.open(&mut || waiting.check()).map_err(|e| match e {
+        // The wait's own refusal says everything.
+        croupier_ledger::StorageError::NotTakenOver(why) => why,
+        e => cannot(&e),
+    })?;
     if database.is_postgres() {
         tracing::info!("holding the casino's lease in {}", database.shown());
     }
-    let seal = storage.seal().map_err(|e| cannot(&e))?;
-    let last = storage.last().map_err(|e| cannot(&e))?;
+    let (seal, last) = storage.seal_and_last().map_err(|e| cannot(&e))?;
     let (keys, created) = Keys::open(keys_dir, data, seal.is_none())?;
     let key = keys.journal_key();
-    let distrusted = |e: &dyn std::fmt::Display| {
-        format!(
-            "the journal in {} is not as it was written: {e} (croupier verify --data {} --keys {} reports on it)",
-            database.shown(),
-            data.display(),
-            keys_dir.display()
-        )
-    };
+    let distrusted = |e: &dyn std::fmt::Display| distrusted(database, data, keys_dir, e);
     match check_seal(seal.as_ref(), last, &key) {
         Ok(()) => {}
         Err(SealProblem::Missing { entries }) if created => {
@@ -95,20 +85,54 @@ pub fn open_journal(database: &Database, data: &Path, keys_dir: &Path) -> Result
         check_head(&head, last.map(|(seq, _)| seq), &key, |seq| {
             storage.hash_of(seq).ok().flatten()
         })
-        .map_err(|e| distrusted(&e))?;
+        .map_err(|e| match last {
+            // An empty journal where the head names entries: most likely not this casino's journal at all.
+            None => format!(
+                "{}. The journal in {} is empty: if this casino's journal is elsewhere, give it (--database \
+                 postgres://... for one on PostgreSQL, or the --data it was in)",
+                distrusted(&e),
+                database.shown()
+            ),
+            Some(_) => distrusted(&e),
+        })?;
     }
     storage.seal_with(key);
     Ok((storage, keys))
 }
 
+/// The refusal of a journal that is not as the secret sealed it, with the command that reports on it.
+pub(crate) fn distrusted(database: &Database, data: &Path, keys_dir: &Path, e: &dyn std::fmt::Display) -> String {
+    let on = match database {
+        Database::Postgres(_) => format!(" --database {}", database.shown()),
+        Database::Sqlite(_) => String::new(),
+    };
+    format!(
+        "the journal in {} is not as it was written: {e} (croupier verify --data {} --keys {}{on} reports on it)",
+        database.shown(),
+        data.display(),
+        keys_dir.display()
+    )
+}
+
 /// The file of a data directory that names the journal it serves: the hash of its first entry.
 pub const JOURNAL_OF_FILE: &str = "journal-of";
+
+/// The file of a node's data directory whose journal is on PostgreSQL: where (no password).
+pub const JOURNAL_IN_FILE: &str = "journal-in";
+
+/// Where the journal of the node whose data directory is `data` is, if it
+/// is on PostgreSQL (the commands that work on SQLite's refuse it).
+pub fn journal_elsewhere(data: &Path) -> Option<String> {
+    std::fs::read_to_string(data.join(JOURNAL_IN_FILE))
+        .ok()
+        .map(|text| text.trim().to_string())
+}
 
 /// A data directory's recall archive, checkpoints and sessions are of one
 /// journal: the one whose first entry's hash it noted when it first served
 /// it (`first`: that hash, `None` while the journal is empty). A node's data
 /// directory pointed at another casino's journal (another `--database`) is refused.
-fn check_data_serves(data: &Path, database: &Database, first: Option<[u8; 32]>) -> Result<(), String> {
+pub(crate) fn check_data_serves(data: &Path, database: &Database, first: Option<[u8; 32]>) -> Result<(), String> {
     let path = data.join(JOURNAL_OF_FILE);
     let noted = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text.trim().to_string()),
@@ -163,7 +187,26 @@ pub fn open(
 ) -> Result<Opened, String> {
     let lock = lock_data(data)?;
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
+    // A node's data directory says where its journal is, so that nothing
+    // opens (or makes) one in SQLite there by mistake.
+    match (database, journal_elsewhere(data)) {
+        (Database::Sqlite(_), Some(url)) => {
+            return Err(format!(
+                "{} is a node's data directory of a casino whose journal is on PostgreSQL ({url}): give --database \
+                 (or CROUPIER_DATABASE)",
+                data.display()
+            ))
+        }
+        (Database::Postgres(_), _) => std::fs::write(data.join(JOURNAL_IN_FILE), format!("{}\n", database.shown()))
+            .map_err(|e| format!("cannot write {}: {e}", data.join(JOURNAL_IN_FILE).display()))?,
+        (Database::Sqlite(_), None) => {}
+    }
     let (mut storage, keys) = open_journal(database, data, keys_dir)?;
+    // On PostgreSQL the lease is this connection's: the head keeper watches that it stays so.
+    let writer = match &mut storage {
+        Journal::Postgres(pg) => Some(pg.backend_pid().map_err(|e| cannot(&e))?),
+        Journal::Sqlite(_) => None,
+    };
     let first_entry = storage.hash_of(1).map_err(|e| cannot(&e))?;
     check_data_serves(data, database, first_entry)?;
     // The writer commits; copying SQLite's log into the database happens beside it,
@@ -232,7 +275,7 @@ pub fn open(
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }
-    let head = HeadKeeper::start(database, &keys, floor.health().clone())?;
+    let head = HeadKeeper::start(database, &keys, floor.health().clone(), writer)?;
     Ok(Opened {
         floor,
         admin_password,
