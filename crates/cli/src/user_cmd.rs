@@ -20,6 +20,11 @@ pub struct Whose {
     keys: Option<std::path::PathBuf>,
     #[arg(long)]
     username: String,
+    /// The casino's journal on PostgreSQL (postgres://...), for a casino of
+    /// several nodes: every node must be stopped (this takes the casino's
+    /// lease); --data is then a node's own data directory.
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
+    database: Option<String>,
 }
 
 #[derive(clap::Subcommand)]
@@ -56,10 +61,47 @@ fn read_password() -> Result<String, Failure> {
 fn offline(
     data: &std::path::Path,
     keys: Option<&std::path::Path>,
+    database: Option<&str>,
     request: Request,
 ) -> Result<croupier_server::runtime::keys::Keys, Failure> {
     let _lock = croupier_server::runtime::setup::lock_data(data).map_err(Invalid::one)?;
-    offline_locked(data, keys, request)
+    match database {
+        Some(url) => offline_on_postgres(data, keys, url, request),
+        None => offline_locked(data, keys, request),
+    }
+}
+
+/// [`offline`] on a journal on PostgreSQL: only while no node holds the
+/// casino (its lease is taken, never waited for).
+fn offline_on_postgres(
+    data: &std::path::Path,
+    keys: Option<&std::path::Path>,
+    url: &str,
+    request: Request,
+) -> Result<croupier_server::runtime::keys::Keys, Failure> {
+    let database = croupier_ledger::Database::of(data, Some(url)).map_err(Invalid::one)?;
+    let keys = keys.map_or_else(
+        || croupier_server::runtime::keys::default_dir(data),
+        std::path::Path::to_path_buf,
+    );
+    let (mut storage, keys) =
+        croupier_server::runtime::setup::open_journal_waiting(&database, data, &keys, false).map_err(Invalid::one)?;
+    let at = croupier_ledger::Storage::last_at_ms(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let now = WallClock::after(at.unwrap_or(0)).now_ms();
+    let (mut casino, _) = Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
+    casino
+        .execute(now, &Actor::system(), request)
+        .map_err(|e| Invalid::one(e.to_string()))?;
+    drop(casino);
+    // The head beside the secret follows the journal, as the server keeps it.
+    let seal = database
+        .open_read_only()
+        .and_then(|mut j| j.seal())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(seal) = seal {
+        croupier_server::runtime::keys::write_head(&keys.head_path(), &seal).map_err(|e| anyhow::anyhow!(e))?;
+    }
+    Ok(keys)
 }
 
 /// [`offline`], for a caller that holds the data directory's lock already.
@@ -98,7 +140,13 @@ pub fn offline_locked(
 pub fn run(which: Which) -> Result<(), Failure> {
     match which {
         Which::Add {
-            whose: Whose { data, keys, username },
+            whose:
+                Whose {
+                    data,
+                    keys,
+                    username,
+                    database,
+                },
             role,
         } => {
             let role = Role::parse(&role).ok_or_else(|| {
@@ -107,11 +155,14 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 ))
             })?;
             // Before the password is asked for: a node of a casino on PostgreSQL has no journal here.
-            crate::not_a_postgres_node(&data)?;
+            if database.is_none() {
+                crate::not_a_postgres_node(&data)?;
+            }
             let password_hash = read_password()?;
             offline(
                 &data,
                 keys.as_deref(),
+                database.as_deref(),
                 Request::CreateUser {
                     username: username.clone(),
                     role,
@@ -126,11 +177,18 @@ pub fn run(which: Which) -> Result<(), Failure> {
             );
         }
         Which::Unlock {
-            whose: Whose { data, keys, username },
+            whose:
+                Whose {
+                    data,
+                    keys,
+                    username,
+                    database,
+                },
         } => {
             offline(
                 &data,
                 keys.as_deref(),
+                database.as_deref(),
                 Request::UnlockUser {
                     username: username.clone(),
                 },
@@ -138,13 +196,22 @@ pub fn run(which: Which) -> Result<(), Failure> {
             println!("croupier: user {username} unlocked in {}", data.display());
         }
         Which::ResetPassword {
-            whose: Whose { data, keys, username },
+            whose:
+                Whose {
+                    data,
+                    keys,
+                    username,
+                    database,
+                },
         } => {
-            crate::not_a_postgres_node(&data)?;
+            if database.is_none() {
+                crate::not_a_postgres_node(&data)?;
+            }
             let password_hash = read_password()?;
             let keys = offline(
                 &data,
                 keys.as_deref(),
+                database.as_deref(),
                 Request::SetPassword {
                     username: username.clone(),
                     password_hash,

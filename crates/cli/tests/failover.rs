@@ -252,7 +252,44 @@ fn a_node_cut_off_from_the_database_stops_and_writes_nothing_once_another_holds_
     let a_again = node(a_data.path(), pg.url());
     stands_by(&a_again);
     drop(a_again);
+    // A user is added on the journal itself only while no node holds the casino.
+    let user_add = |data: &croupier_testkit::DataDir, name: &str| {
+        let mut child = std::process::Command::new(BIN)
+            .args([
+                "user",
+                "add",
+                "--data",
+                data.path().to_str().expect("path"),
+                "--database",
+                pg.url(),
+            ])
+            .args(["--username", name, "--role", "admin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"second-admin-password\n")
+            .expect("the password");
+        child.wait_with_output().expect("ends")
+    };
+    let refused = user_add(&a_data, "admin2");
+    assert!(
+        !refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("a node holds the casino"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     drop(b);
+    let added = user_add(&a_data, "admin2");
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let a_back = node(a_data.path(), pg.url());
+    a_back.wait_line("croupier: serving on");
+    let _ = a_back.login("admin2", "second-admin-password");
+    drop(a_back);
     let (passed, report) = croupier_testkit::verify(BIN, b_data.path(), &["--database", pg.url()]);
     assert!(passed && report["ok"] == true, "{report}");
     // What works on a journal in SQLite refuses a node's data directory, and makes none there.
@@ -396,4 +433,65 @@ fn a_checkpoint_changed_or_planted_in_the_database_is_passed_over() {
     let (_, me) = b.http("GET", "/api/me", Some(&p1), None);
     assert_eq!(me["accounts"]["chips:t1:p1"], json!(60_000), "{me}");
     assert_eq!(me["accounts"]["wallet:p1"], json!(40_000), "{me}");
+}
+
+/// Whoever administers the database cuts the journal back under the
+/// running holder (a backup put back, or by hand, its seal with it): the
+/// holder notices within seconds, writes nothing more on it, keeps its head
+/// where it was, and stops; started again, it refuses the journal.
+#[test]
+fn a_journal_cut_back_under_the_holder_stops_it_and_is_refused() {
+    let Some(pg) = croupier_testkit::postgres::database("cut_back") else {
+        return;
+    };
+    let data = data_dir();
+    let mut a = node(data.path(), pg.url());
+    let admin = a.admin_token();
+    a.add_staff_and_players(&admin);
+    let cashier = a.login("cashier", "cashier-password-1");
+    let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
+    db.batch_execute("CREATE TABLE kept_seal AS SELECT * FROM seal")
+        .expect("the seal kept");
+    let cut_at: i64 = db.query_one("SELECT seq FROM seal", &[]).expect("the seal").get(0);
+    a.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "after-the-copy", "player": "p1", "amount": 50_000}),
+    );
+    std::thread::sleep(Duration::from_millis(1_500));
+    let head = std::fs::read_to_string(data.parent().join("data-keys/journal-head.json")).expect("the head");
+    db.batch_execute(&format!(
+        "BEGIN; DELETE FROM journal WHERE seq > {cut_at}; DELETE FROM seal;
+         INSERT INTO seal SELECT * FROM kept_seal; DELETE FROM checkpoint; COMMIT;"
+    ))
+    .expect("cut back");
+    let stopped = a
+        .exited_within(Duration::from_secs(10))
+        .expect("the holder stopped by itself");
+    assert!(!stopped.success());
+    let last: i64 = db
+        .query_one("SELECT max(seq) FROM journal", &[])
+        .expect("the end")
+        .get(0);
+    assert_eq!(last, cut_at, "nothing was written on the journal cut back");
+    assert_eq!(
+        std::fs::read_to_string(data.parent().join("data-keys/journal-head.json")).expect("the head"),
+        head,
+        "the head was not moved back"
+    );
+    let refused = std::process::Command::new(BIN)
+        .args([
+            "serve",
+            "--data",
+            data.path().to_str().expect("path"),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--database", pg.url()])
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && said.contains("past the journal's end"),
+        "{said}"
+    );
 }

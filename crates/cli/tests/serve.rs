@@ -684,8 +684,19 @@ fn kill_9_under_load(options: &[&str]) {
 
     // A fresh port: the old one may have gone to a parallel test meanwhile.
     let mut server = Server::start_with(env!("CARGO_BIN_EXE_croupier"), data.path(), free_port(), options);
-    // On PostgreSQL it answers `standby` until it has taken the lease and opened.
+    // On PostgreSQL it answers `standby` until it has taken the lease and opened,
+    // and every session begins again there: the players sign in again.
     server.wait_line("croupier: serving on");
+    let players: Vec<(String, String)> = match options.is_empty() {
+        true => players,
+        false => players
+            .into_iter()
+            .map(|(p, _)| {
+                let token = server.login(&p, &format!("{p}-password-1"));
+                (p, token)
+            })
+            .collect(),
+    };
     for ((player, token), acknowledged) in players.iter().zip(&acknowledged) {
         let (status, recall) = server.http(
             "GET",

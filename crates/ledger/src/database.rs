@@ -94,12 +94,12 @@ impl Opened {
         on_either!(self, s => s.seal_and_last())
     }
 
-    /// On PostgreSQL: the database server's process of this connection, and
-    /// the one holding the casino's lease (`None` on SQLite, where a lock on the data directory does it).
-    pub fn lease(&mut self) -> Result<Option<(i32, Option<i32>)>, StorageError> {
+    /// On PostgreSQL: the database server's process that holds the casino's
+    /// lease, if one does (`None` on SQLite, where a lock on the data directory does it).
+    pub fn lease_holder(&mut self) -> Result<Option<crate::pg::Backend>, StorageError> {
         match self {
             Opened::Sqlite(_) => Ok(None),
-            Opened::Postgres(s) => Ok(Some((s.backend_pid()?, s.lease_holder()?))),
+            Opened::Postgres(s) => s.lease_holder(),
         }
     }
 

@@ -30,6 +30,9 @@ pub const LEASE_KEY: i64 = 0x6372_6f75_7069_6572;
 /// The layout of the journal's tables this build writes (the `layout` table).
 pub const PG_LAYOUT: i64 = 1;
 
+/// A process on the database server: its number, and when it began.
+pub type Backend = (i32, String);
+
 /// How often a node waiting for the lease asks for it again.
 pub const LEASE_POLL_MS: u64 = 500;
 
@@ -197,21 +200,27 @@ impl PgStorage {
         Ok(taken)
     }
 
-    /// The process on the database server that this connection is: the
-    /// lease is held by it, and by nothing else, while this node holds it.
-    pub fn backend_pid(&mut self) -> Result<i32, StorageError> {
-        Ok(self.client.query_one("SELECT pg_backend_pid()", &[])?.get(0))
+    /// The process on the database server that this connection is, and
+    /// when it began (a process number alone may be given again after a
+    /// restart): the lease is held by it, and by nothing else, while this node holds it.
+    pub fn backend(&mut self) -> Result<Backend, StorageError> {
+        let row = self.client.query_one(
+            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+            &[],
+        )?;
+        Ok((column(&row, 0, 0)?, column(&row, 1, 0)?))
     }
 
     /// The process on the database server that holds the casino's lease, if one does.
-    pub fn lease_holder(&mut self) -> Result<Option<i32>, StorageError> {
+    pub fn lease_holder(&mut self) -> Result<Option<Backend>, StorageError> {
         let row = self.client.query_opt(
-            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
-               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-               AND ((classid::bigint << 32) | objid::bigint) = $1",
+            "SELECT l.pid, a.backend_start::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+              WHERE l.locktype = 'advisory' AND l.granted
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND ((l.classid::bigint << 32) | l.objid::bigint) = $1",
             &[&LEASE_KEY],
         )?;
-        Ok(row.map(|r| r.get(0)))
+        row.map(|r| Ok((column(&r, 0, 0)?, column(&r, 1, 0)?))).transpose()
     }
 
     /// Whether this connection holds the casino's lease (asked of the server).
@@ -534,9 +543,18 @@ impl PgCheckpoints {
             "SELECT through, octet_length(bytes)::bigint FROM checkpoint ORDER BY through DESC",
             &[],
         )?;
-        rows.iter()
-            .map(|r| Ok((column::<i64>(r, 0, 0)? as u64, column::<i64>(r, 1, 0)? as u64)))
-            .collect()
+        let mut listed = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let (through, length) = (column::<i64>(r, 0, 0)?, column::<i64>(r, 1, 0)?);
+            // A checkpoint follows an entry, numbered from 1: another row is none, and is passed over.
+            match u64::try_from(through) {
+                Ok(through) if through > 0 => listed.push((through, length.max(0) as u64)),
+                _ => tracing::warn!(
+                    "a checkpoint row numbered {through} is passed over: checkpoints follow entries, numbered from 1"
+                ),
+            }
+        }
+        Ok(listed)
     }
 
     /// The checkpoint after entry `through`, unless it is longer than `most` bytes.
@@ -664,6 +682,18 @@ impl Storage for PgStorage {
         self.client.batch_execute(open)?;
         let before = self.unsealed;
         let mut written = || -> Result<(), StorageError> {
+            // The entry before is the one this node wrote or read: a journal
+            // cut or changed under it (by hand, a backup put back) is not written on.
+            if let Some(first) = entries.first().filter(|e| e.seq > 1) {
+                let before = self.hash_of(first.seq - 1)?;
+                if before != Some(first.prev_hash) {
+                    return Err(StorageError::NotWritten(format!(
+                        "entry {} in {} is not the entry this node wrote or read before it: the journal was changed under this node",
+                        first.seq - 1,
+                        self.shown
+                    )));
+                }
+            }
             for e in entries {
                 self.client
                     .execute(&insert, &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..]])?;

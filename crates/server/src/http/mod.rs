@@ -177,11 +177,16 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
     // Sessions from before a restart carry on, unless they are over, their
     // account is gone, locked, or holds another role now.
     let sessions = sessions::Sessions::open(data, keys.sessions_key(), limits.sessions, floor.clock().now_ms())?;
+    // On a journal that nodes share, another node may have served since this
+    // one did (a password changed, a session ended there): every session
+    // begins again, as the docs say (everyone signs in again on a takeover).
+    let shared = limits.database.is_some();
     sessions
         .retain(|a| {
-            users
-                .iter()
-                .any(|u| u.username == a.username && !u.locked && u.role == a.role)
+            !shared
+                && users
+                    .iter()
+                    .any(|u| u.username == a.username && !u.locked && u.role == a.role)
         })
         .map_err(|e| e.to_string())?;
     sessions.require_change(|a| users.iter().any(|u| u.username == a.username && u.must_change_password));

@@ -80,6 +80,7 @@ struct Inner {
     /// Why this node lost the casino's lease, once it has (PostgreSQL): it
     /// writes nothing more, and the server stops.
     lease_lost: tokio::sync::watch::Sender<Option<String>>,
+    stop_on_failed_write: std::sync::atomic::AtomicBool,
     data: OnceLock<PathBuf>,
 }
 
@@ -103,6 +104,7 @@ impl Health {
             waiting_for_room: std::sync::atomic::AtomicBool::new(false),
             paused: tokio::sync::watch::Sender::new(false),
             lease_lost: tokio::sync::watch::Sender::new(None),
+            stop_on_failed_write: std::sync::atomic::AtomicBool::new(false),
             data: OnceLock::new(),
         }))
     }
@@ -159,8 +161,22 @@ impl Health {
         first
     }
 
+    /// From now on a failed write of the journal stops this node for good
+    /// (a journal on PostgreSQL: what failed there is a lost connection, or
+    /// a journal changed under it, never a disk that frees up; a node that
+    /// opens it again checks it against its head).
+    pub fn stop_on_failed_write(&self) {
+        self.0
+            .stop_on_failed_write
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A write of the journal failed: the casino pauses (once; the first why is kept).
     pub fn journal_failed(&self, why: &str) {
+        if self.0.stop_on_failed_write.load(std::sync::atomic::Ordering::Relaxed) {
+            self.lease_lost(&format!("a write of the journal failed ({why})"));
+            return;
+        }
         if self.begins(&self.0.journal, why) {
             tracing::error!("the casino is paused: its journal cannot be written ({why})");
             self.0.paused.send_replace(true);
@@ -174,7 +190,9 @@ impl Health {
             return;
         }
         tracing::error!("{why}: this node writes nothing more, and stops; started again, it waits its turn");
-        *lock(&self.0.journal) = Some(self.trouble(why));
+        let mut journal = lock(&self.0.journal);
+        *journal = Some(self.trouble(why));
+        drop(journal);
         self.0.paused.send_replace(true);
         self.0.lease_lost.send_replace(Some(why.to_string()));
     }

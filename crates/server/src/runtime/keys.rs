@@ -201,11 +201,37 @@ pub fn write_head(path: &Path, seal: &Seal) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Copies the journal's seal to the keys folder now, if it changed since `last`.
-fn copy_head(journal: &mut croupier_ledger::Opened, path: &Path, last: &mut Option<Seal>) -> Result<(), String> {
-    let seal = journal.seal().map_err(|e| e.to_string())?;
-    if let Some(seal) = seal.filter(|s| last.as_ref() != Some(s)) {
-        write_head(path, &seal)?;
+/// Why the head keeper could not copy the head.
+enum NotKept {
+    /// The journal or the keys folder could not be read or written this time.
+    Failed(String),
+    /// The journal is not the one this node kept the head of: cut back, or
+    /// changed, under the running node.
+    Changed(String),
+}
+
+/// Copies the journal's seal to the keys folder now, if it moved on since
+/// `last`. A seal that went back, or entries this node saw that are no
+/// longer as they were, are never copied: the journal was changed under it.
+fn copy_head(journal: &mut croupier_ledger::Opened, path: &Path, last: &mut Option<Seal>) -> Result<(), NotKept> {
+    let failed = |e: &dyn std::fmt::Display| NotKept::Failed(e.to_string());
+    let Some(seal) = journal.seal().map_err(|e| failed(&e))? else {
+        return Ok(());
+    };
+    if let Some(kept) = last.as_ref().filter(|kept| **kept != seal) {
+        let still = journal.hash_of(kept.seq).map_err(|e| failed(&e))?;
+        if seal.seq < kept.seq || still != Some(kept.hash) {
+            return Err(NotKept::Changed(format!(
+                "the journal was changed under this node: its seal went from entry {} to entry {}, and entry {} is {}",
+                kept.seq,
+                seal.seq,
+                kept.seq,
+                if still.is_some() { "no longer as it was" } else { "gone" }
+            )));
+        }
+    }
+    if last.as_ref() != Some(&seal) {
+        write_head(path, &seal).map_err(NotKept::Failed)?;
         *last = Some(seal);
     }
     Ok(())
@@ -227,7 +253,7 @@ impl HeadKeeper {
         journal: &croupier_ledger::Database,
         keys: &Keys,
         health: super::health::Health,
-        writer: Option<i32>,
+        writer: Option<croupier_ledger::pg::Backend>,
     ) -> Result<HeadKeeper, String> {
         let mut conn = Some(
             journal
@@ -244,30 +270,39 @@ impl HeadKeeper {
                 let mut last = None;
                 loop {
                     let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
-                    // A connection lost (the database restarted) is made again at the next pass.
-                    let Some(reader) = conn.as_mut() else {
+                    // A connection lost (the database restarted) is made again at once.
+                    if conn.is_none() {
                         conn = database.open_read_only().ok();
-                        continue;
-                    };
-                    match copy_head(reader, &path, &mut last) {
-                        Ok(()) => health.head_kept(),
-                        Err(e) => {
-                            health.head_not_kept(&e.to_string());
-                            conn = None;
-                            continue;
-                        }
                     }
-                    if let (Some(writer), Ok(Some((_, holder)))) = (writer, reader.lease()) {
-                        if holder != Some(writer) {
-                            health.lease_lost(&format!(
+                    // The lease first, whatever the head's copy does; asked again at once
+                    // on a new connection where this one failed.
+                    if let Some(writer) = &writer {
+                        let mut asked = conn.as_mut().map(|reader| reader.lease_holder());
+                        if !matches!(asked, Some(Ok(_))) {
+                            conn = database.open_read_only().ok();
+                            asked = conn.as_mut().map(|reader| reader.lease_holder());
+                        }
+                        match asked {
+                            Some(Ok(holder)) if holder.as_ref() != Some(writer) => health.lease_lost(&format!(
                                 "this node lost the casino's lease in {}: its connection to the database ended, and {}",
                                 database.shown(),
                                 match holder {
                                     Some(_) => "another node holds the casino now",
                                     None => "no node holds the casino now",
                                 }
-                            ));
+                            )),
+                            Some(Ok(_)) => {}
+                            _ => conn = None,
                         }
+                    }
+                    match conn.as_mut().map(|reader| copy_head(reader, &path, &mut last)) {
+                        Some(Ok(())) => health.head_kept(),
+                        Some(Err(NotKept::Changed(why))) => health.lease_lost(&why),
+                        Some(Err(NotKept::Failed(e))) => {
+                            health.head_not_kept(&e);
+                            conn = None;
+                        }
+                        None => health.head_not_kept(&format!("cannot read the journal in {}", database.shown())),
                     }
                     if !matches!(wait, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
                         break;

@@ -56,9 +56,29 @@ pub fn lock_data(data: &Path) -> Result<std::fs::File, String> {
 /// journal with no entries yet alike. On PostgreSQL this waits for the
 /// casino's lease while another node holds it.
 pub fn open_journal(database: &Database, data: &Path, keys_dir: &Path) -> Result<(Journal, Keys), String> {
+    open_journal_waiting(database, data, keys_dir, true)
+}
+
+/// [`open_journal`]; unless `wait`, a journal on PostgreSQL whose lease another
+/// node holds is refused at once (`croupier user` on a casino that is running).
+pub fn open_journal_waiting(
+    database: &Database,
+    data: &Path,
+    keys_dir: &Path,
+    wait: bool,
+) -> Result<(Journal, Keys), String> {
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
     let mut waiting = super::waiting::Waiting::new(database, data, keys_dir);
-    let mut storage = database.open(&mut || waiting.check()).map_err(|e| match e {
+    let mut check = || {
+        match wait {
+        true => waiting.check(),
+        false => Err(format!(
+            "a node holds the casino (its lease in {}): do this from the admin page while it runs, or stop every node first",
+            database.shown()
+        )),
+    }
+    };
+    let mut storage = database.open(&mut check).map_err(|e| match e {
         // The wait's own refusal says everything.
         croupier_ledger::StorageError::NotTakenOver(why) => why,
         e => cannot(&e),
@@ -82,10 +102,20 @@ pub fn open_journal(database: &Database, data: &Path, keys_dir: &Path) -> Result
         Err(e) => return Err(distrusted(&e)),
     }
     if let Some(head) = read_head(&keys.head_path())? {
-        check_head(&head, last.map(|(seq, _)| seq), &key, |seq| {
-            storage.hash_of(seq).ok().flatten()
-        })
-        .map_err(|e| match last {
+        let mut unreadable = None;
+        let checked = check_head(&head, last.map(|(seq, _)| seq), &key, |seq| {
+            match storage.hash_of(seq) {
+                Ok(hash) => hash,
+                Err(e) => {
+                    unreadable = Some(e);
+                    None
+                }
+            }
+        });
+        if let Some(e) = unreadable {
+            return Err(cannot(&e));
+        }
+        checked.map_err(|e| match last {
             // An empty journal where the head names entries: most likely not this casino's journal at all.
             None => format!(
                 "{}. The journal in {} is empty: if this casino's journal is elsewhere, give it (--database \
@@ -204,7 +234,7 @@ pub fn open(
     let (mut storage, keys) = open_journal(database, data, keys_dir)?;
     // On PostgreSQL the lease is this connection's: the head keeper watches that it stays so.
     let writer = match &mut storage {
-        Journal::Postgres(pg) => Some(pg.backend_pid().map_err(|e| cannot(&e))?),
+        Journal::Postgres(pg) => Some(pg.backend().map_err(|e| cannot(&e))?),
         Journal::Sqlite(_) => None,
     };
     let first_entry = storage.hash_of(1).map_err(|e| cannot(&e))?;
@@ -272,6 +302,9 @@ pub fn open(
     )?;
     let checkpoints = CheckpointWriter::start(store, floor.clone(), from_checkpoint.clone(), checkpoint_every)?;
     floor.health().watch_disk(data);
+    if database.is_postgres() {
+        floor.health().stop_on_failed_write();
+    }
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
     }

@@ -45,7 +45,7 @@ impl<'a> Waiting<'a> {
     /// runs the checks about once a second. Its error ends the wait.
     pub fn check(&mut self) -> Result<(), String> {
         if !self.told {
-            tracing::warn!(
+            tracing::info!(
                 "standby: another node holds the casino's lease in {}; this node takes the casino over when it lets go",
                 self.database.shown()
             );
@@ -104,8 +104,20 @@ impl<'a> Waiting<'a> {
         };
         check_seal(Some(&seal), last, &key).map_err(|e| refused(&e))?;
         if let Some(head) = read_head(&keys.head_path()).map_err(Check::Refused)? {
-            let mut hash_of = |seq| reader.hash_of(seq).ok().flatten();
-            check_head(&head, last.map(|(seq, _)| seq), &key, &mut hash_of).map_err(|e| refused(&e))?;
+            // An entry that could not be read this time is not an entry changed.
+            let mut unreadable = None;
+            let mut hash_of = |seq| match reader.hash_of(seq) {
+                Ok(hash) => hash,
+                Err(e) => {
+                    unreadable = Some(e.to_string());
+                    None
+                }
+            };
+            let checked = check_head(&head, last.map(|(seq, _)| seq), &key, &mut hash_of);
+            if let Some(why) = unreadable {
+                return Err(Check::Unread(why));
+            }
+            checked.map_err(|e| refused(&e))?;
         }
         write_head(&keys.head_path(), &seal).map_err(Check::Refused)?;
         let first = reader.hash_of(1).map_err(|e| unread(&e))?;

@@ -175,21 +175,33 @@ impl Writing {
         if through > 0 {
             self.check_history(through, replayer.casino().ledger().head(), stop)?;
         }
+        let mut unread = false;
         while !stop.load(Ordering::SeqCst) {
             if through >= self.last + self.every {
                 self.take(&replayer)?;
             }
             std::thread::sleep(Duration::from_millis(CHECKPOINT_POLL_MS));
             let mut failed = None;
-            self.reader
-                .each_between(through, u64::MAX, &mut |entry| {
-                    match replayer.entry(&entry) {
-                        Ok(()) => through = entry.seq,
-                        Err(e) => failed = Some(e.to_string()),
-                    }
-                    failed.is_none() && !stop.load(Ordering::SeqCst)
-                })
-                .map_err(|e| e.to_string())?;
+            let read = self.reader.each_between(through, u64::MAX, &mut |entry| {
+                match replayer.entry(&entry) {
+                    Ok(()) => through = entry.seq,
+                    Err(e) => failed = Some(e.to_string()),
+                }
+                failed.is_none() && !stop.load(Ordering::SeqCst)
+            });
+            // A read that failed (a connection to PostgreSQL ended) is tried
+            // again on a new connection at the next poll, said once.
+            if let Err(e) = read {
+                if !unread {
+                    tracing::warn!("checkpoints wait: cannot read the journal ({e}); trying again");
+                }
+                unread = true;
+                if let Ok(reader) = self.store.journal().open_read_only() {
+                    self.reader = reader;
+                }
+                continue;
+            }
+            unread = false;
             if let Some(e) = failed {
                 // The durable journal does not replay: it is not as written.
                 self.floor.health().history_broken(&e);

@@ -122,7 +122,10 @@ impl Store {
         }
         let unbound: Vec<u64> = listed.iter().copied().filter(|t| !found.contains(t)).take(8).collect();
         if !unbound.is_empty() && found.len() < most {
-            tracing::warn!("checkpoint files the journal does not bind as they are are passed over: {unbound:?}");
+            tracing::warn!(
+                "checkpoints the journal does not bind as they are are passed over (in {}): {unbound:?}",
+                self.shown()
+            );
         }
         found.sort_unstable_by(|a, b| b.cmp(a));
         found
