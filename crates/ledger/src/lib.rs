@@ -17,6 +17,7 @@
 mod account;
 pub mod compact;
 pub mod database;
+mod groups;
 mod ids;
 pub mod journal;
 pub mod pg;

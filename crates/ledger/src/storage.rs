@@ -191,16 +191,11 @@ impl Storage for MemoryStorage {
 /// The SQL is plain enough to run on PostgreSQL unchanged.
 pub struct SqliteStorage {
     conn: Connection,
-    grouped: bool,
-    /// The key the journal is sealed with as it is written, and the head
-    /// appended since the seal was last written (see [`crate::seal`]).
-    sealing: Option<[u8; 32]>,
-    unsealed: Option<(u64, [u8; 32])>,
+    /// How it seals the journal and keeps groups together ([`crate::groups`]).
+    sealer: crate::groups::Sealer,
     /// With checkpoints in the background: how many the thread has done,
     /// and how many of them this connection has caught up after (in `after_group`).
     checkpoints: Option<(Arc<AtomicU64>, u64)>,
-    /// The unsealed head when the open group began, for `abort_group`.
-    unsealed_at_group: Option<(u64, [u8; 32])>,
     /// How records are stored, and the newest entry appended (for training).
     codec: Codec,
     last_appended: u64,
@@ -276,11 +271,8 @@ impl SqliteStorage {
         let codec = Codec::open(&conn)?;
         Ok(SqliteStorage {
             conn,
-            grouped: false,
-            sealing: None,
-            unsealed: None,
+            sealer: crate::groups::Sealer::default(),
             checkpoints: None,
-            unsealed_at_group: None,
             codec,
             last_appended: 0,
         })
@@ -386,7 +378,7 @@ impl SqliteStorage {
 
     /// The seal and the last entry, read in one snapshot.
     pub fn seal_and_last(&self) -> Result<SealAndLast, StorageError> {
-        if self.grouped || !self.conn.is_autocommit() {
+        if self.sealer.grouped || !self.conn.is_autocommit() {
             return Ok((self.seal()?, self.last()?));
         }
         self.conn.execute_batch("BEGIN DEFERRED")?;
@@ -435,7 +427,7 @@ impl SqliteStorage {
     /// From now on seals the journal under `key` with every append, in
     /// the append's transaction (a group's, inside one).
     pub fn seal_with(&mut self, key: [u8; 32]) {
-        self.sealing = Some(key);
+        self.sealer.key = Some(key);
     }
 
     /// Seals the journal as it stands now (a journal written before seals).
@@ -486,7 +478,7 @@ impl SqliteStorage {
             }
         }
         tx.commit()?;
-        self.unsealed = None;
+        self.sealer.unsealed = None;
         Ok(cut)
     }
 
@@ -637,15 +629,6 @@ impl SqliteStorage {
         }
         Ok(())
     }
-
-    /// Writes the seal of what was appended since the last one, if sealing.
-    fn write_pending_seal(&mut self) -> Result<(), StorageError> {
-        if let (Some(key), Some((seq, hash))) = (&self.sealing, self.unsealed) {
-            write_seal(&self.conn, &Seal::new(key, seq, hash))?;
-            self.unsealed = None;
-        }
-        Ok(())
-    }
 }
 
 /// A row of the journal as read: its entry's number, time, text, whether it
@@ -740,6 +723,20 @@ fn hash_from_hex(seq: u64, text: &str) -> Result<[u8; 32], StorageError> {
     })
 }
 
+impl crate::groups::Transactions for SqliteStorage {
+    fn sealer(&mut self) -> &mut crate::groups::Sealer {
+        &mut self.sealer
+    }
+
+    fn run(&mut self, statement: &str) -> Result<(), StorageError> {
+        Ok(self.conn.execute_batch(statement)?)
+    }
+
+    fn write_seal(&mut self, seal: &Seal) -> Result<(), StorageError> {
+        write_seal(&self.conn, seal)
+    }
+}
+
 impl Storage for SqliteStorage {
     fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
         self.load_through(u64::MAX)
@@ -782,21 +779,21 @@ impl Storage for SqliteStorage {
         // One statement is all-or-nothing by itself (SQLite undoes a failed
         // statement and nothing else), and most requests write one entry. A
         // sealed append outside a group writes its seal too, in one savepoint.
-        let sealed_alone = self.sealing.is_some() && !self.grouped;
+        let sealed_alone = self.sealer.key.is_some() && !self.sealer.grouped;
         if entries.len() == 1 && !sealed_alone {
             insert_all(&self.conn)?;
-            self.unsealed = head.or(self.unsealed);
+            self.sealer.unsealed = head.or(self.sealer.unsealed);
             return Ok(());
         }
         // Inside a group a savepoint keeps this append all-or-nothing; alone,
         // the savepoint is the transaction and its release is the commit.
         // Kept prepared, as the insert is: a batch's text would be parsed again at every append.
         self.conn.prepare_cached("SAVEPOINT journal_append")?.execute([])?;
-        let before = self.unsealed;
+        let before = self.sealer.unsealed;
         let written = insert_all(&self.conn).and_then(|()| {
-            self.unsealed = head.or(self.unsealed);
+            self.sealer.unsealed = head.or(self.sealer.unsealed);
             if sealed_alone {
-                self.write_pending_seal()?;
+                crate::groups::write_pending_seal(self)?;
             }
             Ok(())
         });
@@ -806,7 +803,7 @@ impl Storage for SqliteStorage {
                 Ok(())
             }
             Err(e) => {
-                self.unsealed = before;
+                self.sealer.unsealed = before;
                 self.conn
                     .execute_batch("ROLLBACK TO journal_append; RELEASE journal_append")?;
                 Err(e)
@@ -815,41 +812,15 @@ impl Storage for SqliteStorage {
     }
 
     fn begin_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            self.grouped = true;
-            self.unsealed_at_group = self.unsealed;
-        }
-        Ok(())
+        crate::groups::begin_group(self, "BEGIN IMMEDIATE")
     }
 
     fn end_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            return Ok(());
-        }
-        self.grouped = false;
-        // The group's seal commits with the group's entries.
-        if let Err(e) = self.write_pending_seal() {
-            let _ = self.conn.execute_batch("ROLLBACK");
-            self.unsealed = self.unsealed_at_group;
-            return Err(e);
-        }
-        if let Err(e) = self.conn.execute_batch("COMMIT") {
-            let _ = self.conn.execute_batch("ROLLBACK");
-            self.unsealed = self.unsealed_at_group;
-            return Err(e.into());
-        }
-        Ok(())
+        crate::groups::end_group(self)
     }
 
     fn abort_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            return Ok(());
-        }
-        self.grouped = false;
-        self.unsealed = self.unsealed_at_group;
-        self.conn.execute_batch("ROLLBACK")?;
-        Ok(())
+        crate::groups::abort_group(self)
     }
 
     /// After a background checkpoint, copies the few pages written meanwhile,
@@ -858,7 +829,7 @@ impl Storage for SqliteStorage {
     /// the database file, up to some 15 ms under load on this project's
     /// machine, so it runs after the answers, not before.
     fn after_group(&mut self) {
-        if self.grouped {
+        if self.sealer.grouped {
             return;
         }
         self.codec.train_if_due(&self.conn, self.last_appended);

@@ -1,0 +1,82 @@
+//! How a store seals the journal as it writes, and keeps a group's appends
+//! together: one protocol for SQLite and PostgreSQL, over each one's own
+//! client. A group's appends are durable only together, with the seal of
+//! the last of them in the same transaction; a group that fails leaves the
+//! seal where it was.
+
+use crate::seal::Seal;
+use crate::storage::StorageError;
+
+/// A store's state in the protocol.
+#[derive(Debug, Default)]
+pub(crate) struct Sealer {
+    /// A group is open.
+    pub(crate) grouped: bool,
+    /// The key the journal is sealed with as it is written.
+    pub(crate) key: Option<[u8; 32]>,
+    /// The head appended since the seal was last written.
+    pub(crate) unsealed: Option<(u64, [u8; 32])>,
+    /// The unsealed head when the open group began, for a group undone.
+    pub(crate) unsealed_at_group: Option<(u64, [u8; 32])>,
+}
+
+/// What a store does for the protocol.
+pub(crate) trait Transactions {
+    fn sealer(&mut self) -> &mut Sealer;
+    /// Runs one of the protocol's statements (`BEGIN`, `COMMIT`, `ROLLBACK`).
+    fn run(&mut self, statement: &str) -> Result<(), StorageError>;
+    fn write_seal(&mut self, seal: &Seal) -> Result<(), StorageError>;
+    /// How a commit that failed is told.
+    fn not_committed(&self, e: StorageError) -> StorageError {
+        e
+    }
+}
+
+/// Writes the seal of what was appended since the last one, if sealing.
+pub(crate) fn write_pending_seal(store: &mut impl Transactions) -> Result<(), StorageError> {
+    let sealer = store.sealer();
+    if let (Some(key), Some((seq, hash))) = (sealer.key, sealer.unsealed) {
+        store.write_seal(&Seal::new(&key, seq, hash))?;
+        store.sealer().unsealed = None;
+    }
+    Ok(())
+}
+
+/// Opens a group with `begin` unless one is open.
+pub(crate) fn begin_group(store: &mut impl Transactions, begin: &str) -> Result<(), StorageError> {
+    if !store.sealer().grouped {
+        store.run(begin)?;
+        let sealer = store.sealer();
+        sealer.grouped = true;
+        sealer.unsealed_at_group = sealer.unsealed;
+    }
+    Ok(())
+}
+
+/// Commits the open group with its seal, or undoes all of it.
+pub(crate) fn end_group(store: &mut impl Transactions) -> Result<(), StorageError> {
+    if !store.sealer().grouped {
+        return Ok(());
+    }
+    store.sealer().grouped = false;
+    // The group's seal commits with the group's entries.
+    let committed = write_pending_seal(store).and_then(|()| store.run("COMMIT").map_err(|e| store.not_committed(e)));
+    if let Err(e) = committed {
+        let _ = store.run("ROLLBACK");
+        let sealer = store.sealer();
+        sealer.unsealed = sealer.unsealed_at_group;
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Undoes the open group, and the seal's progress with it.
+pub(crate) fn abort_group(store: &mut impl Transactions) -> Result<(), StorageError> {
+    if !store.sealer().grouped {
+        return Ok(());
+    }
+    let sealer = store.sealer();
+    sealer.grouped = false;
+    sealer.unsealed = sealer.unsealed_at_group;
+    store.run("ROLLBACK")
+}
