@@ -137,6 +137,14 @@ pub fn offline_locked(
     Ok(keys)
 }
 
+/// Where the change went: the data directory, or the journal on PostgreSQL.
+fn journal_shown(data: &std::path::Path, database: Option<&str>) -> String {
+    match database {
+        Some(url) => format!("the journal in {}", croupier_ledger::pg::shown_url(url)),
+        None => data.display().to_string(),
+    }
+}
+
 pub fn run(which: Which) -> Result<(), Failure> {
     match which {
         Which::Add {
@@ -173,7 +181,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
             println!(
                 "croupier: user {username} ({}) added to {}",
                 role.name(),
-                data.display()
+                journal_shown(&data, database.as_deref())
             );
         }
         Which::Unlock {
@@ -193,7 +201,10 @@ pub fn run(which: Which) -> Result<(), Failure> {
                     username: username.clone(),
                 },
             )?;
-            println!("croupier: user {username} unlocked in {}", data.display());
+            println!(
+                "croupier: user {username} unlocked in {}",
+                journal_shown(&data, database.as_deref())
+            );
         }
         Which::ResetPassword {
             whose:
@@ -231,7 +242,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             println!(
                 "croupier: the password of {username} is set in {}; {ended} of their sessions ended",
-                data.display()
+                journal_shown(&data, database.as_deref())
             );
         }
     }

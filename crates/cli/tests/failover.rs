@@ -495,3 +495,91 @@ fn a_journal_cut_back_under_the_holder_stops_it_and_is_refused() {
         "{said}"
     );
 }
+
+/// The head beside the secret, as a node leaves it.
+fn head_of(data: &croupier_testkit::DataDir) -> String {
+    std::fs::read_to_string(data.parent().join("data-keys/journal-head.json")).expect("the head")
+}
+
+/// Entries cut off the journal's end with its seal left as it was, and an
+/// entry's text changed with its hash left alone, each stop the holder: the
+/// first within seconds, the second at its next write, which is refused.
+#[test]
+fn entries_cut_or_changed_under_the_holder_stop_it() {
+    let Some(pg) = croupier_testkit::postgres::database("cut_or_changed") else {
+        return;
+    };
+    let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
+    // Cut off the end, the seal as it was.
+    let data = data_dir();
+    let mut a = node(data.path(), pg.url());
+    let admin = a.admin_token();
+    a.add_staff_and_players(&admin);
+    std::thread::sleep(Duration::from_millis(1_500));
+    let head = head_of(&data);
+    db.batch_execute("DELETE FROM journal WHERE seq > (SELECT max(seq) - 2 FROM journal)")
+        .expect("cut");
+    let stopped = a
+        .exited_within(Duration::from_secs(10))
+        .expect("the holder stopped by itself");
+    assert!(!stopped.success());
+    assert_eq!(head_of(&data), head, "the head was not moved back");
+
+    // A text changed, its hash as it was: the next write is refused, and the holder stops.
+    let pg2 = croupier_testkit::postgres::database("changed_text").expect("a second database");
+    let data = data_dir();
+    let mut a = node(data.path(), pg2.url());
+    let admin = a.admin_token();
+    let mut db = postgres::Client::connect(pg2.url(), postgres::NoTls).expect("the database");
+    db.batch_execute("UPDATE journal SET record = record || ' ' WHERE seq = (SELECT max(seq) FROM journal)")
+        .expect("changed");
+    let (status, refused) = a.http(
+        "POST",
+        "/api/requests",
+        Some(&admin),
+        Some(&json!({"op": "create_user", "username": "late", "role": "player", "password": "late-password-1"})),
+    );
+    assert_ne!(status, 200, "{refused}");
+    let stopped = a
+        .exited_within(Duration::from_secs(10))
+        .expect("the holder stopped by itself");
+    assert!(!stopped.success());
+    let written: i64 = db
+        .query_one("SELECT count(*) FROM journal WHERE strpos(record, '\"late\"') > 0", &[])
+        .expect("counted")
+        .get(0);
+    assert_eq!(written, 0, "nothing was written on the changed entry");
+}
+
+/// A journal cut back, its seal with it, just as a node has opened: the
+/// node's first copy of the head is held to the head it opened with, so it
+/// stops instead of moving the head back to where the journal was cut.
+#[test]
+fn a_journal_cut_back_as_a_node_opens_never_moves_its_head_back() {
+    let Some(pg) = croupier_testkit::postgres::database("cut_at_start") else {
+        return;
+    };
+    let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
+    let data = data_dir();
+    let mut a = node(data.path(), pg.url());
+    let admin = a.admin_token();
+    db.batch_execute("CREATE TABLE kept_seal AS SELECT * FROM seal")
+        .expect("kept");
+    let cut_at: i64 = db.query_one("SELECT seq FROM seal", &[]).expect("seal").get(0);
+    a.add_staff_and_players(&admin);
+    std::thread::sleep(Duration::from_millis(1_500));
+    a.kill();
+    let head = head_of(&data);
+    let mut a = node(data.path(), pg.url());
+    a.wait_line("croupier: serving on");
+    db.batch_execute(&format!(
+        "BEGIN; DELETE FROM journal WHERE seq > {cut_at}; DELETE FROM seal; INSERT INTO seal SELECT * FROM kept_seal;
+         DELETE FROM checkpoint; COMMIT;"
+    ))
+    .expect("cut back");
+    let stopped = a
+        .exited_within(Duration::from_secs(10))
+        .expect("the node stopped by itself");
+    assert!(!stopped.success());
+    assert_eq!(head_of(&data), head, "the head was not moved back");
+}

@@ -41,10 +41,8 @@ pub struct PgStorage {
     /// Where it is, without a password, for messages.
     shown: String,
     insert: Option<Statement>,
-    grouped: bool,
-    sealing: Option<[u8; 32]>,
-    unsealed: Option<(u64, [u8; 32])>,
-    unsealed_at_group: Option<(u64, [u8; 32])>,
+    /// How it seals the journal and keeps groups together ([`crate::groups`]).
+    sealer: crate::groups::Sealer,
     holds_lease: bool,
     /// Records read through this connection.
     read: u64,
@@ -174,10 +172,7 @@ impl PgStorage {
             client,
             shown,
             insert: None,
-            grouped: false,
-            sealing: None,
-            unsealed: None,
-            unsealed_at_group: None,
+            sealer: crate::groups::Sealer::default(),
             holds_lease: false,
             read: 0,
         };
@@ -324,7 +319,7 @@ impl PgStorage {
     /// The seal and the last entry, read in one snapshot: a node writing
     /// meanwhile moves both together, never one without the other.
     pub fn seal_and_last(&mut self) -> Result<SealAndLast, StorageError> {
-        if self.grouped {
+        if self.sealer.grouped {
             return Ok((self.seal()?, self.last()?));
         }
         self.client
@@ -340,7 +335,7 @@ impl PgStorage {
 
     /// From now on seals the journal under `key` with every append.
     pub fn seal_with(&mut self, key: [u8; 32]) {
-        self.sealing = Some(key);
+        self.sealer.key = Some(key);
     }
 
     /// Seals the journal as it stands now (a journal with no seal yet).
@@ -359,14 +354,6 @@ impl PgStorage {
              ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac",
             &[&(seal.seq as i64), &hex::encode(seal.hash), &hex::encode(seal.mac)],
         )?;
-        Ok(())
-    }
-
-    fn write_pending_seal(&mut self) -> Result<(), StorageError> {
-        if let (Some(key), Some((seq, hash))) = (self.sealing, self.unsealed) {
-            self.write_seal(&Seal::new(&key, seq, hash))?;
-            self.unsealed = None;
-        }
         Ok(())
     }
 
@@ -391,6 +378,40 @@ impl PgStorage {
             )?
             .get(0);
         Ok(before.map(|s| s as u64))
+    }
+
+    /// Whether the entry before entry `seq` is the one whose hash is
+    /// `prev_hash`, and its stored text is still what that hash covers.
+    fn check_before(&mut self, seq: u64, prev_hash: [u8; 32]) -> Result<(), StorageError> {
+        let before = seq - 1;
+        let rows = self.client.query(
+            "SELECT seq, at_ms, record, hash FROM journal WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
+            &[&(before as i64 - 1), &(before as i64)],
+        )?;
+        let changed = |why: &str| {
+            StorageError::NotWritten(format!(
+                "entry {before} in {} {why}: the journal was changed under this node, which does not write on it",
+                self.shown
+            ))
+        };
+        let hash_of = |row: &postgres::Row| -> Result<[u8; 32], StorageError> {
+            let seq = column::<i64>(row, 0, before)? as u64;
+            hash_from(seq, column(row, 3, seq)?)
+        };
+        let (before_it, it) = match rows.as_slice() {
+            [it] if before == 1 => ([0; 32], it),
+            [earlier, it] => (hash_of(earlier)?, it),
+            _ => return Err(changed("or the one before it is missing")),
+        };
+        let (at_ms, text): (i64, String) = (column(it, 1, before)?, column(it, 2, before)?);
+        let hash = hash_of(it)?;
+        if hash != prev_hash {
+            return Err(changed("is not the entry this node wrote or read"));
+        }
+        if crate::journal::entry_hash(&before_it, before, at_ms as u64, &text) != hash {
+            return Err(changed("is not what its hash covers"));
+        }
+        Ok(())
     }
 
     /// Hands each entry after `after` and up to `last`, in order, to `f`
@@ -670,7 +691,7 @@ impl Storage for PgStorage {
         };
         // Alone, an append is its own transaction; in a group, a savepoint
         // keeps it all-or-nothing within the group's.
-        let (open, keep, undo) = if self.grouped {
+        let (open, keep, undo) = if self.sealer.grouped {
             (
                 "SAVEPOINT journal_append",
                 "RELEASE journal_append",
@@ -680,29 +701,23 @@ impl Storage for PgStorage {
             ("BEGIN", "COMMIT", "ROLLBACK")
         };
         self.client.batch_execute(open)?;
-        let before = self.unsealed;
+        let before = self.sealer.unsealed;
         let mut written = || -> Result<(), StorageError> {
-            // The entry before is the one this node wrote or read: a journal
-            // cut or changed under it (by hand, a backup put back) is not written on.
+            // The entry before is the one this node wrote or read, and still
+            // what its hash covers: a journal cut or changed under this node (by
+            // hand, a backup put back) is not written on.
             if let Some(first) = entries.first().filter(|e| e.seq > 1) {
-                let before = self.hash_of(first.seq - 1)?;
-                if before != Some(first.prev_hash) {
-                    return Err(StorageError::NotWritten(format!(
-                        "entry {} in {} is not the entry this node wrote or read before it: the journal was changed under this node",
-                        first.seq - 1,
-                        self.shown
-                    )));
-                }
+                self.check_before(first.seq, first.prev_hash)?;
             }
             for e in entries {
                 self.client
                     .execute(&insert, &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..]])?;
             }
             if let Some(last) = entries.last() {
-                self.unsealed = Some((last.seq, last.hash));
+                self.sealer.unsealed = Some((last.seq, last.hash));
             }
-            if !self.grouped {
-                self.write_pending_seal()?;
+            if !self.sealer.grouped {
+                crate::groups::write_pending_seal(self)?;
             }
             Ok(())
         };
@@ -710,12 +725,12 @@ impl Storage for PgStorage {
             Ok(()) => match self.client.batch_execute(keep) {
                 Ok(()) => Ok(()),
                 Err(e) => {
-                    self.unsealed = before;
+                    self.sealer.unsealed = before;
                     Err(StorageError::NotWritten(format!("{} did not commit: {e}", self.shown)))
                 }
             },
             Err(e) => {
-                self.unsealed = before;
+                self.sealer.unsealed = before;
                 let _ = self.client.batch_execute(undo);
                 Err(e)
             }
@@ -723,40 +738,33 @@ impl Storage for PgStorage {
     }
 
     fn begin_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            self.client.batch_execute("BEGIN")?;
-            self.grouped = true;
-            self.unsealed_at_group = self.unsealed;
-        }
-        Ok(())
+        crate::groups::begin_group(self, "BEGIN")
     }
 
     fn end_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            return Ok(());
-        }
-        self.grouped = false;
-        if let Err(e) = self.write_pending_seal() {
-            let _ = self.client.batch_execute("ROLLBACK");
-            self.unsealed = self.unsealed_at_group;
-            return Err(e);
-        }
-        if let Err(e) = self.client.batch_execute("COMMIT") {
-            let _ = self.client.batch_execute("ROLLBACK");
-            self.unsealed = self.unsealed_at_group;
-            return Err(StorageError::NotWritten(format!("{} did not commit: {e}", self.shown)));
-        }
-        Ok(())
+        crate::groups::end_group(self)
     }
 
     fn abort_group(&mut self) -> Result<(), StorageError> {
-        if !self.grouped {
-            return Ok(());
-        }
-        self.grouped = false;
-        self.unsealed = self.unsealed_at_group;
-        self.client.batch_execute("ROLLBACK")?;
-        Ok(())
+        crate::groups::abort_group(self)
+    }
+}
+
+impl crate::groups::Transactions for PgStorage {
+    fn sealer(&mut self) -> &mut crate::groups::Sealer {
+        &mut self.sealer
+    }
+
+    fn run(&mut self, statement: &str) -> Result<(), StorageError> {
+        Ok(self.client.batch_execute(statement)?)
+    }
+
+    fn write_seal(&mut self, seal: &Seal) -> Result<(), StorageError> {
+        PgStorage::write_seal(self, seal)
+    }
+
+    fn not_committed(&self, e: StorageError) -> StorageError {
+        StorageError::NotWritten(format!("{} did not commit: {e}", self.shown))
     }
 }
 

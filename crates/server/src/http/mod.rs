@@ -355,9 +355,7 @@ pub async fn serve(
     drop(_head);
     drop(_lock);
     match app_floor.health().lease_losses().borrow().clone() {
-        Some(why) => Err(format!(
-            "{why}: this node stopped, having written nothing since; start it again, and it waits its turn"
-        )),
+        Some(why) => Err(format!("{why}. This node stopped, having written nothing since")),
         None => Ok(()),
     }
 }

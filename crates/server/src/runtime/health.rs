@@ -174,7 +174,9 @@ impl Health {
     /// A write of the journal failed: the casino pauses (once; the first why is kept).
     pub fn journal_failed(&self, why: &str) {
         if self.0.stop_on_failed_write.load(std::sync::atomic::Ordering::Relaxed) {
-            self.lease_lost(&format!("a write of the journal failed ({why})"));
+            self.lease_lost(&format!(
+                "a write of the journal failed ({why}); started again, this node checks the journal against its head"
+            ));
             return;
         }
         if self.begins(&self.0.journal, why) {
@@ -189,7 +191,7 @@ impl Health {
         if self.0.lease_lost.borrow().is_some() {
             return;
         }
-        tracing::error!("{why}: this node writes nothing more, and stops; started again, it waits its turn");
+        tracing::error!("{why}. This node writes nothing more, and stops");
         let mut journal = lock(&self.0.journal);
         *journal = Some(self.trouble(why));
         drop(journal);

@@ -213,11 +213,24 @@ enum NotKept {
 /// Copies the journal's seal to the keys folder now, if it moved on since
 /// `last`. A seal that went back, or entries this node saw that are no
 /// longer as they were, are never copied: the journal was changed under it.
-fn copy_head(journal: &mut croupier_ledger::Opened, path: &Path, last: &mut Option<Seal>) -> Result<(), NotKept> {
+fn copy_head(
+    journal: &mut croupier_ledger::Opened,
+    key: &[u8; 32],
+    path: &Path,
+    last: &mut Option<Seal>,
+) -> Result<(), NotKept> {
     let failed = |e: &dyn std::fmt::Display| NotKept::Failed(e.to_string());
-    let Some(seal) = journal.seal().map_err(|e| failed(&e))? else {
+    let (seal, end) = journal.seal_and_last().map_err(|e| failed(&e))?;
+    let Some(seal) = seal else {
         return Ok(());
     };
+    // The journal ends where its seal says, and the seal is the secret's:
+    // entries cut off its end, or added without the secret, are caught here too.
+    if let Err(problem) = croupier_ledger::check_seal(Some(&seal), end, key) {
+        return Err(NotKept::Changed(format!(
+            "the journal was changed under this node: {problem}"
+        )));
+    }
     if let Some(kept) = last.as_ref().filter(|kept| **kept != seal) {
         let still = journal.hash_of(kept.seq).map_err(|e| failed(&e))?;
         if seal.seq < kept.seq || still != Some(kept.hash) {
@@ -262,12 +275,15 @@ impl HeadKeeper {
         );
         let database = journal.clone();
         let path = keys.head_path();
+        let key = keys.journal_key();
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("journal-head".into())
             .spawn(move || {
                 super::lower_this_threads_priority();
-                let mut last = None;
+                // The head on disk is where the journal was when the node opened (checked
+                // then): the first copy is held to it, never moving it back.
+                let mut last = read_head(&path).ok().flatten();
                 loop {
                     let wait = stopped.recv_timeout(std::time::Duration::from_millis(HEAD_EVERY_MS));
                     // A connection lost (the database restarted) is made again at once.
@@ -284,7 +300,8 @@ impl HeadKeeper {
                         }
                         match asked {
                             Some(Ok(holder)) if holder.as_ref() != Some(writer) => health.lease_lost(&format!(
-                                "this node lost the casino's lease in {}: its connection to the database ended, and {}",
+                                "this node lost the casino's lease in {}: its connection to the database ended, and {}; \
+                                 started again, it waits its turn",
                                 database.shown(),
                                 match holder {
                                     Some(_) => "another node holds the casino now",
@@ -295,9 +312,12 @@ impl HeadKeeper {
                             _ => conn = None,
                         }
                     }
-                    match conn.as_mut().map(|reader| copy_head(reader, &path, &mut last)) {
+                    match conn.as_mut().map(|reader| copy_head(reader, &key, &path, &mut last)) {
                         Some(Ok(())) => health.head_kept(),
-                        Some(Err(NotKept::Changed(why))) => health.lease_lost(&why),
+                        Some(Err(NotKept::Changed(why))) => health.lease_lost(&format!(
+                            "{why}; `croupier verify --database` says where, and a node started again refuses \
+                             the journal until it is put right (docs/commands.md: Backups)"
+                        )),
                         Some(Err(NotKept::Failed(e))) => {
                             health.head_not_kept(&e);
                             conn = None;
