@@ -315,8 +315,8 @@ impl HeadKeeper {
                     match conn.as_mut().map(|reader| copy_head(reader, &key, &path, &mut last)) {
                         Some(Ok(())) => health.head_kept(),
                         Some(Err(NotKept::Changed(why))) => health.lease_lost(&format!(
-                            "{why}; `croupier verify --database` says where, and a node started again refuses \
-                             the journal until it is put right (docs/commands.md: Backups)"
+                            "{why}; `croupier verify` says where, and a node started again refuses the journal \
+                             until it is put right (docs/commands.md: Backups)"
                         )),
                         Some(Err(NotKept::Failed(e))) => {
                             health.head_not_kept(&e);
