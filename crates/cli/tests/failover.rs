@@ -45,6 +45,22 @@ fn copy_keys(from: &croupier_testkit::DataDir, to: &croupier_testkit::DataDir) {
     }
 }
 
+/// `NAME` signs in with the password the test casinos give it.
+fn login(server: &Server, name: &str) -> String {
+    server.login(name, &format!("{name}-password-1"))
+}
+
+/// A first node on the journal at `url`: staff and players made, t1 inspected
+/// and open, and [cashier, dealer, pit, p1, p2] signed in.
+fn casino(data: &std::path::Path, url: &str) -> (Server, [String; 5]) {
+    let server = node(data, url);
+    let admin = server.admin_token();
+    server.add_staff_and_players(&admin);
+    let signed_in = ["cashier", "dealer", "pit", "p1", "p2"].map(|u| login(&server, u));
+    server.inspect_and_open(&signed_in[2], &signed_in[1], "t1");
+    (server, signed_in)
+}
+
 fn bet(server: &Server, token: &str, id: &str, spot: &str, stake: u64) {
     server.ask(
         token,
@@ -64,12 +80,7 @@ fn a_waiting_node_takes_the_casino_over_when_the_one_holding_it_dies_mid_round()
         return;
     };
     let (a_data, b_data) = (data_dir(), data_dir());
-    let mut a = node(a_data.path(), pg.url());
-    let admin = a.admin_token();
-    a.add_staff_and_players(&admin);
-    let login = |s: &Server, u: &str| s.login(u, &format!("{u}-password-1"));
-    let [cashier, dealer, pit, p1, p2] = ["cashier", "dealer", "pit", "p1", "p2"].map(|u| login(&a, u));
-    a.inspect_and_open(&pit, &dealer, "t1");
+    let (mut a, [cashier, dealer, _, p1, p2]) = casino(a_data.path(), pg.url());
     a.seat(&cashier, ("p1", &p1), "t1", 100_000, 100_000);
     a.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
 
@@ -187,12 +198,7 @@ fn a_node_cut_off_from_the_database_stops_and_writes_nothing_once_another_holds_
         return;
     };
     let (a_data, b_data) = (data_dir(), data_dir());
-    let mut a = node(a_data.path(), pg.url());
-    let admin = a.admin_token();
-    a.add_staff_and_players(&admin);
-    let login = |s: &Server, u: &str| s.login(u, &format!("{u}-password-1"));
-    let [cashier, dealer, pit, p1] = ["cashier", "dealer", "pit", "p1"].map(|u| login(&a, u));
-    a.inspect_and_open(&pit, &dealer, "t1");
+    let (mut a, [cashier, _, _, p1, _]) = casino(a_data.path(), pg.url());
     a.seat(&cashier, ("p1", &p1), "t1", 100_000, 100_000);
     copy_keys(&a_data, &b_data);
     let b = node(b_data.path(), pg.url());
@@ -398,7 +404,6 @@ fn a_checkpoint_changed_or_planted_in_the_database_is_passed_over() {
     let mut a = node(data.path(), pg.url());
     let admin = a.admin_token();
     a.add_staff_and_players(&admin);
-    let login = |s: &Server, u: &str| s.login(u, &format!("{u}-password-1"));
     let [cashier, p1] = ["cashier", "p1"].map(|u| login(&a, u));
     a.seat(&cashier, ("p1", &p1), "t1", 100_000, 60_000);
     let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
