@@ -30,6 +30,11 @@ pub struct Args {
     /// several nodes shares, read there instead of in --data.
     #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
     database: Option<String>,
+    /// A folder the journal's segments were archived to (each a gaming
+    /// day's entries, `DATA/segments/DAY.db`): looked in after the data
+    /// directory's own `segments`. Give it once per folder.
+    #[arg(long, value_name = "DIR")]
+    segments: Vec<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -50,6 +55,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         to,
         unchecked,
         database,
+        segments,
     } = args;
     let database = match (&data, database) {
         (_, Some(url)) => Database::of(std::path::Path::new(""), Some(&url)).map_err(Invalid::one)?,
@@ -67,6 +73,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         return Err(Invalid::one(format!("--to {to} is before --from {from}")).into());
     }
     let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::read_segments_from(&mut storage, &segments)?;
     // Each entry is checked in the chain before it is printed: from the
     // hash of the entry before the first, an entry not as its hash covers
     // it (or out of place) ends the print, named, and fails.

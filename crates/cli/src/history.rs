@@ -32,11 +32,11 @@ pub struct HistoryArgs {
 struct HistoryReport {
     entries: u64,
     bets: u64,
-    /// The data directory's files: the journal, its log, the recall archive,
-    /// the sessions (not the checkpoints' folder).
+    /// The data directory's files: the journal, its log, its segments, the
+    /// recall archive, the sessions (not the checkpoints' folder).
     disk_bytes: u64,
     disk_bytes_per_bet: f64,
-    /// The journal alone: its database and its log (the log is kept at the
+    /// The journal alone: its database, its segments and its log (the log is kept at the
     /// size of its busiest interval, reused, not grown).
     journal_bytes: u64,
     journal_bytes_per_bet: f64,
@@ -102,12 +102,14 @@ fn disk_bytes(dir: &Path) -> Result<u64, Failure> {
 }
 
 /// The journal's own files, their sizes together and the log's alone: its
-/// database and the database's log.
-fn journal_bytes(dir: &Path) -> (u64, u64) {
+/// database, the database's log, and the gaming days' segments.
+fn journal_bytes(dir: &Path) -> Result<(u64, u64), Failure> {
     let database = croupier_ledger::storage::DATABASE_FILE;
     let size = |name: String| std::fs::metadata(dir.join(name)).map_or(0, |meta| meta.len());
     let log = size(format!("{database}-wal"));
-    (size(database.to_string()) + log, log)
+    let segments = dir.join(croupier_ledger::segments::SEGMENTS_DIR);
+    let segments = if segments.is_dir() { disk_bytes(&segments)? } else { 0 };
+    Ok((size(database.to_string()) + log + segments, log))
 }
 
 /// The journal's entries, and its bets (each `bet_accepted` event).
@@ -170,8 +172,9 @@ pub fn run(args: HistoryArgs) -> Result<(), Failure> {
     if bets == 0 {
         return Err(Invalid::one(format!("{} holds no bets to measure", args.data.display())).into());
     }
-    let disk = disk_bytes(&args.data)?;
-    let (journal, journal_log) = journal_bytes(&args.data);
+    let (journal, journal_log) = journal_bytes(&args.data)?;
+    let segments = args.data.join(croupier_ledger::segments::SEGMENTS_DIR);
+    let disk = disk_bytes(&args.data)? + if segments.is_dir() { disk_bytes(&segments)? } else { 0 };
     let exe = std::env::current_exe().map_err(io)?;
     let keys = args
         .keys

@@ -155,6 +155,28 @@ pub fn journal_at(data: &std::path::Path) -> Result<(), Invalid> {
     }
 }
 
+/// Has `storage` look for its segments' files in `folders` too (after the
+/// data directory's own `segments`): where an operator archived them.
+pub fn read_segments_from(
+    storage: &mut croupier_ledger::Opened,
+    folders: &[std::path::PathBuf],
+) -> Result<(), Invalid> {
+    for folder in folders {
+        if !folder.is_dir() {
+            return Err(Invalid::one(format!("--segments {}: no such folder", folder.display())));
+        }
+        match storage.sqlite() {
+            Some(s) => s.read_segments_from(folder.clone()),
+            None => {
+                return Err(Invalid::one(
+                    "--segments: a journal on PostgreSQL is one table, without segments",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A node's data directory of a casino whose journal is on PostgreSQL has
 /// no journal of its own: a command that works on one in SQLite says so,
 /// and makes none there.

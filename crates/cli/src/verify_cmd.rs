@@ -41,6 +41,11 @@ pub struct Args {
     /// data directory (its recall archive).
     #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
     database: Option<String>,
+    /// A folder the journal's segments were archived to (each a gaming
+    /// day's entries, `DATA/segments/DAY.db`): looked in after the data
+    /// directory's own `segments`. Give it once per folder.
+    #[arg(long, value_name = "DIR")]
+    segments: Vec<std::path::PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -377,6 +382,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         crate::journal_at(&args.data)?;
     }
     let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::read_segments_from(&mut storage, &args.segments)?;
     // A node's data directory of another journal holds another casino's archive and checkpoints.
     let first = storage.hash_of(1).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Ok(noted) = std::fs::read_to_string(args.data.join(croupier_server::runtime::setup::JOURNAL_OF_FILE)) {

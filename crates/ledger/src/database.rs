@@ -155,6 +155,15 @@ impl Opened {
         on_either!(self, s => s.last_before(seq))
     }
 
+    /// The last entry the journal's segments hold and its hash: PostgreSQL
+    /// keeps its journal in one table, without segments.
+    pub fn segments_end(&mut self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+        match self {
+            Opened::Sqlite(s) => s.segments_end(),
+            Opened::Postgres(_) => Ok(None),
+        }
+    }
+
     /// How the records read so far were stored.
     pub fn records_read(&self) -> crate::compact::Read {
         on_either!(self, s => s.records_read())

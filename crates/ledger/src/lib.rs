@@ -22,6 +22,7 @@ mod ids;
 pub mod journal;
 pub mod pg;
 pub mod seal;
+pub mod segments;
 pub mod storage;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};

@@ -1,14 +1,16 @@
 //! Where the journal lives.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::compact::{self, Codec};
 use crate::journal::{Entry, Record};
 use crate::seal::Seal;
+use crate::segments::{self, Segment};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -32,6 +34,14 @@ pub enum StorageError {
         "the journal's database is of layout {0}, written by a later build; this build reads layouts up to {LAYOUT}"
     )]
     Layout(i64),
+    /// Entries that lie in a segment whose file is in none of the folders looked in.
+    #[error("entries {first} to {last} lie in the segment {file}, found in none of: {looked_in}; put it back in the data directory's segments folder, or name the folder it was archived to (--segments DIR)")]
+    SegmentMissing {
+        first: u64,
+        last: u64,
+        file: String,
+        looked_in: String,
+    },
     #[error("storage failed on purpose (test)")]
     Injected,
     /// Entries the disk did not take (a full disk): the journal is sound.
@@ -199,7 +209,14 @@ pub struct SqliteStorage {
     /// How records are stored, and the newest entry appended (for training).
     codec: Codec,
     last_appended: u64,
+    /// Where the files of the journal's segments are looked for, in turn.
+    folders: Vec<PathBuf>,
+    /// When the writer last deleted rows a segment holds (at most every `PRUNE_EVERY`).
+    pruned_at: Option<Instant>,
 }
+
+/// How often the writer deletes rows a segment holds, between groups.
+const PRUNE_EVERY: Duration = Duration::from_millis(100);
 
 /// With checkpoints in the background, the writer checkpoints only past this
 /// many WAL pages (about 200 MiB of 16 KiB pages): a safety net, not the normal path.
@@ -254,7 +271,10 @@ impl SqliteStorage {
              );",
         )?;
         compact::create_table(&conn)?;
-        SqliteStorage::on(conn)
+        segments::create_catalogue(&conn)?;
+        let mut storage = SqliteStorage::on(conn)?;
+        storage.folders = vec![dir.join(segments::SEGMENTS_DIR)];
+        Ok(storage)
     }
 
     fn on(conn: Connection) -> Result<SqliteStorage, StorageError> {
@@ -275,7 +295,25 @@ impl SqliteStorage {
             checkpoints: None,
             codec,
             last_appended: 0,
+            folders: Vec::new(),
+            pruned_at: None,
         })
+    }
+
+    /// Looks for the files of the journal's segments in `folder` too (after
+    /// the data directory's own): one an operator archived them to.
+    pub fn read_segments_from(&mut self, folder: PathBuf) {
+        self.folders.push(folder);
+    }
+
+    /// The journal's segments, oldest first ([`crate::segments`]).
+    pub fn segments(&self) -> Result<Vec<Segment>, StorageError> {
+        segments::catalogue(&self.conn)
+    }
+
+    /// The last entry the segments hold and its hash (`None`: no segment).
+    pub fn segments_end(&self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+        segments::end(&self.conn)
     }
 
     /// Moves WAL checkpoints off this connection: a thread with a connection
@@ -349,7 +387,14 @@ impl SqliteStorage {
     /// Opens an existing database without writing to it (for `croupier verify`).
     pub fn open_read_only(dir: &Path) -> Result<SqliteStorage, StorageError> {
         let conn = Connection::open_with_flags(dir.join(DATABASE_FILE), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        SqliteStorage::on(conn)
+        let mut storage = SqliteStorage::on(conn)?;
+        storage.folders = vec![dir.join(segments::SEGMENTS_DIR)];
+        Ok(storage)
+    }
+
+    /// A segment's file, opened to be read.
+    fn segment(&self, segment: &Segment) -> Result<SqliteStorage, StorageError> {
+        SqliteStorage::on(segments::open_file(segment, &self.folders)?)
     }
 
     /// How the records read through this connection so far were stored.
@@ -421,7 +466,18 @@ impl SqliteStorage {
 
     /// The hash of entry `seq`, if the journal has it.
     pub fn hash_of(&self, seq: u64) -> Result<Option<[u8; 32]>, StorageError> {
-        hash_at(&self.conn, seq)
+        if let Some(hash) = hash_at(&self.conn, seq)? {
+            return Ok(Some(hash));
+        }
+        // Moved to a segment: its ends are in the catalogue, the rest in its file.
+        let Some(segment) = self.segments()?.into_iter().find(|s| s.first <= seq && seq <= s.last) else {
+            return Ok(None);
+        };
+        match seq {
+            _ if seq == segment.first => Ok(Some(segment.first_hash)),
+            _ if seq == segment.last => Ok(Some(segment.last_hash)),
+            _ => hash_at(&self.segment(&segment)?.conn, seq),
+        }
     }
 
     /// From now on seals the journal under `key` with every append, in
@@ -462,6 +518,16 @@ impl SqliteStorage {
     /// `key`, in one transaction: the journal's recovery cuts a damaged end
     /// off this way, and nothing else does. Returns how many entries went.
     pub fn cut_after(&mut self, seq: u64, key: &[u8; 32]) -> Result<u64, StorageError> {
+        if let Some((end, _)) = self.segments_end()? {
+            if seq < end {
+                return Err(StorageError::Unreadable {
+                    seq,
+                    why: format!(
+                        "it lies in a segment (the segments hold entries 1 to {end}), and a recovery cuts only the entries after them"
+                    ),
+                });
+            }
+        }
         let tx = self.conn.transaction()?;
         let hash = hash_at(&tx, seq)?;
         let cut = tx.execute("DELETE FROM journal WHERE seq > ?1", [seq as i64])? as u64;
@@ -539,7 +605,12 @@ impl SqliteStorage {
             [i64::try_from(seq).unwrap_or(i64::MAX)],
             |row| row.get(0),
         )?;
-        Ok(before.map(|s| s as u64))
+        if let Some(before) = before {
+            return Ok(Some(before as u64));
+        }
+        // Before the live rows: the segments hold every entry from 1 to their end.
+        let end = self.segments_end()?.map_or(0, |(end, _)| end);
+        Ok((seq > 1).then(|| (seq - 1).min(end)).filter(|before| *before >= 1))
     }
 
     /// Each record after `after` kept as text (one that moves no money)
@@ -572,10 +643,66 @@ impl SqliteStorage {
     /// Each row after `after` and up to `last` as its entry's number, time,
     /// text, whether it was compressed, and hashes, the hash before read from the row before where the
     /// row leaves it out.
+    /// Entries a segment holds are read from its file: the catalogue and
+    /// the live rows are read in one snapshot, so that rows the writer
+    /// deletes meanwhile are read from the segment they went to.
     fn each_stored(
         &self,
         after: u64,
         last: u64,
+        f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
+    ) -> Result<(), StorageError> {
+        let snapshot = !self.sealer.grouped && self.conn.is_autocommit();
+        if snapshot {
+            self.conn.execute_batch("BEGIN DEFERRED")?;
+        }
+        let read = self.each_stored_in_snapshot(after, last, f);
+        if !snapshot {
+            return read;
+        }
+        let ended = self
+            .conn
+            .execute_batch(if read.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        read?;
+        Ok(ended?)
+    }
+
+    fn each_stored_in_snapshot(
+        &self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
+    ) -> Result<(), StorageError> {
+        let segments = self.segments()?;
+        let mut before = None;
+        let mut from = after;
+        for segment in segments.iter().filter(|s| s.last > after) {
+            if segment.first > last {
+                return Ok(());
+            }
+            let mut more = true;
+            self.segment(segment)?
+                .each_row(from, last.min(segment.last), &mut before, &mut |row| {
+                    more = f(row)?;
+                    Ok(more)
+                })?;
+            if !more || last <= segment.last {
+                return Ok(());
+            }
+            from = segment.last;
+        }
+        // Rows the segments hold that the writer has not deleted yet are passed over.
+        let end = segments.last().map_or(0, |s| s.last);
+        self.each_row(from.max(end), last, &mut before, f)
+    }
+
+    /// [`SqliteStorage::each_stored`] on this file's rows alone; `before` is
+    /// the entry read last (in the file before, at the first row).
+    fn each_row(
+        &self,
+        after: u64,
+        last: u64,
+        before: &mut Option<(u64, [u8; 32])>,
         f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
     ) -> Result<(), StorageError> {
         let mut stmt = self.conn.prepare_cached(
@@ -584,7 +711,6 @@ impl SqliteStorage {
         let from = i64::try_from(after).unwrap_or(i64::MAX);
         let last = i64::try_from(last).unwrap_or(i64::MAX);
         let mut rows = stmt.query([from, last])?;
-        let mut before: Option<(u64, [u8; 32])> = None;
         while let Some(row) = rows.next()? {
             let seq = row.get::<_, i64>(0)? as u64;
             let at_ms = row.get::<_, i64>(1)? as u64;
@@ -595,10 +721,10 @@ impl SqliteStorage {
             let hash = compact::hash_from(seq, row.get_ref(4)?)?;
             let prev_hash = match compact::prev_hash_from(seq, row.get_ref(3)?)? {
                 Some(prev) => prev,
-                None => match before {
+                None => match *before {
                     Some((n, hash)) if n + 1 == seq => hash,
                     _ if seq <= 1 => [0; 32],
-                    _ => hash_at(&self.conn, seq - 1)?.ok_or_else(|| StorageError::Unreadable {
+                    _ => self.hash_of(seq - 1)?.ok_or_else(|| StorageError::Unreadable {
                         seq,
                         why: format!("it follows entry {}, which the journal lacks", seq - 1),
                     })?,
@@ -614,7 +740,7 @@ impl SqliteStorage {
                     });
                 }
             }
-            before = Some((seq, hash));
+            *before = Some((seq, hash));
             let row = Row {
                 seq,
                 at_ms,
@@ -833,6 +959,12 @@ impl Storage for SqliteStorage {
             return;
         }
         self.codec.train_if_due(&self.conn, self.last_appended);
+        if self.pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+            self.pruned_at = Some(Instant::now());
+            if let Err(e) = segments::prune(&self.conn) {
+                tracing::warn!("rows a segment holds could not leave the live journal: {e}; tried again later");
+            }
+        }
         if let Some((done, caught_up)) = &mut self.checkpoints {
             let now = done.load(Ordering::Acquire);
             if now != *caught_up {

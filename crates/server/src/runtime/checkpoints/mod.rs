@@ -18,7 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use croupier_ledger::{Opened as OpenedJournal, Storage, StorageError};
+use croupier_ledger::segments::DAY_MS;
+use croupier_ledger::{Database, Opened as OpenedJournal, Storage, StorageError};
 
 use crate::api::EventView;
 use crate::casino::{Actor, Casino, OpenError, Replayer, Request, RoundRecord};
@@ -176,15 +177,40 @@ impl Writing {
             self.check_history(through, replayer.casino().ledger().head(), stop)?;
         }
         let mut unread = false;
+        // Where the journal is cut into segments (SQLite), a checkpoint is
+        // also taken at each gaming day's end: the state after its last
+        // entry, which seals the day's segment ([`croupier_ledger::segments`]).
+        let segmented = match self.store.journal() {
+            Database::Sqlite(dir) => Some(dir.clone()),
+            Database::Postgres(_) => None,
+        };
+        // The gaming day of the entry last replayed, and of the entry that began a new one.
+        let mut day: Option<u64> = None;
+        let mut new_day: Option<u64> = None;
         while !stop.load(Ordering::SeqCst) {
-            if through >= self.last + self.every {
-                self.take(&replayer)?;
+            let day_ended = new_day.take();
+            if day_ended.is_some() || through >= self.last + self.every {
+                let bound = self.take(&replayer)?;
+                if let (Some(dir), true) = (&segmented, bound && day_ended.is_some()) {
+                    cut_segment(dir, through);
+                }
+                day = day_ended.or(day);
             }
-            std::thread::sleep(Duration::from_millis(CHECKPOINT_POLL_MS));
+            if day_ended.is_none() {
+                std::thread::sleep(Duration::from_millis(CHECKPOINT_POLL_MS));
+            }
             let mut failed = None;
             let read = self.reader.each_between(through, u64::MAX, &mut |entry| {
+                let entry_day = entry.at_ms / DAY_MS;
+                if segmented.is_some() && day.is_some_and(|d| entry_day > d) {
+                    new_day = Some(entry_day);
+                    return false;
+                }
                 match replayer.entry(&entry) {
-                    Ok(()) => through = entry.seq,
+                    Ok(()) => {
+                        through = entry.seq;
+                        day = Some(entry_day);
+                    }
                     Err(e) => failed = Some(e.to_string()),
                 }
                 failed.is_none() && !stop.load(Ordering::SeqCst)
@@ -214,9 +240,19 @@ impl Writing {
     /// The start replayed only what follows its checkpoint: the entries up to
     /// it are checked here, in the background, to chain to it (hashes only,
     /// as they stream). A break is told on `/healthz` (`history`).
+    /// Entries the segments hold were checked as they were read into them;
+    /// the check goes on from the segments' end (`croupier verify` reads them all).
     fn check_history(&mut self, through: u64, head: [u8; 32], stop: &AtomicBool) -> Result<(), String> {
-        let mut chain = croupier_ledger::Verifier::chain_after(0, [0; 32]);
-        let read = self.reader.each_between(0, through, &mut |entry| {
+        let (from, from_hash) = match self.reader.segments_end() {
+            Ok(Some((end, hash))) if end <= through => (end, hash),
+            Ok(_) => (0, [0; 32]),
+            Err(e) => {
+                self.floor.health().history_broken(&e.to_string());
+                return Ok(());
+            }
+        };
+        let mut chain = croupier_ledger::Verifier::chain_after(from, from_hash);
+        let read = self.reader.each_between(from, through, &mut |entry| {
             chain.check(&entry) && !stop.load(Ordering::SeqCst)
         });
         match read {
@@ -248,13 +284,14 @@ impl Writing {
 
     /// Writes the replay's state and has the cage bind it. A write the disk
     /// refuses, or a bind refused (a pause), is tried again at the next poll.
-    fn take(&mut self, replayer: &Replayer<'_>) -> Result<(), String> {
+    /// Says whether it was bound.
+    fn take(&mut self, replayer: &Replayer<'_>) -> Result<bool, String> {
         let checkpoint = replayer.casino().checkpoint().map_err(|e| e.to_string())?;
         if let Err(e) = self.store.write(&checkpoint) {
             // Tried again once as many entries more have come, not every second.
             tracing::warn!("{e}; tried again after {} more entries", self.every);
             self.last = checkpoint.through;
-            return Ok(());
+            return Ok(false);
         }
         let bind = Request::Checkpoint {
             through: checkpoint.through,
@@ -276,6 +313,7 @@ impl Writing {
                 );
                 self.last = checkpoint.through;
                 self.store.prune(checkpoint.through, CHECKPOINTS_KEPT);
+                Ok(true)
             }
             Err(e) => {
                 // Not bound, it is of no use: the next poll writes another.
@@ -285,8 +323,27 @@ impl Writing {
                     e.message
                 );
                 self.store.remove(checkpoint.through);
+                Ok(false)
             }
         }
-        Ok(())
+    }
+}
+
+/// Moves the entries up to `through`, a gaming day's last, from the live
+/// journal in `dir` into a segment. One that fails stays in the live journal
+/// and goes with the next day's segment.
+fn cut_segment(dir: &std::path::Path, through: u64) {
+    match croupier_ledger::segments::cut(dir, through) {
+        Ok(Some(s)) => tracing::info!(
+            "entries {} to {} are in the segment {}/{}; they leave the live journal between groups",
+            s.first,
+            s.last,
+            croupier_ledger::segments::SEGMENTS_DIR,
+            s.file
+        ),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(
+            "the gaming day's entries up to {through} stay in the live journal ({e}); they go with the next day's segment"
+        ),
     }
 }

@@ -1,0 +1,340 @@
+//! Journal segments: the entries of a gaming day that is over, moved out of
+//! the live database into a file of their own, so that the journal a server
+//! writes to holds about a day however long the casino's history.
+//!
+//! When the server's checkpoint writer has a checkpoint taken at a gaming
+//! day's end bound into the journal, it copies the entries after the last
+//! segment up to that checkpoint into `segments/DAY.db` in the data
+//! directory (a SQLite file of the journal's layout, with the dictionaries
+//! its records are compressed under), flushes it, and only then notes it in
+//! the live database's catalogue (`segment`). The writer then deletes those
+//! rows from the live database a few thousand at a time between groups
+//! ([`crate::SqliteStorage`]'s `after_group`); SQLite reuses the pages.
+//!
+//! Readers go on reading the whole journal: an entry a segment holds is read
+//! from its file, in the data directory's `segments` folder or in a folder an
+//! operator archived it to and names (`verify --segments DIR`). The chain runs
+//! on across files: a segment's first row keeps the hash before it, and the
+//! entry after a segment is checked against the segment's last. A start reads
+//! only the live database (it opens from a checkpoint after the segments).
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use crate::storage::{StorageError, DATABASE_FILE, LAYOUT};
+
+/// The data directory's folder of segments.
+pub const SEGMENTS_DIR: &str = "segments";
+
+/// A gaming day is a UTC day (docs/rules.md, colour chips past the gaming day).
+pub const DAY_MS: u64 = 86_400_000;
+
+/// How many rows the writer deletes from the live database at once, between
+/// groups: some milliseconds of its time.
+pub const PRUNE_ROWS: i64 = 2_000;
+
+/// A segment as the live database's catalogue notes it: the entries it
+/// holds, the hashes at its ends, and its file's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub first: u64,
+    pub last: u64,
+    /// The hash of the entry before its first (zeros before entry 1).
+    pub prev_hash: [u8; 32],
+    pub first_hash: [u8; 32],
+    pub last_hash: [u8; 32],
+    /// Its file's name in a segments folder: the gaming day of its last entry.
+    pub file: String,
+}
+
+/// The gaming day of a time, as a file is named: `2026-11-26`.
+pub fn day_name(at_ms: u64) -> String {
+    let seconds = i64::try_from(at_ms / 1_000).unwrap_or(i64::MAX);
+    match time::OffsetDateTime::from_unix_timestamp(seconds) {
+        Ok(at) => {
+            let date = at.date();
+            format!("{:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day())
+        }
+        Err(_) => format!("day-{}", at_ms / DAY_MS),
+    }
+}
+
+const COLUMNS: &str = "first, last, prev_hash, first_hash, last_hash, file";
+
+/// Makes the catalogue where it is missing (a writer's database).
+pub(crate) fn create_catalogue(conn: &Connection) -> Result<(), StorageError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS segment (
+             first INTEGER PRIMARY KEY,
+             last BIGINT NOT NULL,
+             prev_hash BLOB NOT NULL,
+             first_hash BLOB NOT NULL,
+             last_hash BLOB NOT NULL,
+             file TEXT NOT NULL
+         );",
+    )?;
+    Ok(())
+}
+
+fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [name],
+        |r| r.get(0),
+    )?)
+}
+
+fn hash_column(seq: u64, row: &rusqlite::Row<'_>, i: usize) -> Result<[u8; 32], StorageError> {
+    crate::compact::hash_from(seq, row.get_ref(i)?)
+}
+
+/// The rows of `table`; the catalogue's (`from_one`) must follow one another from entry 1.
+fn read_rows(conn: &Connection, table: &str, from_one: bool) -> Result<Vec<Segment>, StorageError> {
+    if !has_table(conn, table)? {
+        return Ok(Vec::new());
+    }
+    let mut statement = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM {table} ORDER BY first"))?;
+    let mut rows = statement.query([])?;
+    let mut found: Vec<Segment> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let first = row.get::<_, i64>(0)?;
+        let last = row.get::<_, i64>(1)?;
+        let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last)) else {
+            return Err(catalogue_broken(format!("a segment is numbered {first} to {last}")));
+        };
+        let expected = found.last().map_or(1, |s| s.last + 1);
+        if (from_one && first != expected) || last < first || first == 0 {
+            return Err(catalogue_broken(format!(
+                "a segment holds entries {first} to {last}, where the one before leaves off at {}",
+                expected - 1
+            )));
+        }
+        found.push(Segment {
+            first,
+            last,
+            prev_hash: hash_column(first, row, 2)?,
+            first_hash: hash_column(first, row, 3)?,
+            last_hash: hash_column(last, row, 4)?,
+            file: row.get(5)?,
+        });
+    }
+    Ok(found)
+}
+
+fn catalogue_broken(why: String) -> StorageError {
+    StorageError::Unreadable {
+        seq: 0,
+        why: format!("the journal's catalogue of segments is damaged: {why}"),
+    }
+}
+
+/// The segments the live database in `conn` catalogues, oldest first. They
+/// follow one another from entry 1; a catalogue that does not is refused.
+pub fn catalogue(conn: &Connection) -> Result<Vec<Segment>, StorageError> {
+    read_rows(conn, "segment", true)
+}
+
+/// The last entry the segments hold, and its hash (`None`: no segment).
+pub fn end(conn: &Connection) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+    Ok(catalogue(conn)?.last().map(|s| (s.last, s.last_hash)))
+}
+
+/// Opens the file of `segment`, looking in `folders` in turn, and checks
+/// that it is that segment (its own note of what it holds matches).
+pub(crate) fn open_file(segment: &Segment, folders: &[PathBuf]) -> Result<Connection, StorageError> {
+    for folder in folders {
+        let path = folder.join(&segment.file);
+        if !path.is_file() {
+            continue;
+        }
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let held = read_rows(&conn, "segment_of", false)?;
+        if held.as_slice() != std::slice::from_ref(segment) {
+            return Err(StorageError::Unreadable {
+                seq: segment.first,
+                why: format!(
+                    "{} is not the segment the journal names for entries {} to {} (its own note says otherwise)",
+                    path.display(),
+                    segment.first,
+                    segment.last
+                ),
+            });
+        }
+        return Ok(conn);
+    }
+    let looked_in: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+    Err(StorageError::SegmentMissing {
+        first: segment.first,
+        last: segment.last,
+        file: segment.file.clone(),
+        looked_in: looked_in.join(", "),
+    })
+}
+
+/// Copies the entries after the last segment up to `through` out of the
+/// journal in data directory `dir` into a new segment file, and notes it in
+/// the catalogue once the file is durable (the rows leave the live database
+/// later, between the writer's groups). `None`: nothing to copy.
+pub fn cut(dir: &Path, through: u64) -> Result<Option<Segment>, StorageError> {
+    let live = Connection::open(dir.join(DATABASE_FILE))?;
+    create_catalogue(&live)?;
+    let segments = catalogue(&live)?;
+    let (first, prev_hash) = segments.last().map_or((1, [0; 32]), |s| (s.last + 1, s.last_hash));
+    if through < first {
+        return Ok(None);
+    }
+    let row = |seq: u64| -> Result<(u64, [u8; 32]), StorageError> {
+        live.query_row("SELECT at_ms, hash FROM journal WHERE seq = ?1", [seq as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                crate::compact::hash_from(seq, r.get_ref(1)?),
+            ))
+        })
+        .optional()?
+        .map(|(at, hash)| Ok::<_, StorageError>((at, hash?)))
+        .transpose()?
+        .ok_or_else(|| StorageError::Unreadable {
+            seq,
+            why: "the live journal lacks it, so no segment can end or begin there".into(),
+        })
+    };
+    let (_, first_hash) = row(first)?;
+    let (last_at, last_hash) = row(through)?;
+    let day = day_name(last_at);
+    let taken = |name: &str| segments.iter().any(|s| s.file == name);
+    let file = if taken(&format!("{day}.db")) {
+        format!("{day}-from-{first}.db")
+    } else {
+        format!("{day}.db")
+    };
+    let segment = Segment {
+        first,
+        last: through,
+        prev_hash,
+        first_hash,
+        last_hash,
+        file,
+    };
+    let folder = dir.join(SEGMENTS_DIR);
+    std::fs::create_dir_all(&folder).map_err(|e| not_written(&folder, e))?;
+    let partial = folder.join(format!("{}.partial", segment.file));
+    if partial.exists() {
+        std::fs::remove_file(&partial).map_err(|e| not_written(&partial, e))?;
+    }
+    write_file(&partial, &dir.join(DATABASE_FILE), &segment)?;
+    let done = folder.join(&segment.file);
+    std::fs::rename(&partial, &done).map_err(|e| not_written(&done, e))?;
+    std::fs::File::open(&folder)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| not_written(&folder, e))?;
+    insert(&live, "segment", &segment)?;
+    Ok(Some(segment))
+}
+
+fn not_written(path: &Path, e: std::io::Error) -> StorageError {
+    StorageError::NotWritten(format!("{}: {e}", path.display()))
+}
+
+fn insert(conn: &Connection, table: &str, s: &Segment) -> Result<(), StorageError> {
+    conn.execute(
+        &format!("INSERT INTO {table} ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+        params![
+            s.first as i64,
+            s.last as i64,
+            &s.prev_hash[..],
+            &s.first_hash[..],
+            &s.last_hash[..],
+            s.file
+        ],
+    )?;
+    Ok(())
+}
+
+/// Writes the segment's file at `path` from the live database at `live`,
+/// in one transaction flushed to disk, and checks that it holds every entry.
+fn write_file(path: &Path, live: &Path, s: &Segment) -> Result<(), StorageError> {
+    let live = live.to_str().ok_or_else(|| StorageError::Unreadable {
+        seq: s.first,
+        why: format!("{} is not a path SQLite can take", live.display()),
+    })?;
+    let conn = Connection::open(path)?;
+    conn.execute_batch(
+        "PRAGMA page_size = 16384;
+         PRAGMA journal_mode = DELETE;
+         PRAGMA synchronous = FULL;
+         CREATE TABLE journal (
+             seq INTEGER PRIMARY KEY,
+             at_ms BIGINT NOT NULL,
+             record TEXT NOT NULL,
+             prev_hash TEXT NOT NULL,
+             hash TEXT NOT NULL
+         );",
+    )?;
+    crate::compact::create_table(&conn)?;
+    // What the file holds, in its own words: checked against the catalogue when it is read.
+    conn.execute_batch(
+        "CREATE TABLE segment_of (
+             first INTEGER PRIMARY KEY,
+             last BIGINT NOT NULL,
+             prev_hash BLOB NOT NULL,
+             first_hash BLOB NOT NULL,
+             last_hash BLOB NOT NULL,
+             file TEXT NOT NULL
+         );",
+    )?;
+    conn.pragma_update(None, "user_version", LAYOUT)?;
+    conn.execute("ATTACH DATABASE ?1 AS live", [live])?;
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let copied = (|| -> Result<u64, StorageError> {
+        // The first row keeps the hash before it: the entry it follows is in another file.
+        let rows = conn.execute(
+            "INSERT INTO main.journal (seq, at_ms, record, prev_hash, hash)
+             SELECT seq, at_ms, record, CASE WHEN seq = ?1 THEN ?3 ELSE prev_hash END, hash
+             FROM live.journal WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq",
+            params![s.first as i64, s.last as i64, &s.prev_hash[..]],
+        )?;
+        conn.execute_batch(
+            "INSERT INTO main.dictionary SELECT * FROM live.dictionary;
+             INSERT INTO main.dictionary_copy SELECT * FROM live.dictionary_copy;",
+        )?;
+        insert(&conn, "main.segment_of", s)?;
+        Ok(rows as u64)
+    })();
+    match copied {
+        Ok(rows) if rows == s.last - s.first + 1 => conn.execute_batch("COMMIT")?,
+        Ok(rows) => {
+            conn.execute_batch("ROLLBACK")?;
+            return Err(StorageError::Unreadable {
+                seq: s.first,
+                why: format!(
+                    "the live journal holds {rows} of the {} entries from {} to {}: no segment is made",
+                    s.last - s.first + 1,
+                    s.first,
+                    s.last
+                ),
+            });
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    }
+    conn.execute_batch("DETACH DATABASE live")?;
+    Ok(())
+}
+
+/// Deletes from the live database in `conn` up to [`PRUNE_ROWS`] rows that
+/// a catalogued segment holds, never its last row. Returns how many went.
+pub(crate) fn prune(conn: &Connection) -> Result<usize, StorageError> {
+    let Some((end, _)) = end(conn)? else {
+        return Ok(0);
+    };
+    let deleted = conn.execute(
+        "DELETE FROM journal WHERE seq <= ?1
+           AND seq < (SELECT min(seq) FROM journal) + ?2
+           AND seq < (SELECT max(seq) FROM journal)",
+        params![end as i64, PRUNE_ROWS],
+    )?;
+    Ok(deleted)
+}
