@@ -256,6 +256,16 @@ impl Codec {
         self.read.borrow().clone()
     }
 
+    /// Counts records read through another codec (a segment's file's) as read here.
+    pub fn add_read(&self, other: &Read) {
+        let mut read = self.read.borrow_mut();
+        read.text += other.text;
+        for (id, n) in &other.compressed {
+            *read.compressed.entry(*id).or_default() += n;
+        }
+        read.one_copy_left.extend(other.one_copy_left.iter().copied());
+    }
+
     /// Trains the next dictionary on the newest records, where the journal,
     /// `last` entries long, has reached its length: once, between groups.
     /// A failure is told and leaves records as they were written before.

@@ -222,7 +222,11 @@ pub fn cut(dir: &Path, through: u64) -> Result<Option<Segment>, StorageError> {
     if partial.exists() {
         std::fs::remove_file(&partial).map_err(|e| not_written(&partial, e))?;
     }
-    write_file(&partial, &dir.join(DATABASE_FILE), &segment)?;
+    if let Err(e) = write_file(&partial, &dir.join(DATABASE_FILE), &segment) {
+        // A file half written (a full disk) takes no room until the next try.
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
     let done = folder.join(&segment.file);
     std::fs::rename(&partial, &done).map_err(|e| not_written(&done, e))?;
     std::fs::File::open(&folder)

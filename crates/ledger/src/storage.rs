@@ -229,8 +229,10 @@ pub const CHECKPOINT_CLOSE_PAGES: i64 = 16;
 pub const CHECKPOINT_PASSES_MAX: u32 = 4;
 
 /// The layout of the journal's database this build writes (SQLite's
-/// `user_version`): 1, records compressed ([`crate::compact`]); 0, before.
-pub const LAYOUT: i64 = 1;
+/// `user_version`): 2, the journal may be cut into segments, its first
+/// entries in their files ([`crate::segments`]); 1, records compressed
+/// ([`crate::compact`]); 0, before. A build of an earlier layout refuses it.
+pub const LAYOUT: i64 = 2;
 
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "croupier.db";
@@ -681,11 +683,13 @@ impl SqliteStorage {
                 return Ok(());
             }
             let mut more = true;
-            self.segment(segment)?
-                .each_row(from, last.min(segment.last), &mut before, &mut |row| {
-                    more = f(row)?;
-                    Ok(more)
-                })?;
+            let file = self.segment(segment)?;
+            let read = file.each_row(from, last.min(segment.last), &mut before, &mut |row| {
+                more = f(row)?;
+                Ok(more)
+            });
+            self.codec.add_read(&file.records_read());
+            read?;
             if !more || last <= segment.last {
                 return Ok(());
             }
