@@ -20,6 +20,8 @@ pub enum Which {
     Load(crate::load::LoadArgs),
     /// What a history costs: bytes a bet on disk, serve's start and verify, their time and peak memory.
     History(crate::history::HistoryArgs),
+    /// A casino's week on a simulated clock: resident memory and the journal's files after each gaming day.
+    Week(crate::week::WeekArgs),
 }
 
 #[derive(clap::Args)]
@@ -184,6 +186,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         Which::Sim(args) => return run_sim(args),
         Which::Load(args) => return crate::load::run(args),
         Which::History(args) => return crate::history::run(args),
+        Which::Week(args) => return crate::week::run(args),
     };
     if args.bets == 0 || args.bets > BETS_PER_ROUND_MAX {
         return Err(Invalid::one(format!("--bets must be 1 to {BETS_PER_ROUND_MAX}")).into());

@@ -39,6 +39,9 @@ pub struct Args {
     /// Why, for the journal: what was damaged, who decided, the incident's reference.
     #[arg(long)]
     reason: String,
+    /// A folder the journal's segments were archived to: the whole journal is read to find where it breaks.
+    #[arg(long, value_name = "DIR")]
+    segments: Vec<PathBuf>,
 }
 
 fn failed(e: impl std::fmt::Display) -> Failure {
@@ -82,6 +85,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         keys,
         keep,
         reason,
+        segments,
     } = args;
     crate::journal_at(&data)?;
     if reason.trim().is_empty() || reason.len() > RECOVERY_REASON_MAX {
@@ -107,6 +111,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // Recovery cuts a journal in SQLite (one node's data directory); on
     // PostgreSQL it is the database's administrator's, from its own backups.
     let mut journal = Opened::Sqlite(SqliteStorage::open(&data).map_err(failed)?);
+    crate::read_segments_from(&mut journal, &segments)?;
     let Some(storage) = journal.sqlite() else {
         return Err(failed("not a journal in SQLite"));
     };
@@ -149,6 +154,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     };
+    // A segment is a gaming day sealed and archived: it is put back, never cut.
+    if let Some((end, _)) = journal.segments_end().map_err(failed)? {
+        if last_good < end {
+            return Err(Invalid::one(format!(
+                "the journal breaks at {damage}, inside its segments (which hold entries 1 to {end}): a recovery \
+                 cuts only entries after them; put back that segment's file from the archive or a backup"
+            ))
+            .into());
+        }
+    }
     if keep != last_good {
         return Err(Invalid::one(format!(
             "the journal breaks at {damage}; the last sound entry is {last_good}, and --keep names it, not {keep}: \

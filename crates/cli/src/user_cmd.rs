@@ -116,17 +116,28 @@ pub fn offline_locked(
     );
     crate::not_a_postgres_node(data)?;
     let database = croupier_ledger::Database::Sqlite(data.to_path_buf());
-    let (storage, keys) =
-        croupier_server::runtime::setup::open_journal(&database, data, &keys).map_err(Invalid::one)?;
-    let croupier_ledger::Opened::Sqlite(mut storage) = storage else {
-        return Err(anyhow::anyhow!("{} is not a journal in SQLite", database.shown()).into());
+    let keys_dir = keys;
+    let open = || -> Result<(croupier_ledger::SqliteStorage, croupier_server::runtime::keys::Keys), String> {
+        match croupier_server::runtime::setup::open_journal(&database, data, &keys_dir)? {
+            (croupier_ledger::Opened::Sqlite(storage), keys) => Ok((storage, keys)),
+            _ => Err(format!("{} is not a journal in SQLite", database.shown())),
+        }
     };
+    let (mut storage, keys) = open().map_err(Invalid::one)?;
     // The clock starts no earlier than the journal's last entry.
-    let entries = croupier_ledger::Storage::load(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let clock = WallClock::after(entries.last().map_or(0, |e| e.at_ms));
-    drop(entries);
-    let now = clock.now_ms();
-    let (mut casino, _) = Casino::open(storage, now).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let at = croupier_ledger::Storage::last_at_ms(&mut storage).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let now = WallClock::after(at.unwrap_or(0)).now_ms();
+    // From the newest checkpoint, as a server opens: a long history is not
+    // replayed, and the gaming days archived out of the data directory are not needed.
+    let store = croupier_server::runtime::checkpoints::Store::bound_by(data, database.clone());
+    let mut first = Some(storage);
+    let mut fresh = || match first.take() {
+        Some(storage) => Ok(storage),
+        None => open().map(|(storage, _)| storage),
+    };
+    let (mut casino, _, _) =
+        croupier_server::runtime::checkpoints::open_newest(Some(&store), &mut fresh, now, &mut |_| {})
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     casino
         .execute(now, &Actor::system(), request)
         .map_err(|e| Invalid::one(e.to_string()))?;

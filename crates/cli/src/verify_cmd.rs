@@ -78,6 +78,10 @@ struct Report {
     /// Where the journal is broken, the last entry before the break: the
     /// entries up to it read, chain and replay (`croupier recover --keep`).
     last_good_entry: Option<u64>,
+    /// The last entry the journal's segments hold (gaming days moved out of
+    /// the live database), and the segments' files read, where they lay.
+    segments_end: Option<u64>,
+    segments_read: Vec<String>,
     /// The dictionary, damaged or lost, that the break is blamed on: put the
     /// database back from a copy; recovery cuts nothing for it.
     damaged_dictionary: Option<u8>,
@@ -318,6 +322,8 @@ pub(crate) fn one_pass(
             dictionary = Some(id);
             Some((seq, e.to_string()))
         }
+        // A segment not where it is looked for: told in the report, as a break is.
+        Err(e @ croupier_ledger::StorageError::SegmentMissing { first, .. }) => Some((first, e.to_string())),
         Err(e) => return Err(anyhow::anyhow!("{e}").into()),
     };
     let bindings = replayer.bindings().to_vec();
@@ -468,6 +474,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         }),
         last_good_entry,
+        segments_end: storage.segments_end().ok().flatten().map(|(end, _)| end),
+        segments_read: storage
+            .sqlite()
+            .map(|s| s.segments_read().iter().map(|p| p.display().to_string()).collect())
+            .unwrap_or_default(),
         damaged_dictionary,
         recoveries: pass.recoveries,
         seal,
@@ -610,10 +621,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Some(p) if p.starts_with(RECALL) => writeln!(out, "RECALL ARCHIVE DOES NOT MATCH THE JOURNAL: {p}")?,
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
+            if !report.segments_read.is_empty() {
+                writeln!(out, "read the segments {}", report.segments_read.join(", "))?;
+            }
+            let in_segments = broken_at.zip(report.segments_end).filter(|(at, end)| at <= end);
             match (report.last_good_entry, broken_at) {
                 _ if report.damaged_dictionary.is_some() => writeln!(
                     out,
                     "put back the database from a copy: `croupier recover` cuts nothing for a damaged dictionary"
+                )?,
+                _ if in_segments.is_some() => writeln!(
+                    out,
+                    "the break lies in the segments (entries 1 to {}, gaming days moved out of the live database): put back that day's segment file from the archive or a backup, or remove a stray file of its name; `croupier recover` cuts only entries after the segments",
+                    report.segments_end.unwrap_or(0)
                 )?,
                 (Some(good), _) if database.is_postgres() => writeln!(
                     out,

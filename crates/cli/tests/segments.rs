@@ -165,10 +165,29 @@ fn each_gaming_day_over_is_cut_into_a_segment_that_verify_reads_where_it_lies() 
     );
     let (ok, report) = verify(BINARY, &data, &["--from-checkpoint"]);
     assert!(ok, "an incremental check needs no segment: {report}");
+    let (ok, report) = verify(BINARY, &data, &[]);
+    assert!(!ok, "{report}");
+    assert!(
+        report["problem"].as_str().is_some_and(|p| p.contains(&first_day)),
+        "the JSON report names the missing day: {report}"
+    );
+
+    // A forgotten password is set again with the day archived: the command
+    // opens from the newest checkpoint, as the server does.
+    let mut reset = Command::new(BINARY)
+        .args(["user", "reset-password", "--data", data_arg, "--username", "ann"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    std::io::Write::write_all(reset.stdin.as_mut().expect("stdin"), b"ann-password-2\n").expect("password");
+    let out = reset.wait_with_output().expect("ends");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     // A start opens from the newest checkpoint and needs no segment either.
     let server = Server::start_with(BINARY, &data, free_port(), &["--checkpoint-every", "1000000"]);
-    let ann = server.login("ann", "ann-password-1");
+    let ann = server.login("ann", "ann-password-2");
     assert_eq!(wallet(&server, &ann), held);
     let (status, health) = server.http("GET", "/healthz", None, None);
     assert_eq!(status, 200, "{health}");

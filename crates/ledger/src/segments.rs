@@ -142,26 +142,40 @@ pub fn end(conn: &Connection) -> Result<Option<(u64, [u8; 32])>, StorageError> {
 
 /// Opens the file of `segment`, looking in `folders` in turn, and checks
 /// that it is that segment (its own note of what it holds matches).
-pub(crate) fn open_file(segment: &Segment, folders: &[PathBuf]) -> Result<Connection, StorageError> {
+/// A file of that name that is not the segment is passed over for the next
+/// folder's, and named if no folder has the segment.
+pub(crate) fn open_file(segment: &Segment, folders: &[PathBuf]) -> Result<(Connection, PathBuf), StorageError> {
+    let mut wrong = None;
     for folder in folders {
         let path = folder.join(&segment.file);
         if !path.is_file() {
             continue;
         }
-        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        let held = read_rows(&conn, "segment_of", false)?;
-        if held.as_slice() != std::slice::from_ref(segment) {
-            return Err(StorageError::Unreadable {
-                seq: segment.first,
-                why: format!(
-                    "{} is not the segment the journal names for entries {} to {} (its own note says otherwise)",
-                    path.display(),
-                    segment.first,
-                    segment.last
-                ),
-            });
+        let opened = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(StorageError::from)
+            .and_then(|conn| Ok((read_rows(&conn, "segment_of", false)?, conn)));
+        match opened {
+            Ok((held, conn)) if held.as_slice() == std::slice::from_ref(segment) => return Ok((conn, path)),
+            Ok(_) => {
+                wrong.get_or_insert_with(|| {
+                    format!(
+                        "{} is not the segment the journal names for entries {} to {} (its own note says otherwise)",
+                        path.display(),
+                        segment.first,
+                        segment.last
+                    )
+                });
+            }
+            Err(e) => {
+                wrong.get_or_insert_with(|| format!("{} cannot be read as a segment: {e}", path.display()));
+            }
         }
-        return Ok(conn);
+    }
+    if let Some(why) = wrong {
+        return Err(StorageError::Unreadable {
+            seq: segment.first,
+            why,
+        });
     }
     let looked_in: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
     Err(StorageError::SegmentMissing {
@@ -228,7 +242,10 @@ pub fn cut(dir: &Path, through: u64) -> Result<Option<Segment>, StorageError> {
         return Err(e);
     }
     let done = folder.join(&segment.file);
-    std::fs::rename(&partial, &done).map_err(|e| not_written(&done, e))?;
+    if let Err(e) = std::fs::rename(&partial, &done) {
+        let _ = std::fs::remove_file(&partial);
+        return Err(not_written(&done, e));
+    }
     std::fs::File::open(&folder)
         .and_then(|f| f.sync_all())
         .map_err(|e| not_written(&folder, e))?;

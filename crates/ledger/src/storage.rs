@@ -213,6 +213,7 @@ pub struct SqliteStorage {
     folders: Vec<PathBuf>,
     /// When the writer last deleted rows a segment holds (at most every `PRUNE_EVERY`).
     pruned_at: Option<Instant>,
+    segments_read: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 /// How often the writer deletes rows a segment holds, between groups.
@@ -299,6 +300,7 @@ impl SqliteStorage {
             last_appended: 0,
             folders: Vec::new(),
             pruned_at: None,
+            segments_read: std::cell::RefCell::default(),
         })
     }
 
@@ -396,7 +398,17 @@ impl SqliteStorage {
 
     /// A segment's file, opened to be read.
     fn segment(&self, segment: &Segment) -> Result<SqliteStorage, StorageError> {
-        SqliteStorage::on(segments::open_file(segment, &self.folders)?)
+        let (conn, path) = segments::open_file(segment, &self.folders)?;
+        let mut read = self.segments_read.borrow_mut();
+        if !read.contains(&path) {
+            read.push(path);
+        }
+        SqliteStorage::on(conn)
+    }
+
+    /// The segments' files read through this connection so far, where they lay.
+    pub fn segments_read(&self) -> Vec<PathBuf> {
+        self.segments_read.borrow().clone()
     }
 
     /// How the records read through this connection so far were stored.
@@ -410,11 +422,17 @@ impl SqliteStorage {
 
     /// The number of the journal's last entry (0: none).
     pub fn last_seq(&self) -> Result<u64, StorageError> {
-        let seq: Option<i64> = self
-            .conn
-            .query_row("SELECT seq FROM journal ORDER BY seq DESC LIMIT 1", [], |r| r.get(0))
-            .optional()?;
-        Ok(seq.map_or(0, |s| s as u64))
+        Ok(self.last()?.map_or(0, |(seq, _)| seq))
+    }
+
+    /// The segment the journal ends in, where no live row follows the
+    /// segments (a recovery cut back to their end): `None` otherwise.
+    fn ending_segment(&self, live_last: Option<u64>) -> Result<Option<Segment>, StorageError> {
+        let segments = self.segments()?;
+        Ok(segments
+            .last()
+            .filter(|s| live_last.is_none_or(|live| live <= s.last))
+            .cloned())
     }
 
     /// The journal's seal, if it has one (a journal written before seals, or
@@ -439,6 +457,8 @@ impl SqliteStorage {
     }
 
     /// The last entry's number and hash, if there is an entry.
+    /// Where no live row follows the segments, the last entry is the last
+    /// segment's, as the catalogue names it (a read checks its file against it).
     pub fn last(&self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
         let row = self
             .conn
@@ -447,7 +467,11 @@ impl SqliteStorage {
                 Ok((seq, compact::hash_from(seq, r.get_ref(1)?)))
             })
             .optional()?;
-        row.map(|(seq, hash)| Ok((seq, hash?))).transpose()
+        let live = row.map(|(seq, hash)| Ok::<_, StorageError>((seq, hash?))).transpose()?;
+        match self.ending_segment(live.map(|(seq, _)| seq))? {
+            Some(segment) => Ok(Some((segment.last, segment.last_hash))),
+            None => Ok(live),
+        }
     }
 
     /// The last entry's number and hash as stored (hex), read even where
@@ -463,7 +487,11 @@ impl SqliteStorage {
                 Ok((r.get::<_, i64>(0)?, hash))
             })
             .optional()?;
-        Ok(row.map(|(seq, hash)| (seq as u64, hash)))
+        let live = row.map(|(seq, hash)| (seq as u64, hash));
+        match self.ending_segment(live.as_ref().map(|(seq, _)| *seq))? {
+            Some(segment) => Ok(Some((segment.last, hex::encode(segment.last_hash)))),
+            None => Ok(live),
+        }
     }
 
     /// The hash of entry `seq`, if the journal has it.
@@ -530,8 +558,9 @@ impl SqliteStorage {
                 });
             }
         }
+        // The entry kept may be the segments' last, its row gone from the live database.
+        let hash = self.hash_of(seq)?;
         let tx = self.conn.transaction()?;
-        let hash = hash_at(&tx, seq)?;
         let cut = tx.execute("DELETE FROM journal WHERE seq > ?1", [seq as i64])? as u64;
         match hash {
             Some(hash) => write_seal(&tx, &Seal::new(key, seq, hash))?,
@@ -676,27 +705,65 @@ impl SqliteStorage {
         f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
     ) -> Result<(), StorageError> {
         let segments = self.segments()?;
+        let end = segments.last().map_or(0, |s| s.last);
+        // Rows a segment holds that the writer has not deleted yet must be
+        // the very entries the segment holds: a segment catalogued over them
+        // is never read in their place.
+        let mut overlap = self
+            .conn
+            .prepare("SELECT seq, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq")?;
+        let mut live = overlap.query(params![i64::try_from(after).unwrap_or(i64::MAX), end as i64])?;
+        let mut next_live = live_hash(live.next()?)?;
         let mut before = None;
         let mut from = after;
         for segment in segments.iter().filter(|s| s.last > after) {
             if segment.first > last {
                 return Ok(());
             }
+            let until = last.min(segment.last);
             let mut more = true;
-            let file = self.segment(segment)?;
-            let read = file.each_row(from, last.min(segment.last), &mut before, &mut |row| {
+            let mut reached = from;
+            let file = self.segment(segment).map_err(|e| in_segment(segment, e))?;
+            let read = file.each_row(from, until, &mut before, &mut |row| {
+                check_ends(segment, &row)?;
+                while let Some((seq, hash)) = next_live {
+                    if seq > row.seq {
+                        break;
+                    }
+                    if seq == row.seq && hash != row.hash {
+                        return Err(StorageError::Unreadable {
+                            seq,
+                            why: format!(
+                                "the live journal and the segment {} hold different entries under this number",
+                                segment.file
+                            ),
+                        });
+                    }
+                    next_live = live_hash(live.next()?)?;
+                }
+                reached = row.seq;
                 more = f(row)?;
                 Ok(more)
             });
             self.codec.add_read(&file.records_read());
-            read?;
-            if !more || last <= segment.last {
+            read.map_err(|e| in_segment(segment, e))?;
+            if !more {
+                return Ok(());
+            }
+            if reached != until {
+                return Err(in_segment(
+                    segment,
+                    StorageError::Unreadable {
+                        seq: reached + 1,
+                        why: format!("the segment ends at entry {reached}, short of {until}"),
+                    },
+                ));
+            }
+            if last <= segment.last {
                 return Ok(());
             }
             from = segment.last;
         }
-        // Rows the segments hold that the writer has not deleted yet are passed over.
-        let end = segments.last().map_or(0, |s| s.last);
         self.each_row(from.max(end), last, &mut before, f)
     }
 
@@ -758,6 +825,49 @@ impl SqliteStorage {
             }
         }
         Ok(())
+    }
+}
+
+/// The number and hash of a live row, if there is one.
+fn live_hash(row: Option<&rusqlite::Row<'_>>) -> Result<Option<(u64, [u8; 32])>, StorageError> {
+    row.map(|r| {
+        let seq = r.get::<_, i64>(0)? as u64;
+        Ok((seq, compact::hash_from(seq, r.get_ref(1)?)?))
+    })
+    .transpose()
+}
+
+/// A segment's first and last rows must be what the catalogue names: the
+/// catalogue's ends are what the rows around the segment are checked against.
+fn check_ends(segment: &Segment, row: &Row) -> Result<(), StorageError> {
+    let differs = |what: &str| StorageError::Unreadable {
+        seq: row.seq,
+        why: format!("its {what} is not the one the journal's catalogue names for the segment"),
+    };
+    if row.seq == segment.first && (row.hash != segment.first_hash || row.prev_hash != segment.prev_hash) {
+        return Err(differs("hash"));
+    }
+    if row.seq == segment.last && row.hash != segment.last_hash {
+        return Err(differs("hash"));
+    }
+    Ok(())
+}
+
+/// An error reading a segment's file, naming the file where the error does not.
+fn in_segment(segment: &Segment, e: StorageError) -> StorageError {
+    match e {
+        StorageError::Sqlite(_) | StorageError::Layout(_) => StorageError::Unreadable {
+            seq: segment.first,
+            why: format!(
+                "the segment {} (entries {} to {}): {e}",
+                segment.file, segment.first, segment.last
+            ),
+        },
+        StorageError::Unreadable { seq, why } if !why.contains(&segment.file) => StorageError::Unreadable {
+            seq,
+            why: format!("in the segment {}: {why}", segment.file),
+        },
+        other => other,
     }
 }
 
@@ -881,11 +991,25 @@ impl Storage for SqliteStorage {
     }
 
     fn last_at_ms(&mut self) -> Result<Option<u64>, StorageError> {
-        let at: Option<i64> = self
+        let row: Option<(i64, i64)> = self
             .conn
-            .query_row("SELECT at_ms FROM journal ORDER BY seq DESC LIMIT 1", [], |r| r.get(0))
+            .query_row("SELECT seq, at_ms FROM journal ORDER BY seq DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()?;
-        Ok(at.map(|a| a as u64))
+        match self.ending_segment(row.map(|(seq, _)| seq as u64))? {
+            Some(segment) => {
+                let file = self.segment(&segment)?;
+                let at: Option<i64> = file
+                    .conn
+                    .query_row("SELECT at_ms FROM journal WHERE seq = ?1", [segment.last as i64], |r| {
+                        r.get(0)
+                    })
+                    .optional()?;
+                Ok(at.map(|a| a as u64))
+            }
+            None => Ok(row.map(|(_, at)| at as u64)),
+        }
     }
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {

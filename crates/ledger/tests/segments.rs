@@ -214,3 +214,91 @@ fn a_segment_left_half_written_is_made_again() {
     prune(&mut storage, dir);
     same(&all(&storage).expect("read"), &entries);
 }
+
+/// An insider's forgery: entry 100 changed and the chain made again from
+/// it, written as a segment and catalogued over the live rows (and, in a
+/// second try, with those rows deleted too). Neither reads as the journal.
+#[test]
+fn a_forged_segment_catalogued_over_the_live_rows_is_refused() {
+    let key = [9u8; 32];
+    let folder = tempfile::tempdir().expect("folder");
+    let dir = folder.path().join("data");
+    let entries = days_of_entries(3, 40);
+    let mut storage = SqliteStorage::open(&dir).expect("open");
+    storage.seal_with(key);
+    storage.append(&entries).expect("append");
+    segments::cut(&dir, 40).expect("cut").expect("a segment");
+    prune(&mut storage, &dir);
+    // The forgery, made with the product's own writer in a folder of the insider's.
+    let mut forged = entries.clone();
+    let mut prev = forged[98].hash;
+    for (i, e) in forged.iter_mut().enumerate().skip(99) {
+        let mut text = e.text.clone();
+        if i == 99 {
+            text = text.replace("\"amount\":100", "\"amount\":100000");
+            assert_ne!(text, e.text, "the forgery changes the amount");
+        }
+        *e = Entry::new(e.seq, e.at_ms, serde_json::from_str(&text).expect("record"), prev);
+        prev = e.hash;
+    }
+    let workshop = folder.path().join("workshop");
+    SqliteStorage::open(&workshop)
+        .expect("open")
+        .append(&forged)
+        .expect("append");
+    segments::cut(&workshop, 40).expect("cut");
+    let planted = segments::cut(&workshop, 120).expect("cut").expect("a segment");
+    std::fs::copy(
+        workshop.join(SEGMENTS_DIR).join(&planted.file),
+        dir.join(SEGMENTS_DIR).join("planted.db"),
+    )
+    .expect("planted");
+    let live = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("live");
+    let catalogue = |conn: &rusqlite::Connection| {
+        conn.execute(
+            "INSERT INTO segment (first, last, prev_hash, first_hash, last_hash, file) VALUES (41, 120, ?1, ?2, ?3, 'planted.db')",
+            rusqlite::params![&planted.prev_hash[..], &planted.first_hash[..], &planted.last_hash[..]],
+        )
+        .expect("catalogued");
+    };
+    let planted_copy = rusqlite::Connection::open(dir.join(SEGMENTS_DIR).join("planted.db")).expect("planted");
+    planted_copy
+        .execute("UPDATE segment_of SET file = 'planted.db'", [])
+        .expect("renamed");
+    drop(planted_copy);
+    catalogue(&live);
+    let refused = all(&storage).expect_err("a segment over live rows that differ");
+    assert!(refused.to_string().contains("hold different entries"), "{refused}");
+    // The live rows deleted as well: the journal now ends in the forged
+    // segment, and the seal, made with the secret, is not of its end.
+    live.execute("DELETE FROM journal WHERE seq > 40", []).expect("deleted");
+    let read = all(&storage).expect("the forged chain reads");
+    assert!(
+        verify(&read).first_problem.is_none(),
+        "it chains: only the seal can tell"
+    );
+    let last = storage.last().expect("last");
+    assert_eq!(last.map(|(seq, _)| seq), Some(120));
+    assert!(
+        croupier_ledger::check_seal(storage.seal().expect("seal").as_ref(), last, &key).is_err(),
+        "the seal is of the real entry 120"
+    );
+}
+
+#[test]
+fn a_recovery_may_keep_the_segments_end_and_the_journal_goes_on_from_it() {
+    let key = [5u8; 32];
+    let folder = tempfile::tempdir().expect("folder");
+    let dir = folder.path();
+    let (mut storage, entries) = two_days_cut(dir);
+    prune(&mut storage, dir);
+    storage.cut_after(80, &key).expect("kept to the segments' end");
+    assert_eq!(storage.last().expect("last"), Some((80, entries[79].hash)));
+    same(&all(&storage).expect("read"), &entries[..80]);
+    let next = days_of_entries(4, 40).remove(120);
+    let next = Entry::new(81, next.at_ms, next.record, entries[79].hash);
+    storage.append(std::slice::from_ref(&next)).expect("goes on");
+    let read = all(&storage).expect("read");
+    assert_eq!(read.len(), 81);
+    assert!(verify(&read).first_problem.is_none());
+}

@@ -215,6 +215,20 @@ pub fn open(
     shown: Arc<dyn Publish>,
     checkpoint_every: u64,
 ) -> Result<Opened, String> {
+    let wall = |last_ms| -> Arc<dyn Clock> { Arc::new(WallClock::after(last_ms)) };
+    open_on_clock(data, database, keys_dir, shown, checkpoint_every, &wall)
+}
+
+/// [`open`] on the clock `clock` makes from the journal's last time: the
+/// machine's for a server, one a simulation moves (`croupier bench week`).
+pub fn open_on_clock(
+    data: &Path,
+    database: &Database,
+    keys_dir: &Path,
+    shown: Arc<dyn Publish>,
+    checkpoint_every: u64,
+    clock: &dyn Fn(u64) -> Arc<dyn Clock>,
+) -> Result<Opened, String> {
     let lock = lock_data(data)?;
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
     // A node's data directory says where its journal is, so that nothing
@@ -264,7 +278,7 @@ pub fn open(
         );
     }));
     // The clock starts no earlier than the journal's last entry.
-    let clock: Arc<dyn Clock> = Arc::new(WallClock::after(pipeline.last_at_ms().unwrap_or(0)));
+    let clock = clock(pipeline.last_at_ms().unwrap_or(0));
     let archive = Arc::new(Archive::open(data, keys.archive_key())?);
     let archiver = Archiver::start(archive.clone())?;
     // Finished rounds the archive lacks (a power cut, a failed write) are archived

@@ -187,12 +187,22 @@ impl Writing {
         // The gaming day of the entry last replayed, and of the entry that began a new one.
         let mut day: Option<u64> = None;
         let mut new_day: Option<u64> = None;
+        // After a cut, a second checkpoint as soon as an entry follows: the
+        // two kept are then both bound in the live database, and one damaged
+        // leaves the other to start from, without the segments.
+        let mut second_after: Option<u64> = None;
         while !stop.load(Ordering::SeqCst) {
             let day_ended = new_day.take();
-            if day_ended.is_some() || through >= self.last + self.every {
+            let second = second_after.is_some_and(|cut| through > cut);
+            if day_ended.is_some() || second || through >= self.last + self.every {
                 let bound = self.take(&replayer)?;
+                if second {
+                    second_after = None;
+                }
                 if let (Some(dir), true) = (&segmented, bound && day_ended.is_some()) {
-                    cut_segment(dir, through);
+                    if cut_segment(dir, through) {
+                        second_after = Some(through);
+                    }
                 }
                 day = day_ended.or(day);
             }
@@ -332,18 +342,24 @@ impl Writing {
 /// Moves the entries up to `through`, a gaming day's last, from the live
 /// journal in `dir` into a segment. One that fails stays in the live journal
 /// and goes with the next day's segment.
-fn cut_segment(dir: &std::path::Path, through: u64) {
+fn cut_segment(dir: &std::path::Path, through: u64) -> bool {
     match croupier_ledger::segments::cut(dir, through) {
-        Ok(Some(s)) => tracing::info!(
-            "entries {} to {} are in the segment {}/{}; they leave the live journal between groups",
-            s.first,
-            s.last,
-            croupier_ledger::segments::SEGMENTS_DIR,
-            s.file
-        ),
-        Ok(None) => {}
-        Err(e) => tracing::warn!(
-            "the gaming day's entries up to {through} stay in the live journal ({e}); they go with the next day's segment"
-        ),
+        Ok(Some(s)) => {
+            tracing::info!(
+                "entries {} to {} are in the segment {}/{}; they leave the live journal between groups",
+                s.first,
+                s.last,
+                croupier_ledger::segments::SEGMENTS_DIR,
+                s.file
+            );
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            tracing::warn!(
+                "the gaming day's entries up to {through} stay in the live journal ({e}); they go with the next day's segment"
+            );
+            false
+        }
     }
 }
