@@ -911,6 +911,48 @@ fn bench_history_measures_a_journal_a_load_kept() {
 }
 
 #[test]
+fn bench_week_plays_gaming_days_on_its_clock_and_cuts_each_into_a_segment() {
+    let tmp = croupier_testkit::data_dir();
+    let kept = tmp.parent().join("week");
+    let kept_text = kept.to_str().expect("path");
+    let week = [
+        "bench",
+        "week",
+        "--days",
+        "3",
+        "--tables",
+        "1",
+        "--players-per-table",
+        "2",
+        "--hours-a-day",
+        "1",
+        "--format",
+        "json",
+        "--keep-data",
+        kept_text,
+    ];
+    let out = croupier(&week, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let days = report["days"].as_array().expect("days");
+    assert_eq!(days.len(), 3, "{report}");
+    // 200 rounds a day at the one table, each with its 2 players' bets.
+    assert_eq!(days[2]["rounds"], 600);
+    assert_eq!(days[2]["bets"], 1_200);
+    assert!(
+        days[2]["resident_bytes"].as_u64().expect("memory") > 1 << 20,
+        "{report}"
+    );
+    // Each gaming day over is cut at the next day's first entry: two by the third day's end.
+    assert_eq!(days[2]["segments"], 2, "{report}");
+    let out = croupier(&["verify", "--data", kept_text, "--format", "json"], "");
+    assert!(out.status.success(), "the week's journal verifies: {}", stderr(&out));
+    let refused = croupier(&["bench", "week", "--hours-a-day", "23"], "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--hours-a-day"), "{}", stderr(&refused));
+}
+
+#[test]
 fn bench_load_runs_over_real_sockets() {
     let out = croupier(&[SMALL_LOAD, &["--format", "json"]].concat(), "");
     assert!(out.status.success(), "{}", stderr(&out));
