@@ -365,7 +365,7 @@ pub fn create_table(conn: &Connection) -> Result<(), StorageError> {
     Ok(())
 }
 
-fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
+pub(crate) fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
         [name],

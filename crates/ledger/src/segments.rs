@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use crate::compact::has_table;
 use crate::storage::{StorageError, DATABASE_FILE, LAYOUT};
 
 /// The data directory's folder of segments.
@@ -62,27 +63,25 @@ pub fn day_name(at_ms: u64) -> String {
 
 const COLUMNS: &str = "first, last, prev_hash, first_hash, last_hash, file";
 
-/// Makes the catalogue where it is missing (a writer's database).
-pub(crate) fn create_catalogue(conn: &Connection) -> Result<(), StorageError> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS segment (
+/// Makes a table of segments named `table` where it is missing: the live
+/// database's catalogue (`segment`), or a segment file's note of itself (`segment_of`).
+fn create_table(conn: &Connection, table: &str) -> Result<(), StorageError> {
+    conn.execute_batch(&format!(
+        "CREATE TABLE IF NOT EXISTS {table} (
              first INTEGER PRIMARY KEY,
              last BIGINT NOT NULL,
              prev_hash BLOB NOT NULL,
              first_hash BLOB NOT NULL,
              last_hash BLOB NOT NULL,
              file TEXT NOT NULL
-         );",
-    )?;
+         );"
+    ))?;
     Ok(())
 }
 
-fn has_table(conn: &Connection, name: &str) -> Result<bool, StorageError> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
-        [name],
-        |r| r.get(0),
-    )?)
+/// Makes the catalogue where it is missing (a writer's database).
+pub(crate) fn create_catalogue(conn: &Connection) -> Result<(), StorageError> {
+    create_table(conn, "segment")
 }
 
 fn hash_column(seq: u64, row: &rusqlite::Row<'_>, i: usize) -> Result<[u8; 32], StorageError> {
@@ -294,16 +293,7 @@ fn write_file(path: &Path, live: &Path, s: &Segment) -> Result<(), StorageError>
     )?;
     crate::compact::create_table(&conn)?;
     // What the file holds, in its own words: checked against the catalogue when it is read.
-    conn.execute_batch(
-        "CREATE TABLE segment_of (
-             first INTEGER PRIMARY KEY,
-             last BIGINT NOT NULL,
-             prev_hash BLOB NOT NULL,
-             first_hash BLOB NOT NULL,
-             last_hash BLOB NOT NULL,
-             file TEXT NOT NULL
-         );",
-    )?;
+    create_table(&conn, "segment_of")?;
     conn.pragma_update(None, "user_version", LAYOUT)?;
     conn.execute("ATTACH DATABASE ?1 AS live", [live])?;
     conn.execute_batch("BEGIN IMMEDIATE")?;
