@@ -112,6 +112,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // PostgreSQL it is the database's administrator's, from its own backups.
     let mut journal = Opened::Sqlite(SqliteStorage::open(&data).map_err(failed)?);
     crate::read_segments_from(&mut journal, &segments)?;
+    // The segments' catalogue is trusted only as the secret sealed it.
+    journal.seal_with(keys.journal_key());
     let Some(storage) = journal.sqlite() else {
         return Err(failed("not a journal in SQLite"));
     };

@@ -389,6 +389,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let mut storage = database.open_read_only().map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::read_segments_from(&mut storage, &args.segments)?;
+    // With the secret, the segments' catalogue is trusted only as it sealed it.
+    let keys_dir = args.keys.clone().unwrap_or_else(|| default_dir(&args.data));
+    if let Ok(Some(keys)) = croupier_server::runtime::keys::Keys::read(&keys_dir) {
+        storage.seal_with(keys.journal_key());
+    }
     // A node's data directory of another journal holds another casino's archive and checkpoints.
     let first = storage.hash_of(1).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Ok(noted) = std::fs::read_to_string(args.data.join(croupier_server::runtime::setup::JOURNAL_OF_FILE)) {
@@ -421,7 +426,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if checked.first_problem.is_none() {
         checked.first_problem = pass.unreadable;
     }
-    let keys_dir = args.keys.unwrap_or_else(|| default_dir(&args.data));
     let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref())?;
     // With the chain intact and every entry read, the replay of every request counts.
     let mut replayed = None;
@@ -619,6 +623,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     "journal verified: the chain is intact and every balance recomputes"
                 )?,
                 Some(p) if p.starts_with(RECALL) => writeln!(out, "RECALL ARCHIVE DOES NOT MATCH THE JOURNAL: {p}")?,
+                Some(p) if p.contains("lie in the segment") => writeln!(out, "JOURNAL NOT READ WHOLE: {p}")?,
                 Some(p) => writeln!(out, "JOURNAL BROKEN at {p}")?,
             }
             if !report.segments_read.is_empty() {

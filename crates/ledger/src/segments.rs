@@ -47,6 +47,24 @@ pub struct Segment {
     pub last_hash: [u8; 32],
     /// Its file's name in a segments folder: the gaming day of its last entry.
     pub file: String,
+    /// The row sealed under the journal's key ([`mac_of`]): the catalogue is
+    /// in the data directory, and only the secret vouches for it.
+    pub mac: [u8; 32],
+}
+
+/// The MAC of a catalogue row under `key` (zeros without one).
+pub fn mac_of(key: Option<&[u8; 32]>, s: &Segment) -> [u8; 32] {
+    use hmac::Mac;
+    let Some(key) = key else { return [0; 32] };
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(key) else {
+        unreachable!("HMAC takes any key length");
+    };
+    mac.update(b"croupier journal segment\n");
+    mac.update(format!("{}\n{}\n{}\n", s.first, s.last, s.file).as_bytes());
+    mac.update(&s.prev_hash);
+    mac.update(&s.first_hash);
+    mac.update(&s.last_hash);
+    mac.finalize().into_bytes().into()
 }
 
 /// The gaming day of a time, as a file is named: `2026-11-26`.
@@ -61,7 +79,7 @@ pub fn day_name(at_ms: u64) -> String {
     }
 }
 
-const COLUMNS: &str = "first, last, prev_hash, first_hash, last_hash, file";
+const COLUMNS: &str = "first, last, prev_hash, first_hash, last_hash, file, mac";
 
 /// Makes a table of segments named `table` where it is missing: the live
 /// database's catalogue (`segment`), or a segment file's note of itself (`segment_of`).
@@ -73,7 +91,8 @@ fn create_table(conn: &Connection, table: &str) -> Result<(), StorageError> {
              prev_hash BLOB NOT NULL,
              first_hash BLOB NOT NULL,
              last_hash BLOB NOT NULL,
-             file TEXT NOT NULL
+             file TEXT NOT NULL,
+             mac BLOB NOT NULL
          );"
     ))?;
     Ok(())
@@ -109,13 +128,21 @@ fn read_rows(conn: &Connection, table: &str, from_one: bool) -> Result<Vec<Segme
                 expected - 1
             )));
         }
+        let file: String = row.get(5)?;
+        // A name, never a path: a segment is read from the folders looked in, nowhere else.
+        if file.is_empty() || file.starts_with('.') || file.contains(['/', '\\']) {
+            return Err(catalogue_broken(format!(
+                "a segment's file is named {file:?}, which is not a plain file name"
+            )));
+        }
         found.push(Segment {
             first,
             last,
             prev_hash: hash_column(first, row, 2)?,
             first_hash: hash_column(first, row, 3)?,
             last_hash: hash_column(last, row, 4)?,
-            file: row.get(5)?,
+            file,
+            mac: hash_column(first, row, 6)?,
         });
     }
     Ok(found)
@@ -129,14 +156,21 @@ fn catalogue_broken(why: String) -> StorageError {
 }
 
 /// The segments the live database in `conn` catalogues, oldest first. They
-/// follow one another from entry 1; a catalogue that does not is refused.
-pub fn catalogue(conn: &Connection) -> Result<Vec<Segment>, StorageError> {
-    read_rows(conn, "segment", true)
-}
-
-/// The last entry the segments hold, and its hash (`None`: no segment).
-pub fn end(conn: &Connection) -> Result<Option<(u64, [u8; 32])>, StorageError> {
-    Ok(catalogue(conn)?.last().map(|s| (s.last, s.last_hash)))
+/// follow one another from entry 1; a catalogue that does not is refused,
+/// and so is a row `key` (the journal's) did not seal, where one is given.
+pub fn catalogue(conn: &Connection, key: Option<&[u8; 32]>) -> Result<Vec<Segment>, StorageError> {
+    let rows = read_rows(conn, "segment", true)?;
+    if let Some(s) = rows.iter().find(|s| key.is_some() && mac_of(key, s) != s.mac) {
+        return Err(StorageError::Unreadable {
+            seq: s.first,
+            why: format!(
+                "the journal's catalogue names a segment for entries {} to {} ({}) that the secret did not seal: \
+                 it was planted or changed in the data directory",
+                s.first, s.last, s.file
+            ),
+        });
+    }
+    Ok(rows)
 }
 
 /// Opens the file of `segment`, looking in `folders` in turn, and checks
@@ -189,10 +223,10 @@ pub(crate) fn open_file(segment: &Segment, folders: &[PathBuf]) -> Result<(Conne
 /// journal in data directory `dir` into a new segment file, and notes it in
 /// the catalogue once the file is durable (the rows leave the live database
 /// later, between the writer's groups). `None`: nothing to copy.
-pub fn cut(dir: &Path, through: u64) -> Result<Option<Segment>, StorageError> {
+pub fn cut(dir: &Path, through: u64, key: Option<&[u8; 32]>) -> Result<Option<Segment>, StorageError> {
     let live = Connection::open(dir.join(DATABASE_FILE))?;
     create_catalogue(&live)?;
-    let segments = catalogue(&live)?;
+    let segments = catalogue(&live, key)?;
     let (first, prev_hash) = segments.last().map_or((1, [0; 32]), |s| (s.last + 1, s.last_hash));
     if through < first {
         return Ok(None);
@@ -221,14 +255,16 @@ pub fn cut(dir: &Path, through: u64) -> Result<Option<Segment>, StorageError> {
     } else {
         format!("{day}.db")
     };
-    let segment = Segment {
+    let mut segment = Segment {
         first,
         last: through,
         prev_hash,
         first_hash,
         last_hash,
         file,
+        mac: [0; 32],
     };
+    segment.mac = mac_of(key, &segment);
     let folder = dir.join(SEGMENTS_DIR);
     std::fs::create_dir_all(&folder).map_err(|e| not_written(&folder, e))?;
     let partial = folder.join(format!("{}.partial", segment.file));
@@ -258,14 +294,15 @@ fn not_written(path: &Path, e: std::io::Error) -> StorageError {
 
 fn insert(conn: &Connection, table: &str, s: &Segment) -> Result<(), StorageError> {
     conn.execute(
-        &format!("INSERT INTO {table} ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+        &format!("INSERT INTO {table} ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
         params![
             s.first as i64,
             s.last as i64,
             &s.prev_hash[..],
             &s.first_hash[..],
             &s.last_hash[..],
-            s.file
+            s.file,
+            &s.mac[..]
         ],
     )?;
     Ok(())
@@ -336,16 +373,58 @@ fn write_file(path: &Path, live: &Path, s: &Segment) -> Result<(), StorageError>
 }
 
 /// Deletes from the live database in `conn` up to [`PRUNE_ROWS`] rows that
-/// a catalogued segment holds, never its last row. Returns how many went.
-pub(crate) fn prune(conn: &Connection) -> Result<usize, StorageError> {
-    let Some((end, _)) = end(conn)? else {
+/// a catalogued segment holds, never its last row, and only once the
+/// segment's file (looked for in `folders`) holds the very same entries,
+/// hash for hash: the live rows are the last copy until then. Returns how many went.
+pub(crate) fn prune(conn: &Connection, key: Option<&[u8; 32]>, folders: &[PathBuf]) -> Result<usize, StorageError> {
+    let segments = catalogue(conn, key)?;
+    let Some(end) = segments.last().map(|s| s.last) else {
         return Ok(0);
     };
+    let bounds: (Option<i64>, Option<i64>) = conn.query_row("SELECT min(seq), max(seq) FROM journal", [], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    let (Some(low), Some(high)) = bounds else {
+        return Ok(0);
+    };
+    let low = low as u64;
+    let Some(segment) = segments.iter().find(|s| s.first <= low && low <= s.last) else {
+        return Ok(0);
+    };
+    // This segment's rows only, never the live journal's last.
+    let until = segment
+        .last
+        .min(end)
+        .min(low + PRUNE_ROWS as u64 - 1)
+        .min((high as u64).saturating_sub(1));
+    if until < low {
+        return Ok(0);
+    }
+    let hashes = |c: &Connection| -> Result<Vec<(i64, Vec<u8>)>, StorageError> {
+        let mut statement = c.prepare("SELECT seq, hash FROM journal WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq")?;
+        let rows = statement.query_map(params![low as i64, until as i64], |r| {
+            let hash = match r.get_ref(1)? {
+                rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+                other => hex::decode(other.as_bytes().unwrap_or_default()).unwrap_or_default(),
+            };
+            Ok((r.get::<_, i64>(0)?, hash))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    };
+    let (file, _) = open_file(segment, folders)?;
+    let (live, kept) = (hashes(conn)?, hashes(&file)?);
+    if live != kept {
+        return Err(StorageError::Unreadable {
+            seq: low,
+            why: format!(
+                "the segment {} does not hold entries {low} to {until} as the live journal does: they stay in the live journal",
+                segment.file
+            ),
+        });
+    }
     let deleted = conn.execute(
-        "DELETE FROM journal WHERE seq <= ?1
-           AND seq < (SELECT min(seq) FROM journal) + ?2
-           AND seq < (SELECT max(seq) FROM journal)",
-        params![end as i64, PRUNE_ROWS],
+        "DELETE FROM journal WHERE seq >= ?1 AND seq <= ?2",
+        params![low as i64, until as i64],
     )?;
     Ok(deleted)
 }

@@ -214,6 +214,9 @@ pub struct SqliteStorage {
     /// When the writer last deleted rows a segment holds (at most every `PRUNE_EVERY`).
     pruned_at: Option<Instant>,
     segments_read: std::cell::RefCell<Vec<PathBuf>>,
+    /// The journal's key, which seals the catalogue of segments too: with
+    /// it, a catalogue row it did not seal is refused (`seal_with`).
+    segment_key: Option<[u8; 32]>,
 }
 
 /// How often the writer deletes rows a segment holds, between groups.
@@ -301,6 +304,7 @@ impl SqliteStorage {
             folders: Vec::new(),
             pruned_at: None,
             segments_read: std::cell::RefCell::default(),
+            segment_key: None,
         })
     }
 
@@ -312,12 +316,12 @@ impl SqliteStorage {
 
     /// The journal's segments, oldest first ([`crate::segments`]).
     pub fn segments(&self) -> Result<Vec<Segment>, StorageError> {
-        segments::catalogue(&self.conn)
+        segments::catalogue(&self.conn, self.segment_key.as_ref())
     }
 
     /// The last entry the segments hold and its hash (`None`: no segment).
     pub fn segments_end(&self) -> Result<Option<(u64, [u8; 32])>, StorageError> {
-        segments::end(&self.conn)
+        Ok(self.segments()?.last().map(|s| (s.last, s.last_hash)))
     }
 
     /// Moves WAL checkpoints off this connection: a thread with a connection
@@ -514,6 +518,7 @@ impl SqliteStorage {
     /// the append's transaction (a group's, inside one).
     pub fn seal_with(&mut self, key: [u8; 32]) {
         self.sealer.key = Some(key);
+        self.segment_key = Some(key);
     }
 
     /// Seals the journal as it stands now (a journal written before seals).
@@ -1089,7 +1094,7 @@ impl Storage for SqliteStorage {
         self.codec.train_if_due(&self.conn, self.last_appended);
         if self.pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
             self.pruned_at = Some(Instant::now());
-            if let Err(e) = segments::prune(&self.conn) {
+            if let Err(e) = segments::prune(&self.conn, self.segment_key.as_ref(), &self.folders) {
                 tracing::warn!("rows a segment holds could not leave the live journal: {e}; tried again later");
             }
         }

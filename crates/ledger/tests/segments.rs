@@ -35,6 +35,9 @@ fn days_of_entries(days: u64, per_day: u64) -> Vec<Entry> {
     out
 }
 
+/// The journal's key, as a server's secret gives it.
+const KEY: [u8; 32] = [9; 32];
+
 fn same(read: &[Entry], written: &[Entry]) {
     assert_eq!(read.len(), written.len());
     for (x, y) in read.iter().zip(written) {
@@ -79,15 +82,20 @@ fn prune(storage: &mut SqliteStorage, dir: &Path) {
 fn two_days_cut(dir: &Path) -> (SqliteStorage, Vec<Entry>) {
     let entries = days_of_entries(3, 40);
     let mut storage = SqliteStorage::open(dir).expect("open");
+    storage.seal_with(KEY);
     storage.append(&entries).expect("append");
-    let first = segments::cut(dir, 40).expect("cut").expect("a segment");
-    let second = segments::cut(dir, 80).expect("cut").expect("a segment");
+    let first = segments::cut(dir, 40, Some(&KEY)).expect("cut").expect("a segment");
+    let second = segments::cut(dir, 80, Some(&KEY)).expect("cut").expect("a segment");
     assert_eq!((first.first, first.last, first.file.as_str()), (1, 40, "2024-10-04.db"));
     assert_eq!(
         (second.first, second.last, second.file.as_str()),
         (41, 80, "2024-10-05.db")
     );
-    assert_eq!(segments::cut(dir, 80).expect("cut"), None, "nothing is cut twice");
+    assert_eq!(
+        segments::cut(dir, 80, Some(&KEY)).expect("cut"),
+        None,
+        "nothing is cut twice"
+    );
     (storage, entries)
 }
 
@@ -208,7 +216,7 @@ fn a_segment_left_half_written_is_made_again() {
     storage.append(&entries).expect("append");
     std::fs::create_dir_all(dir.join(SEGMENTS_DIR)).expect("folder");
     std::fs::write(dir.join(SEGMENTS_DIR).join("2024-10-04.db.partial"), b"half a file").expect("planted");
-    let segment = segments::cut(dir, 10).expect("cut").expect("a segment");
+    let segment = segments::cut(dir, 10, None).expect("cut").expect("a segment");
     assert_eq!(segment.file, "2024-10-04.db");
     assert!(!dir.join(SEGMENTS_DIR).join("2024-10-04.db.partial").exists());
     prune(&mut storage, dir);
@@ -220,16 +228,17 @@ fn a_segment_left_half_written_is_made_again() {
 /// second try, with those rows deleted too). Neither reads as the journal.
 #[test]
 fn a_forged_segment_catalogued_over_the_live_rows_is_refused() {
-    let key = [9u8; 32];
+    let key = KEY;
     let folder = tempfile::tempdir().expect("folder");
     let dir = folder.path().join("data");
     let entries = days_of_entries(3, 40);
     let mut storage = SqliteStorage::open(&dir).expect("open");
     storage.seal_with(key);
     storage.append(&entries).expect("append");
-    segments::cut(&dir, 40).expect("cut").expect("a segment");
+    segments::cut(&dir, 40, Some(&key)).expect("cut").expect("a segment");
     prune(&mut storage, &dir);
-    // The forgery, made with the product's own writer in a folder of the insider's.
+    // The forgery, made with the product's own writer in a folder of the
+    // insider's, who has the data directory but not the secret.
     let mut forged = entries.clone();
     let mut prev = forged[98].hash;
     for (i, e) in forged.iter_mut().enumerate().skip(99) {
@@ -246,43 +255,73 @@ fn a_forged_segment_catalogued_over_the_live_rows_is_refused() {
         .expect("open")
         .append(&forged)
         .expect("append");
-    segments::cut(&workshop, 40).expect("cut");
-    let planted = segments::cut(&workshop, 120).expect("cut").expect("a segment");
+    segments::cut(&workshop, 40, None).expect("cut");
+    let planted = segments::cut(&workshop, 120, None).expect("cut").expect("a segment");
     std::fs::copy(
         workshop.join(SEGMENTS_DIR).join(&planted.file),
         dir.join(SEGMENTS_DIR).join("planted.db"),
     )
     .expect("planted");
-    let live = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("live");
-    let catalogue = |conn: &rusqlite::Connection| {
-        conn.execute(
-            "INSERT INTO segment (first, last, prev_hash, first_hash, last_hash, file) VALUES (41, 120, ?1, ?2, ?3, 'planted.db')",
-            rusqlite::params![&planted.prev_hash[..], &planted.first_hash[..], &planted.last_hash[..]],
-        )
-        .expect("catalogued");
-    };
     let planted_copy = rusqlite::Connection::open(dir.join(SEGMENTS_DIR).join("planted.db")).expect("planted");
     planted_copy
         .execute("UPDATE segment_of SET file = 'planted.db'", [])
         .expect("renamed");
     drop(planted_copy);
-    catalogue(&live);
-    let refused = all(&storage).expect_err("a segment over live rows that differ");
+    let live = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("live");
+    live.execute(
+        "INSERT INTO segment (first, last, prev_hash, first_hash, last_hash, file, mac) VALUES (41, 120, ?1, ?2, ?3, 'planted.db', ?4)",
+        rusqlite::params![&planted.prev_hash[..], &planted.first_hash[..], &planted.last_hash[..], &planted.mac[..]],
+    )
+    .expect("catalogued");
+    // With the secret (a server, `verify` with its keys): the row is not sealed.
+    let refused = all(&storage).expect_err("a catalogue row the secret did not seal");
+    assert!(
+        refused.to_string().contains("that the secret did not seal"),
+        "{refused}"
+    );
+    // Without it, the live rows the segment claims are not its rows.
+    let unkeyed = SqliteStorage::open_read_only(&dir).expect("open");
+    let refused = all(&unkeyed).expect_err("a segment over live rows that differ");
     assert!(refused.to_string().contains("hold different entries"), "{refused}");
+    // Nor does the writer delete the live rows for it.
+    storage.after_group();
+    assert_eq!(live_rows(&dir), (41, 80), "the live rows stay");
     // The live rows deleted as well: the journal now ends in the forged
     // segment, and the seal, made with the secret, is not of its end.
     live.execute("DELETE FROM journal WHERE seq > 40", []).expect("deleted");
-    let read = all(&storage).expect("the forged chain reads");
+    let read = all(&unkeyed).expect("the forged chain reads without the secret");
     assert!(
         verify(&read).first_problem.is_none(),
-        "it chains: only the seal can tell"
+        "it chains: only the secret can tell"
     );
-    let last = storage.last().expect("last");
+    let last = unkeyed.last().expect("last");
     assert_eq!(last.map(|(seq, _)| seq), Some(120));
     assert!(
-        croupier_ledger::check_seal(storage.seal().expect("seal").as_ref(), last, &key).is_err(),
+        croupier_ledger::check_seal(unkeyed.seal().expect("seal").as_ref(), last, &key).is_err(),
         "the seal is of the real entry 120"
     );
+}
+
+#[test]
+fn a_segments_catalogue_changed_to_match_a_forged_day_is_refused_by_the_secret() {
+    let folder = tempfile::tempdir().expect("folder");
+    let dir = folder.path();
+    let (mut storage, _) = two_days_cut(dir);
+    prune(&mut storage, dir);
+    // The insider re-chains the day and writes its new end into the catalogue.
+    let live = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("live");
+    live.execute("UPDATE segment SET last_hash = zeroblob(32) WHERE first = 41", [])
+        .expect("changed");
+    let refused = all(&storage).expect_err("refused");
+    assert!(
+        refused.to_string().contains("that the secret did not seal"),
+        "{refused}"
+    );
+    // A file named by a path is refused whatever the secret.
+    live.execute("UPDATE segment SET file = '../elsewhere.db' WHERE first = 41", [])
+        .expect("changed");
+    let refused = all(&SqliteStorage::open_read_only(dir).expect("open")).expect_err("refused");
+    assert!(refused.to_string().contains("not a plain file name"), "{refused}");
 }
 
 #[test]

@@ -314,7 +314,13 @@ pub fn open_on_clock(
             checkpoints: Some(store.clone()),
         },
     )?;
-    let checkpoints = CheckpointWriter::start(store, floor.clone(), from_checkpoint.clone(), checkpoint_every)?;
+    let checkpoints = CheckpointWriter::start(
+        store,
+        floor.clone(),
+        from_checkpoint.clone(),
+        checkpoint_every,
+        keys.journal_key(),
+    )?;
     floor.health().watch_disk(data);
     if database.is_postgres() {
         floor.health().stop_on_failed_write();

@@ -109,11 +109,19 @@ impl CheckpointWriter {
     /// it at low priority, and writes a checkpoint every `every` entries: at
     /// once where the start replayed that many. Nothing waits on it: the
     /// start does not write the state it opened on.
-    pub fn start(store: Store, floor: Floor, from: Option<Used>, every: u64) -> Result<CheckpointWriter, String> {
-        let reader = store
+    /// `key` is the journal's: it seals the segments' catalogue as it seals the journal.
+    pub fn start(
+        store: Store,
+        floor: Floor,
+        from: Option<Used>,
+        every: u64,
+        key: [u8; 32],
+    ) -> Result<CheckpointWriter, String> {
+        let mut reader = store
             .journal()
             .open_read_only()
             .map_err(|e| format!("checkpoints: {e}"))?;
+        reader.seal_with(key);
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
@@ -126,6 +134,7 @@ impl CheckpointWriter {
                     floor,
                     every: every.max(1),
                     last: from.as_ref().map_or(0, |u| u.through),
+                    key: Some(key),
                 };
                 if let Err(e) = writer.run(from, &stopping) {
                     tracing::error!("checkpoints are no longer written: {e}");
@@ -146,6 +155,7 @@ struct Writing {
     every: u64,
     /// The entry the last checkpoint written (or the opening state) follows.
     last: u64,
+    key: Option<[u8; 32]>,
 }
 
 impl Writing {
@@ -200,7 +210,7 @@ impl Writing {
                     second_after = None;
                 }
                 if let (Some(dir), true) = (&segmented, bound && day_ended.is_some()) {
-                    if cut_segment(dir, through) {
+                    if cut_segment(dir, through, self.key.as_ref()) {
                         second_after = Some(through);
                     }
                 }
@@ -232,7 +242,10 @@ impl Writing {
                     tracing::warn!("checkpoints wait: cannot read the journal ({e}); trying again");
                 }
                 unread = true;
-                if let Ok(reader) = self.store.journal().open_read_only() {
+                if let Ok(mut reader) = self.store.journal().open_read_only() {
+                    if let Some(key) = self.key {
+                        reader.seal_with(key);
+                    }
                     self.reader = reader;
                 }
                 continue;
@@ -342,8 +355,8 @@ impl Writing {
 /// Moves the entries up to `through`, a gaming day's last, from the live
 /// journal in `dir` into a segment. One that fails stays in the live journal
 /// and goes with the next day's segment.
-fn cut_segment(dir: &std::path::Path, through: u64) -> bool {
-    match croupier_ledger::segments::cut(dir, through) {
+fn cut_segment(dir: &std::path::Path, through: u64, key: Option<&[u8; 32]>) -> bool {
+    match croupier_ledger::segments::cut(dir, through, key) {
         Ok(Some(s)) => {
             tracing::info!(
                 "entries {} to {} are in the segment {}/{}; they leave the live journal between groups",
