@@ -166,6 +166,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
             .into());
         }
     }
+    // A damaged end is rows that are there; entries that are nowhere (a
+    // segment taken out of the catalogue, rows lost) are put back, not cut.
+    let Some(storage) = journal.sqlite() else {
+        return Err(failed("not a journal in SQLite"));
+    };
+    if !storage.live_holds(last_good + 1).map_err(failed)? {
+        return Err(Invalid::one(format!(
+            "the journal breaks at {damage}: entry {} is not in the database at all, so entries are missing, not \
+             damaged (a segment taken out of the catalogue, or rows lost): a recovery cuts only a damaged end; put \
+             back the database and its segments from a backup",
+            last_good + 1
+        ))
+        .into());
+    }
     if keep != last_good {
         return Err(Invalid::one(format!(
             "the journal breaks at {damage}; the last sound entry is {last_good}, and --keep names it, not {keep}: \

@@ -635,6 +635,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     out,
                     "put back the database from a copy: `croupier recover` cuts nothing for a damaged dictionary"
                 )?,
+                _ if report.problem.as_deref().is_some_and(|p| p.contains("which the journal lacks")) => writeln!(
+                    out,
+                    "entries are missing, not damaged (a segment taken out of the catalogue, or rows lost): put back the database and its segments from a backup; `croupier recover` cuts only a damaged end"
+                )?,
                 _ if in_segments.is_some() => writeln!(
                     out,
                     "the break lies in the segments (entries 1 to {}, gaming days moved out of the live database): put back that day's segment file from the archive or a backup, or remove a stray file of its name; `croupier recover` cuts only entries after the segments",

@@ -192,4 +192,40 @@ fn each_gaming_day_over_is_cut_into_a_segment_that_verify_reads_where_it_lies() 
     let (status, health) = server.http("GET", "/healthz", None, None);
     assert_eq!(status, 200, "{health}");
     assert!(!health.to_string().contains("history"), "no history alarm: {health}");
+    drop(server);
+
+    // An insider takes the last day out of the catalogue (no secret needed
+    // to delete a row): the entries are missing, not damaged, and no
+    // recovery cuts the archived days for it.
+    std::fs::rename(archive.join(&first_day), folder.join(&first_day)).expect("put back");
+    let conn =
+        rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the live journal");
+    conn.execute("DELETE FROM segment WHERE first = (SELECT max(first) FROM segment)", [])
+        .expect("deleted");
+    drop(conn);
+    let (ok, said) = croupier(&["verify", "--data", data_arg]);
+    assert!(!ok && said.contains("entries are missing, not damaged"), "{said}");
+    let (_, report) = verify(BINARY, &data, &[]);
+    let keep = report["last_good_entry"]
+        .as_u64()
+        .expect("a last good entry")
+        .to_string();
+    let (ok, said) = croupier(&[
+        "recover",
+        "--data",
+        data_arg,
+        "--keep",
+        &keep,
+        "--reason",
+        "verify said so",
+    ]);
+    assert!(!ok && said.contains("entries are missing, not"), "{said}");
+    assert!(
+        !std::fs::read_dir(&data).expect("data").any(|e| e
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .starts_with("recovered-")),
+        "nothing was copied or moved"
+    );
 }

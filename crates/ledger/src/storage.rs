@@ -314,6 +314,15 @@ impl SqliteStorage {
         self.folders.push(folder);
     }
 
+    /// Whether the live database holds a row numbered `seq`, whatever is in it.
+    pub fn live_holds(&self, seq: u64) -> Result<bool, StorageError> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM journal WHERE seq = ?1)",
+            [i64::try_from(seq).unwrap_or(i64::MAX)],
+            |r| r.get(0),
+        )?)
+    }
+
     /// The journal's segments, oldest first ([`crate::segments`]).
     pub fn segments(&self) -> Result<Vec<Segment>, StorageError> {
         segments::catalogue(&self.conn, self.segment_key.as_ref())
