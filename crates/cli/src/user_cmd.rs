@@ -156,6 +156,16 @@ fn journal_shown(data: &std::path::Path, database: Option<&str>) -> String {
     }
 }
 
+/// The new password's hash, read from standard input once the data
+/// directory is known to hold a journal: a node of a casino on PostgreSQL
+/// has none here, and is refused before the password is asked for.
+fn new_password(data: &std::path::Path, database: Option<&str>) -> Result<String, Failure> {
+    if database.is_none() {
+        crate::not_a_postgres_node(data)?;
+    }
+    read_password()
+}
+
 pub fn run(which: Which) -> Result<(), Failure> {
     match which {
         Which::Add {
@@ -173,11 +183,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
                     "{role:?} is not a role: admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, player"
                 ))
             })?;
-            // Before the password is asked for: a node of a casino on PostgreSQL has no journal here.
-            if database.is_none() {
-                crate::not_a_postgres_node(&data)?;
-            }
-            let password_hash = read_password()?;
+            let password_hash = new_password(&data, database.as_deref())?;
             offline(
                 &data,
                 keys.as_deref(),
@@ -226,10 +232,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
                     database,
                 },
         } => {
-            if database.is_none() {
-                crate::not_a_postgres_node(&data)?;
-            }
-            let password_hash = read_password()?;
+            let password_hash = new_password(&data, database.as_deref())?;
             let keys = offline(
                 &data,
                 keys.as_deref(),
