@@ -391,3 +391,97 @@ fn after_a_failed_write_every_table_goes_on_from_what_is_durable() {
         }
     }
 }
+
+/// Colorado 2201(7): no more bets is called when the betting window ends.
+/// A round whose betting the dealer closes first needs no call, and its
+/// timer ends with it: rounds far shorter than the window (an hour here)
+/// leave no task behind, and a later round's window still closes on time.
+#[test]
+fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_closes() {
+    let (pipeline, committer) = Committer::start(MemoryStorage::default()).expect("committer");
+    let (mut casino, _) = Casino::open(pipeline, 1_000).expect("open");
+    setup(&mut casino, &["t1"], &[]);
+    let runtime = runtime();
+    let (floor, _archiver) = start(casino, committer, &runtime);
+    let handle = runtime.handle().clone();
+    let dealer = actor("dealer", Role::Dealer);
+    let run = |who: &Actor, r: Request| {
+        let shown = format!("{r:?}");
+        ask(&handle, &floor, who.clone(), r)
+            .expect("durable")
+            .unwrap_or_else(|e| panic!("{shown}: {e}"))
+    };
+    let round = |table: &str, pocket: &str| {
+        run(&dealer, Request::OpenBetting { table: table.into() });
+        assert_eq!(floor.deadlines_waited(), 1, "{table}: the window's timer waits");
+        run(&dealer, Request::NoMoreBets { table: table.into() });
+        assert_eq!(
+            floor.deadlines_waited(),
+            0,
+            "{table}: closed by the dealer, nothing is waited for"
+        );
+        let spin = Spin::Ball {
+            pocket: pocket.into(),
+            direction: "opposite".into(),
+            revolutions: 6,
+        };
+        run(
+            &dealer,
+            Request::Spin {
+                bonus_words: Vec::new(),
+                table: table.into(),
+                spin,
+            },
+        );
+    };
+    round("t1", "17");
+    let tasks = || runtime.metrics().num_alive_tasks();
+    wait_for(|| tasks() <= 1);
+    let before = tasks();
+    for _ in 0..200 {
+        round("t1", "5");
+    }
+    // Each round's timer would have slept out the hour; now none is left.
+    wait_for(|| tasks() <= before);
+
+    // A table of a 300 ms window: the first round's betting closed by the
+    // dealer, the second's by the window.
+    let admin = actor("admin", Role::Admin);
+    let pit = actor("pit", Role::PitSupervisor);
+    run(
+        &admin,
+        Request::CreateTable {
+            bonus_text: None,
+            table: "quick".into(),
+            profile_text: include_str!("../../../profiles/maryland.toml").into(),
+            wheel: "double-zero".into(),
+            in_prison: false,
+            betting_window_ms: 300,
+            outcome: OutcomeSource::Dealer,
+            shared_colours: true,
+            wheel_address: None,
+        },
+    );
+    let inspect = Request::Inspect {
+        table: "quick".into(),
+        no_magnet_or_contrivance: true,
+        wheel_level_and_rotating_freely: true,
+        parts_secure: true,
+        ball_non_magnetic: true,
+        layout_and_signage_comply: true,
+    };
+    run(&pit, inspect);
+    run(&pit, Request::OpenTable { table: "quick".into() });
+    round("quick", "00");
+    run(&dealer, Request::OpenBetting { table: "quick".into() });
+    wait_for(|| floor.deadlines_waited() == 0);
+    let late = ask(
+        &handle,
+        &floor,
+        dealer.clone(),
+        Request::NoMoreBets { table: "quick".into() },
+    )
+    .expect("durable");
+    let refused = late.expect_err("the window called no more bets already");
+    assert!(refused.message.contains("betting"), "{refused:?}");
+}

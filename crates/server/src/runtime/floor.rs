@@ -22,6 +22,9 @@ use crate::casino::policy::{self, Act};
 use crate::casino::reads::{TableAnswer, TableQuery};
 use crate::casino::{Actor, Executed, FromClient, Request, User};
 
+/// Each table's betting deadline waited for: its round, and its timer's wake-up.
+pub(super) type Deadlines = Arc<Mutex<HashMap<String, (u64, oneshot::Sender<()>)>>>;
+
 #[derive(Clone)]
 pub struct Floor {
     pub(super) clock: Arc<dyn Clock>,
@@ -31,6 +34,9 @@ pub struct Floor {
     pub(super) metrics: Arc<Metrics>,
     /// What each wheel table's automated wheel last did, for the dealer console.
     pub(super) wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
+    /// Each table's betting deadline still waited for: its round, and what
+    /// wakes its timer early (dropped) once betting closes by another hand.
+    pub(super) deadlines: Deadlines,
     pub(super) hashing: Hashing,
     pub(super) archive: Arc<Archive>,
     pub(super) runtime: tokio::runtime::Handle,
@@ -367,6 +373,8 @@ impl Floor {
                             round,
                             deadline_ms,
                         } => self.close_at_deadline(table.clone(), *round, *deadline_ms),
+                        EventView::NoMoreBets { table, round } => self.forget_deadline(table, Some(*round)),
+                        EventView::TableClosed { table } => self.forget_deadline(table, None),
                         _ => {}
                     }
                 }
@@ -381,11 +389,24 @@ impl Floor {
 
     /// Calls no more bets when the betting window ends, unless someone
     /// already has: the check and the call are one job of the table's writer.
+    /// The timer is a table's one: it ends early once betting closes by
+    /// another hand or a later round opens, so timers never outnumber the
+    /// tables, however short the rounds against the window.
     fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
+        let (early, woken) = oneshot::channel();
+        if let Ok(mut deadlines) = self.deadlines.lock() {
+            // Replacing a table's timer drops what held its predecessor asleep.
+            deadlines.insert(table.clone(), (round, early));
+        }
         let floor = self.clone();
         self.runtime.spawn(async move {
             let wait = deadline_ms.saturating_sub(floor.clock.now_ms());
-            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            tokio::select! {
+                _ = tokio::time::sleep(std::time::Duration::from_millis(wait)) => {}
+                // Betting closed or a later round opened: nothing to call.
+                _ = woken => return,
+            }
+            floor.forget_deadline(&table, Some(round));
             let closed = floor
                 .at_table(&table, |reply| TableMsg::CloseBetting { round, reply })
                 .await
@@ -394,6 +415,23 @@ impl Floor {
                 floor.shown.publish(&views, &texts);
             }
         });
+    }
+
+    /// Ends `table`'s deadline timer: its timer for `round`, or any (`None`).
+    fn forget_deadline(&self, table: &str, round: Option<u64>) {
+        if let Ok(mut deadlines) = self.deadlines.lock() {
+            if deadlines
+                .get(table)
+                .is_some_and(|(r, _)| round.is_none_or(|round| *r == round))
+            {
+                deadlines.remove(table);
+            }
+        }
+    }
+
+    /// How many tables have a betting deadline waited for.
+    pub fn deadlines_waited(&self) -> usize {
+        self.deadlines.lock().map_or(0, |d| d.len())
     }
 
     /// What a wheel table's automated wheel last did.

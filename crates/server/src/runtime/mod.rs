@@ -12,7 +12,7 @@
 //! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db`, and the rounds its disk refused | finished rounds, once durable, through a bounded queue; a timer while rounds wait | nobody |
 //! | the head keeper ([`keys`]) | thread `journal-head`, low priority | a read-only SQLite connection; the head file beside the secret | nothing: a timer (a last copy at the stop) | nobody |
 //! | a wheel's follower ([`wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
-//! | a deadline ([`floor`]) | a task per round that opens betting | nothing | a timer | the table: no more bets, if still betting |
+//! | a deadline ([`floor`]) | a task per round that opens betting, ended early when its betting closes or the next round opens (at most one a table) | nothing | a timer | the table: no more bets, if still betting |
 //!
 //! A failed write of the journal pauses the casino ([`health`]): the
 //! committer reports it, the edge refuses what needs the journal, and the
@@ -121,6 +121,7 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         shown,
         metrics,
         wheels: Arc::new(Mutex::new(HashMap::new())),
+        deadlines: Arc::new(Mutex::new(HashMap::new())),
         hashing: Hashing::new(std::thread::available_parallelism().map_or(2, |n| n.get())),
         archive,
         runtime,
