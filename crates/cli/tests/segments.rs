@@ -98,6 +98,27 @@ fn croupier(args: &[&str]) -> (bool, String) {
     )
 }
 
+/// What `serve` said as it refused to start on `data`; fails the test if it served.
+fn refused_start(data: &Path) -> String {
+    let mut serve = Command::new(BINARY)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    for _ in 0..600 {
+        if serve.try_wait().expect("waits").is_some() {
+            let out = serve.wait_with_output().expect("ends");
+            assert!(!out.status.success(), "serve ended as if stopped");
+            return String::from_utf8_lossy(&out.stderr).into_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    serve.kill().expect("stopped");
+    panic!("serve started on the journal rather than refusing it");
+}
+
 #[test]
 fn each_gaming_day_over_is_cut_into_a_segment_that_verify_reads_where_it_lies() {
     let dir = data_dir();
@@ -205,6 +226,11 @@ fn each_gaming_day_over_is_cut_into_a_segment_that_verify_reads_where_it_lies() 
     drop(conn);
     let (ok, said) = croupier(&["verify", "--data", data_arg]);
     assert!(!ok && said.contains("entries are missing, not damaged"), "{said}");
+    // Nor does the server start on it, nor a user command write to it.
+    let said = refused_start(&data);
+    assert!(said.contains("are missing, not damaged"), "{said}");
+    let (ok, said) = croupier(&["user", "unlock", "--data", data_arg, "--username", "ann"]);
+    assert!(!ok && said.contains("are missing, not damaged"), "{said}");
     let (_, report) = verify(BINARY, &data, &[]);
     let keep = report["last_good_entry"]
         .as_u64()

@@ -155,6 +155,15 @@ impl Opened {
         on_either!(self, s => s.last_before(seq))
     }
 
+    /// Entries neither the segments nor the live rows hold (SQLite; see
+    /// [`SqliteStorage::missing_before_live`]): PostgreSQL keeps one table.
+    pub fn missing_before_live(&mut self) -> Result<Option<(u64, u64)>, StorageError> {
+        match self {
+            Opened::Sqlite(s) => s.missing_before_live(),
+            Opened::Postgres(_) => Ok(None),
+        }
+    }
+
     /// The last entry the journal's segments hold and its hash: PostgreSQL
     /// keeps its journal in one table, without segments.
     pub fn segments_end(&mut self) -> Result<Option<(u64, [u8; 32])>, StorageError> {

@@ -454,6 +454,22 @@ impl SqliteStorage {
         read_seal(&self.conn)
     }
 
+    /// Entries neither the segments nor the live rows hold, between the two:
+    /// `Some((first, last))` where the live rows begin past the entry after
+    /// the segments' end. A cut catalogues a day before it deletes the day's
+    /// rows, so this is never so unless a catalogue row was removed (the
+    /// catalogue seals each row, not how many there are) or rows were lost.
+    /// A start refuses such a journal.
+    pub fn missing_before_live(&self) -> Result<Option<(u64, u64)>, StorageError> {
+        // The live rows first: a prune between the two reads only lowers what they miss.
+        let first: Option<i64> = self.conn.query_row("SELECT MIN(seq) FROM journal", [], |r| r.get(0))?;
+        let Some(first) = first.map(|seq| seq as u64) else {
+            return Ok(None);
+        };
+        let end = self.segments_end()?.map_or(0, |(end, _)| end);
+        Ok((first > end + 1).then_some((end + 1, first - 1)))
+    }
+
     /// The seal and the last entry, read in one snapshot.
     pub fn seal_and_last(&self) -> Result<SealAndLast, StorageError> {
         if self.sealer.grouped || !self.conn.is_autocommit() {

@@ -341,3 +341,22 @@ fn a_recovery_may_keep_the_segments_end_and_the_journal_goes_on_from_it() {
     assert_eq!(read.len(), 81);
     assert!(verify(&read).first_problem.is_none());
 }
+
+/// The catalogue seals each row, not how many there are: a row taken from
+/// its end leaves entries that neither it nor the live rows hold, which a
+/// start refuses by their numbers.
+#[test]
+fn entries_in_neither_the_catalogue_nor_the_live_rows_are_named() {
+    let folder = tempfile::tempdir().expect("folder");
+    let dir = folder.path();
+    let (mut storage, _) = two_days_cut(dir);
+    assert_eq!(storage.missing_before_live().expect("read"), None, "before the prune");
+    prune(&mut storage, dir);
+    assert_eq!(storage.missing_before_live().expect("read"), None, "after it");
+    let conn = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("live");
+    conn.execute("DELETE FROM segment WHERE first = 41", [])
+        .expect("deleted");
+    assert_eq!(storage.missing_before_live().expect("read"), Some((41, 80)));
+    conn.execute("DELETE FROM segment", []).expect("deleted");
+    assert_eq!(storage.missing_before_live().expect("read"), Some((1, 80)));
+}

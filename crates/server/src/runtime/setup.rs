@@ -126,6 +126,13 @@ pub fn open_journal_waiting(
             Some(_) => distrusted(&e),
         })?;
     }
+    if let Some((first, last)) = storage.missing_before_live().map_err(|e| cannot(&e))? {
+        let why = format!(
+            "entries {first} to {last} are missing, not damaged: neither the segments' catalogue nor the live rows hold them \
+             (a segment taken out of the catalogue, or rows lost); put back the database and its segments from a backup"
+        );
+        return Err(distrusted(&why));
+    }
     storage.seal_with(key);
     Ok((storage, keys))
 }
