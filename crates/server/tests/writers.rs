@@ -473,7 +473,34 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
     run(&pit, inspect);
     run(&pit, Request::OpenTable { table: "quick".into() });
     round("quick", "00");
+    let first = run(&dealer, Request::OpenBetting { table: "quick".into() });
+    let first_closed = run(&dealer, Request::NoMoreBets { table: "quick".into() });
+    let spin = Spin::Ball {
+        pocket: "3".into(),
+        direction: "opposite".into(),
+        revolutions: 6,
+    };
+    run(
+        &dealer,
+        Request::Spin {
+            bonus_words: Vec::new(),
+            table: "quick".into(),
+            spin,
+        },
+    );
     run(&dealer, Request::OpenBetting { table: "quick".into() });
+    // Answers to requests sent together show their events in any order: the
+    // round before's opening and its no more bets, shown late, neither end
+    // this round's timer nor start one of their own.
+    for views in [first, first_closed] {
+        floor
+            .shown(Ok(croupier_server::casino::Executed {
+                views,
+                texts: Vec::new(),
+            }))
+            .expect("shown");
+        assert_eq!(floor.deadlines_waited(), 1, "the newest round's timer waits");
+    }
     wait_for(|| floor.deadlines_waited() == 0);
     let late = ask(
         &handle,

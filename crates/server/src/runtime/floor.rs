@@ -22,8 +22,9 @@ use crate::casino::policy::{self, Act};
 use crate::casino::reads::{TableAnswer, TableQuery};
 use crate::casino::{Actor, Executed, FromClient, Request, User};
 
-/// Each table's betting deadline waited for: its round, and its timer's wake-up.
-pub(super) type Deadlines = Arc<Mutex<HashMap<String, (u64, oneshot::Sender<()>)>>>;
+/// Each table's newest round that opened betting, and its timer's wake-up
+/// while the timer waits (dropped: the timer ends).
+pub(super) type Deadlines = Arc<Mutex<HashMap<String, (u64, Option<oneshot::Sender<()>>)>>>;
 
 #[derive(Clone)]
 pub struct Floor {
@@ -34,8 +35,8 @@ pub struct Floor {
     pub(super) metrics: Arc<Metrics>,
     /// What each wheel table's automated wheel last did, for the dealer console.
     pub(super) wheels: Arc<Mutex<HashMap<String, WheelStatus>>>,
-    /// Each table's betting deadline still waited for: its round, and what
-    /// wakes its timer early (dropped) once betting closes by another hand.
+    /// Each table's betting deadline: its round, and what wakes its timer
+    /// early (dropped) once betting closes by another hand.
     pub(super) deadlines: Deadlines,
     pub(super) hashing: Hashing,
     pub(super) archive: Arc<Archive>,
@@ -373,8 +374,7 @@ impl Floor {
                             round,
                             deadline_ms,
                         } => self.close_at_deadline(table.clone(), *round, *deadline_ms),
-                        EventView::NoMoreBets { table, round } => self.forget_deadline(table, Some(*round)),
-                        EventView::TableClosed { table } => self.forget_deadline(table, None),
+                        EventView::NoMoreBets { table, round } => self.forget_deadline(table, *round),
                         _ => {}
                     }
                 }
@@ -389,14 +389,26 @@ impl Floor {
 
     /// Calls no more bets when the betting window ends, unless someone
     /// already has: the check and the call are one job of the table's writer.
-    /// The timer is a table's one: it ends early once betting closes by
-    /// another hand or a later round opens, so timers never outnumber the
-    /// tables, however short the rounds against the window.
+    /// The timer is the table's newest round's: it ends early once that
+    /// round's betting closes by another hand or a later round opens, so
+    /// timers never outnumber the tables, however short the rounds against
+    /// the window. Answers to requests sent together may show their events
+    /// in any order, so each is judged by its round: an older round's
+    /// opening shown after a newer one's starts no timer, and a no more bets
+    /// ends its own round's alone. (A table closed during betting leaves its
+    /// round's timer to call nothing at the deadline, or to end at the next
+    /// opening.)
     fn close_at_deadline(&self, table: String, round: u64, deadline_ms: u64) {
         let (early, woken) = oneshot::channel();
-        if let Ok(mut deadlines) = self.deadlines.lock() {
+        {
+            let Ok(mut deadlines) = self.deadlines.lock() else {
+                return;
+            };
+            if deadlines.get(&table).is_some_and(|(newest, _)| *newest >= round) {
+                return;
+            }
             // Replacing a table's timer drops what held its predecessor asleep.
-            deadlines.insert(table.clone(), (round, early));
+            deadlines.insert(table.clone(), (round, Some(early)));
         }
         let floor = self.clone();
         self.runtime.spawn(async move {
@@ -406,7 +418,7 @@ impl Floor {
                 // Betting closed or a later round opened: nothing to call.
                 _ = woken => return,
             }
-            floor.forget_deadline(&table, Some(round));
+            floor.forget_deadline(&table, round);
             let closed = floor
                 .at_table(&table, |reply| TableMsg::CloseBetting { round, reply })
                 .await
@@ -417,21 +429,23 @@ impl Floor {
         });
     }
 
-    /// Ends `table`'s deadline timer: its timer for `round`, or any (`None`).
-    fn forget_deadline(&self, table: &str, round: Option<u64>) {
+    /// Ends the timer of `table`'s `round`, if it is the one waited for;
+    /// the round stays noted as the table's newest.
+    fn forget_deadline(&self, table: &str, round: u64) {
         if let Ok(mut deadlines) = self.deadlines.lock() {
-            if deadlines
-                .get(table)
-                .is_some_and(|(r, _)| round.is_none_or(|round| *r == round))
-            {
-                deadlines.remove(table);
+            if let Some((waited, early)) = deadlines.get_mut(table) {
+                if *waited == round {
+                    *early = None;
+                }
             }
         }
     }
 
     /// How many tables have a betting deadline waited for.
     pub fn deadlines_waited(&self) -> usize {
-        self.deadlines.lock().map_or(0, |d| d.len())
+        self.deadlines
+            .lock()
+            .map_or(0, |d| d.values().filter(|(_, early)| early.is_some()).count())
     }
 
     /// What a wheel table's automated wheel last did.
