@@ -226,7 +226,27 @@ fn each_gaming_day_over_is_cut_into_a_segment_that_verify_reads_where_it_lies() 
     drop(conn);
     let (ok, said) = croupier(&["verify", "--data", data_arg]);
     assert!(!ok && said.contains("entries are missing, not damaged"), "{said}");
-    // Nor does the server start on it, nor a user command write to it.
+    // Nor does the server start on it, nor a user command write to it. A
+    // row the secret did not seal is refused as such before the gap.
+    let conn =
+        rusqlite::Connection::open(data.join(croupier_ledger::storage::DATABASE_FILE)).expect("the live journal");
+    let macs: Vec<(i64, Vec<u8>)> = {
+        let mut rows = conn.prepare("SELECT first, mac FROM segment").expect("catalogue");
+        let read = rows.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows");
+        read.collect::<Result<_, _>>().expect("macs")
+    };
+    conn.execute("UPDATE segment SET mac = randomblob(32)", [])
+        .expect("changed");
+    let said = refused_start(&data);
+    assert!(said.contains("the secret did not seal"), "{said}");
+    for (first, mac) in &macs {
+        conn.execute(
+            "UPDATE segment SET mac = ?1 WHERE first = ?2",
+            rusqlite::params![mac, first],
+        )
+        .expect("put back");
+    }
+    drop(conn);
     let said = refused_start(&data);
     assert!(said.contains("are missing, not damaged"), "{said}");
     let (ok, said) = croupier(&["user", "unlock", "--data", data_arg, "--username", "ann"]);

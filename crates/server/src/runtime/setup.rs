@@ -126,6 +126,8 @@ pub fn open_journal_waiting(
             Some(_) => distrusted(&e),
         })?;
     }
+    storage.seal_with(key);
+    // With the key: a catalogue row it did not seal is refused as such first.
     if let Some((first, last)) = storage.missing_before_live().map_err(|e| cannot(&e))? {
         let why = format!(
             "entries {first} to {last} are missing, not damaged: neither the segments' catalogue nor the live rows hold them \
@@ -133,7 +135,6 @@ pub fn open_journal_waiting(
         );
         return Err(distrusted(&why));
     }
-    storage.seal_with(key);
     Ok((storage, keys))
 }
 
