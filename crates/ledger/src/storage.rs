@@ -213,6 +213,9 @@ pub struct SqliteStorage {
     folders: Vec<PathBuf>,
     /// When the writer last deleted rows a segment holds (at most every `PRUNE_EVERY`).
     pruned_at: Option<Instant>,
+    /// Why the rows a segment holds last could not leave the live journal:
+    /// told once, not every pass, and its end once.
+    prune_failing: Option<String>,
     segments_read: std::cell::RefCell<Vec<PathBuf>>,
     /// The journal's key, which seals the catalogue of segments too: with
     /// it, a catalogue row it did not seal is refused (`seal_with`).
@@ -303,6 +306,7 @@ impl SqliteStorage {
             last_appended: 0,
             folders: Vec::new(),
             pruned_at: None,
+            prune_failing: None,
             segments_read: std::cell::RefCell::default(),
             segment_key: None,
         })
@@ -1119,8 +1123,22 @@ impl Storage for SqliteStorage {
         self.codec.train_if_due(&self.conn, self.last_appended);
         if self.pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
             self.pruned_at = Some(Instant::now());
-            if let Err(e) = segments::prune(&self.conn, self.segment_key.as_ref(), &self.folders) {
-                tracing::warn!("rows a segment holds could not leave the live journal: {e}; tried again later");
+            match segments::prune(&self.conn, self.segment_key.as_ref(), &self.folders) {
+                Err(e) => {
+                    let why = e.to_string();
+                    if self.prune_failing.as_ref() != Some(&why) {
+                        tracing::warn!(
+                            "rows a segment holds cannot leave the live journal: {why}; they stay there, tried again every {} ms",
+                            PRUNE_EVERY.as_millis()
+                        );
+                        self.prune_failing = Some(why);
+                    }
+                }
+                Ok(_) => {
+                    if self.prune_failing.take().is_some() {
+                        tracing::info!("rows a segment holds leave the live journal again");
+                    }
+                }
             }
         }
         if let Some((done, caught_up)) = &mut self.checkpoints {
