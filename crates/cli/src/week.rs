@@ -65,10 +65,13 @@ struct Day {
     live_journal_bytes: u64,
     segments: usize,
     segments_bytes: u64,
+    /// The recall archive (`recall.db` and its log): it keeps every round, so it grows with the history.
+    recall_bytes: u64,
 }
 
 #[derive(Serialize)]
 struct WeekReport {
+    days_played: u64,
     tables: usize,
     players: usize,
     rounds_per_hour: u64,
@@ -94,10 +97,14 @@ fn file_bytes(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
+/// A database's bytes with its log's.
+fn database_bytes(data: &Path, file: &str) -> u64 {
+    file_bytes(&data.join(file)) + file_bytes(&data.join(format!("{file}-wal")))
+}
+
 /// The live journal's bytes, and the segments' count and bytes.
 fn journal_files(data: &Path) -> (u64, usize, u64) {
-    let database = croupier_ledger::storage::DATABASE_FILE;
-    let live = file_bytes(&data.join(database)) + file_bytes(&data.join(format!("{database}-wal")));
+    let live = database_bytes(data, croupier_ledger::storage::DATABASE_FILE);
     let segments: Vec<PathBuf> = std::fs::read_dir(data.join(SEGMENTS_DIR))
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -154,7 +161,8 @@ pub fn run(args: WeekArgs) -> Result<(), Failure> {
     }
     writeln!(
         out,
-        "a week of {} tables, {} players a table, {} rounds an hour for {} hours a gaming day (2-core figures in docs/benchmarks.md); resident memory once set up {:.0} MiB",
+        "{} gaming days of {} tables, {} players a table, {} rounds an hour for {} hours a day (2-core figures in docs/benchmarks.md); resident memory once set up {:.0} MiB; seconds: the real time a day took",
+        report.days_played,
         report.tables,
         args.players_per_table,
         report.rounds_per_hour,
@@ -163,12 +171,12 @@ pub fn run(args: WeekArgs) -> Result<(), Failure> {
     )?;
     writeln!(
         out,
-        "day  rounds     bets        seconds  resident MiB  peak MiB  live journal MiB  segments  segments MiB"
+        "day  rounds     bets        seconds  resident MiB  peak MiB  live journal MiB  segments  segments MiB  recall archive MiB"
     )?;
     for d in &report.days {
         writeln!(
             out,
-            "{:<4} {:<10} {:<11} {:<8.0} {:<13.0} {:<9.0} {:<17.1} {:<9} {:.1}",
+            "{:<4} {:<10} {:<11} {:<8.0} {:<13.0} {:<9.0} {:<17.1} {:<9} {:<13.1} {:.1}",
             d.day,
             d.rounds,
             d.bets,
@@ -177,7 +185,8 @@ pub fn run(args: WeekArgs) -> Result<(), Failure> {
             crate::history::mib(d.peak_bytes),
             crate::history::mib(d.live_journal_bytes),
             d.segments,
-            crate::history::mib(d.segments_bytes)
+            crate::history::mib(d.segments_bytes),
+            crate::history::mib(d.recall_bytes)
         )?;
     }
     Ok(())
@@ -333,11 +342,13 @@ async fn play(args: &WeekArgs, data: &Path) -> Result<WeekReport, Failure> {
             live_journal_bytes,
             segments,
             segments_bytes,
+            recall_bytes: database_bytes(data, croupier_server::runtime::archive::ARCHIVE_FILE),
         });
     }
     drop(floor);
     tokio::task::block_in_place(|| drop(opened));
     Ok(WeekReport {
+        days_played: args.days,
         tables: args.tables,
         players: args.tables * args.players_per_table,
         rounds_per_hour: args.rounds_per_hour,

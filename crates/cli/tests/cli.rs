@@ -945,6 +945,10 @@ fn bench_week_plays_gaming_days_on_its_clock_and_cuts_each_into_a_segment() {
     );
     // Each gaming day over is cut at the next day's first entry: two by the third day's end.
     assert_eq!(days[2]["segments"], 2, "{report}");
+    assert_eq!(report["days_played"], 3, "{report}");
+    // The recall archive keeps every round: it is reported, and it grows.
+    let recall = |d: usize| days[d]["recall_bytes"].as_u64().expect("recall archive");
+    assert!(recall(0) > 0 && recall(2) > recall(0), "{report}");
     let out = croupier(&["verify", "--data", kept_text, "--format", "json"], "");
     assert!(out.status.success(), "the week's journal verifies: {}", stderr(&out));
     let refused = croupier(&["bench", "week", "--hours-a-day", "23"], "");
