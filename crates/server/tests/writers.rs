@@ -411,15 +411,7 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
             .expect("durable")
             .unwrap_or_else(|e| panic!("{shown}: {e}"))
     };
-    let round = |table: &str, pocket: &str| {
-        run(&dealer, Request::OpenBetting { table: table.into() });
-        assert_eq!(floor.deadlines_waited(), 1, "{table}: the window's timer waits");
-        run(&dealer, Request::NoMoreBets { table: table.into() });
-        assert_eq!(
-            floor.deadlines_waited(),
-            0,
-            "{table}: closed by the dealer, nothing is waited for"
-        );
+    let spin = |table: &str, pocket: &str| {
         let spin = Spin::Ball {
             pocket: pocket.into(),
             direction: "opposite".into(),
@@ -433,6 +425,17 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
                 spin,
             },
         );
+    };
+    let round = |table: &str, pocket: &str| {
+        run(&dealer, Request::OpenBetting { table: table.into() });
+        assert_eq!(floor.deadlines_waited(), 1, "{table}: the window's timer waits");
+        run(&dealer, Request::NoMoreBets { table: table.into() });
+        assert_eq!(
+            floor.deadlines_waited(),
+            0,
+            "{table}: closed by the dealer, nothing is waited for"
+        );
+        spin(table, pocket);
     };
     round("t1", "17");
     let tasks = || runtime.metrics().num_alive_tasks();
@@ -475,19 +478,7 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
     round("quick", "00");
     let first = run(&dealer, Request::OpenBetting { table: "quick".into() });
     let first_closed = run(&dealer, Request::NoMoreBets { table: "quick".into() });
-    let spin = Spin::Ball {
-        pocket: "3".into(),
-        direction: "opposite".into(),
-        revolutions: 6,
-    };
-    run(
-        &dealer,
-        Request::Spin {
-            bonus_words: Vec::new(),
-            table: "quick".into(),
-            spin,
-        },
-    );
+    spin("quick", "3");
     run(&dealer, Request::OpenBetting { table: "quick".into() });
     // Answers to requests sent together show their events in any order: the
     // round before's opening and its no more bets, shown late, neither end
