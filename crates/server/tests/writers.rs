@@ -446,6 +446,26 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
     }
     // Each round's timer would have slept out the hour; now none is left.
     wait_for(|| tasks() <= before);
+    // A round's no more bets shown before its opening (202 is t1's next):
+    // the opening, shown late, starts no timer.
+    let shown = |view: EventView| {
+        floor
+            .shown(Ok(croupier_server::casino::Executed {
+                views: vec![view],
+                texts: Vec::new(),
+            }))
+            .expect("shown");
+    };
+    shown(EventView::NoMoreBets {
+        table: "t1".into(),
+        round: 202,
+    });
+    shown(EventView::BettingOpened {
+        table: "t1".into(),
+        round: 202,
+        deadline_ms: 4_600_000,
+    });
+    assert_eq!(floor.deadlines_waited(), 0, "no timer for a round already closed");
 
     // A table of a 300 ms window: the first round's betting closed by the
     // dealer, the second's by the window.

@@ -429,13 +429,17 @@ impl Floor {
         });
     }
 
-    /// Ends the timer of `table`'s `round`, if it is the one waited for;
-    /// the round stays noted as the table's newest.
+    /// Ends the timer of `table`'s `round`, if it is the one waited for. A
+    /// round newer than the one noted (its no more bets shown before its
+    /// opening) is noted as the newest, waited for by no timer, so that its
+    /// opening, shown late, starts none.
     fn forget_deadline(&self, table: &str, round: u64) {
         if let Ok(mut deadlines) = self.deadlines.lock() {
-            if let Some((waited, early)) = deadlines.get_mut(table) {
-                if *waited == round {
-                    *early = None;
+            match deadlines.get_mut(table) {
+                Some((waited, early)) if *waited == round => *early = None,
+                Some((waited, _)) if *waited > round => {}
+                _ => {
+                    deadlines.insert(table.to_string(), (round, None));
                 }
             }
         }
