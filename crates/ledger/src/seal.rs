@@ -69,7 +69,7 @@ pub enum SealProblem {
     Unsealed { from: u64, last: u64, sealed: u64 },
     #[error("entry {seq} is not the entry the seal was made on: the journal was rewritten")]
     Rewritten { seq: u64 },
-    #[error("the head kept outside the data directory is of entry {head}, past the journal's end at entry {last}: the journal was put back as it was earlier, or cut. If it is a backup put back, entries {} to {head} are not in it: follow docs/commands.md, \"Backups (SQLite)\" (print them from the old copy with croupier entries --from {}, then remove journal-head.json from the keys folder)", last + 1, last + 1)]
+    #[error("the head kept outside the data directory is of entry {head}, past the journal's end at entry {last}: the journal was put back as it was earlier, or cut. If it is a backup put back, entries {} to {head} are not in it: follow the backup procedure in docs/commands.md (print them from the old copy with croupier entries --from {}, then remove journal-head.json from the keys folder)", last + 1, last + 1)]
     BehindHead { head: u64, last: u64 },
     #[error("entry {seq} is not the entry the head kept outside the data directory names: the journal was rewritten")]
     NotTheHead { seq: u64 },
