@@ -96,7 +96,8 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
         play(&server, [&dealer, &p1, &p2], 6, tag);
         wait_until("a checkpoint bound", || bound(data).len() > n);
     }
-    assert_eq!(checkpoints(data).len(), 2, "the two newest are kept");
+    // A file is written, then bound, then the oldest pruned: two once the writer is idle.
+    wait_until("the two newest kept", || checkpoints(data).len() == 2);
     let before = holdings(&server, [&p1, &p2]);
     // A power cut: the newest checkpoint is used, and only what follows it replayed.
     server.kill();
@@ -120,12 +121,11 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
     let after = holdings(&server, [&p1, &p2]);
     drop(server);
     // A damaged checkpoint is passed over for an older one, or for the whole journal.
-    for path in checkpoints(data) {
-        let mut bytes = std::fs::read(&path).expect("a checkpoint");
-        let at = bytes.len() / 2;
-        bytes[at] ^= 0x55;
-        std::fs::write(&path, bytes).expect("damaged");
-    }
+    let damaged: Vec<(PathBuf, Vec<u8>)> = checkpoints(data)
+        .into_iter()
+        .map(|path| (damage(&path), path))
+        .map(|(b, p)| (p, b))
+        .collect();
     let server = start(data, "25");
     server.wait_line("croupier: opened by replaying the journal from its first entry");
     let (p1, p2) = (server.login("p1", "p1-password-1"), server.login("p2", "p2-password-1"));
@@ -134,25 +134,38 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
         after,
         "the whole journal gives the same state"
     );
-    // Replayed whole, the start writes a checkpoint at once; the oldest damaged one goes.
-    wait_until("a checkpoint after the damaged ones", || {
-        checkpoints(data).len() == 2 && bound(data).len() == 4
+    // Replayed whole, the start writes a checkpoint at each interval it passes: the damaged
+    // files go, overwritten or pruned, and the two kept are new and bound.
+    wait_until("two new checkpoints after the damaged ones, both bound", || {
+        let (kept, bound) = (checkpoints(data), bound(data));
+        kept.len() == 2
+            && kept.iter().all(|path| {
+                let through = path.file_stem().and_then(|s| s.to_str()?.parse::<u64>().ok());
+                let unchanged = damaged
+                    .iter()
+                    .any(|(was, bytes)| was == path && std::fs::read(path).ok().as_ref() == Some(bytes));
+                through.is_some_and(|t| bound.contains(&t)) && !unchanged
+            })
     });
     drop(server);
     // The audit replays every entry and finds each kept checkpoint's binding the state it
-    // reaches: both of the two kept, the damaged file's too (the file is what is wrong).
+    // reaches, the damaged file's too, and names the file (the file is what is wrong).
+    damage(&checkpoints(data)[0]);
+    let mut distinct = bound(data);
+    distinct.sort_unstable();
+    distinct.dedup();
     let (passed, report) = croupier_testkit::verify(BINARY, data, &[]);
     assert!(passed, "{report}");
     let c = &report["checkpoints"];
     assert_eq!(
         (c["bound"].as_u64(), c["matching"].as_u64()),
-        (Some(4), Some(2)),
-        "{report}"
+        (Some(distinct.len() as u64), Some(2)),
+        "each entry bound once or more; both kept files' bindings are the state replayed, the damaged one's too: {report}"
     );
     assert_eq!(
         c["unusable"].as_array().map(Vec::len),
         Some(1),
-        "the damaged one left: {report}"
+        "the damaged one: {report}"
     );
     // Incrementally, from the newest: its hash as bound, then the chain and the replay after it.
     let (passed, report) = croupier_testkit::verify(BINARY, data, &["--from-checkpoint"]);
@@ -176,6 +189,74 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(said.contains("no checkpoint can be begun from"), "{said}");
+}
+
+/// A writer far behind the journal (half the interval unread: 20 entries
+/// here) hands its replay to a thread of ordinary priority, which hands it
+/// back once a read finds it caught up: under a load that leaves no core
+/// idle, the low thread alone fell behind for good. The checkpoints written
+/// on either thread are bound, and a start from the newest holds every cent.
+#[test]
+fn a_writer_far_behind_goes_on_at_ordinary_priority_and_hands_back_once_caught_up() {
+    let dir = data_dir();
+    let data = dir.path();
+    let logs = data_dir();
+    let log = logs.path().join("serve.log");
+    let logged = |what: &str| std::fs::read_to_string(&log).unwrap_or_default().matches(what).count();
+    let server = Server::start_with_log(BINARY, data, free_port(), &["--checkpoint-every", "40"], &log);
+    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    // Rounds come faster than the writer's poll: it wakes more than 20 entries behind.
+    let began = Instant::now();
+    let mut rounds = 0;
+    while logged("more than 20 entries behind the journal") == 0 {
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "never far behind: {rounds} rounds"
+        );
+        play(&server, [&dealer, &p1, &p2], 4, &format!("f{rounds}-"));
+        rounds += 4;
+    }
+    wait_until("the replay handed back", || {
+        logged("checkpoints: caught up with the journal at entry") >= logged("entries behind the journal")
+    });
+    let played_to = *bound(data).last().expect("checkpoints bound");
+    play(&server, [&dealer, &p1, &p2], 8, "g");
+    wait_until("a checkpoint after the hand back", || {
+        bound(data).last().is_some_and(|&newest| newest > played_to)
+    });
+    let said = std::fs::read_to_string(&log).expect("the log");
+    assert!(!said.contains("no longer written"), "{said}");
+    let before = holdings(&server, [&p1, &p2]);
+    drop(server);
+    let server = start(data, "40");
+    let line = server.wait_line("croupier: opened");
+    assert!(!line.contains("first entry"), "{line}: opened from a checkpoint");
+    let (p1, p2) = (server.login("p1", "p1-password-1"), server.login("p2", "p2-password-1"));
+    assert_eq!(
+        holdings(&server, [&p1, &p2]),
+        before,
+        "every cent, from the newest checkpoint"
+    );
+    drop(server);
+    let (passed, report) = croupier_testkit::verify(BINARY, data, &[]);
+    assert!(passed, "{report}");
+    assert_eq!(
+        report["checkpoints"]["matching"].as_u64(),
+        Some(checkpoints(data).len() as u64),
+        "each kept checkpoint is the state the audit reaches at its entry: {report}"
+    );
+}
+
+/// Flips a byte in the middle of a checkpoint's file; its bytes after.
+fn damage(path: &Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).expect("a checkpoint");
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x55;
+    std::fs::write(path, &bytes).expect("damaged");
+    bytes
 }
 
 fn full_balances(data: &Path) -> Value {

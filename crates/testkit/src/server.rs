@@ -49,12 +49,23 @@ impl Server {
 
     /// [`Server::start`], with more of `serve`'s options (`--connections-max 10`...).
     pub fn start_with(binary: &str, data: &Path, port: u16, options: &[&str]) -> Server {
+        Server::start_logging(binary, data, port, options, Stdio::inherit())
+    }
+
+    /// [`Server::start_with`], its log (standard error) written to `log`
+    /// (a test that reads what the server logged), not the test's own.
+    pub fn start_with_log(binary: &str, data: &Path, port: u16, options: &[&str], log: &Path) -> Server {
+        let file = std::fs::File::create(log).expect("the log's file");
+        Server::start_logging(binary, data, port, options, Stdio::from(file))
+    }
+
+    fn start_logging(binary: &str, data: &Path, port: u16, options: &[&str], log: Stdio) -> Server {
         let address = format!("127.0.0.1:{port}");
         let mut child = Command::new(binary)
             .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
             .args(options)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(log)
             .spawn()
             .expect("server starts");
         let stdout = child.stdout.take().expect("stdout");

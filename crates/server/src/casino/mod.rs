@@ -81,14 +81,14 @@ pub fn replay(entries: &[croupier_ledger::Entry]) -> Result<Casino<MemoryStorage
 /// archive is filled and checked with them.
 pub fn replay_archiving(
     entries: &[croupier_ledger::Entry],
-    on_final: &mut dyn FnMut(Arc<RoundRecord>),
+    on_final: &mut (dyn FnMut(Arc<RoundRecord>) + Send),
 ) -> Result<Casino<MemoryStorage>, OpenError> {
     replay_with(entries, Some(on_final))
 }
 
 fn replay_with(
     entries: &[croupier_ledger::Entry],
-    on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+    on_final: Option<&mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
 ) -> Result<Casino<MemoryStorage>, OpenError> {
     let mut replayer = Replayer::new(on_final)?;
     for entry in entries {
@@ -132,7 +132,7 @@ fn bound(c: &Expected, bindings: &[checkpoint::Binding]) -> Result<(), OpenError
 /// entry it writes is compared with the journal's and let go of.
 pub struct Replayer<'a> {
     shadow: Casino<MemoryStorage>,
-    on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>,
+    on_final: Option<&'a mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
     entries: u64,
     /// Each checkpoint the replayed entries bind.
     bindings: Vec<checkpoint::Binding>,
@@ -141,7 +141,7 @@ pub struct Replayer<'a> {
 impl<'a> Replayer<'a> {
     /// A replay from the journal's first entry; `on_final` is given each
     /// round whose record becomes final, as [`replay_archiving`] does.
-    pub fn new(on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>) -> Result<Replayer<'a>, OpenError> {
+    pub fn new(on_final: Option<&'a mut (dyn FnMut(Arc<RoundRecord>) + Send)>) -> Result<Replayer<'a>, OpenError> {
         let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
         shadow.keep_finished = on_final.is_some();
         Ok(Replayer {
@@ -156,7 +156,7 @@ impl<'a> Replayer<'a> {
     /// state (the balances, the transfers' digests and the chain's head at it).
     pub fn resumed(
         from: &checkpoint::Checkpoint,
-        on_final: Option<&'a mut dyn FnMut(Arc<RoundRecord>)>,
+        on_final: Option<&'a mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
     ) -> Result<(Replayer<'a>, croupier_ledger::LedgerState), OpenError> {
         let (mut shadow, ledger) = checkpoint::restore(from)?;
         if on_final.is_some() {
@@ -258,7 +258,7 @@ impl<S: Storage> Casino<S> {
     pub fn open_archiving(
         storage: S,
         now_ms: u64,
-        on_final: &mut dyn FnMut(Arc<RoundRecord>),
+        on_final: &mut (dyn FnMut(Arc<RoundRecord>) + Send),
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         Casino::open_with(storage, now_ms, Some(on_final), JOURNAL_FORMAT, None)
     }
@@ -270,7 +270,7 @@ impl<S: Storage> Casino<S> {
     pub fn open_from(
         storage: S,
         now_ms: u64,
-        on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+        on_final: Option<&mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
         from: Option<checkpoint::Checkpoint>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
         Casino::open_with(storage, now_ms, on_final, JOURNAL_FORMAT, from)
@@ -279,7 +279,7 @@ impl<S: Storage> Casino<S> {
     fn open_with(
         mut storage: S,
         now_ms: u64,
-        on_final: Option<&mut dyn FnMut(Arc<RoundRecord>)>,
+        on_final: Option<&mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
         format: u32,
         from: Option<checkpoint::Checkpoint>,
     ) -> Result<(Casino<S>, Vec<EventView>), OpenError> {
@@ -304,7 +304,7 @@ impl<S: Storage> Casino<S> {
             Some(f) => f(r),
             None => {}
         };
-        let replay_to: Option<&mut dyn FnMut(Arc<RoundRecord>)> = if wanted { Some(&mut route) } else { None };
+        let replay_to: Option<&mut (dyn FnMut(Arc<RoundRecord>) + Send)> = if wanted { Some(&mut route) } else { None };
         let (mut opening, mut replayer, after) = match from {
             Some(c) => {
                 let (replayer, ledger) = Replayer::resumed(&c, replay_to)?;

@@ -1,25 +1,27 @@
 //! Checkpoints of the casino's state (`casino::checkpoint`), so that a start
 //! replays only the entries after the last one, not the whole history.
 //!
-//! The writer is a thread of its own, at low priority: it holds a replay of
+//! The writer is a thread of its own, at low priority (with a second, at
+//! ordinary priority, that takes over while it is far behind): it holds a replay of
 //! the journal (from the state the server opened on), reads each entry once
 //! durable through a read-only connection, replays it (checking it byte for
 //! byte, as `croupier verify` does), and every [`CHECKPOINT_EVERY_ENTRIES`]
 //! writes the replay's state to `checkpoints/` in the data directory, then has
 //! the cage bind it into the journal (`Request::Checkpoint`). No writer waits
 //! on it. Its cost is a second copy of the state in memory and a replay of
-//! each entry (about 20 µs) at low priority.
+//! each entry (about 20 µs), at low priority while it keeps pace.
 //!
 //! A start tries the newest checkpoints first; one that cannot be used (a
 //! damaged file, not bound, cut off by a recovery) is skipped with a warning,
 //! and with none the journal is replayed from its first entry.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use croupier_ledger::segments::DAY_MS;
-use croupier_ledger::{Database, Opened as OpenedJournal, Storage, StorageError};
+use croupier_ledger::{Database, Entry, Opened as OpenedJournal, Storage, StorageError};
 
 use crate::api::EventView;
 use crate::casino::{Actor, Casino, OpenError, Replayer, Request, RoundRecord};
@@ -37,16 +39,24 @@ pub const CHECKPOINT_EVERY_ENTRIES: u64 = 100_000;
 pub const CHECKPOINTS_KEPT: usize = 2;
 /// How often the writer reads what became durable.
 pub const CHECKPOINT_POLL_MS: u64 = 1_000;
-/// The most entries the writer reads in one snapshot of the journal, and
-/// how long it pauses before the next when more are waiting (SQLite). SQLite cannot
-/// begin its log (WAL) again while a read holds an older snapshot, so a
-/// writer behind under load, reading on and on, let the log grow by all that
-/// was written meanwhile: 630 MB in 90 s of `bench load --tables 10
-/// --terminals 1000`, beside a 241 MB database. The pause spans a pass of
-/// the background checkpoint (200 ms) and the writer's copy after it, which
-/// is when the log begins again (docs/benchmarks.md).
-pub const READ_ENTRIES: u64 = 20_000;
-pub const READ_PAUSE_MS: u64 = 300;
+/// The most entries the writer reads in one snapshot of the journal. It
+/// reads them into memory, ends the snapshot, then replays them: SQLite
+/// cannot begin its log (WAL) again while a read holds an older snapshot, so
+/// a writer behind under load that replayed as it read held one snapshot
+/// after another and let the log grow by all that was written meanwhile:
+/// 630 MB in 90 s of `bench load --tables 10 --terminals 1000`, beside a 241
+/// MB database. Replaying between reads leaves the log times to begin again
+/// without slowing the writer (docs/benchmarks.md): a pause after each read
+/// capped it at 30,000 entries a second, below what that load writes.
+/// A read takes at most a twentieth of the checkpoints' interval (`every`),
+/// so that a checkpoint comes due between reads, not many entries late.
+pub const READ_ENTRIES: usize = 5_000;
+/// How many full reads in a row make the writer far behind (half the
+/// checkpoints' interval: 50,000 entries), and move its replay to ordinary
+/// priority until a read finds it caught up ([`CheckpointWriter::start`]).
+/// A start from the newest checkpoint then replays some 150,000 entries at
+/// most, about 2 s.
+pub const FAR_BEHIND_READS: u32 = 10;
 /// The folder of the data directory that holds the checkpoints.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
@@ -73,7 +83,7 @@ pub fn open_newest<S: Storage>(
     store: Option<&Store>,
     storage: &mut dyn FnMut() -> Result<S, String>,
     now_ms: u64,
-    on_final: &mut dyn FnMut(Arc<RoundRecord>),
+    on_final: &mut (dyn FnMut(Arc<RoundRecord>) + Send),
 ) -> Result<Opened<S>, String> {
     for through in store.map(|s| s.bound(CHECKPOINTS_TRIED)).unwrap_or_default() {
         let Some(store) = store else { break };
@@ -101,13 +111,13 @@ pub fn open_newest<S: Storage>(
 /// The thread that writes checkpoints; it stops when dropped.
 pub struct CheckpointWriter {
     stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for CheckpointWriter {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }
@@ -120,6 +130,16 @@ impl CheckpointWriter {
     /// once where the start replayed that many. Nothing waits on it: the
     /// start does not write the state it opened on.
     /// `key` is the journal's: it seals the segments' catalogue as it seals the journal.
+    ///
+    /// Two threads take turns with the replay: one at low priority, which
+    /// has only the cores the answers leave, and one at ordinary priority,
+    /// which has the replay only while it is far behind ([`FAR_BEHIND_READS`]).
+    /// A thread cannot take its priority back once it gave it up (not
+    /// without privilege), so the replay moves instead. Under a load that
+    /// leaves no core idle, the low thread alone fell behind for good: 1.6
+    /// million entries replayed of 3.4 million written in 90 s of `bench load
+    /// --tables 10 --terminals 1000`, and a start after it replays the rest
+    /// (docs/benchmarks.md).
     pub fn start(
         store: Store,
         floor: Floor,
@@ -133,28 +153,80 @@ impl CheckpointWriter {
             .map_err(|e| format!("checkpoints: {e}"))?;
         reader.seal_with(key);
         let stop = Arc::new(AtomicBool::new(false));
+        let (to_low, low) = mpsc::channel::<Box<Replay>>();
+        let (to_ordinary, ordinary) = mpsc::channel::<Box<Replay>>();
         let stopping = stop.clone();
-        let thread = std::thread::Builder::new()
+        let ordinary = std::thread::Builder::new()
+            .name("checkpoints-behind".into())
+            .spawn(move || take_turns(None, ordinary, to_low, true, &stopping))
+            .map_err(|e| format!("cannot start the checkpoint writer: {e}"))?;
+        let stopping = stop.clone();
+        let low = std::thread::Builder::new()
             .name("checkpoints".into())
             .spawn(move || {
                 super::lower_this_threads_priority();
-                let mut writer = Writing {
+                let writing = Writing {
                     store,
                     reader,
                     floor,
                     every: every.max(1),
+                    read_entries: (every / 20).clamp(1, READ_ENTRIES as u64) as usize,
                     last: from.as_ref().map_or(0, |u| u.through),
                     key: Some(key),
                 };
-                if let Err(e) = writer.run(from, &stopping) {
-                    tracing::error!("checkpoints are no longer written: {e}");
+                match Replay::begin(writing, from, &stopping) {
+                    Ok(replay) => take_turns(Some(Box::new(replay)), low, to_ordinary, false, &stopping),
+                    Err(e) => tracing::error!("checkpoints are no longer written: {e}"),
                 }
             })
             .map_err(|e| format!("cannot start the checkpoint writer: {e}"))?;
         Ok(CheckpointWriter {
             stop,
-            thread: Some(thread),
+            threads: vec![low, ordinary],
         })
+    }
+}
+
+/// One thread's turns with the replay: it goes on with it while the
+/// replay is as far behind as the thread is for (`far`), then hands it to
+/// the other thread and waits for it back. It ends once the writer stops,
+/// fails, or the other thread has ended (its sender dropped).
+fn take_turns(
+    mut held: Option<Box<Replay>>,
+    turns: mpsc::Receiver<Box<Replay>>,
+    other: mpsc::Sender<Box<Replay>>,
+    far: bool,
+    stop: &AtomicBool,
+) {
+    loop {
+        let mut replay = match held.take() {
+            Some(replay) => replay,
+            None => match turns.recv() {
+                Ok(replay) => replay,
+                Err(_) => return,
+            },
+        };
+        while replay.far_behind() == far {
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            if let Err(e) = replay.step(stop) {
+                tracing::error!("checkpoints are no longer written: {e}");
+                return;
+            }
+        }
+        if far {
+            tracing::info!("checkpoints: caught up with the journal at entry {}", replay.through);
+        } else {
+            tracing::info!(
+                "checkpoints: more than {} entries behind the journal at entry {}; replaying at ordinary priority until caught up",
+                FAR_BEHIND_READS as usize * replay.writing.read_entries,
+                replay.through
+            );
+        }
+        if other.send(replay).is_err() {
+            return;
+        }
     }
 }
 
@@ -163,17 +235,48 @@ struct Writing {
     reader: OpenedJournal,
     floor: Floor,
     every: u64,
+    /// The most entries one read takes.
+    read_entries: usize,
     /// The entry the last checkpoint written (or the opening state) follows.
     last: u64,
     key: Option<[u8; 32]>,
 }
 
-impl Writing {
-    fn run(&mut self, from: Option<Used>, stop: &AtomicBool) -> Result<(), String> {
-        self.store.remove_partial();
+/// The writer's replay of the journal and where it stands: what the two
+/// threads hand each other.
+struct Replay {
+    writing: Writing,
+    replayer: Replayer<'static>,
+    /// The last entry replayed.
+    through: u64,
+    /// Where the journal is cut into segments (SQLite), a checkpoint is
+    /// also taken at each gaming day's end: the state after its last
+    /// entry, which seals the day's segment ([`croupier_ledger::segments`]).
+    segmented: Option<std::path::PathBuf>,
+    /// The gaming day of the entry last replayed, and of the entry that began a new one.
+    day: Option<u64>,
+    new_day: Option<u64>,
+    /// After a cut, a second checkpoint as soon as an entry follows: the
+    /// two kept are then both bound in the live database, and one damaged
+    /// leaves the other to start from, without the segments.
+    second_after: Option<u64>,
+    /// Entries read and not yet replayed: a read past a gaming day's end
+    /// leaves the next day's for after the day's checkpoint.
+    read: VecDeque<Entry>,
+    /// How many reads in a row came back full, more waiting.
+    full_reads: u32,
+    /// The last read failed (said once until one succeeds).
+    unread: bool,
+}
+
+impl Replay {
+    /// The replay from the checkpoint the start opened from, once the
+    /// entries up to it are checked.
+    fn begin(mut writing: Writing, from: Option<Used>, stop: &AtomicBool) -> Result<Replay, String> {
+        writing.store.remove_partial();
         // The checkpoint the start opened from, read again: only the very
         // bytes the start found bound (the file may have been changed since).
-        let opened = match from.map(|used| (self.store.read(used.through), used)) {
+        let opened = match from.map(|used| (writing.store.read(used.through), used)) {
             Some((Ok(c), used)) if c.digest() == used.digest => Some(c),
             Some((read, used)) => {
                 let why = read
@@ -183,105 +286,125 @@ impl Writing {
                     "the checkpoint after entry {} cannot be gone on from ({why}): the journal is replayed from its first entry",
                     used.through
                 );
-                self.last = 0;
+                writing.last = 0;
                 None
             }
             None => None,
         };
-        let (mut replayer, mut through) = match &opened {
+        let (replayer, through) = match &opened {
             Some(c) => (Replayer::resumed(c, None).map_err(|e| e.to_string())?.0, c.through),
             None => (Replayer::new(None).map_err(|e| e.to_string())?, 0),
         };
         drop(opened);
         if through > 0 {
-            self.check_history(through, replayer.casino().ledger().head(), stop)?;
+            writing.check_history(through, replayer.casino().ledger().head(), stop)?;
         }
-        let mut unread = false;
-        // Where the journal is cut into segments (SQLite), a checkpoint is
-        // also taken at each gaming day's end: the state after its last
-        // entry, which seals the day's segment ([`croupier_ledger::segments`]).
-        let segmented = match self.store.journal() {
+        let segmented = match writing.store.journal() {
             Database::Sqlite(dir) => Some(dir.clone()),
             Database::Postgres(_) => None,
         };
-        // The gaming day of the entry last replayed, and of the entry that began a new one.
-        let mut day: Option<u64> = None;
-        let mut new_day: Option<u64> = None;
-        // After a cut, a second checkpoint as soon as an entry follows: the
-        // two kept are then both bound in the live database, and one damaged
-        // leaves the other to start from, without the segments.
-        let mut second_after: Option<u64> = None;
-        // The last read stopped at READ_ENTRIES with more waiting.
-        let mut behind = false;
-        while !stop.load(Ordering::SeqCst) {
-            let day_ended = new_day.take();
-            let second = second_after.is_some_and(|cut| through > cut);
-            if day_ended.is_some() || second || through >= self.last + self.every {
-                let bound = self.take(&replayer)?;
-                if second {
-                    second_after = None;
-                }
-                if let (Some(dir), true) = (&segmented, bound && day_ended.is_some()) {
-                    if cut_segment(dir, through, self.key.as_ref()) {
-                        second_after = Some(through);
-                    }
-                }
-                day = day_ended.or(day);
+        let read_entries = writing.read_entries;
+        Ok(Replay {
+            writing,
+            replayer,
+            through,
+            segmented,
+            day: None,
+            new_day: None,
+            second_after: None,
+            read: VecDeque::with_capacity(read_entries),
+            full_reads: 0,
+            unread: false,
+        })
+    }
+
+    fn far_behind(&self) -> bool {
+        self.full_reads >= FAR_BEHIND_READS
+    }
+
+    /// Writes the checkpoint that is due, if any, then reads (waiting a poll
+    /// first unless behind) and replays what was read.
+    fn step(&mut self, stop: &AtomicBool) -> Result<(), String> {
+        let day_ended = self.new_day.take();
+        let second = self.second_after.is_some_and(|cut| self.through > cut);
+        if day_ended.is_some() || second || self.through >= self.writing.last + self.writing.every {
+            let bound = self.writing.take(&self.replayer)?;
+            if second {
+                self.second_after = None;
             }
-            if day_ended.is_none() {
-                // PostgreSQL keeps no such log: behind, it reads on at once.
-                let pause = match (behind, &segmented) {
-                    (false, _) => Some(CHECKPOINT_POLL_MS),
-                    (true, Some(_)) => Some(READ_PAUSE_MS),
-                    (true, None) => None,
-                };
-                if let Some(pause) = pause {
-                    std::thread::sleep(Duration::from_millis(pause));
+            if let (Some(dir), true) = (&self.segmented, bound && day_ended.is_some()) {
+                if cut_segment(dir, self.through, self.writing.key.as_ref()) {
+                    self.second_after = Some(self.through);
                 }
             }
-            let mut failed = None;
-            let until = through.saturating_add(READ_ENTRIES);
-            let read = self.reader.each_between(through, until, &mut |entry| {
-                let entry_day = entry.at_ms / DAY_MS;
-                if segmented.is_some() && day.is_some_and(|d| entry_day > d) {
-                    new_day = Some(entry_day);
-                    return false;
-                }
-                match replayer.entry(&entry) {
-                    Ok(()) => {
-                        through = entry.seq;
-                        day = Some(entry_day);
-                    }
-                    Err(e) => failed = Some(e.to_string()),
-                }
-                failed.is_none() && !stop.load(Ordering::SeqCst)
-            });
-            // A read that failed (a connection to PostgreSQL ended) is tried
-            // again on a new connection at the next poll, said once.
-            if let Err(e) = read {
-                if !unread {
-                    tracing::warn!("checkpoints wait: cannot read the journal ({e}); trying again");
-                }
-                unread = true;
-                if let Ok(mut reader) = self.store.journal().open_read_only() {
-                    if let Some(key) = self.key {
-                        reader.seal_with(key);
-                    }
-                    self.reader = reader;
-                }
-                continue;
+            self.day = day_ended.or(self.day);
+        }
+        if self.read.is_empty() {
+            if day_ended.is_none() && self.full_reads == 0 {
+                std::thread::sleep(Duration::from_millis(CHECKPOINT_POLL_MS));
             }
-            unread = false;
-            behind = through == until;
-            if let Some(e) = failed {
+            self.read_more(stop);
+        }
+        while let Some(entry) = self.read.front() {
+            let entry_day = entry.at_ms / DAY_MS;
+            if self.segmented.is_some() && self.day.is_some_and(|d| entry_day > d) {
+                self.new_day = Some(entry_day);
+                break;
+            }
+            let Some(entry) = self.read.pop_front() else { break };
+            if let Err(e) = self.replayer.entry(&entry) {
                 // The durable journal does not replay: it is not as written.
-                self.floor.health().history_broken(&e);
+                let e = e.to_string();
+                self.writing.floor.health().history_broken(&e);
                 return Err(e);
+            }
+            self.through = entry.seq;
+            self.day = Some(entry_day);
+            if stop.load(Ordering::SeqCst) {
+                break;
             }
         }
         Ok(())
     }
 
+    /// Reads up to `read_entries` entries after the last replayed, in one
+    /// snapshot that ends before any is replayed.
+    fn read_more(&mut self, stop: &AtomicBool) {
+        let (through, read) = (self.through, &mut self.read);
+        let until = through.saturating_add(self.writing.read_entries as u64);
+        let mut last = through;
+        let result = self.writing.reader.each_between(through, until, &mut |entry| {
+            last = entry.seq;
+            read.push_back(entry);
+            !stop.load(Ordering::SeqCst)
+        });
+        // A read that failed (a connection to PostgreSQL ended) is tried
+        // again on a new connection at the next poll, said once.
+        if let Err(e) = result {
+            self.read.clear();
+            self.full_reads = 0;
+            if !self.unread {
+                tracing::warn!("checkpoints wait: cannot read the journal ({e}); trying again");
+            }
+            self.unread = true;
+            if let Ok(mut reader) = self.writing.store.journal().open_read_only() {
+                if let Some(key) = self.writing.key {
+                    reader.seal_with(key);
+                }
+                self.writing.reader = reader;
+            }
+            return;
+        }
+        self.unread = false;
+        self.full_reads = if last == until {
+            self.full_reads.saturating_add(1)
+        } else {
+            0
+        };
+    }
+}
+
+impl Writing {
     /// The start replayed only what follows its checkpoint: the entries up to
     /// it are checked here, in the background, to chain to it (hashes only,
     /// as they stream). A break is told on `/healthz` (`history`).
