@@ -191,7 +191,7 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
     assert!(said.contains("no checkpoint can be begun from"), "{said}");
 }
 
-/// A writer far behind the journal (half the interval unread: 20 entries
+/// A writer far behind the journal (a whole interval unread: 40 entries
 /// here) hands its replay to a thread of ordinary priority, which hands it
 /// back once a read finds it caught up: under a load that leaves no core
 /// idle, the low thread alone fell behind for good. The checkpoints written
@@ -208,10 +208,10 @@ fn a_writer_far_behind_goes_on_at_ordinary_priority_and_hands_back_once_caught_u
     server.inspect_and_open(&pit, &dealer, "t1");
     server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
     server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
-    // Rounds come faster than the writer's poll: it wakes more than 20 entries behind.
+    // Rounds come faster than the writer's poll: it wakes more than 40 entries behind.
     let began = Instant::now();
     let mut rounds = 0;
-    while logged("more than 20 entries behind the journal") == 0 {
+    while logged("more than 40 entries behind the journal") == 0 {
         assert!(
             began.elapsed() < Duration::from_secs(60),
             "never far behind: {rounds} rounds"
