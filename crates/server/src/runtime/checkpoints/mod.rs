@@ -51,14 +51,14 @@ pub const CHECKPOINT_POLL_MS: u64 = 1_000;
 /// A read takes at most a twentieth of the checkpoints' interval (`every`),
 /// so that a checkpoint comes due between reads, not many entries late.
 pub const READ_ENTRIES: usize = 5_000;
-/// How many full reads in a row make the writer far behind (a whole
-/// interval: 100,000 entries), and move its replay to ordinary priority
-/// until a read finds it caught up ([`CheckpointWriter::start`]). Writing a
-/// checkpoint at low priority leaves it 50,000-80,000 entries behind at the
-/// target load (`bench load --rate 21500`), which it makes up alone: half an
-/// interval moved the replay after every checkpoint there. A start from the
-/// newest checkpoint replays some 200,000 entries at most, about 3 s.
-pub const FAR_BEHIND_READS: u32 = 20;
+/// The writer is far behind once it has read a whole interval (`every`
+/// entries, 100,000 by default) in full reads one after another: its replay
+/// then moves to ordinary priority until a read finds it caught up
+/// ([`CheckpointWriter::start`]). Writing a checkpoint at low priority leaves
+/// it 50,000-80,000 entries behind at the target load (`bench load --rate
+/// 21500`), which it makes up alone: at half an interval the replay moved
+/// after every checkpoint there. A start from the newest checkpoint replays
+/// some two intervals at most, about 3 s at the default.
 /// The folder of the data directory that holds the checkpoints.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
@@ -135,7 +135,8 @@ impl CheckpointWriter {
     ///
     /// Two threads take turns with the replay: one at low priority, which
     /// has only the cores the answers leave, and one at ordinary priority,
-    /// which has the replay only while it is far behind ([`FAR_BEHIND_READS`]).
+    /// which has the replay only while it is far behind (a whole interval read
+    /// in full reads one after another).
     /// A thread cannot take its priority back once it gave it up (not
     /// without privilege), so the replay moves instead. Under a load that
     /// leaves no core idle, the low thread alone fell behind for good: 1.6
@@ -218,11 +219,14 @@ fn take_turns(
             }
         }
         if far {
-            tracing::info!("checkpoints: caught up with the journal at entry {}", replay.through);
+            // A read that failed hands back too: the low thread tries again after a poll.
+            if !replay.unread {
+                tracing::info!("checkpoints: caught up with the journal at entry {}", replay.through);
+            }
         } else {
             tracing::info!(
-                "checkpoints: more than {} entries behind the journal at entry {}; replaying at ordinary priority until caught up",
-                FAR_BEHIND_READS as usize * replay.writing.read_entries,
+                "checkpoints: read {} entries without catching up with the journal (at entry {}); replaying at ordinary priority until caught up",
+                replay.read_in_a_row,
                 replay.through
             );
         }
@@ -265,8 +269,9 @@ struct Replay {
     /// Entries read and not yet replayed: a read past a gaming day's end
     /// leaves the next day's for after the day's checkpoint.
     read: VecDeque<Entry>,
-    /// How many reads in a row came back full, more waiting.
-    full_reads: u32,
+    /// How many entries the full reads one after another took (a read that
+    /// came back full: more were waiting).
+    read_in_a_row: u64,
     /// The last read failed (said once until one succeeds).
     unread: bool,
 }
@@ -315,13 +320,13 @@ impl Replay {
             new_day: None,
             second_after: None,
             read: VecDeque::with_capacity(read_entries),
-            full_reads: 0,
+            read_in_a_row: 0,
             unread: false,
         })
     }
 
     fn far_behind(&self) -> bool {
-        self.full_reads >= FAR_BEHIND_READS
+        self.read_in_a_row >= self.writing.every
     }
 
     /// Writes the checkpoint that is due, if any, then reads (waiting a poll
@@ -342,7 +347,7 @@ impl Replay {
             self.day = day_ended.or(self.day);
         }
         if self.read.is_empty() {
-            if day_ended.is_none() && self.full_reads == 0 {
+            if day_ended.is_none() && self.read_in_a_row == 0 {
                 std::thread::sleep(Duration::from_millis(CHECKPOINT_POLL_MS));
             }
             self.read_more(stop);
@@ -384,7 +389,7 @@ impl Replay {
         // again on a new connection at the next poll, said once.
         if let Err(e) = result {
             self.read.clear();
-            self.full_reads = 0;
+            self.read_in_a_row = 0;
             if !self.unread {
                 tracing::warn!("checkpoints wait: cannot read the journal ({e}); trying again");
             }
@@ -398,8 +403,8 @@ impl Replay {
             return;
         }
         self.unread = false;
-        self.full_reads = if last == until {
-            self.full_reads.saturating_add(1)
+        self.read_in_a_row = if last == until {
+            self.read_in_a_row.saturating_add(last - through)
         } else {
             0
         };
