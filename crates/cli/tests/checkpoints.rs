@@ -250,6 +250,59 @@ fn a_writer_far_behind_goes_on_at_ordinary_priority_and_hands_back_once_caught_u
     );
 }
 
+/// A start names the checkpoints it passes over, and why: a file the journal
+/// never bound (what a stop between writing and binding leaves) is told
+/// plainly, a bound file changed since is warned of.
+#[test]
+fn a_start_tells_a_checkpoint_never_bound_from_one_changed_since() {
+    let dir = data_dir();
+    let data = dir.path();
+    let server = start(data, "25");
+    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    play(&server, [&dealer, &p1, &p2], 8, "n");
+    wait_until("two checkpoints bound", || {
+        let (kept, bound) = (checkpoints(data), bound(data));
+        kept.len() == 2 && bound.len() >= 2
+    });
+    drop(server);
+    let kept = checkpoints(data);
+    let through = |path: &Path| -> u64 {
+        path.file_stem()
+            .and_then(|s| s.to_str()?.parse().ok())
+            .expect("a checkpoint's name")
+    };
+    let (older, newest) = (through(&kept[0]), through(&kept[1]));
+    // The newest's bytes under the next entry's name: an entry the journal reached, never bound.
+    let never = newest + 1;
+    std::fs::copy(&kept[1], kept[1].with_file_name(format!("{never:020}.ckpt"))).expect("copied");
+    let mut bytes = std::fs::read(&kept[0]).expect("the older");
+    bytes.push(b' ');
+    std::fs::write(&kept[0], bytes).expect("changed");
+    let logs = data_dir();
+    let log = logs.path().join("serve.log");
+    let server = Server::start_with_log(BINARY, data, free_port(), &["--checkpoint-every", "25"], &log);
+    let opened = server.wait_line("croupier: opened");
+    assert!(opened.ends_with(&format!(" {newest}")), "{opened}");
+    drop(server);
+    let said = std::fs::read_to_string(&log).expect("the log");
+    assert!(
+        said.contains(&format!(
+            "INFO croupier_server::runtime::checkpoints::store: checkpoints in {}",
+            data.join("checkpoints").display()
+        )) && said.contains(&format!("the journal never bound (the server stopped between writing and binding them) are passed over: after entries {never}")),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "that are not the files the journal bound (changed since) are passed over: after entries {older}"
+        )),
+        "{said}"
+    );
+}
+
 /// Flips a byte in the middle of a checkpoint's file; its bytes after.
 fn damage(path: &Path) -> Vec<u8> {
     let mut bytes = std::fs::read(path).expect("a checkpoint");

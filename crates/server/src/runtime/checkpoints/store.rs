@@ -108,11 +108,15 @@ impl Store {
             }
         };
         let mut found = Vec::new();
+        // Files a binding names at another length: changed since they were bound.
+        let mut changed = Vec::new();
         let scanned = each_binding(&mut storage, oldest, true, &mut |binding| {
             let (through, bytes) = (binding.through, binding.bytes);
             let length = lengths.iter().find(|(t, _)| *t == through).map(|(_, n)| *n);
             if length == Some(bytes) && !found.contains(&through) {
                 found.push(through);
+            } else if length.is_some() && !changed.contains(&through) {
+                changed.push(through);
             }
             found.len() < most
         });
@@ -120,12 +124,25 @@ impl Store {
             tracing::warn!("no checkpoint is used: cannot read the journal's bindings ({e})");
             return Vec::new();
         }
-        let unbound: Vec<u64> = listed.iter().copied().filter(|t| !found.contains(t)).take(8).collect();
-        if !unbound.is_empty() && found.len() < most {
-            tracing::warn!(
-                "checkpoints the journal does not bind as they are are passed over (in {}): {unbound:?}",
-                self.shown()
-            );
+        let entries = |list: &[u64]| list.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let passed: Vec<u64> = listed.iter().copied().filter(|t| !found.contains(t)).take(8).collect();
+        let (changed, unbound): (Vec<u64>, Vec<u64>) = passed.into_iter().partition(|t| changed.contains(t));
+        if found.len() < most {
+            // A file written as the server stopped, before its binding, is no one's doing.
+            if !unbound.is_empty() {
+                tracing::info!(
+                    "checkpoints in {} that the journal never bound (the server stopped between writing and binding them) are passed over: after entries {}",
+                    self.shown(),
+                    entries(&unbound)
+                );
+            }
+            if !changed.is_empty() {
+                tracing::warn!(
+                    "checkpoints in {} that are not the files the journal bound (changed since) are passed over: after entries {}",
+                    self.shown(),
+                    entries(&changed)
+                );
+            }
         }
         found.sort_unstable_by(|a, b| b.cmp(a));
         found
