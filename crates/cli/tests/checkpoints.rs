@@ -44,6 +44,16 @@ fn bound(data: &Path) -> Vec<u64> {
         .collect()
 }
 
+/// The staff and players, t1 inspected and opened, p1 and p2 seated at it
+/// with 1,000.00 of cash bought in for 500.00 of chips.
+fn seated(server: &Server) -> [String; 6] {
+    let [admin, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t1");
+    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
+    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    [admin, cashier, dealer, pit, p1, p2]
+}
+
 /// `rounds` RNG rounds at t1, p1 betting red and p2 on 17; what each holds after.
 fn play(server: &Server, [dealer, p1, p2]: [&str; 3], rounds: usize, tag: &str) {
     for round in 0..rounds {
@@ -87,10 +97,7 @@ fn a_restart_opens_from_the_newest_checkpoint_and_passes_over_a_damaged_one() {
     let data = dir.path();
     let mut server = start(data, "25");
     server.wait_line("croupier: opened by replaying the journal from its first entry");
-    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
-    server.inspect_and_open(&pit, &dealer, "t1");
-    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
-    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    let [_, _, dealer, _, p1, p2] = seated(&server);
     // Written and bound by the server as the journal grows, the oldest removed.
     for (n, tag) in ["q", "r", "s"].iter().enumerate() {
         play(&server, [&dealer, &p1, &p2], 6, tag);
@@ -204,10 +211,7 @@ fn a_writer_far_behind_goes_on_at_ordinary_priority_and_hands_back_once_caught_u
     let log = logs.path().join("serve.log");
     let logged = |what: &str| std::fs::read_to_string(&log).unwrap_or_default().matches(what).count();
     let server = Server::start_with_log(BINARY, data, free_port(), &["--checkpoint-every", "40"], &log);
-    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
-    server.inspect_and_open(&pit, &dealer, "t1");
-    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
-    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    let [_, _, dealer, _, p1, p2] = seated(&server);
     // Rounds come faster than the writer's poll: it wakes more than 40 entries behind.
     let began = Instant::now();
     let mut rounds = 0;
@@ -258,10 +262,7 @@ fn a_start_tells_a_checkpoint_never_bound_from_one_changed_since() {
     let dir = data_dir();
     let data = dir.path();
     let server = start(data, "25");
-    let [_, cashier, dealer, pit, p1, p2] = server.staff_and_players();
-    server.inspect_and_open(&pit, &dealer, "t1");
-    server.seat(&cashier, ("p1", &p1), "t1", 100_000, 50_000);
-    server.seat(&cashier, ("p2", &p2), "t1", 100_000, 50_000);
+    let [_, _, dealer, _, p1, p2] = seated(&server);
     play(&server, [&dealer, &p1, &p2], 8, "n");
     wait_until("two checkpoints bound", || {
         let (kept, bound) = (checkpoints(data), bound(data));

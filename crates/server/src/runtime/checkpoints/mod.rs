@@ -51,14 +51,6 @@ pub const CHECKPOINT_POLL_MS: u64 = 1_000;
 /// A read takes at most a twentieth of the checkpoints' interval (`every`),
 /// so that a checkpoint comes due between reads, not many entries late.
 pub const READ_ENTRIES: usize = 5_000;
-/// The writer is far behind once it has read a whole interval (`every`
-/// entries, 100,000 by default) in full reads one after another: its replay
-/// then moves to ordinary priority until a read finds it caught up
-/// ([`CheckpointWriter::start`]). Writing a checkpoint at low priority leaves
-/// it 50,000-80,000 entries behind at the target load (`bench load --rate
-/// 21500`), which it makes up alone: at half an interval the replay moved
-/// after every checkpoint there. A start from the newest checkpoint replays
-/// some two intervals at most, about 3 s at the default.
 /// The folder of the data directory that holds the checkpoints.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
@@ -325,6 +317,14 @@ impl Replay {
         })
     }
 
+    /// The writer is far behind once it has read a whole interval (`every`
+    /// entries, 100,000 by default) in full reads one after another: its replay
+    /// then moves to ordinary priority until a read finds it caught up
+    /// ([`CheckpointWriter::start`]). Writing a checkpoint at low priority leaves
+    /// it 50,000-80,000 entries behind at the target load (`bench load --rate
+    /// 21500`), which it makes up alone: at half an interval the replay moved
+    /// after every checkpoint there. A start from the newest checkpoint replays
+    /// some two intervals at most, about 3 s at the default.
     fn far_behind(&self) -> bool {
         self.read_in_a_row >= self.writing.every
     }

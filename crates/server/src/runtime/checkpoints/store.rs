@@ -109,14 +109,14 @@ impl Store {
         };
         let mut found = Vec::new();
         // Files a binding names at another length: changed since they were bound.
-        let mut changed = Vec::new();
+        let mut other_length = Vec::new();
         let scanned = each_binding(&mut storage, oldest, true, &mut |binding| {
             let (through, bytes) = (binding.through, binding.bytes);
             let length = lengths.iter().find(|(t, _)| *t == through).map(|(_, n)| *n);
             if length == Some(bytes) && !found.contains(&through) {
                 found.push(through);
-            } else if length.is_some() && !changed.contains(&through) {
-                changed.push(through);
+            } else if length.is_some() && !other_length.contains(&through) {
+                other_length.push(through);
             }
             found.len() < most
         });
@@ -126,7 +126,7 @@ impl Store {
         }
         let entries = |list: &[u64]| list.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
         let passed: Vec<u64> = listed.iter().copied().filter(|t| !found.contains(t)).take(8).collect();
-        let (changed, unbound): (Vec<u64>, Vec<u64>) = passed.into_iter().partition(|t| changed.contains(t));
+        let (changed, unbound): (Vec<u64>, Vec<u64>) = passed.into_iter().partition(|t| other_length.contains(t));
         if found.len() < most {
             // A file written as the server stopped, before its binding, is no one's doing.
             if !unbound.is_empty() {
