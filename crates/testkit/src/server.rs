@@ -19,6 +19,9 @@ pub const ADMIN_PASSWORD: &str = "admin-password-1";
 /// The operator's name the test casinos go by.
 pub const OPERATOR: &str = "Test House";
 
+/// libfaketime's library, from Debian's `faketime`.
+const FAKETIME_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
 /// How long a test waits for a line the server is expected to print.
 const LINE_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -59,11 +62,35 @@ impl Server {
         Server::start_logging(binary, data, port, options, Stdio::from(file))
     }
 
+    /// [`Server::start_with`], its clock `offset` ahead of the machine's (`+1d`,
+    /// `+25h`...), as libfaketime moves it: the wall clock only, so that
+    /// its timers keep the machine's pace. A test of what a gaming day's end
+    /// does starts the server again a day later. Needs Debian's `faketime`
+    /// (`scripts/setup.sh` installs it).
+    pub fn start_later(binary: &str, data: &Path, port: u16, options: &[&str], offset: &str) -> Server {
+        assert!(
+            Path::new(FAKETIME_LIBRARY).exists(),
+            "{FAKETIME_LIBRARY} is missing: scripts/setup.sh installs Debian's faketime"
+        );
+        let env = [
+            ("LD_PRELOAD", FAKETIME_LIBRARY),
+            ("FAKETIME", offset),
+            ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+            ("FAKETIME_NO_CACHE", "1"),
+        ];
+        Server::start_inner(binary, data, port, options, Stdio::inherit(), &env)
+    }
+
     fn start_logging(binary: &str, data: &Path, port: u16, options: &[&str], log: Stdio) -> Server {
+        Server::start_inner(binary, data, port, options, log, &[])
+    }
+
+    fn start_inner(binary: &str, data: &Path, port: u16, options: &[&str], log: Stdio, env: &[(&str, &str)]) -> Server {
         let address = format!("127.0.0.1:{port}");
         let mut child = Command::new(binary)
             .args(["serve", "--data", data.to_str().expect("path"), "--listen", &address])
             .args(options)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
