@@ -210,6 +210,14 @@ pub struct ChipsPastDay {
     pub value: PastDayValue,
     /// The titles, as a profile names its dispute authority.
     pub confirmed_by: Vec<String>,
+    /// Chips taken away from the table are revalued on their return
+    /// whenever it is (the low-limit house: "If Roulette-specific chips are
+    /// removed from the table and need to be returned at any value other
+    /// than $1, then the floor manager must be called"), not only after the
+    /// gaming day they were bought on (european-casino 5.4). Left out of a
+    /// checkpoint when false, as profiles made before it wrote it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub always: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

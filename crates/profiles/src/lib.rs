@@ -321,6 +321,11 @@ struct ChipsFile {
     past_gaming_day: Option<PastDayFile>,
     #[serde(default)]
     past_gaming_day_confirmed_by: Vec<String>,
+    /// When chips taken away from the table are revalued on their return:
+    /// `"after_gaming_day"` (european-casino 5.4, the default) or
+    /// `"always"` (the low-limit house: "removed from the table").
+    #[serde(default)]
+    taken_away_revalued: Option<String>,
 }
 
 /// `"table_minimum"`, or minor units each.
@@ -333,35 +338,50 @@ enum PastDayFile {
 
 impl ChipsFile {
     fn past_day(&self) -> Result<Option<ChipsPastDay>, ProfileError> {
-        let value =
-            match &self.past_gaming_day {
-                None if self.past_gaming_day_confirmed_by.is_empty() => return Ok(None),
-                None => return Err(bad(
-                    "chips.past_gaming_day_confirmed_by",
-                    "names who confirms chips' face value past the gaming day, but chips.past_gaming_day is not set"
+        let value = match &self.past_gaming_day {
+            None if self.past_gaming_day_confirmed_by.is_empty() && self.taken_away_revalued.is_none() => {
+                return Ok(None)
+            }
+            None => {
+                return Err(bad(
+                    "chips.past_gaming_day",
+                    "is not set, but chips.past_gaming_day_confirmed_by or chips.taken_away_revalued is: say what \
+                     chips taken away from the table are cashed in at"
                         .to_string(),
-                )),
-                Some(PastDayFile::Named(name)) if name == "table_minimum" => PastDayValue::TableMinimum,
-                Some(PastDayFile::Each(each)) if *each > 0 => PastDayValue::Each(*each),
-                Some(PastDayFile::Named(other)) => {
-                    return Err(bad(
-                        "chips.past_gaming_day",
-                        format!("{other:?} is not \"table_minimum\" or an amount in minor units"),
-                    ))
-                }
-                Some(PastDayFile::Each(_)) => {
-                    return Err(bad("chips.past_gaming_day", "an amount each is 1 or more".to_string()))
-                }
-            };
+                ))
+            }
+            Some(PastDayFile::Named(name)) if name == "table_minimum" => PastDayValue::TableMinimum,
+            Some(PastDayFile::Each(each)) if *each > 0 => PastDayValue::Each(*each),
+            Some(PastDayFile::Named(other)) => {
+                return Err(bad(
+                    "chips.past_gaming_day",
+                    format!("{other:?} is not \"table_minimum\" or an amount in minor units"),
+                ))
+            }
+            Some(PastDayFile::Each(_)) => {
+                return Err(bad("chips.past_gaming_day", "an amount each is 1 or more".to_string()))
+            }
+        };
         if self.past_gaming_day_confirmed_by.is_empty() {
             return Err(bad(
                 "chips.past_gaming_day_confirmed_by",
                 "name who may confirm chips' face value past the gaming day (european-casino 5.5)".to_string(),
             ));
         }
+        let always = match self.taken_away_revalued.as_deref() {
+            None | Some("after_gaming_day") => false,
+            Some("always") => true,
+            Some(other) => {
+                return Err(bad(
+                    "chips.taken_away_revalued",
+                    format!("{other:?} is not \"after_gaming_day\" or \"always\""),
+                ))
+            }
+        };
         Ok(Some(ChipsPastDay {
             value,
             confirmed_by: self.past_gaming_day_confirmed_by.clone(),
+            always,
         }))
     }
 }

@@ -101,6 +101,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::LimitsSet { .. } => [Unnamed, Unnamed, Unnamed, Whole],
         // Colorado 2206(5): the pit's decision; each corrected player learns their own correction.
         E::DisputeDecided { .. } => [Nothing, OwnPart, Nothing, Whole],
+        // european-casino 5.2: the player learns their chips were recorded taken away, not by whom.
+        E::ChipsTakenAway { .. } => [Nothing, Unnamed, Nothing, Whole],
     }
 }
 
@@ -215,6 +217,19 @@ fn every_kind() -> Vec<EventView> {
             chips: 4,
             unit: 500,
             bought_day: 20_000,
+            lots: vec![croupier_server::api::RevaluedLot {
+                day: 20_000,
+                chips: 4,
+                unit: 500,
+            }],
+        },
+        EventView::ChipsTakenAway {
+            table: t(),
+            player: p(),
+            chips: 4_000,
+            at_ms: 9,
+            by: Some(by()),
+            licence: Some("D-1".into()),
         },
         EventView::Tipped {
             table: t(),
@@ -576,9 +591,10 @@ fn a_writes_answer_shows_each_caller_only_what_they_may_see() {
         }
         let staff_want = match (at_no_table, e.audience().players().is_empty()) {
             (true, _) | (false, true) => vec![e.clone()],
-            // A dispute is the staff's whole; a player's bet is on the streams.
+            // A dispute, or chips recorded taken away, is the staff's whole;
+            // a player's bet is on the streams.
             (false, false) => match e {
-                EventView::DisputeDecided { .. } => vec![e.clone()],
+                EventView::DisputeDecided { .. } | EventView::ChipsTakenAway { .. } => vec![e.clone()],
                 _ => vec![],
             },
         };

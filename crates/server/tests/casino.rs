@@ -5,6 +5,18 @@ use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
 use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
 
+thread_local! {
+    static DISPUTES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A new dispute's id (journal format 14): one a call, in the order of the test's own thread.
+fn dispute_id() -> String {
+    DISPUTES.with(|n| {
+        n.set(n.get() + 1);
+        format!("dispute-{}", n.get())
+    })
+}
+
 fn actor(name: &str, role: Role) -> Actor {
     Actor::new(name, role, "L-77")
 }
@@ -571,6 +583,7 @@ fn every_role_is_checked() {
             amount: 300,
         }],
         round: None,
+        id: Some(dispute_id()),
     };
     assert_eq!(refused(&mut w, &dealer, dispute.clone()), "forbidden");
     // The Maryland profile names the floorperson, a role of its own from journal format 10.
@@ -814,6 +827,7 @@ fn every_request_refuses_every_role_but_its_own() {
                     amount: 100,
                 }],
                 round: None,
+                id: Some(dispute_id()),
             },
             &[Floorperson],
             Settled,
@@ -1356,6 +1370,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                                 amount,
                             }],
                             round: None,
+                            id: Some(dispute_id()),
                         },
                     )
                 }
@@ -1595,6 +1610,7 @@ fn a_dispute_from_a_role_that_cannot_decide_one_tells_nothing() {
             amount: 1,
         }],
         round: None,
+        id: Some(dispute_id()),
     };
     for named in ["bob", "nobody"] {
         let refused = w
@@ -2276,22 +2292,24 @@ fn bonus_spin_xtreme_wagers_meters_and_community_pay() {
     // 17 is black: the bet on red is lost.
     assert_eq!(w.chips("alice"), 10_000 - 500 - 500 + 1_000_010 + 10_000);
     assert_eq!(w.chips("bob"), 10_000 - 500 + 100_000 + 15_000);
-    // A dispute may pay a wager up to the largest award its wheel has, the
-    // jackpot at the meter included, with Community Pay.
+    // From journal format 14 the RNG's draws are the round's result: a
+    // dispute pays no jackpot the bonus wheel did not give (only the game
+    // pays one, and resets the meter), and corrects within what the recorded
+    // draws returned (Maryland ch.3 F(16)-(18)).
     let floor = actor("floor", Role::Floorperson);
-    w.ok(
-        &floor,
-        Request::Dispute {
-            table: "t1".into(),
-            reason: "the bonus wheel was misread: the primary jackpot".into(),
-            corrections: vec![StoredCorrection {
-                player: "bob".into(),
-                amount: 900_000,
-            }],
-            round: None,
-        },
-    );
-    let bob_now = 10_000 - 500 + 100_000 + 15_000 + 900_000;
+    let misread = |amount: i64| Request::Dispute {
+        table: "t1".into(),
+        reason: "the bonus wheel was misread: the primary jackpot".into(),
+        corrections: vec![StoredCorrection {
+            player: "bob".into(),
+            amount,
+        }],
+        round: None,
+        id: Some(dispute_id()),
+    };
+    refused_as(&mut w, &floor, misread(900_000), "bad_correction");
+    refused_as(&mut w, &floor, misread(1), "bad_correction");
+    let bob_now = 10_000 - 500 + 100_000 + 15_000;
     assert_eq!(w.chips("bob"), bob_now);
     // ch.4 D(3)(b): the primary meter is back at its reset amount; its account is empty.
     assert_eq!(w.casino.balance("meter-primary:t1"), 0);
@@ -2434,6 +2452,7 @@ fn roulette_x_pays_straights_by_its_paytable() {
             amount,
         }],
         round: None,
+        id: Some(dispute_id()),
     };
     refused_as(&mut w, &floor, correct(700), "bad_correction");
     let entries = w.casino.ledger().storage().entries.clone();
@@ -2509,6 +2528,7 @@ fn a_table_of_large_rounds_keeps_its_rounds_within_so_many_bets_from_format_13()
                 amount: -100,
             }],
             round: Some(round),
+            id: Some(dispute_id()),
         };
         let floor = actor("floor", Role::Floorperson);
         if format >= 13 {

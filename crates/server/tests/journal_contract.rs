@@ -242,6 +242,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
                 amount: 300,
             }],
             round: None,
+            id: Some("dispute-1".into()),
         },
     );
     run(

@@ -487,6 +487,18 @@ fn a_bet_under_the_table_minimum_is_refused() {
     w.replays();
 }
 
+thread_local! {
+    static DISPUTES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A new dispute's id (journal format 14): one a call, in the order of the test's own thread.
+fn dispute_id() -> String {
+    DISPUTES.with(|n| {
+        n.set(n.get() + 1);
+        format!("dispute-{}", n.get())
+    })
+}
+
 fn dispute(corrections: &[(&str, i64)], round: Option<u64>) -> Request {
     Request::Dispute {
         table: "t1".into(),
@@ -499,6 +511,7 @@ fn dispute(corrections: &[(&str, i64)], round: Option<u64>) -> Request {
             })
             .collect(),
         round,
+        id: Some(dispute_id()),
     }
 }
 
@@ -564,6 +577,7 @@ fn a_format_4_table_without_a_dispute_authority_replays_and_decides_no_more() {
         reason: "a chip on the line".into(),
         corrections: Vec::new(),
         round: None,
+        id: Some(dispute_id()),
     };
     let refused = w.refused(&pit(), at_t2, "forbidden");
     assert!(refused.message.contains("\"player\""), "{refused}");
@@ -723,12 +737,14 @@ fn a_dispute_prices_a_coupon_only_where_one_was_played_and_a_prison_bet_as_relea
             reason,
             corrections,
             round,
+            id,
             ..
         } => Request::Dispute {
             table: "pz".into(),
             reason,
             corrections,
             round,
+            id,
         },
         other => other,
     };
@@ -1270,6 +1286,7 @@ fn an_emergency_closes_the_floats_until_it_is_lifted() {
                 amount: 100,
             }],
             round: None,
+            id: Some(dispute_id()),
         },
         "emergency",
     );
@@ -1410,9 +1427,11 @@ const DAY_MS: u64 = 86_400_000;
 // gaming day when the chips were bought"; 5.5: "Exceptions may be made
 // with the confirmation of the pit boss or the upper management". A gaming
 // day is a UTC day. Chips cashed in the day they were bought keep their face.
+// Journal formats 10 to 13 read it of a seated player the clock passed, and
+// replay as they were written; format 14 reads it as it is written (below).
 #[test]
 fn colour_chips_kept_past_the_gaming_day_are_cashed_at_that_days_table_minimum() {
-    let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
+    let mut w = World::in_format(13, "european-casino");
     // The table's minimum on day 0 is 2.00; alice buys 10 chips of 1.00.
     w.ok(&pit(), limits(&["straight", "red"], 200, 10_000));
     w.seat("alice", 10_000, 1_000);
@@ -1468,7 +1487,7 @@ fn colour_chips_kept_past_the_gaming_day_are_cashed_at_that_days_table_minimum()
 // is cashed at 1.00 unless the floor manager confirms its value.
 #[test]
 fn low_limit_chips_kept_past_the_gaming_day_come_back_at_a_dollar_each() {
-    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    let mut w = World::in_format(13, "low-limit-house");
     w.ok(&cashier(), cash_in("cash-alice", "alice", 10_000));
     w.ok(
         &alice(),
@@ -1492,5 +1511,185 @@ fn low_limit_chips_kept_past_the_gaming_day_come_back_at_a_dollar_each() {
     w.ok(&alice(), leave("leave-alice"));
     // Five chips of 5.00 come back at 1.00 each: the house keeps 20.00.
     assert_eq!(w.balance("wallet:alice"), 10_000 - 2_500 + 500);
+    w.replays();
+}
+
+fn taken_away(player: &str) -> Request {
+    Request::ChipsTakenAway {
+        table: "t1".into(),
+        player: player.into(),
+    }
+}
+
+fn seat_in_chips_of(w: &mut World, player: &str, amount: u64, chip_value: u64) {
+    w.ok(&cashier(), cash_in(&format!("cash-{player}"), player, 100_000));
+    w.ok(
+        &actor(player, Role::Player),
+        Request::BuyIn {
+            id: format!("buy-{player}-{amount}-{chip_value}"),
+            table: "t1".into(),
+            amount: Minor::new(amount),
+            chip_value: Minor::new(chip_value),
+        },
+    );
+}
+
+// european-casino 5.4, as written: "If a player takes colour chips away from
+// the table and returns them after the gaming day has ended, these chips are
+// cashed in according to their face value equal to the table minimum for the
+// gaming day when the chips were bought". From journal format 14: a seated
+// player is paid face value whenever they leave (5.2: chips cannot leave the
+// table); chips the staff record taken away come back at the minimum of the
+// day each purchase was made, never above their face; 5.5 the pit boss or
+// the casino manager may confirm their face value.
+#[test]
+fn only_chips_taken_away_are_revalued_each_purchase_at_its_days_minimum_never_above_face() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
+    w.ok(
+        &admin(),
+        Request::CreateUser {
+            username: "carol".into(),
+            role: Role::Player,
+            password_hash: "test-hash".into(),
+            licence: None,
+        },
+    );
+    // Day 0: the minimum is 2.00.
+    w.ok(&pit(), limits(&["straight", "red"], 200, 10_000));
+    // The attack: 200.00 in chips of 0.01, held past midnight while seated.
+    seat_in_chips_of(&mut w, "carol", 20_000, 1);
+    // alice buys ten chips of 5.00 on day 0 and ten more on day 1, when the minimum is 3.00.
+    seat_in_chips_of(&mut w, "alice", 5_000, 500);
+    seat_in_chips_of(&mut w, "bob", 5_000, 500);
+    w.now = DAY_MS + 1_000;
+    w.ok(&pit(), limits(&["straight", "red"], 300, 10_000));
+    w.ok(
+        &alice(),
+        Request::BuyIn {
+            id: "buy-alice-2".into(),
+            table: "t1".into(),
+            amount: Minor::new(5_000),
+            chip_value: Minor::new(500),
+        },
+    );
+    // A seated player is paid face value, whatever the day: no chip of 0.01 comes back as 2.00.
+    let carol = actor("carol", Role::Player);
+    let events = w.ok(&carol, leave("leave-carol"));
+    assert!(
+        !events.iter().any(|e| matches!(e, EventView::ChipsRevalued { .. })),
+        "{events:?}"
+    );
+    assert_eq!(w.balance("wallet:carol"), 100_000);
+    // Nothing to confirm for a seated player.
+    let manager = actor("casino_manager", Role::CasinoManager);
+    let refused = w.refused(
+        &manager,
+        Request::ConfirmChips {
+            table: "t1".into(),
+            player: "alice".into(),
+        },
+        "bad_request",
+    );
+    assert!(
+        refused.message.contains("always cashed in at their face value"),
+        "{refused}"
+    );
+    // Only the table's staff record chips taken away; a player cannot.
+    w.refused(&alice(), taken_away("alice"), "forbidden");
+    w.refused(&cashier(), taken_away("alice"), "forbidden");
+    w.refused(&dealer(), taken_away("carol"), "not_seated");
+    w.ok(&dealer(), taken_away("alice"));
+    // Recorded once: sent again, it writes nothing.
+    w.resent(&dealer(), taken_away("alice"));
+    // Away, alice's chips play no more, buy nothing and tip nothing until cashed in.
+    w.ok(&dealer(), open_betting());
+    let refused = w.refused(&alice(), bet("away", "red", 500), "chips_away");
+    assert!(refused.message.contains("european-casino 5.2"), "{refused}");
+    w.refused(&alice(), tip("tip-away", 500), "chips_away");
+    w.refused(&alice(), buy_in("buy-away", 500), "chips_away");
+    w.ok(&dealer(), no_more_bets());
+    w.ok(&dealer(), spin("17"));
+    // Brought back on day 2: day 0's ten chips at 2.00, day 1's at 3.00.
+    w.now = 2 * DAY_MS + 1_000;
+    let events = w.ok(&alice(), leave("leave-alice"));
+    let revalued = events
+        .iter()
+        .find_map(|e| match e {
+            EventView::ChipsRevalued { face, paid, lots, .. } => Some((*face, *paid, lots.clone())),
+            _ => None,
+        })
+        .expect("revalued");
+    assert_eq!(revalued.0, 10_000);
+    assert_eq!(revalued.1, 10 * 200 + 10 * 300);
+    let lots: Vec<(u64, u64, u64)> = revalued.2.iter().map(|l| (l.day, l.chips, l.unit)).collect();
+    assert_eq!(lots, [(0, 10, 200), (1, 10, 300)]);
+    assert_eq!(w.balance("wallet:alice"), 100_000 - 10_000 + 5_000);
+    // bob's chips, taken away and confirmed by the casino manager (5.5), come back at face.
+    w.ok(&pit(), taken_away("bob"));
+    w.refused(
+        &floor(),
+        Request::ConfirmChips {
+            table: "t1".into(),
+            player: "bob".into(),
+        },
+        "forbidden",
+    );
+    w.ok(
+        &manager,
+        Request::ConfirmChips {
+            table: "t1".into(),
+            player: "bob".into(),
+        },
+    );
+    w.ok(&bob(), leave("leave-bob"));
+    assert_eq!(w.balance("wallet:bob"), 100_000);
+    // Taken away and brought back the day they were bought: face value.
+    seat_in_chips_of(&mut w, "carol", 1_000, 500);
+    w.ok(&dealer(), taken_away("carol"));
+    w.ok(&carol, leave("leave-carol-2"));
+    assert_eq!(w.balance("wallet:carol"), 100_000);
+    // A purchase dated on its own: chips of 1.00 under a 3.00 minimum are never worth more than 1.00.
+    w.replays();
+}
+
+// The low-limit house: "Roulette-specific chips must stay on or above the
+// Roulette table at all times. If Roulette-specific chips are removed from
+// the table and need to be returned at any value other than $1, then the
+// floor manager must be called." From journal format 14: a seated player's
+// chips keep their face; chips removed come back at $1 each whenever they
+// come back (the profile's `taken_away_revalued = "always"`), never above
+// their face, unless the floor manager confirms their value.
+#[test]
+fn low_limit_chips_removed_from_the_table_come_back_at_a_dollar_never_above_their_face() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    w.ok(
+        &admin(),
+        Request::CreateUser {
+            username: "carol".into(),
+            role: Role::Player,
+            password_hash: "test-hash".into(),
+            licence: None,
+        },
+    );
+    seat_in_chips_of(&mut w, "alice", 2_500, 500);
+    seat_in_chips_of(&mut w, "bob", 2_500, 500);
+    seat_in_chips_of(&mut w, "carol", 100, 25);
+    // Seated three days: face value.
+    w.now = 3 * DAY_MS;
+    w.ok(&alice(), leave("leave-alice"));
+    assert_eq!(w.balance("wallet:alice"), 100_000);
+    // Removed and brought back the same day: $1 each.
+    w.ok(&dealer(), taken_away("bob"));
+    w.ok(&bob(), leave("leave-bob"));
+    assert_eq!(w.balance("wallet:bob"), 100_000 - 2_500 + 500);
+    // Chips of 0.25 removed come back at 0.25, not $1.
+    w.ok(&dealer(), taken_away("carol"));
+    let carol = actor("carol", Role::Player);
+    let events = w.ok(&carol, leave("leave-carol"));
+    assert!(
+        !events.iter().any(|e| matches!(e, EventView::ChipsRevalued { .. })),
+        "{events:?}"
+    );
+    assert_eq!(w.balance("wallet:carol"), 100_000);
     w.replays();
 }

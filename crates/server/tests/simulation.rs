@@ -305,6 +305,7 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
                     amount: *dice.pick(&[-200, 100, 700]),
                 }],
                 round: None,
+                id: Some(format!("dispute{n}")),
             },
         ),
         19 if dice.below(3) == 0 => (
@@ -604,7 +605,7 @@ fn run(seed: u64) -> u64 {
     for t in TABLES {
         let (tx, mut rx) = oneshot::channel();
         let asked = TableMsg::Read {
-            query: TableQuery::Report,
+            query: TableQuery::Report { day: None },
             reply: ReplyTo::Caller(tx),
         };
         assert!(server.send_table(t, asked).is_ok());

@@ -60,7 +60,7 @@ fn ask(
 
 /// A table's report: its players' chips and its accounts, as the table holds them.
 fn report(runtime: &tokio::runtime::Handle, floor: &Floor, table: &str) -> croupier_server::api::bodies::TableReport {
-    match runtime.block_on(floor.read_table(table, TableQuery::Report)) {
+    match runtime.block_on(floor.read_table(table, TableQuery::Report { day: None })) {
         Ok(TableAnswer::Report(r)) => r,
         other => panic!("{other:?}"),
     }

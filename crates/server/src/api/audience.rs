@@ -116,6 +116,11 @@ impl EventView {
             | E::ChipsConfirmed { table, .. }
             | E::FloatFilled { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
+            // The player learns their chips were recorded taken away, not who recorded it.
+            E::ChipsTakenAway { table, player, .. } => A::StaffAndEachNamed {
+                table,
+                players: vec![player.as_str()],
+            },
             // Colorado 2206(5): each corrected player learns their own correction.
             E::DisputeDecided { table, corrections, .. } => {
                 let mut players: Vec<&str> = Vec::with_capacity(corrections.len());
@@ -168,6 +173,10 @@ impl EventView {
         match &mut part {
             EventView::EmergencyDeclared { by, .. } | EventView::EmergencyLifted { by, .. } => *by = None,
             EventView::LimitsSet { by, licence, .. } => {
+                *by = None;
+                *licence = None;
+            }
+            EventView::ChipsTakenAway { by, licence, .. } => {
                 *by = None;
                 *licence = None;
             }

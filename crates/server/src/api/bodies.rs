@@ -462,67 +462,7 @@ pub struct TableBets {
     pub bets: Vec<OpenBet>,
 }
 
-/// A player's chips at a table, for the pit.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct SeatedChips {
-    pub player: String,
-    pub colour: String,
-    pub chip_value: u64,
-    pub chips: i64,
-}
-
-/// A settled round's totals.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct RoundTotals {
-    pub round: u64,
-    pub pocket: Option<String>,
-    pub bets: usize,
-    pub staked: u64,
-    pub returned: u64,
-    pub house: i64,
-}
-
-/// The totals of the rounds a report lists: those the table keeps (its
-/// last 100 settled in money, fewer where they hold over 10,000 bets), not
-/// the table's whole life; each round is listed with its number.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct ReportTotals {
-    pub staked: i64,
-    pub house: i64,
-}
-
-/// A table's figures for the pit: its accounts and the recent rounds' totals.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct TableReport {
-    pub table: String,
-    pub profile: String,
-    /// `float`, `drop`, `tips`, `coupons`, `layout` (and at a Bonus Spin
-    /// Xtreme table `meter-primary`, `meter-secondary`): each account's balance.
-    pub accounts: BTreeMap<String, i64>,
-    pub players: Vec<SeatedChips>,
-    pub rounds: Vec<RoundTotals>,
-    pub totals: ReportTotals,
-    /// The table's match play coupons (Colorado 2203(1)). A coupon's
-    /// winnings are paid from the table's float, like any other.
-    pub coupons: CouponTotals,
-}
-
-/// How many coupons, and their face value in minor units.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct CouponCount {
-    pub count: u64,
-    pub value: u64,
-}
-
-/// A table's match play coupons: every one issued is redeemed (played on a
-/// bet), expired (past its end unplayed) or outstanding.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct CouponTotals {
-    pub issued: CouponCount,
-    pub redeemed: CouponCount,
-    pub expired: CouponCount,
-    pub outstanding: CouponCount,
-}
+pub use super::report::{CouponCount, CouponTotals, DayBooksView, ReportTotals, RoundTotals, SeatedChips, TableReport};
 
 /// A bet as game recall shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -104,6 +104,10 @@ error_codes! {
     Refused = "refused" => 422,
     NotSeated = "not_seated" => 422,
     BetsOnLayout = "bets_on_layout" => 422,
+    /// The player's colour chips were taken away from the table: they are
+    /// cashed in before the player bets, buys or tips here again
+    /// (european-casino 5.2, 5.4).
+    ChipsAway = "chips_away" => 422,
     BadAmount = "bad_amount" => 422,
     ChipValue = "chip_value" => 422,
     NoColour = "no_colour" => 422,

@@ -160,6 +160,24 @@ pub enum EventView {
         unit: u64,
         /// The UTC day (days since 1970) they were bought on.
         bought_day: u64,
+        /// Each purchase revalued, oldest first: its UTC day, its chips and
+        /// what each was cashed in at (never above its face value).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        lots: Vec<RevaluedLot>,
+    },
+    /// The staff recorded that a player took their colour chips away from
+    /// the table (european-casino 5.2): they play no more until cashed in.
+    ChipsTakenAway {
+        table: String,
+        player: String,
+        /// Their face value when taken.
+        chips: u64,
+        at_ms: u64,
+        /// Who recorded it, and their licence: the staff's to see.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        licence: Option<String>,
     },
     Tipped {
         table: String,
@@ -369,4 +387,14 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<u64>,
     },
+}
+
+/// One purchase of colour chips revalued on its return (european-casino 5.4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RevaluedLot {
+    /// The UTC day (days since 1970) it was bought on.
+    pub day: u64,
+    pub chips: u64,
+    /// What each chip was cashed in at, in minor units.
+    pub unit: u64,
 }

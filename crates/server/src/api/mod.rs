@@ -8,11 +8,12 @@ mod audience;
 pub mod bodies;
 mod error;
 mod event;
+mod report;
 mod request;
+mod tournament;
 
 pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
-pub use event::{EventView, LuckyView};
-pub use request::{
-    BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PaidWith, PlaceBet, Role, SpinView, TournamentOrder,
-};
+pub use event::{EventView, LuckyView, RevaluedLot};
+pub use request::{BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PlaceBet, Role, SpinView};
+pub use tournament::{PaidWith, TournamentOrder};

@@ -5,6 +5,8 @@ use croupier_ledger::minor;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::TournamentOrder;
+
 /// A user's role: what they may do is the casino's policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -376,6 +378,14 @@ pub enum ClientRequest {
         table: String,
         player: String,
     },
+    /// The dealer or a supervisor records that a seated player took their
+    /// colour chips away from the table (european-casino 5.2): they play no
+    /// more until cashed in, and come back as the profile values chips
+    /// taken away (5.4; the low-limit house's $1 each), unless confirmed.
+    ChipsTakenAway {
+        table: String,
+        player: String,
+    },
     Tip {
         id: String,
         table: String,
@@ -420,6 +430,11 @@ pub enum ClientRequest {
         /// table's last settled round.
         #[serde(default)]
         round: Option<u64>,
+        /// The client's id for this decision, chosen when the form is filled
+        /// (1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'): the same dispute sent
+        /// again under it decides nothing twice. Required from journal format 14.
+        #[serde(default)]
+        id: Option<String>,
     },
     AnnulBets {
         table: String,
@@ -461,6 +476,7 @@ impl ClientRequest {
             | C::SellChips { table, .. }
             | C::LeaveTable { table, .. }
             | C::ConfirmChips { table, .. }
+            | C::ChipsTakenAway { table, .. }
             | C::Tip { table, .. }
             | C::CancelBet { table, .. }
             | C::DeclareEmergency { table, .. }
@@ -471,128 +487,4 @@ impl ClientRequest {
             C::VerbalBets { table, .. } => Some(table),
         }
     }
-}
-
-/// How a fee, a buy-in or a re-buy was paid.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PaidWith {
-    Cash,
-    Complimentary,
-    /// The item, at the event's price.
-    NonCash(String),
-    /// The voucher's number.
-    Voucher(u32),
-}
-
-impl PaidWith {
-    pub fn paid(&self) -> croupier_core::tournament::Paid {
-        use croupier_core::tournament::Paid;
-        match self {
-            PaidWith::Cash => Paid::Cash,
-            PaidWith::Complimentary => Paid::Complimentary,
-            PaidWith::NonCash(item) => Paid::NonCash { item: item.clone() },
-            PaidWith::Voucher(number) => Paid::Voucher { number: *number },
-        }
-    }
-
-    pub fn of(paid: &croupier_core::tournament::Paid) -> PaidWith {
-        use croupier_core::tournament::Paid;
-        match paid {
-            Paid::Cash => PaidWith::Cash,
-            Paid::Complimentary => PaidWith::Complimentary,
-            Paid::NonCash { item } => PaidWith::NonCash(item.clone()),
-            Paid::Voucher { number } => PaidWith::Voucher(*number),
-        }
-    }
-}
-
-/// What the director (or, agreeing to a split, a player) asked of a
-/// tournament. Events are named. An event played at a table counts its
-/// points there: any points an order gives must match the table's. An
-/// event played elsewhere takes the points the director counted.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TournamentOrder {
-    /// The written rules went to the Division on `filed_on` (YYYY-MM-DD,
-    /// not after today), as the director records it (2213.06).
-    FileRules {
-        filed_on: String,
-    },
-    /// `id`, chosen by the client, makes a resend harmless: the same order
-    /// under the same id is answered again with nothing written.
-    Register {
-        player: String,
-        event: String,
-        fee: PaidWith,
-        buy_in: PaidWith,
-        #[serde(default)]
-        qualified: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<String>,
-    },
-    Start {
-        event: String,
-    },
-    /// Between games (2213.07(5)); `points`: the entry's chips as counted
-    /// (taken from the table when the event plays at one).
-    Rebuy {
-        entry: u32,
-        paid: PaidWith,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        points: Option<u64>,
-        /// As for a registration: a resend under the same id charges nothing again.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<String>,
-    },
-    Eliminate {
-        entry: u32,
-    },
-    /// An entry whose event has not started leaves, refunded.
-    Withdraw {
-        entry: u32,
-    },
-    /// Call the tournament off before any event starts: every entry refunded.
-    Cancel {
-        reason: String,
-    },
-    Disqualify {
-        player: String,
-        reason: String,
-    },
-    End {
-        event: String,
-        #[serde(default)]
-        #[schema(value_type = Vec<Vec<u64>>)]
-        points: Vec<(u32, u64)>,
-    },
-    ProposeSplit {
-        event: String,
-        places: Vec<u32>,
-        #[schema(value_type = Vec<Vec<u64>>)]
-        shares: Vec<(u32, u64)>,
-    },
-    AgreeSplit {
-        entry: u32,
-    },
-    RefuseSplit {
-        reason: String,
-    },
-    ConfirmSplit {
-        #[serde(default)]
-        #[schema(value_type = Vec<Vec<u64>>)]
-        points: Vec<(u32, u64)>,
-    },
-    Conclude,
-    /// The event (not yet started) is played at `table` (journal format 8).
-    Table {
-        event: String,
-        table: String,
-    },
-    /// What each colour of tournament chip counts from the next game on,
-    /// posted at the tables (2214(2)); only between games.
-    ChipValues {
-        #[schema(value_type = Vec<Vec<String>>)]
-        values: Vec<(String, u64)>,
-    },
 }

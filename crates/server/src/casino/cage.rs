@@ -9,12 +9,12 @@ use std::collections::{BTreeMap, HashMap};
 use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
 
 use super::actor::Actor;
-use super::directory::{Coupon, Directory, SharedDirectory, COUPONS_MAX};
+use super::directory::{Coupon, Directory, SharedDirectory};
 use super::journal::{
     self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
 };
 use super::request::Request;
-use super::table::{account, checked_entry, transfer, Commit, TableSlot};
+use super::table::{account, checked_entry, transfer, Commit, SaleClaim, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
 use super::{err, policy, views};
 use crate::api::{ApiError, ErrorCode, EventView, Role};
@@ -79,6 +79,9 @@ pub struct Cage<S: Storage> {
     pub(super) opened: Vec<TableSlot>,
     /// What cashiers moved of each player's cash, in and out, on their latest day.
     pub(super) cash_days: HashMap<(String, bool), (u64, u64)>,
+    /// What dealers sold each player in chips at every table on their
+    /// latest UTC day of sales (journal format 14).
+    pub(super) dealer_days: HashMap<String, (u64, u64)>,
     /// The casino's tournaments, by id (journal format 7).
     pub(super) tournaments: BTreeMap<String, super::tournaments::Held>,
 }
@@ -98,9 +101,18 @@ impl<S: Storage> Commit for Cage<S> {
         transfers: Vec<Transfer>,
         event: StreamEvent,
         verdict: bool,
+        claim: Option<SaleClaim>,
     ) -> Result<Vec<Applied>, ApiError> {
         if verdict {
-            self.write(at_ms, &transfers, event)
+            let counted = match &claim {
+                Some(claim) => self.dealer_limit(claim)?,
+                None => None,
+            };
+            let applied = self.write(at_ms, &transfers, event)?;
+            if let Some(claim) = counted.filter(|_| !journal::resent(FORMAT_RESENDS_WRITE_NOTHING, &applied)) {
+                self.count_sale(claim);
+            }
+            Ok(applied)
         } else {
             let created = vec![Applied::Created; transfers.len()];
             self.write_checked(at_ms, checked_entry(transfers, event))?;
@@ -118,6 +130,7 @@ impl<S: Storage> Cage<S> {
             currency: None,
             opened: Vec::new(),
             cash_days: HashMap::new(),
+            dealer_days: HashMap::new(),
             tournaments: BTreeMap::new(),
         }
     }
@@ -484,49 +497,7 @@ impl<S: Storage> Cage<S> {
                     value: value.get(),
                     expires_at_ms: *expires_at_ms,
                 };
-                if let Some(issued) = dir.coupon(id) {
-                    // Sent again as it was: done already, nothing to write.
-                    if *issued == coupon {
-                        return Ok((transfers, events, effects));
-                    }
-                    return Err(err(
-                        ErrorCode::Exists,
-                        format!("coupon {id} was issued already, with other contents"),
-                    ));
-                }
-                if !valid_coupon_id(id) {
-                    return Err(err(
-                        ErrorCode::BadCoupon,
-                        "a coupon id is 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'",
-                    ));
-                }
-                dir.player(player)?;
-                if !self.tables.contains_key(table) {
-                    return Err(err(ErrorCode::NoTable, format!("no table {table:?}")));
-                }
-                if value.get() == 0 {
-                    return Err(err(ErrorCode::BadAmount, "a coupon is worth more than nothing"));
-                }
-                if let Some(end) = expires_at_ms.filter(|end| *end <= at_ms) {
-                    return Err(err(
-                        ErrorCode::BadCoupon,
-                        format!("expires_at_ms {end} is not in the future: the coupon would never be valid"),
-                    ));
-                }
-                if dir.coupons_issued() >= COUPONS_MAX {
-                    return Err(err(
-                        ErrorCode::Full,
-                        format!("the casino keeps at most {COUPONS_MAX} coupons issued"),
-                    ));
-                }
-                events.push(JournalEvent::CouponIssued {
-                    id: id.clone(),
-                    player: player.clone(),
-                    table: table.clone(),
-                    value: value.get(),
-                    expires_at_ms: *expires_at_ms,
-                });
-                effects.push(Effect::AddCoupon(id.clone(), coupon));
+                self.plan_coupon(dir, at_ms, id, coupon, &mut events, &mut effects)?;
             }
             _ => return Err(err(ErrorCode::Internal, "a table's request reached the cage")),
         }
@@ -587,13 +558,4 @@ impl<S: Storage> Cage<S> {
             }
         }
     }
-}
-
-/// A coupon's id: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
-fn valid_coupon_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }

@@ -1,14 +1,18 @@
 //! The cage's cash: what a cashier alone may move of one player's cash in
-//! a day, and what an admin makes above it.
+//! a day, and what an admin makes above it. From journal format 14 the
+//! match play coupons a cashier issues a player count against the same
+//! day's cash in: a coupon is money at the table (its win is paid from the
+//! float), and a cashier once passed the day's limit with coupons.
 
 use croupier_ledger::Storage;
 
 use super::actor::Actor;
 use super::cage::{Cage, Effect};
-use super::directory::Directory;
+use super::directory::{Coupon, Directory, COUPONS_MAX};
 use super::err;
-use super::journal::FORMAT_CASH_CAPPED;
+use super::journal::{JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_CASH_CAPPED};
 use super::request::Request;
+use super::table::{SaleClaim, DEALER_SALE_MAX};
 use crate::api::{ApiError, ErrorCode, Role};
 
 /// The most cash, in minor units, cashiers move for one player in a UTC day
@@ -32,16 +36,25 @@ impl<S: Storage> Cage<S> {
         actor: &Actor,
         request: &Request,
     ) -> Result<Option<Effect>, ApiError> {
-        let (id, player, amount, cash_in) = match request {
-            Request::CashIn { id, player, amount } => (id, player, amount.get(), true),
-            Request::CashOut { id, player, amount } => (id, player, amount.get(), false),
+        let (player, amount, cash_in, resent) = match request {
+            Request::CashIn { id, player, amount } => (
+                player,
+                amount.get(),
+                true,
+                self.ledger.has_transfer(&format!("cashin/{id}")),
+            ),
+            Request::CashOut { id, player, amount } => (
+                player,
+                amount.get(),
+                false,
+                self.ledger.has_transfer(&format!("cashout/{id}")),
+            ),
+            Request::IssueCoupon { id, player, value, .. } if dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE => {
+                (player, value.get(), true, dir.coupon(id).is_some())
+            }
             _ => return Ok(None),
         };
-        let tag = if cash_in { "cashin" } else { "cashout" };
-        if actor.role != Role::Cashier
-            || dir.journal_format() < FORMAT_CASH_CAPPED
-            || self.ledger.has_transfer(&format!("{tag}/{id}"))
-        {
+        if actor.role != Role::Cashier || dir.journal_format() < FORMAT_CASH_CAPPED || resent {
             return Ok(None);
         }
         let day = at_ms / DAY_MS;
@@ -52,11 +65,23 @@ impl<S: Storage> Cage<S> {
             .map_or(0, |(_, sum)| *sum);
         if so_far.saturating_add(amount) > CASHIER_DAY_MAX {
             let way = if cash_in { "in" } else { "out" };
+            let coupons = if cash_in && dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE {
+                " in cash and match play coupons together"
+            } else {
+                ""
+            };
             return Err(err(
                 ErrorCode::OverRoleLimit,
                 format!(
-                    "cashiers cash {player} {way} at most {CASHIER_DAY_MAX} a day ({so_far} so far today); \
-                     an admin makes a larger cash-{way}"
+                    "cashiers cash {player} {way} at most {}{coupons} a day ({} so far today); an admin makes \
+                     a larger cash-{way}{}",
+                    croupier_core::Minor::new(CASHIER_DAY_MAX),
+                    croupier_core::Minor::new(so_far),
+                    if coupons.is_empty() {
+                        ""
+                    } else {
+                        " or issues a larger coupon"
+                    }
                 ),
             ));
         }
@@ -67,4 +92,106 @@ impl<S: Storage> Cage<S> {
             amount,
         }))
     }
+
+    /// A dealer's sale within the player's day at every table: the claim to
+    /// count once it is written, `None` for a resend (its transfer made
+    /// already, the ledger's to judge), or the refusal.
+    pub(super) fn dealer_limit(&self, claim: &SaleClaim) -> Result<Option<SaleClaim>, ApiError> {
+        if self.ledger.has_transfer(&claim.transfer) {
+            return Ok(None);
+        }
+        let sold = self
+            .dealer_days
+            .get(&claim.player)
+            .filter(|(day, _)| *day == claim.day)
+            .map_or(0, |(_, sold)| *sold);
+        if sold.saturating_add(claim.amount) > DEALER_SALE_MAX {
+            return Err(err(
+                ErrorCode::OverRoleLimit,
+                format!(
+                    "dealers sell {} at most {} in chips a day at all tables together ({} so far today); a pit \
+                     supervisor makes a larger sale",
+                    claim.player,
+                    croupier_core::Minor::new(DEALER_SALE_MAX),
+                    croupier_core::Minor::new(sold)
+                ),
+            ));
+        }
+        Ok(Some(claim.clone()))
+    }
+
+    /// Counts a dealer's sale, written, in the player's day.
+    pub(super) fn count_sale(&mut self, claim: SaleClaim) {
+        let sold = self.dealer_days.entry(claim.player).or_insert((claim.day, 0));
+        if sold.0 != claim.day {
+            *sold = (claim.day, 0);
+        }
+        sold.1 = sold.1.saturating_add(claim.amount);
+    }
+
+    /// `issue_coupon`: a match play coupon `id` issued as `coupon` says, or
+    /// nothing where it was issued so before (a resend).
+    pub(super) fn plan_coupon(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        id: &str,
+        coupon: Coupon,
+        events: &mut Vec<JournalEvent>,
+        effects: &mut Vec<Effect>,
+    ) -> Result<(), ApiError> {
+        if let Some(issued) = dir.coupon(id) {
+            // Sent again as it was: done already, nothing to write.
+            if *issued == coupon {
+                return Ok(());
+            }
+            return Err(err(
+                ErrorCode::Exists,
+                format!("coupon {id} was issued already, with other contents"),
+            ));
+        }
+        if !valid_coupon_id(id) {
+            return Err(err(
+                ErrorCode::BadCoupon,
+                "a coupon id is 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'",
+            ));
+        }
+        dir.player(&coupon.player)?;
+        if !self.tables.contains_key(&coupon.table) {
+            return Err(err(ErrorCode::NoTable, format!("no table {:?}", coupon.table)));
+        }
+        if coupon.value == 0 {
+            return Err(err(ErrorCode::BadAmount, "a coupon is worth more than nothing"));
+        }
+        if let Some(end) = coupon.expires_at_ms.filter(|end| *end <= at_ms) {
+            return Err(err(
+                ErrorCode::BadCoupon,
+                format!("expires_at_ms {end} is not in the future: the coupon would never be valid"),
+            ));
+        }
+        if dir.coupons_issued() >= COUPONS_MAX {
+            return Err(err(
+                ErrorCode::Full,
+                format!("the casino keeps at most {COUPONS_MAX} coupons issued"),
+            ));
+        }
+        events.push(JournalEvent::CouponIssued {
+            id: id.to_string(),
+            player: coupon.player.clone(),
+            table: coupon.table.clone(),
+            value: coupon.value,
+            expires_at_ms: coupon.expires_at_ms,
+        });
+        effects.push(Effect::AddCoupon(id.to_string(), coupon));
+        Ok(())
+    }
+}
+
+/// A coupon's id: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
+fn valid_coupon_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }

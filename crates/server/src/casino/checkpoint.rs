@@ -76,6 +76,10 @@ struct Written<'a> {
     cash_days: Vec<CashDay<'a>>,
     tournaments: &'a BTreeMap<String, Held>,
     slots: Vec<&'a TableSlot>,
+    /// What dealers sold each player at every table on their latest day
+    /// (journal format 14); left out while empty, as older journals give.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    dealer_days: Vec<(&'a String, &'a (u64, u64))>,
 }
 
 /// The state as read back.
@@ -89,6 +93,8 @@ struct Read {
     cash_days: Vec<((String, bool), (u64, u64))>,
     tournaments: BTreeMap<String, Held>,
     slots: Vec<TableSlot>,
+    #[serde(default)]
+    dealer_days: Vec<(String, (u64, u64))>,
 }
 
 /// The entry that binds a checkpoint (`Request::Checkpoint`): of a state
@@ -143,6 +149,8 @@ impl<S: Storage> Casino<S> {
         let directory = self.cage.directory.read();
         let mut cash_days: Vec<_> = self.cage.cash_days.iter().collect();
         cash_days.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut dealer_days: Vec<_> = self.cage.dealer_days.iter().collect();
+        dealer_days.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let written = Written {
             format: CHECKPOINT_FORMAT,
             ledger,
@@ -152,6 +160,7 @@ impl<S: Storage> Casino<S> {
             cash_days,
             tournaments: &self.cage.tournaments,
             slots: self.tables.values().collect(),
+            dealer_days,
         };
         let mut bytes = Vec::new();
         ciborium::into_writer(&written, &mut bytes)
@@ -196,6 +205,7 @@ pub(super) fn restore(checkpoint: &Checkpoint) -> Result<(Casino<MemoryStorage>,
         currency: read.currency,
         opened: Vec::new(),
         cash_days,
+        dealer_days: read.dealer_days.into_iter().collect(),
         tournaments: read.tournaments,
     };
     let tables = read.slots.into_iter().map(|slot| (slot.id.clone(), slot)).collect();

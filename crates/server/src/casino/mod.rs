@@ -13,6 +13,7 @@ pub mod cage;
 pub mod cash;
 pub mod checkpoint;
 pub mod directory;
+mod from_client;
 pub mod journal;
 mod new_table;
 pub mod policy;
@@ -35,9 +36,10 @@ use croupier_ledger::{Account, Ledger, LedgerError, MemoryStorage, Storage};
 pub use actor::Actor;
 pub use cage::{Cage, RECOVERY_REASON_MAX, RESERVED_TABLE_IDS, TABLES_MAX};
 pub use directory::{Directory, SharedDirectory};
+pub use from_client::FromClient;
 pub use journal::{JournalEvent, JOURNAL_FORMAT, STREAM};
 pub use recall::{BetRecord, RoundRecord, RECALL_BETS_KEPT, RECALL_ROUNDS_MAX};
-pub use request::{FromClient, Request, Spin, StoredCorrection, StoredVerbalBet};
+pub use request::{Request, Spin, StoredCorrection, StoredVerbalBet};
 pub use table::{bet_id_max_bytes, checked_entry, Commit, Executed, TableSlot};
 pub use users::User;
 
@@ -356,6 +358,7 @@ impl<S: Storage> Casino<S> {
                 currency: shadow.cage.currency,
                 opened: Vec::new(),
                 cash_days: shadow.cage.cash_days,
+                dealer_days: shadow.cage.dealer_days,
                 tournaments: shadow.cage.tournaments,
             },
             tables: shadow.tables,

@@ -44,6 +44,9 @@ pub enum Act {
     /// Confirm a player's colour chips at face value past the gaming day
     /// (european-casino 5.5); the profile names which supervisor.
     ConfirmChips,
+    /// Record that a player took their colour chips away from the table
+    /// (european-casino 5.2): the dealer who sees it, or the pit.
+    RecordChipsTakenAway,
     OpenTable,
     CloseTable,
     OpenBetting,
@@ -168,6 +171,11 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::Adjust, PIT, "record adjustments"),
     (Act::SetLimits, PIT, "set table limits"),
     (Act::ConfirmChips, PIT, "confirm colour chips at face value"),
+    (
+        Act::RecordChipsTakenAway,
+        TABLE_STAFF,
+        "record colour chips taken away from the table",
+    ),
     (Act::OpenTable, TABLE_STAFF, "open tables"),
     (Act::CloseTable, TABLE_STAFF, "close tables"),
     (Act::OpenBetting, TABLE_STAFF, "open betting"),
@@ -253,6 +261,7 @@ impl Request {
             R::SellChips { .. } => Act::SellChips,
             R::LeaveTable { .. } => Act::LeaveTable,
             R::ConfirmChips { .. } => Act::ConfirmChips,
+            R::ChipsTakenAway { .. } => Act::RecordChipsTakenAway,
             R::Tip { .. } => Act::Tip,
             R::PlaceBet { .. } => Act::Bet,
             R::VerbalBets { .. } => Act::EnterVerbalBets,

@@ -15,9 +15,9 @@ use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
 use crate::api::bodies::{
-    BallToInspect, CouponCount, CouponTotals, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry, OpenBet,
-    PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog, TableReport,
-    TableSummary,
+    BallToInspect, CouponCount, CouponTotals, DayBooksView, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry,
+    OpenBet, PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog,
+    TableReport, TableSummary,
 };
 
 /// A question about one table.
@@ -33,8 +33,9 @@ pub enum TableQuery {
     Log,
     /// The round under way and its bets, as `viewer` may see them.
     Bets { viewer: Actor },
-    /// Its accounts and the recent rounds' totals.
-    Report,
+    /// Its accounts, the books of gaming day `day` (days since 1970;
+    /// `None`: today's) and the recent rounds' totals.
+    Report { day: Option<u64> },
     /// Its last `n` rounds, newest first, as `viewer` may see them.
     Recall { n: usize, viewer: Actor },
     /// The last `n` rounds `player` bet in here, newest first, whole.
@@ -196,7 +197,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .unwrap_or_default(),
             })
         }
-        TableQuery::Report => TableAnswer::Report(report(slot, dir, now_ms)),
+        TableQuery::Report { day } => TableAnswer::Report(report(slot, dir, now_ms, day)),
         TableQuery::Recall { n, viewer } => {
             let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
             TableAnswer::Rounds(
@@ -387,7 +388,43 @@ fn coupon_totals(slot: &TableSlot, dir: &Directory, now_ms: u64) -> CouponTotals
     totals
 }
 
-fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
+/// A gaming day (days since 1970) as `YYYY-MM-DD`.
+pub fn day_text(day: u64) -> String {
+    let d = crate::casino::tournaments::day_of(day.saturating_mul(86_400_000));
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// The books of `slot`'s gaming day `day`, as the report shows them.
+fn books_view(slot: &TableSlot, day: u64) -> DayBooksView {
+    let b = slot.books_of(day);
+    let win = b.win();
+    let drop = b.drop();
+    let hold = (drop > 0).then(|| (win * 10_000 / i128::from(drop)) as i64);
+    DayBooksView {
+        day: day_text(day),
+        float_open: b.float_open as i64,
+        float_close: b.float_close() as i64,
+        drop,
+        drop_cash: b.drop_cash,
+        drop_wallet: b.drop_wallet,
+        fills: b.fills,
+        credits: b.credits,
+        win: win as i64,
+        hold_basis_points: hold,
+        staked: b.staked,
+        disputes_paid: b.disputes_paid,
+        disputes_collected: b.disputes_collected,
+        cashed_out: b.cashed_out,
+        revalued_kept: b.revalued_kept,
+        tips: b.tips,
+        meters_fed: b.meters_fed,
+        jackpots: b.jackpots,
+        rounds: b.rounds,
+    }
+}
+
+fn report(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> TableReport {
+    let day = day.unwrap_or_else(|| crate::casino::table::books::gaming_day(now_ms));
     let accounts = [
         ("float", TableAccount::Float),
         ("drop", TableAccount::Drop),
@@ -409,8 +446,10 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
         // A tournament's rounds are played in points: no money of the table's.
         .filter(|r| r.settled && r.tournament.is_none())
         .map(|r| {
-            let staked: u64 = r.bets.iter().map(|b| b.stake).sum();
-            let returned: u64 = r.bets.iter().filter_map(|b| b.returned).sum();
+            // A bet held in prison is staked and settled in the round that releases it.
+            let played = || r.bets.iter().filter(|b| b.result.as_deref() != Some("prison"));
+            let staked: u64 = played().map(|b| b.stake).sum();
+            let returned: u64 = played().filter_map(|b| b.returned).sum();
             RoundTotals {
                 round: r.round,
                 pocket: r.pocket.clone(),
@@ -428,6 +467,8 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableReport {
     TableReport {
         table: slot.id.clone(),
         profile: slot.profile_name.clone(),
+        books: books_view(slot, day),
+        book_days: slot.book_days().map(day_text).collect(),
         accounts,
         players: slot
             .colours

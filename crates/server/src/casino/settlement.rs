@@ -144,7 +144,11 @@ impl TableSlot {
                 }
                 Event::DisputeDecided { corrections, .. } => {
                     for (i, &(player, amount)) in corrections.iter().enumerate() {
-                        let id = format!("{table}/dispute/{seq}/{i}");
+                        // From format 14 the client's id names them: a resend makes none twice.
+                        let id = match &plan.dispute_id {
+                            Some(id) => format!("{table}/dispute/{id}/{i}"),
+                            None => format!("{table}/dispute/{seq}/{i}"),
+                        };
                         let magnitude = amount.unsigned_abs() as u64;
                         if amount > 0 {
                             float_out += magnitude;

@@ -153,6 +153,7 @@ pub fn view(event: &JournalEvent) -> EventView {
             chips,
             unit,
             bought_day,
+            lots,
         } => V::ChipsRevalued {
             table,
             player,
@@ -161,6 +162,25 @@ pub fn view(event: &JournalEvent) -> EventView {
             chips,
             unit,
             bought_day,
+            lots: lots
+                .into_iter()
+                .map(|(day, chips, unit)| crate::api::RevaluedLot { day, chips, unit })
+                .collect(),
+        },
+        J::ChipsTakenAway {
+            table,
+            player,
+            chips,
+            at_ms,
+            by,
+            licence,
+        } => V::ChipsTakenAway {
+            table,
+            player,
+            chips,
+            at_ms,
+            by: Some(by),
+            licence: Some(licence),
         },
         J::LeftTable {
             table,

@@ -61,15 +61,33 @@ pub async fn bets(
     }
 }
 
-/// A table's figures for the pit: its accounts and the recent rounds' totals.
-#[utoipa::path(get, path = "/api/tables/{table}/report", params(("table" = String, Path, description = "Table id")), responses((status = 200, description = "Float, drop, tips, coupons and the last rounds' staked, returned and house result", body = TableReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+/// Which gaming day's books a report shows.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+pub struct ReportDay {
+    /// The gaming day, `YYYY-MM-DD`; left out: today's.
+    day: Option<String>,
+}
+
+/// A gaming day `YYYY-MM-DD` as days since 1970, or the refusal naming it.
+fn day_number(text: &str) -> Result<u64, ApiError> {
+    let refused = |why: String| ApiError::new(crate::api::ErrorCode::BadRequest, format!("day: {why}"));
+    let date = croupier_profiles::tournament::parse_day(text).map_err(refused)?;
+    let epoch = crate::casino::tournaments::day_of(0).to_julian_day();
+    u64::try_from(date.to_julian_day() - epoch).map_err(|_| refused(format!("{text:?} is before 1970-01-01")))
+}
+
+/// A table's figures for the pit: the books of its gaming day (drop, fills,
+/// credits, win, hold), its accounts and the recent rounds' totals.
+#[utoipa::path(get, path = "/api/tables/{table}/report", params(("table" = String, Path, description = "Table id"), ReportDay), responses((status = 200, description = "The gaming day's books (every figure the ledger's transfers that day), float, drop, tips, coupons and the last rounds' staked, returned and house result", body = TableReport), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn report(
     State(state): State<AppState>,
     Caller(actor): Caller,
     Path(table): Path<String>,
+    axum::extract::Query(asked): axum::extract::Query<ReportDay>,
 ) -> Result<Json<TableReport>, Failure> {
     policy::require(actor.role, Act::ReadTableBooks)?;
-    match state.floor.read_table(&table, TableQuery::Report).await? {
+    let day = asked.day.as_deref().map(day_number).transpose()?;
+    match state.floor.read_table(&table, TableQuery::Report { day }).await? {
         TableAnswer::Report(report) => Ok(Json(report)),
         _ => Err(unexpected()),
     }

@@ -76,6 +76,8 @@ pub enum CageMsg {
         transfers: Vec<Transfer>,
         event: StreamEvent,
         verdict: mpsc::Sender<Result<Vec<Applied>, ApiError>>,
+        /// A dealer's sale to check against the player's day at every table.
+        claim: Option<crate::casino::table::SaleClaim>,
     },
     /// A table job's answer, given once everything before it is durable.
     Answer { epoch: u64, pending: Pending },
@@ -365,9 +367,10 @@ impl CageWriter {
                     transfers,
                     event,
                     verdict,
+                    claim,
                     ..
                 } => {
-                    let _ = verdict.send(self.cage.commit(at_ms, transfers, event, true));
+                    let _ = verdict.send(self.cage.commit(at_ms, transfers, event, true, claim));
                 }
                 CageMsg::Checked {
                     epoch: e,

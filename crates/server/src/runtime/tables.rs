@@ -105,6 +105,7 @@ impl Commit for CageLink<'_> {
         transfers: Vec<Transfer>,
         event: StreamEvent,
         verdict: bool,
+        claim: Option<crate::casino::table::SaleClaim>,
     ) -> Result<Vec<Applied>, ApiError> {
         let epoch = self.epoch;
         self.release()?;
@@ -119,6 +120,7 @@ impl Commit for CageLink<'_> {
             transfers,
             event,
             verdict: tx,
+            claim,
         };
         self.cage.send(message).map_err(|_| stopped())?;
         if let Some(drive) = self.drive {

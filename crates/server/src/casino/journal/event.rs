@@ -153,6 +153,22 @@ pub enum JournalEvent {
         unit: u64,
         /// The UTC day (days since 1970) they were bought on.
         bought_day: u64,
+        /// From format 14, each purchase revalued: its UTC day, its chips
+        /// and what each was cashed in at (`chips`, `unit` and `bought_day`
+        /// then sum them, give the least value and the oldest day).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        lots: Vec<(u64, u64, u64)>,
+    },
+    /// The staff recorded that a player took their colour chips away from
+    /// the table (european-casino 5.2; the low-limit house's "Roulette
+    /// Chips"): `chips` their face value then.
+    ChipsTakenAway {
+        table: String,
+        player: String,
+        chips: u64,
+        at_ms: u64,
+        by: String,
+        licence: String,
     },
     Tipped {
         table: String,

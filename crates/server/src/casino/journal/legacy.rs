@@ -286,8 +286,10 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
             L::LoginSucceeded { username }
         }
-        // Never written before format 10.
-        J::ChipsConfirmed { table, player, .. } | J::ChipsRevalued { table, player, .. } => L::LeftTable {
+        // Never written before formats 10 and 14.
+        J::ChipsConfirmed { table, player, .. }
+        | J::ChipsRevalued { table, player, .. }
+        | J::ChipsTakenAway { table, player, .. } => L::LeftTable {
             table,
             player,
             amount: 0,

@@ -66,8 +66,13 @@ pub use event::JournalEvent;
 /// uses a double-zero wheel as single zero on the double-zero felt with 00
 /// covered. Format 11 plays bonus tables; format 12 binds checkpoints of
 /// the casino's state into the chain. Format 13 bounds the rounds a table
-/// keeps for game recall and disputes by their bets too.
-pub const JOURNAL_FORMAT: u32 = 13;
+/// keeps for game recall and disputes by their bets too. Format 14 keeps
+/// the casino's money at its edges: colour chips are revalued only once
+/// taken away from the table, a dispute carries an id and is bounded by an
+/// RNG's or a wheel's recorded result, coupons count against the cashier's
+/// day, a dealer's sales are capped across every table, and each table
+/// keeps the books of its gaming day.
+pub const JOURNAL_FORMAT: u32 = 14;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -126,6 +131,30 @@ pub const FORMAT_CHECKPOINTS: u32 = 12;
 /// round, most of a start's memory. Rounds no longer kept are read from the
 /// recall archive.
 pub const FORMAT_RECALL_BETS_KEPT: u32 = 13;
+
+/// The first format in which colour chips keep their face value while
+/// their player is seated: only chips a player took away from the table
+/// (recorded by the staff, european-casino 5.2) and brought back are
+/// revalued (5.4; the low-limit house's "Roulette Chips"), each purchase
+/// dated on its own, and never above their face value. Up to format 13 a
+/// seated player who bought chips of 0.01 and left after midnight was paid
+/// each at the table minimum.
+pub const FORMAT_CHIPS_TAKEN_AWAY: u32 = 14;
+
+/// The first format in which a dispute carries the client's id (a resend
+/// decides nothing twice) and, at a table whose result is an RNG's or an
+/// automated wheel's, corrects only within what the recorded pocket and
+/// bonus draws return; no dispute pays a progressive meter's jackpot.
+pub const FORMAT_DISPUTE_IDS: u32 = 14;
+
+/// The first format in which match play coupons a cashier issues count
+/// against the cashier's day for the player, and dealers' chip sales to a
+/// player are capped across every table, not at each.
+pub const FORMAT_CAPS_CASINO_WIDE: u32 = 14;
+
+/// The first format in which a table keeps the books of its gaming day
+/// (drop, fills, credits, win) from the transfers it makes.
+pub const FORMAT_TABLE_BOOKS: u32 = 14;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

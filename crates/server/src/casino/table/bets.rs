@@ -36,6 +36,7 @@ impl TableSlot {
                 ..
             } => {
                 let me = dir.player(&actor.username)?;
+                self.check_chips_here(&actor.username)?;
                 self.check_entrant(dir, &actor.username, coupon.is_some() || coupon_id.is_some())?;
                 // In points a stake is whole points, and no limit applies (2214(1)).
                 let chip_value = match (&self.points, self.colours.get(&actor.username)) {
@@ -137,6 +138,7 @@ impl TableSlot {
                  Maryland ch.3 A)",
             ));
         }
+        self.check_chips_here(player)?;
         if self.points.is_some() {
             return Err(err(
                 ErrorCode::NotOffered,

@@ -57,6 +57,7 @@ impl TableSlot {
                         "a table playing a tournament's event in points takes no bonus wager",
                     ));
                 }
+                self.check_chips_here(&actor.username)?;
                 let me = dir.player(&actor.username)?;
                 let Some((_, chip_value)) = self.colours.get(&actor.username) else {
                     return Err(err(ErrorCode::NotSeated, "buy colour chips at this table first"));
@@ -496,11 +497,24 @@ impl TableSlot {
 impl TableSlot {
     /// The most a Bonus Spin Xtreme wager of a past round could have
     /// returned, for a dispute's bound: the largest award its wheel has
-    /// (the meters as they stand, or what the wager was paid, if more), and
+    /// (up to format 13 the meters as they stand; from 14 no meter, which
+    /// only the game pays), or what the wager was paid, if more, and
     /// Community Pay from every other position.
-    pub(super) fn bonus_wager_most(&self, bet: &crate::casino::recall::BetRecord) -> Option<i128> {
+    pub(super) fn bonus_wager_most(
+        &self,
+        dir: &crate::casino::directory::Directory,
+        bet: &crate::casino::recall::BetRecord,
+    ) -> Option<i128> {
         let bsx = self.table.bsx().filter(|_| bet.kind == "bonus-spin-xtreme")?;
-        let meters = self.table.meters();
+        // From format 14 only the game pays a meter's jackpot (and resets the meter).
+        let meters = if dir.journal_format() >= crate::casino::journal::FORMAT_DISPUTE_IDS {
+            croupier_core::bonus::Meters {
+                primary: croupier_core::Minor::new(0),
+                secondary: croupier_core::Minor::new(0),
+            }
+        } else {
+            self.table.meters()
+        };
         let fixed = bsx
             .symbols
             .entries()

@@ -8,16 +8,27 @@
 //! correction of it so far, and this one) between nothing and the most
 //! their bets in it could have returned. Up to format 4 any pit supervisor
 //! could pay anyone at the table any amount.
+//!
+//! From format 14 a dispute carries the client's id: the same dispute sent
+//! again decides nothing twice (it once paid twice), and its corrections'
+//! transfers are named by it. At a table whose result is an RNG's or an
+//! automated wheel's, the result is the certified source's, so a correction
+//! is bounded by what the bets return on the recorded pocket with the
+//! recorded bonus draws, not on any pocket. And no dispute pays a
+//! progressive meter's jackpot: only the game does (Maryland ch.3 F(16)-(18)),
+//! which also resets the meter; a floorperson once paid 32,700.30 in three
+//! disputes for a bonus wager that won nothing, the meter never reset.
 
 use croupier_core::round::Command;
 use croupier_core::{BetRequest, TableRules};
 use croupier_ledger::signed_money;
 
 use super::{person, Effect, Plan, TableSlot};
+use crate::api::OutcomeSource;
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::{JournalEvent, FORMAT_COUPONS_ISSUED};
+use crate::casino::journal::{JournalEvent, FORMAT_COUPONS_ISSUED, FORMAT_DISPUTE_IDS};
 use crate::casino::recall::{BetRecord, RoundRecord, RECALL_BETS_KEPT, RECALL_ROUNDS_MAX};
 use crate::casino::request::StoredCorrection;
 use crate::casino::{err, policy};
@@ -25,11 +36,34 @@ use crate::casino::{err, policy};
 /// Corrections as the round takes them: each player's number and amount.
 type Corrections = Vec<(u64, i128)>;
 
-/// A dispute as asked: why, the corrections, and the round named (if any).
+/// A dispute as asked: why, the corrections, the round named (if any), and
+/// the client's id (format 14 on).
 pub(super) struct Dispute<'a> {
     pub reason: &'a str,
     pub corrections: &'a [StoredCorrection],
     pub round: Option<u64>,
+    pub id: Option<&'a str>,
+}
+
+/// The longest id a client gives a dispute, in bytes.
+pub const DISPUTE_ID_MAX_BYTES: usize = 64;
+
+impl Dispute<'_> {
+    /// What the decision asks, as a digest: a resend under its id asks the same.
+    fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update(self.round.map_or_else(|| "last".to_string(), |n| n.to_string()));
+        hash.update([0]);
+        hash.update(self.reason.as_bytes());
+        for c in self.corrections {
+            hash.update([0]);
+            hash.update(c.player.as_bytes());
+            hash.update([0]);
+            hash.update(c.amount.to_string());
+        }
+        hex::encode(&hash.finalize()[..16])
+    }
 }
 
 impl TableSlot {
@@ -62,6 +96,29 @@ impl TableSlot {
                 roles.join(" or ")
             );
             return Err(ApiError::forbidden(&what, actor.role));
+        }
+        if dir.journal_format() >= FORMAT_DISPUTE_IDS {
+            let digest = dispute.digest();
+            let id = self.dispute_id(dispute.id)?;
+            match self.disputes.get(id) {
+                // Sent again as it was: decided already, nothing to write.
+                Some(decided) if *decided == digest => return Ok(()),
+                Some(_) => {
+                    return Err(err(
+                        ErrorCode::Refused,
+                        format!(
+                            "dispute id {id} decided another dispute at table {}; a new decision takes a new id",
+                            self.id
+                        ),
+                    ))
+                }
+                None => {}
+            }
+            plan.dispute_id = Some(id.to_string());
+            plan.effects.push(Effect::DisputeId {
+                id: id.to_string(),
+                digest,
+            });
         }
         let (round, corrections) = self.checked_corrections(dir, dispute.round, dispute.corrections)?;
         let command = Command::DecideDispute {
@@ -178,6 +235,29 @@ impl TableSlot {
         Ok((Some(record.round), checked))
     }
 
+    /// A dispute's id as the client gave it, checked (format 14 on).
+    fn dispute_id<'a>(&self, id: Option<&'a str>) -> Result<&'a str, ApiError> {
+        let Some(id) = id else {
+            return Err(err(
+                ErrorCode::BadRequest,
+                "a dispute carries an id (\"id\"), chosen when its form is filled: sent again under it, the \
+                 decision is made once",
+            ));
+        };
+        let valid = !id.is_empty()
+            && id.len() <= DISPUTE_ID_MAX_BYTES
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !valid {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!("a dispute's id is 1 to {DISPUTE_ID_MAX_BYTES} of A-Z, a-z, 0-9, '-', '_', '.', not {id:?}"),
+            ));
+        }
+        Ok(id)
+    }
+
     /// Round `n` of this table, if the table still keeps it.
     fn round_kept(&self, n: u64) -> Result<&RoundRecord, ApiError> {
         self.rounds
@@ -234,6 +314,9 @@ impl TableSlot {
                 .and_then(|(id, _)| dir.coupon(id))
                 .map(|c| i128::from(c.value))
         };
+        // From format 14 a certified source's result is the result: an RNG's
+        // or a wheel's round is corrected only within what it recorded.
+        let recorded_only = dir.journal_format() >= FORMAT_DISPUTE_IDS && self.outcome != OutcomeSource::Dealer;
         let mut anywhere: i128 = 0;
         let mut placed = Vec::with_capacity(bets.len());
         for bet in bets {
@@ -243,9 +326,14 @@ impl TableSlot {
                 anywhere += stake;
                 continue;
             }
-            // A Bonus Spin Xtreme wager wins on any pocket a target may be.
-            if let Some(most) = self.bonus_wager_most(bet) {
-                anywhere += most;
+            // A Bonus Spin Xtreme wager wins on any pocket a target may be;
+            // where the draws are the certified source's, what it won.
+            if let Some(most) = self.bonus_wager_most(dir, bet) {
+                anywhere += if recorded_only {
+                    i128::from(bet.returned.unwrap_or(0))
+                } else {
+                    most
+                };
                 continue;
             }
             let coupons = if coupons_known {
@@ -269,12 +357,13 @@ impl TableSlot {
         }
         // A Roulette X straight pays by its paytable and the round's lucky numbers.
         let roulette_x = self.roulette_x_of(record);
-        let best = self
-            .table
-            .config()
-            .wheel
-            .pockets()
-            .iter()
+        let recorded = record.pocket.as_deref().and_then(croupier_core::Pocket::parse);
+        let pockets: Vec<croupier_core::Pocket> = match recorded {
+            Some(pocket) if recorded_only => vec![pocket],
+            _ => self.table.config().wheel.pockets().iter().collect(),
+        };
+        let best = pockets
+            .into_iter()
             .map(|pocket| {
                 placed
                     .iter()

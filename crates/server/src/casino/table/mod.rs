@@ -10,6 +10,7 @@
 
 mod bets;
 mod bonus;
+pub mod books;
 pub(in crate::casino) use bonus::Flows;
 pub use bonus::{Jackpot, JACKPOTS_KEPT};
 mod chip_days;
@@ -18,7 +19,7 @@ mod disputes;
 mod log;
 mod money;
 pub use log::Signed;
-pub use money::{DealerDay, DEALER_SALE_MAX};
+pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
 mod operations;
 mod plan;
 mod points;
@@ -31,8 +32,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use croupier_core::round::{Event, Person, Table};
-use croupier_ledger::{Account, Applied, Funds, Record, Recorded, StreamEvent, TableAccount, Transfer};
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
+use foldhash::{HashMap, HashMapExt};
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
@@ -96,15 +97,36 @@ pub struct TableSlot {
     /// and the last round before it last switched.
     pub points: Option<PointsPlay>,
     pub(super) switched_at_round: u64,
-    /// When each seated player's colour chips were bought (european-casino 5.4).
+    /// When each seated player's colour chips were bought (european-casino
+    /// 5.4; journal formats 10 to 13).
     #[serde(with = "croupier_core::canonical::map")]
     pub(super) chip_days: chip_days::ChipDays,
+    /// Each seated player's purchases, each dated, and whether they took
+    /// their chips away (journal format 14). Left out of a checkpoint while
+    /// empty, as a journal of an older format never fills it.
+    #[serde(
+        default,
+        skip_serializing_if = "HashMap::is_empty",
+        with = "croupier_core::canonical::map"
+    )]
+    pub(super) chips_held: chip_days::ChipsHeld,
     /// The felt's spots, worked out once: they follow from the profile and the
     /// wheel, which never change, and a public read asks for them often.
     #[serde(skip)]
     pub(in crate::casino) felt: std::sync::OnceLock<Vec<crate::api::bodies::LayoutSpot>>,
     /// The jackpots the table's progressive meters paid, newest last.
     pub jackpots: bonus::Jackpots,
+    /// The disputes decided here under a client's id, each with its
+    /// contents' digest (journal format 14): a resend decides nothing twice.
+    #[serde(
+        default,
+        skip_serializing_if = "HashMap::is_empty",
+        with = "croupier_core::canonical::map"
+    )]
+    pub(super) disputes: HashMap<String, String>,
+    /// The books of the table's newest gaming days (journal format 14).
+    #[serde(default, skip_serializing_if = "books::Books::is_empty")]
+    pub(super) books_by_day: books::Books,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -143,12 +165,15 @@ impl Executed {
 /// and whether the table waits for the ledger's verdict on the transfers or
 /// has checked everything itself and goes on.
 pub trait Commit {
+    /// `claim`: a dealer's sale the cage checks against the player's day
+    /// at every table (journal format 14), with a verdict.
     fn commit(
         &mut self,
         at_ms: u64,
         transfers: Vec<Transfer>,
         event: StreamEvent,
         verdict: bool,
+        claim: Option<SaleClaim>,
     ) -> Result<Vec<Applied>, ApiError>;
 }
 
@@ -167,6 +192,7 @@ struct Prepared {
     executed: Executed,
     effects: Vec<Effect>,
     needs_verdict: bool,
+    claim: Option<SaleClaim>,
 }
 
 /// The most a table's request may refer to before the ledger must say
@@ -247,8 +273,11 @@ impl TableSlot {
             points: None,
             switched_at_round: 0,
             chip_days: chip_days::ChipDays::default(),
+            chips_held: chip_days::ChipsHeld::default(),
             felt: std::sync::OnceLock::new(),
             jackpots: bonus::Jackpots::new(),
+            disputes: HashMap::new(),
+            books_by_day: books::Books::new(),
         })
     }
 
@@ -307,6 +336,7 @@ impl TableSlot {
     ) -> Result<Executed, ApiError> {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
+        let books = dir.journal_format() >= journal::FORMAT_TABLE_BOOKS;
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -317,13 +347,14 @@ impl TableSlot {
             executed,
             effects,
             needs_verdict,
+            claim,
         }) = self.prepare(&dir, at_ms, actor, request)?
         else {
             return Ok(Executed::default());
         };
         if needs_verdict {
             let kept = transfers.clone();
-            let applied = cage.commit(at_ms, transfers, event, true)?;
+            let applied = cage.commit(at_ms, transfers, event, true, claim)?;
             if journal::resent(dir.journal_format(), &applied) {
                 // A resend moved nothing and wrote nothing. A leave's amount
                 // is the chips held now, not the request's: its id found used
@@ -340,16 +371,23 @@ impl TableSlot {
                     None => Ok(Executed::default()),
                 };
             }
-            let made = kept
+            let made: Vec<&Transfer> = kept
                 .iter()
                 .zip(&applied)
                 .filter(|(_, a)| **a == Applied::Created)
-                .map(|(t, _)| t);
-            let deltas = self.deltas(made);
+                .map(|(t, _)| t)
+                .collect();
+            let deltas = self.deltas(made.iter().copied());
+            if books {
+                self.enter(at_ms, made.into_iter());
+            }
             self.book(deltas);
         } else {
             let deltas = self.deltas(transfers.iter());
-            cage.commit(at_ms, transfers, event, false)?;
+            if books {
+                self.enter(at_ms, transfers.iter());
+            }
+            cage.commit(at_ms, transfers, event, false, None)?;
             self.book(deltas);
         }
         self.entries += 1;
@@ -357,7 +395,12 @@ impl TableSlot {
         // unsigned. Only a request the log keeps pays for the signature: not a bet.
         let logs = effects.iter().any(|e| {
             matches!(e, Effect::Core { events } if events.iter().any(log::logged))
-                || matches!(e, Effect::ChipDays(chip_days::ChipsChange::Confirmed { .. }))
+                || matches!(
+                    e,
+                    Effect::ChipDays(
+                        chip_days::ChipsChange::Confirmed { .. } | chip_days::ChipsChange::TakenAway { .. }
+                    )
+                )
         });
         // A licence never recorded shows as "-", as the events themselves say it.
         self.acting = (logs && actor.username != Actor::system().username).then(|| Signed {
@@ -396,50 +439,8 @@ impl TableSlot {
             executed: Executed::of(&plan.events),
             effects: plan.effects,
             needs_verdict,
+            claim: plan.claim,
         }))
-    }
-
-    /// Checks transfers as the ledger will, with the ledger's own check, on
-    /// the table's own accounts: a batch checked here the ledger accepts, so
-    /// the table need not wait for its verdict.
-    fn precheck(&self, transfers: &[Transfer]) -> Result<(), ApiError> {
-        let mut funds = Funds::new(|a: &Account| self.local(a).then(|| self.balance_of(a)));
-        let mut seen = HashSet::new();
-        for t in transfers {
-            if !seen.insert(t.id.as_str()) {
-                let refusal = croupier_ledger::Refusal::DuplicateInBatch(t.id.clone());
-                return Err(err(ErrorCode::Refused, refusal.to_string()));
-            }
-            funds.take(t).map_err(|r| match r {
-                croupier_ledger::Refusal::Unjudged(account) => err(
-                    ErrorCode::Internal,
-                    format!("transfer {} draws on {account}, which only the cage can judge", t.id),
-                ),
-                other => err(ErrorCode::Refused, format!("transfer {}: {other}", t.id)),
-            })?;
-        }
-        Ok(())
-    }
-
-    /// What transfers do to the table's own accounts, summed per account.
-    fn deltas<'a>(&self, transfers: impl Iterator<Item = &'a Transfer>) -> HashMap<Account, i128> {
-        let mut deltas: HashMap<Account, i128> = HashMap::new();
-        for t in transfers {
-            let amount = i128::from(t.amount.get());
-            if self.local(&t.from) {
-                *deltas.entry(t.from.clone()).or_default() -= amount;
-            }
-            if self.local(&t.to) {
-                *deltas.entry(t.to.clone()).or_default() += amount;
-            }
-        }
-        deltas
-    }
-
-    fn book(&mut self, deltas: HashMap<Account, i128>) {
-        for (account, delta) in deltas {
-            *self.books.entry(account).or_default() += delta;
-        }
     }
 
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
@@ -456,6 +457,7 @@ impl TableSlot {
                 self.plan_bonus(dir, at_ms, actor, request, &mut plan)?
             }
             Request::ConfirmChips { player, .. } => self.plan_confirm_chips(dir, at_ms, actor, player, &mut plan)?,
+            Request::ChipsTakenAway { player, .. } => self.plan_take_away(dir, at_ms, actor, player, &mut plan)?,
             Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::VerbalBets { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
             }
@@ -531,6 +533,9 @@ impl TableSlot {
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
+            Effect::DisputeId { id, digest } => {
+                self.disputes.insert(id, digest);
+            }
             Effect::Points(play) => {
                 // The plan checked that no round is under way.
                 let _ = self.table.set_points_play(play.is_some());
@@ -559,6 +564,9 @@ impl TableSlot {
                 self.keep_jackpots(at_ms, &events, &name_of);
                 self.log_all(at_ms, &events, &name_of);
                 self.table.apply_all(&events);
+                if settles && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
+                    self.count_round(at_ms);
+                }
                 if settles {
                     let after = snapshot(self);
                     if let Some(last) = self.rounds.back_mut() {

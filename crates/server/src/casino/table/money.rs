@@ -9,7 +9,9 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED, FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS};
+use crate::casino::journal::{
+    JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_DEALER_SALES_CAPPED, FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS,
+};
 
 /// The most chips, in minor units, dealers sell one player for cash at a
 /// table in a UTC day (10,000.00), however the sales are split: a dishonest
@@ -19,6 +21,20 @@ use crate::casino::journal::{JournalEvent, FORMAT_DEALER_SALES_CAPPED, FORMAT_FL
 pub const DEALER_SALE_MAX: u64 = 1_000_000;
 
 const DAY_MS: u64 = 86_400_000;
+
+/// A dealer's sale of chips to `player` on UTC day `day` (journal format
+/// 14): a dealer is tied to no table, so the cage, which sees every table's
+/// sales, holds the player to [`DEALER_SALE_MAX`] a day across all of them.
+/// Up to format 13 the limit was each table's, and a player could be sold
+/// the limit at every table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaleClaim {
+    pub player: String,
+    pub day: u64,
+    pub amount: u64,
+    /// The sale's transfer (`sale/ID`): found made, the sale is a resend.
+    pub transfer: String,
+}
 
 /// What dealers sold one player at a table on a UTC day, and by which sale
 /// ids: a sale sent again is the ledger's to judge, not the limit's.
@@ -161,9 +177,9 @@ impl TableSlot {
             Request::BuyIn {
                 id, amount, chip_value, ..
             } => {
+                self.check_chips_here(&actor.username)?;
                 self.plan_chips(plan, id, &actor.username, *amount, *chip_value, PaidFrom::Wallet)?;
-                self.date_chips(dir, plan, at_ms, &actor.username);
-                Ok(())
+                self.date_chips(dir, plan, at_ms, &actor.username, (amount.get(), chip_value.get()))
             }
             Request::SellChips {
                 id,
@@ -173,9 +189,18 @@ impl TableSlot {
                 ..
             } => {
                 dir.player(player)?;
+                self.check_chips_here(player)?;
                 // One person alone sells a player only so much a day, however
-                // split: above it, a pit supervisor makes the sale.
-                if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
+                // split: above it, a pit supervisor makes the sale. From format
+                // 14 at every table together, which only the cage sees.
+                if dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE && actor.role == Role::Dealer {
+                    plan.claim = Some(SaleClaim {
+                        player: player.clone(),
+                        day: at_ms / DAY_MS,
+                        amount: amount.get(),
+                        transfer: format!("sale/{id}"),
+                    });
+                } else if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
                     let day = at_ms / DAY_MS;
                     let today = self.dealer_sales.get(player).filter(|s| s.day == day);
                     let sold = today.map_or(0, |s| s.sold);
@@ -197,8 +222,7 @@ impl TableSlot {
                     });
                 }
                 self.plan_chips(plan, id, player, *amount, *chip_value, PaidFrom::Cash)?;
-                self.date_chips(dir, plan, at_ms, player);
-                Ok(())
+                self.date_chips(dir, plan, at_ms, player, (amount.get(), chip_value.get()))
             }
             Request::LeaveTable { id, .. } => {
                 let player = &actor.username;
@@ -218,8 +242,9 @@ impl TableSlot {
                 }
                 let chips = self.chips_of(player)?;
                 let face = self.balance_of(&chips) as u64;
-                // european-casino 5.4: chips kept past the gaming day they were bought on.
-                let revalued = self.past_day_value(at_ms, player, face, *chip_value);
+                // european-casino 5.4: chips taken away and brought back after the gaming day
+                // they were bought on (up to format 13, kept past it).
+                let revalued = self.past_day_value(dir, at_ms, player, face, *chip_value);
                 let amount = match &revalued {
                     Some(value) => {
                         self.plan_revalued(plan, id, player, chips, face, value)?;
@@ -244,7 +269,7 @@ impl TableSlot {
                     amount,
                     colour: colour.clone(),
                 });
-                if self.chip_days.contains_key(player) {
+                if self.chip_days.contains_key(player) || self.chips_held.contains_key(player) {
                     plan.effects.push(Effect::ChipDays(super::chip_days::ChipsChange::Gone {
                         player: player.clone(),
                     }));
@@ -256,6 +281,7 @@ impl TableSlot {
                 Ok(())
             }
             Request::Tip { id, amount, .. } => {
+                self.check_chips_here(&actor.username)?;
                 // A tip is chips placed for the dealers: whole chips, as a bet is.
                 if dir.journal_format() >= FORMAT_TIPS_IN_CHIPS {
                     if let Some((_, chip_value)) = self.colours.get(&actor.username) {

@@ -159,12 +159,14 @@ impl TableSlot {
                 reason,
                 corrections,
                 round,
+                id,
                 ..
             } if dir.journal_format() >= FORMAT_DISPUTES_BOUND => {
                 let dispute = Dispute {
                     reason,
                     corrections,
                     round: *round,
+                    id: id.as_deref(),
                 };
                 return self.plan_dispute(dir, at_ms, actor, dispute, plan);
             }

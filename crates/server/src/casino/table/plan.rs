@@ -38,6 +38,12 @@ pub(in crate::casino) enum Effect {
     Points(Option<PointsPlay>),
     /// A player's colour chips dated, confirmed at face value, or gone (european-casino 5.4-5.5).
     ChipDays(super::chip_days::ChipsChange),
+    /// A dispute decided under the client's `id`, its contents' digest kept
+    /// to tell a resend from another decision under the same id (format 14).
+    DisputeId {
+        id: String,
+        digest: String,
+    },
 }
 
 /// A request's plan: the transfers that move its money, its events, and what it changes once durable.
@@ -45,6 +51,12 @@ pub(in crate::casino) struct Plan {
     pub transfers: Vec<Transfer>,
     pub events: Vec<JournalEvent>,
     pub effects: Vec<Effect>,
+    /// The client's id of the dispute being decided, which names its
+    /// corrections' transfers (journal format 14).
+    pub dispute_id: Option<String>,
+    /// A dealer's sale, for the cage to check against the player's day at
+    /// every table (journal format 14).
+    pub claim: Option<super::SaleClaim>,
 }
 
 impl Plan {
@@ -53,6 +65,8 @@ impl Plan {
             transfers: Vec::new(),
             events: Vec::new(),
             effects: Vec::new(),
+            dispute_id: None,
+            claim: None,
         }
     }
 

@@ -1,0 +1,116 @@
+//! The pit's report of a table: the books of its gaming day, each figure a
+//! sum of the ledger's transfers, its accounts, its seated players' chips,
+//! its coupons and the rounds it keeps.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A player's chips at a table, for the pit.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SeatedChips {
+    pub player: String,
+    pub colour: String,
+    pub chip_value: u64,
+    pub chips: i64,
+}
+
+/// A settled round's totals.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RoundTotals {
+    pub round: u64,
+    pub pocket: Option<String>,
+    pub bets: usize,
+    pub staked: u64,
+    pub returned: u64,
+    pub house: i64,
+}
+
+/// The totals of the rounds a report lists: those the table keeps (its
+/// last 100 settled in money, fewer where they hold over 10,000 bets), not
+/// the table's whole life nor its day (`books` is the day's); each round is
+/// listed with its number, an In Prison stake in the round that settled it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReportTotals {
+    pub staked: i64,
+    pub house: i64,
+}
+
+/// The books of a table's gaming day, each figure a sum of the ledger's
+/// transfers that day (from journal format 14), in minor units.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DayBooksView {
+    /// The gaming day, `YYYY-MM-DD` (a UTC day).
+    pub day: String,
+    /// The float before the day's first movement, and after its last.
+    pub float_open: i64,
+    pub float_close: i64,
+    /// What was exchanged for colour chips: `drop_cash` (cash into the drop
+    /// box, Colorado 2202) and `drop_wallet` (chips bought from wallets).
+    pub drop: u64,
+    pub drop_cash: u64,
+    pub drop_wallet: u64,
+    /// The house's money into the float, and the float's back to the house.
+    pub fills: u64,
+    pub credits: u64,
+    /// What play moved into the float less what it paid out of it:
+    /// `float_close - float_open - fills + credits`.
+    pub win: i64,
+    /// `win` over `drop`, in hundredths of a per cent (rounded toward
+    /// zero); none without a drop.
+    pub hold_basis_points: Option<i64>,
+    /// Stakes put on the layout from chips (an In Prison stake once).
+    pub staked: u64,
+    /// Of the win, what dispute corrections paid and collected.
+    pub disputes_paid: u64,
+    pub disputes_collected: u64,
+    /// Chips cashed back into wallets, and what the house kept of chips
+    /// brought back revalued (european-casino 5.4).
+    pub cashed_out: u64,
+    pub revalued_kept: u64,
+    pub tips: u64,
+    /// Into the progressive meters, and out of them as jackpots.
+    pub meters_fed: u64,
+    pub jackpots: u64,
+    /// Rounds settled.
+    pub rounds: u64,
+}
+
+/// A table's figures for the pit: its accounts and the recent rounds' totals.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableReport {
+    pub table: String,
+    pub profile: String,
+    /// The books of the gaming day asked for (by default today's): every
+    /// figure the ledger's transfers that day.
+    pub books: DayBooksView,
+    /// The gaming days whose books the table keeps (its newest 31), oldest first.
+    pub book_days: Vec<String>,
+    /// `float`, `drop`, `tips`, `coupons`, `layout` (and at a Bonus Spin
+    /// Xtreme table `meter-primary`, `meter-secondary`): each account's balance.
+    pub accounts: BTreeMap<String, i64>,
+    pub players: Vec<SeatedChips>,
+    pub rounds: Vec<RoundTotals>,
+    pub totals: ReportTotals,
+    /// The table's match play coupons (Colorado 2203(1)). A coupon's
+    /// winnings are paid from the table's float, like any other.
+    pub coupons: CouponTotals,
+}
+
+/// How many coupons, and their face value in minor units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CouponCount {
+    pub count: u64,
+    pub value: u64,
+}
+
+/// A table's match play coupons: every one issued is redeemed (played on a
+/// bet), expired (past its end unplayed) or outstanding.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CouponTotals {
+    pub issued: CouponCount,
+    pub redeemed: CouponCount,
+    pub expired: CouponCount,
+    pub outstanding: CouponCount,
+}

@@ -1,0 +1,223 @@
+//! A table's books: the balances of its own accounts, which it plans with
+//! and checks a batch against as the ledger will, and the books of its
+//! gaming day, kept from the transfers the table
+//! makes as they are made (journal format 14): the pit's report reads them,
+//! so every figure it shows is the ledger's movements to the cent. The
+//! report once summed the rounds it showed: a dispute's correction, the
+//! house's fills of the float and rounds past the hundred shown were left
+//! out, and an In Prison stake was counted in the round it was held and
+//! again in the round that settled it.
+//!
+//! Each figure is a sum of transfers, named by the accounts they move
+//! between, so an auditor finds it again in the journal alone:
+//!
+//! - **drop**: cash taken at the table for colour chips (outside → the
+//!   drop box, Colorado 2202), and chips bought from a wallet at the cage
+//!   (wallet → chips), the electronic marker;
+//! - **fills**: the house's money into the float (house → float), when the
+//!   float cannot pay a round's winners; **credits**: the float's money back
+//!   to the house (float → house);
+//! - **win**: what play moved into the float less what it paid out of it
+//!   (every other transfer into or out of the float: losing stakes, bonus
+//!   wagers, winnings, dispute corrections), which is the float's closing
+//!   balance less its opening, less fills, plus credits;
+//! - **hold**: win over drop.
+//!
+//! A gaming day is a UTC day, as the cage's and the dealers' daily limits
+//! count it.
+
+use std::collections::BTreeMap;
+
+use croupier_ledger::{Account, Funds, TableAccount, Transfer};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use super::TableSlot;
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::err;
+
+const DAY_MS: u64 = 86_400_000;
+
+/// How many of its newest gaming days a table keeps the books of.
+pub const BOOK_DAYS_KEPT: usize = 31;
+
+/// The gaming day of a time: days since 1970, UTC.
+pub fn gaming_day(at_ms: u64) -> u64 {
+    at_ms / DAY_MS
+}
+
+/// One gaming day's books at a table, in minor units.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DayBooks {
+    /// The float's balance before the day's first movement of it.
+    pub float_open: i128,
+    /// Cash for colour chips into the drop box (outside → drop).
+    pub drop_cash: u64,
+    /// Colour chips bought from wallets (wallet → chips).
+    pub drop_wallet: u64,
+    /// The house's money into the float (house → float).
+    pub fills: u64,
+    /// The float's money back to the house (float → house).
+    pub credits: u64,
+    /// Into the float from play: losing stakes, bonus wagers, corrections collected.
+    pub float_in: u64,
+    /// Out of the float to play: winnings, corrections paid.
+    pub float_out: u64,
+    /// Of those, what disputes paid and collected (`{table}/dispute/...`).
+    pub disputes_paid: u64,
+    pub disputes_collected: u64,
+    /// Stakes put on the layout from players' chips (an In Prison bet once).
+    pub staked: u64,
+    /// Colour chips cashed back into wallets (chips → wallet).
+    pub cashed_out: u64,
+    /// Chips the house kept of chips brought back revalued (chips → house).
+    pub revalued_kept: u64,
+    /// Into the dealers' tip box.
+    pub tips: u64,
+    /// Into the progressive meters, and out of them as jackpots.
+    pub meters_fed: u64,
+    pub jackpots: u64,
+    /// Rounds whose result was settled.
+    pub rounds: u64,
+}
+
+impl DayBooks {
+    /// The table's win: what play moved into the float less what it paid out.
+    pub fn win(&self) -> i128 {
+        i128::from(self.float_in) - i128::from(self.float_out)
+    }
+
+    /// What was exchanged for colour chips: cash and wallets.
+    pub fn drop(&self) -> u64 {
+        self.drop_cash.saturating_add(self.drop_wallet)
+    }
+
+    /// The float's balance after the day's last movement.
+    pub fn float_close(&self) -> i128 {
+        self.float_open + i128::from(self.fills) - i128::from(self.credits) + self.win()
+    }
+}
+
+/// The books of a table's newest gaming days, by day.
+pub type Books = BTreeMap<u64, DayBooks>;
+
+impl TableSlot {
+    /// Checks transfers as the ledger will, with the ledger's own check, on
+    /// the table's own accounts: a batch checked here the ledger accepts, so
+    /// the table need not wait for its verdict.
+    pub(super) fn precheck(&self, transfers: &[Transfer]) -> Result<(), ApiError> {
+        let mut funds = Funds::new(|a: &Account| self.local(a).then(|| self.balance_of(a)));
+        let mut seen = HashSet::new();
+        for t in transfers {
+            if !seen.insert(t.id.as_str()) {
+                let refusal = croupier_ledger::Refusal::DuplicateInBatch(t.id.clone());
+                return Err(err(ErrorCode::Refused, refusal.to_string()));
+            }
+            funds.take(t).map_err(|r| match r {
+                croupier_ledger::Refusal::Unjudged(account) => err(
+                    ErrorCode::Internal,
+                    format!("transfer {} draws on {account}, which only the cage can judge", t.id),
+                ),
+                other => err(ErrorCode::Refused, format!("transfer {}: {other}", t.id)),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// What transfers do to the table's own accounts, summed per account.
+    pub(super) fn deltas<'a>(&self, transfers: impl Iterator<Item = &'a Transfer>) -> HashMap<Account, i128> {
+        let mut deltas: HashMap<Account, i128> = HashMap::new();
+        for t in transfers {
+            let amount = i128::from(t.amount.get());
+            if self.local(&t.from) {
+                *deltas.entry(t.from.clone()).or_default() -= amount;
+            }
+            if self.local(&t.to) {
+                *deltas.entry(t.to.clone()).or_default() += amount;
+            }
+        }
+        deltas
+    }
+
+    pub(super) fn book(&mut self, deltas: HashMap<Account, i128>) {
+        for (account, delta) in deltas {
+            *self.books.entry(account).or_default() += delta;
+        }
+    }
+
+    /// Enters `transfers`, made at `at_ms`, in the books of their gaming day.
+    pub(super) fn enter<'a>(&mut self, at_ms: u64, transfers: impl Iterator<Item = &'a Transfer>) {
+        let day = gaming_day(at_ms);
+        let float = self.float.clone();
+        let open = self.balance_of(&float);
+        let dispute = format!("{}/dispute/", self.id);
+        let books = self.books_by_day.entry(day).or_insert_with(|| DayBooks {
+            float_open: open,
+            ..DayBooks::default()
+        });
+        let is_float = |acc: &Account| *acc == float;
+        for t in transfers {
+            let a = t.amount.get();
+            match (&t.from, &t.to) {
+                (Account::Outside, Account::Table(TableAccount::Drop, _)) => books.drop_cash += a,
+                (Account::Wallet(_), Account::Chips { .. }) => books.drop_wallet += a,
+                (Account::Chips { .. }, Account::Wallet(_)) => books.cashed_out += a,
+                (Account::Chips { .. }, Account::House) => books.revalued_kept += a,
+                (Account::House, to) if is_float(to) => books.fills += a,
+                (from, Account::House) if is_float(from) => books.credits += a,
+                (from, _) if is_float(from) => {
+                    books.float_out += a;
+                    if t.id.starts_with(&dispute) {
+                        books.disputes_paid += a;
+                    }
+                }
+                (_, to) if is_float(to) => {
+                    books.float_in += a;
+                    if t.id.starts_with(&dispute) {
+                        books.disputes_collected += a;
+                    }
+                }
+                (Account::Chips { .. }, Account::Table(TableAccount::Layout, _)) => books.staked += a,
+                (_, Account::Table(TableAccount::Tips, _)) => books.tips += a,
+                (_, Account::Table(TableAccount::MeterPrimary | TableAccount::MeterSecondary, _)) => {
+                    books.meters_fed += a
+                }
+                (Account::Table(TableAccount::MeterPrimary | TableAccount::MeterSecondary, _), _) => {
+                    books.jackpots += a
+                }
+                _ => {}
+            }
+        }
+        while self.books_by_day.len() > BOOK_DAYS_KEPT {
+            self.books_by_day.pop_first();
+        }
+    }
+
+    /// Counts a round settled on `at_ms`'s gaming day.
+    pub(super) fn count_round(&mut self, at_ms: u64) {
+        let float = self.balance_of(&self.float);
+        self.books_by_day
+            .entry(gaming_day(at_ms))
+            .or_insert_with(|| DayBooks {
+                float_open: float,
+                ..DayBooks::default()
+            })
+            .rounds += 1;
+    }
+
+    /// The books of gaming day `day`: nothing moved yet that day, the float as it stands.
+    pub fn books_of(&self, day: u64) -> DayBooks {
+        self.books_by_day.get(&day).cloned().unwrap_or_else(|| DayBooks {
+            float_open: self
+                .books_by_day
+                .range(..day)
+                .next_back()
+                .map_or_else(|| self.balance_of(&self.float), |(_, last)| last.float_close()),
+            ..DayBooks::default()
+        })
+    }
+
+    /// The gaming days the table keeps the books of, oldest first.
+    pub fn book_days(&self) -> impl Iterator<Item = u64> + '_ {
+        self.books_by_day.keys().copied()
+    }
+}
