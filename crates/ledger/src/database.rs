@@ -129,6 +129,16 @@ impl Opened {
         on_either!(self, s => s.each_between(after, last, f))
     }
 
+    /// [`Opened::each_between`], each entry with the MAC stored beside it, if any.
+    pub fn each_with_macs(
+        &mut self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(Entry, Option<crate::macs::EntryMac>) -> bool,
+    ) -> Result<(), StorageError> {
+        on_either!(self, s => s.each_with_macs(after, last, f))
+    }
+
     /// Each record's text after `after` and up to `last`, in order, not parsed.
     pub fn each_text(
         &mut self,

@@ -14,10 +14,25 @@ pub(crate) struct Sealer {
     pub(crate) grouped: bool,
     /// The key the journal is sealed with as it is written.
     pub(crate) key: Option<[u8; 32]>,
+    /// The key each entry's MAC is made under, derived from `key`.
+    pub(crate) entry_key: Option<crate::macs::EntryKey>,
     /// The head appended since the seal was last written.
     pub(crate) unsealed: Option<(u64, [u8; 32])>,
     /// The unsealed head when the open group began, for a group undone.
     pub(crate) unsealed_at_group: Option<(u64, [u8; 32])>,
+}
+
+impl Sealer {
+    /// Seals with `key` from now on: the head with each append, and each entry as it is written.
+    pub(crate) fn seal_with(&mut self, key: [u8; 32]) {
+        self.key = Some(key);
+        self.entry_key = Some(crate::macs::EntryKey::of(&key));
+    }
+
+    /// The MAC the entry `seq`, whose hash is `hash`, is stored with (none without a key).
+    pub(crate) fn mac(&self, seq: u64, hash: &[u8; 32]) -> Option<crate::macs::EntryMac> {
+        self.entry_key.as_ref().map(|k| k.mac(seq, hash))
+    }
 }
 
 /// What a store does for the protocol.

@@ -20,6 +20,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls, Statement};
 
 use crate::journal::{Entry, Record};
+use crate::macs::{EntryMac, MAC_BYTES};
 use crate::seal::Seal;
 use crate::storage::{SealAndLast, Storage, StorageError};
 
@@ -27,8 +28,11 @@ use crate::storage::{SealAndLast, Storage, StorageError};
 /// one per database, so two casinos may share a PostgreSQL server.
 pub const LEASE_KEY: i64 = 0x6372_6f75_7069_6572;
 
-/// The layout of the journal's tables this build writes (the `layout` table).
-pub const PG_LAYOUT: i64 = 1;
+/// The layout of the journal's tables this build writes (the `layout`
+/// table): 2, each entry carries its MAC under the secret ([`crate::macs`];
+/// rows written before read with none); 1, before. A build of an earlier
+/// layout refuses it: it would write entries without their MACs.
+pub const PG_LAYOUT: i64 = 2;
 
 /// A process on the database server: its number, and when it began.
 pub type Backend = (i32, String);
@@ -132,8 +136,10 @@ impl PgStorage {
                  seq BIGINT PRIMARY KEY CHECK (seq > 0),
                  at_ms BIGINT NOT NULL,
                  record TEXT NOT NULL,
-                 hash BYTEA NOT NULL
+                 hash BYTEA NOT NULL,
+                 mac BYTEA
              );
+             ALTER TABLE journal ADD COLUMN IF NOT EXISTS mac BYTEA;
              CREATE TABLE IF NOT EXISTS seal (
                  id INTEGER PRIMARY KEY CHECK (id = 1),
                  seq BIGINT NOT NULL,
@@ -154,10 +160,16 @@ impl PgStorage {
             &[&PG_LAYOUT],
         )?;
         storage.check_layout()?;
+        // A journal of an earlier layout has its column of MACs now (above):
+        // its rows read with none, and a build before refuses it from here on.
+        storage.client.execute(
+            "UPDATE layout SET version = $1 WHERE id = 1 AND version < $1",
+            &[&PG_LAYOUT],
+        )?;
         storage.insert = Some(
             storage
                 .client
-                .prepare("INSERT INTO journal (seq, at_ms, record, hash) VALUES ($1, $2, $3, $4)")?,
+                .prepare("INSERT INTO journal (seq, at_ms, record, hash, mac) VALUES ($1, $2, $3, $4, $5)")?,
         );
         Ok(storage)
     }
@@ -335,7 +347,7 @@ impl PgStorage {
 
     /// From now on seals the journal under `key` with every append.
     pub fn seal_with(&mut self, key: [u8; 32]) {
-        self.sealer.key = Some(key);
+        self.sealer.seal_with(key);
     }
 
     /// Seals the journal as it stands now (a journal with no seal yet).
@@ -422,19 +434,34 @@ impl PgStorage {
         last: u64,
         f: &mut dyn FnMut(Entry) -> bool,
     ) -> Result<(), StorageError> {
-        self.each_row(after, last, &mut |seq, at_ms, text, prev_hash, hash| {
-            let record: Record = serde_json::from_str(&text).map_err(|e| StorageError::Unreadable {
+        self.each_with_macs(after, last, &mut |entry, _| f(entry))
+    }
+
+    /// [`PgStorage::each_between`], each entry with the MAC stored beside
+    /// it, if it has one ([`crate::macs`]).
+    pub fn each_with_macs(
+        &mut self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(Entry, Option<EntryMac>) -> bool,
+    ) -> Result<(), StorageError> {
+        self.each_row(after, last, &mut |row| {
+            let seq = row.seq;
+            let record: Record = serde_json::from_str(&row.text).map_err(|e| StorageError::Unreadable {
                 seq,
                 why: format!("record is not valid: {e}"),
             })?;
-            Ok(f(Entry {
-                seq,
-                at_ms,
-                record,
-                text,
-                prev_hash,
-                hash,
-            }))
+            Ok(f(
+                Entry {
+                    seq,
+                    at_ms: row.at_ms,
+                    record,
+                    text: row.text,
+                    prev_hash: row.prev_hash,
+                    hash: row.hash,
+                },
+                row.mac,
+            ))
         })
     }
 
@@ -445,7 +472,7 @@ impl PgStorage {
         last: u64,
         f: &mut dyn FnMut(u64, &str) -> bool,
     ) -> Result<(), StorageError> {
-        self.each_row(after, last, &mut |seq, _, text, _, _| Ok(f(seq, &text)))
+        self.each_row(after, last, &mut |row| Ok(f(row.seq, &row.text)))
     }
 
     /// Each record after `after` whose text holds `needle`, newest first or
@@ -480,9 +507,19 @@ impl PgStorage {
         &mut self,
         after: u64,
         last: u64,
-        f: &mut dyn FnMut(u64, u64, String, [u8; 32], [u8; 32]) -> Result<bool, StorageError>,
+        f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
     ) -> Result<(), StorageError> {
-        if !self.has_journal()? {
+        // Whether the table is there, and has the column of MACs (layout 2 on).
+        let (has_journal, has_macs): (bool, bool) = {
+            let row = self.client.query_one(
+                "SELECT to_regclass('journal') IS NOT NULL,
+                        EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('journal')
+                                 AND attname = 'mac' AND NOT attisdropped)",
+                &[],
+            )?;
+            (row.get(0), row.get(1))
+        };
+        if !has_journal {
             return Ok(());
         }
         let mut before = match after {
@@ -507,9 +544,11 @@ impl PgStorage {
                 });
             }
         }
-        let statement = self
-            .client
-            .prepare("SELECT seq, at_ms, record, hash FROM journal WHERE seq > $1 AND seq <= $2 ORDER BY seq")?;
+        let statement = self.client.prepare(if has_macs {
+            "SELECT seq, at_ms, record, hash, mac FROM journal WHERE seq > $1 AND seq <= $2 ORDER BY seq"
+        } else {
+            "SELECT seq, at_ms, record, hash, NULL::bytea FROM journal WHERE seq > $1 AND seq <= $2 ORDER BY seq"
+        })?;
         let from = i64::try_from(after).unwrap_or(i64::MAX);
         let last = i64::try_from(last).unwrap_or(i64::MAX);
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&from, &last];
@@ -522,15 +561,41 @@ impl PgStorage {
             let at_ms = column::<i64>(&row, 1, seq)? as u64;
             let text: String = column(&row, 2, seq)?;
             let hash = hash_from(seq, column(&row, 3, seq)?)?;
+            let mac = column::<Option<&[u8]>>(&row, 4, seq)?
+                .map(|bytes| {
+                    EntryMac::try_from(bytes).map_err(|_| StorageError::Unreadable {
+                        seq,
+                        why: format!("its MAC is {} bytes, not {MAC_BYTES}", bytes.len()),
+                    })
+                })
+                .transpose()?;
             before = hash;
             expected = seq + 1;
             self.read += 1;
-            if !f(seq, at_ms, text, prev_hash, hash)? {
+            let row = Row {
+                seq,
+                at_ms,
+                text,
+                prev_hash,
+                hash,
+                mac,
+            };
+            if !f(row)? {
                 break;
             }
         }
         Ok(())
     }
+}
+
+/// A row of the journal as read: its entry's number, time, text, hashes and MAC.
+struct Row {
+    seq: u64,
+    at_ms: u64,
+    text: String,
+    prev_hash: [u8; 32],
+    hash: [u8; 32],
+    mac: Option<EntryMac>,
 }
 
 /// The casino's checkpoints, kept in the database its journal is in: every
@@ -710,8 +775,12 @@ impl Storage for PgStorage {
                 self.check_before(first.seq, first.prev_hash)?;
             }
             for e in entries {
-                self.client
-                    .execute(&insert, &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..]])?;
+                let mac = self.sealer.mac(e.seq, &e.hash);
+                let mac = mac.as_ref().map(|m| &m[..]);
+                self.client.execute(
+                    &insert,
+                    &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..], &mac],
+                )?;
             }
             if let Some(last) = entries.last() {
                 self.sealer.unsealed = Some((last.seq, last.hash));

@@ -6,10 +6,11 @@
 //! day's end bound into the journal, it copies the entries after the last
 //! segment up to that checkpoint into `segments/DAY.db` in the data
 //! directory (a SQLite file of the journal's layout, with the dictionaries
-//! its records are compressed under), flushes it, and only then notes it in
-//! the live database's catalogue (`segment`). The writer then deletes those
-//! rows from the live database a few thousand at a time between groups
-//! ([`crate::SqliteStorage`]'s `after_group`); SQLite reuses the pages.
+//! its records are compressed under, each entry with its MAC), flushes it,
+//! and only then notes it in the live database's catalogue (`segment`). The
+//! writer then deletes those rows from the live database a few thousand at
+//! a time between groups ([`crate::SqliteStorage`]'s `after_group`); SQLite
+//! reuses the pages.
 //!
 //! Readers go on reading the whole journal: an entry a segment holds is read
 //! from its file, in the data directory's `segments` folder or in a folder an
@@ -325,7 +326,8 @@ fn write_file(path: &Path, live: &Path, s: &Segment) -> Result<(), StorageError>
              at_ms BIGINT NOT NULL,
              record TEXT NOT NULL,
              prev_hash TEXT NOT NULL,
-             hash TEXT NOT NULL
+             hash TEXT NOT NULL,
+             mac BLOB
          );",
     )?;
     crate::compact::create_table(&conn)?;
@@ -335,10 +337,11 @@ fn write_file(path: &Path, live: &Path, s: &Segment) -> Result<(), StorageError>
     conn.execute("ATTACH DATABASE ?1 AS live", [live])?;
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let copied = (|| -> Result<u64, StorageError> {
-        // The first row keeps the hash before it: the entry it follows is in another file.
+        // The first row keeps the hash before it: the entry it follows is in
+        // another file. Each row keeps its MAC: a segment's entries stay vouched for.
         let rows = conn.execute(
-            "INSERT INTO main.journal (seq, at_ms, record, prev_hash, hash)
-             SELECT seq, at_ms, record, CASE WHEN seq = ?1 THEN ?3 ELSE prev_hash END, hash
+            "INSERT INTO main.journal (seq, at_ms, record, prev_hash, hash, mac)
+             SELECT seq, at_ms, record, CASE WHEN seq = ?1 THEN ?3 ELSE prev_hash END, hash, mac
              FROM live.journal WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq",
             params![s.first as i64, s.last as i64, &s.prev_hash[..]],
         )?;

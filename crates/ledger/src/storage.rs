@@ -9,6 +9,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::compact::{self, Codec};
 use crate::journal::{Entry, Record};
+use crate::macs::{EntryMac, MAC_BYTES};
 use crate::seal::Seal;
 use crate::segments::{self, Segment};
 
@@ -220,6 +221,9 @@ pub struct SqliteStorage {
     /// The journal's key, which seals the catalogue of segments too: with
     /// it, a catalogue row it did not seal is refused (`seal_with`).
     segment_key: Option<[u8; 32]>,
+    /// Whether the journal's table has the column of entries' MACs (layout 3
+    /// on): a database or a segment of an earlier layout is read without it.
+    has_macs: bool,
 }
 
 /// How often the writer deletes rows a segment holds, between groups.
@@ -236,10 +240,13 @@ pub const CHECKPOINT_CLOSE_PAGES: i64 = 16;
 pub const CHECKPOINT_PASSES_MAX: u32 = 4;
 
 /// The layout of the journal's database this build writes (SQLite's
-/// `user_version`): 2, the journal may be cut into segments, its first
-/// entries in their files ([`crate::segments`]); 1, records compressed
-/// ([`crate::compact`]); 0, before. A build of an earlier layout refuses it.
-pub const LAYOUT: i64 = 2;
+/// `user_version`): 3, each entry carries its MAC under the secret
+/// ([`crate::macs`]; rows written before read with none); 2, the journal may
+/// be cut into segments, its first entries in their files
+/// ([`crate::segments`]); 1, records compressed ([`crate::compact`]); 0,
+/// before. A build of an earlier layout refuses it: it would write entries
+/// without their MACs.
+pub const LAYOUT: i64 = 3;
 
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "croupier.db";
@@ -270,7 +277,8 @@ impl SqliteStorage {
                  at_ms BIGINT NOT NULL,
                  record TEXT NOT NULL,
                  prev_hash TEXT NOT NULL,
-                 hash TEXT NOT NULL
+                 hash TEXT NOT NULL,
+                 mac BLOB
              );
              CREATE TABLE IF NOT EXISTS seal (
                  id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -279,6 +287,11 @@ impl SqliteStorage {
                  mac TEXT NOT NULL
              );",
         )?;
+        // A journal of an earlier layout gains the column of MACs: adding a
+        // column changes only the schema, its rows read with none.
+        if !has_macs(&conn)? {
+            conn.execute_batch("ALTER TABLE journal ADD COLUMN mac BLOB")?;
+        }
         compact::create_table(&conn)?;
         segments::create_catalogue(&conn)?;
         let mut storage = SqliteStorage::on(conn)?;
@@ -298,7 +311,9 @@ impl SqliteStorage {
             conn.pragma_update(None, "user_version", LAYOUT)?;
         }
         let codec = Codec::open(&conn)?;
+        let has_macs = has_macs(&conn)?;
         Ok(SqliteStorage {
+            has_macs,
             conn,
             sealer: crate::groups::Sealer::default(),
             checkpoints: None,
@@ -546,7 +561,7 @@ impl SqliteStorage {
     /// From now on seals the journal under `key` with every append, in
     /// the append's transaction (a group's, inside one).
     pub fn seal_with(&mut self, key: [u8; 32]) {
-        self.sealer.key = Some(key);
+        self.sealer.seal_with(key);
         self.segment_key = Some(key);
     }
 
@@ -633,6 +648,17 @@ impl SqliteStorage {
 
     /// [`SqliteStorage::each_through`] for the entries after `after` and up to `last`.
     pub fn each_between(&self, after: u64, last: u64, f: &mut dyn FnMut(Entry) -> bool) -> Result<(), StorageError> {
+        self.each_with_macs(after, last, &mut |entry, _| f(entry))
+    }
+
+    /// [`SqliteStorage::each_between`], each entry with the MAC stored beside
+    /// it, if it has one ([`crate::macs`]).
+    pub fn each_with_macs(
+        &self,
+        after: u64,
+        last: u64,
+        f: &mut dyn FnMut(Entry, Option<EntryMac>) -> bool,
+    ) -> Result<(), StorageError> {
         self.each_stored(after, last, &mut |row| {
             let seq = row.seq;
             let record: Record = serde_json::from_str(&row.text).map_err(|e| StorageError::Unreadable {
@@ -646,14 +672,17 @@ impl SqliteStorage {
                     why: "it moves no money but is stored compressed: such records are stored as text".into(),
                 });
             }
-            Ok(f(Entry {
-                seq,
-                at_ms: row.at_ms,
-                record,
-                text: row.text,
-                prev_hash: row.prev_hash,
-                hash: row.hash,
-            }))
+            Ok(f(
+                Entry {
+                    seq,
+                    at_ms: row.at_ms,
+                    record,
+                    text: row.text,
+                    prev_hash: row.prev_hash,
+                    hash: row.hash,
+                },
+                row.mac,
+            ))
         })
     }
 
@@ -810,9 +839,11 @@ impl SqliteStorage {
         before: &mut Option<(u64, [u8; 32])>,
         f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
     ) -> Result<(), StorageError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, at_ms, record, prev_hash, hash FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
-        )?;
+        let mut stmt = self.conn.prepare_cached(if self.has_macs {
+            "SELECT seq, at_ms, record, prev_hash, hash, mac FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq"
+        } else {
+            "SELECT seq, at_ms, record, prev_hash, hash, NULL FROM journal WHERE seq > ?1 AND seq <= ?2 ORDER BY seq"
+        })?;
         let from = i64::try_from(after).unwrap_or(i64::MAX);
         let last = i64::try_from(last).unwrap_or(i64::MAX);
         let mut rows = stmt.query([from, last])?;
@@ -824,6 +855,7 @@ impl SqliteStorage {
             let decoded = self.codec.decode(&self.conn, seq, stored)?;
             let text = decoded.text;
             let hash = compact::hash_from(seq, row.get_ref(4)?)?;
+            let mac = mac_from(seq, row.get_ref(5)?)?;
             let prev_hash = match compact::prev_hash_from(seq, row.get_ref(3)?)? {
                 Some(prev) => prev,
                 None => match *before {
@@ -853,6 +885,7 @@ impl SqliteStorage {
                 compressed,
                 prev_hash,
                 hash,
+                mac,
             };
             if !f(row)? {
                 break;
@@ -906,7 +939,7 @@ fn in_segment(segment: &Segment, e: StorageError) -> StorageError {
 }
 
 /// A row of the journal as read: its entry's number, time, text, whether it
-/// was stored compressed, and its hashes.
+/// was stored compressed, its hashes and its MAC.
 struct Row {
     seq: u64,
     at_ms: u64,
@@ -914,6 +947,35 @@ struct Row {
     compressed: bool,
     prev_hash: [u8; 32],
     hash: [u8; 32],
+    mac: Option<EntryMac>,
+}
+
+/// Whether the journal's table in `conn` has the column of entries' MACs.
+fn has_macs(conn: &Connection) -> Result<bool, StorageError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('journal') WHERE name = 'mac')",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// An entry's MAC as stored: none, or [`MAC_BYTES`] bytes.
+fn mac_from(seq: u64, stored: rusqlite::types::ValueRef<'_>) -> Result<Option<EntryMac>, StorageError> {
+    match stored {
+        rusqlite::types::ValueRef::Null => Ok(None),
+        rusqlite::types::ValueRef::Blob(bytes) => {
+            EntryMac::try_from(bytes)
+                .map(Some)
+                .map_err(|_| StorageError::Unreadable {
+                    seq,
+                    why: format!("its MAC is {} bytes, not {MAC_BYTES}", bytes.len()),
+                })
+        }
+        _ => Err(StorageError::Unreadable {
+            seq,
+            why: "its MAC is not stored as bytes".into(),
+        }),
+    }
 }
 
 /// The seal in `conn`'s database: none where the table or its row is missing.
@@ -1048,15 +1110,25 @@ impl Storage for SqliteStorage {
 
     fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
         let codec = &mut self.codec;
+        // Each row's MAC is made as it is written: a copy of the keyed HMAC, a few hundred bytes.
+        let entry_key = self.sealer.entry_key.clone();
         let mut insert_all = |conn: &Connection| -> Result<(), StorageError> {
             let mut insert = conn.prepare_cached(
-                "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO journal (seq, at_ms, record, prev_hash, hash, mac) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             for e in entries {
                 let moves_money = !e.record.transfers().is_empty();
                 let record = codec.encode(e.seq, &e.text, moves_money)?;
+                let mac = entry_key.as_ref().map(|k| k.mac(e.seq, &e.hash));
                 // The hash before is the row before's: stored as nothing.
-                insert.execute(params![e.seq as i64, e.at_ms as i64, record, &[] as &[u8], &e.hash[..]])?;
+                insert.execute(params![
+                    e.seq as i64,
+                    e.at_ms as i64,
+                    record,
+                    &[] as &[u8],
+                    &e.hash[..],
+                    mac.as_ref().map(|m| &m[..])
+                ])?;
             }
             Ok(())
         };

@@ -174,6 +174,134 @@ fn each_store_seals_with_every_append_and_a_ledger_opens_on_it() {
     }
 }
 
+/// Writes a journal as the layout before entries' MACs made it (SQLite's
+/// layout 2, PostgreSQL's 1), holding `entries`.
+fn journal_before_macs(database: &Database, entries: &[Entry]) {
+    match database {
+        Database::Sqlite(dir) => {
+            let db = rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE)).expect("db");
+            db.execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 CREATE TABLE journal (seq INTEGER PRIMARY KEY, at_ms BIGINT NOT NULL, record TEXT NOT NULL,
+                     prev_hash TEXT NOT NULL, hash TEXT NOT NULL);
+                 CREATE TABLE seal (id INTEGER PRIMARY KEY CHECK (id = 1), seq BIGINT NOT NULL, hash TEXT NOT NULL,
+                     mac TEXT NOT NULL);
+                 PRAGMA user_version = 2;",
+            )
+            .expect("the layout before");
+            for e in entries {
+                db.execute(
+                    "INSERT INTO journal VALUES (?1, ?2, ?3, ?4, ?5)",
+                    rusqlite::params![
+                        e.seq as i64,
+                        e.at_ms as i64,
+                        e.text,
+                        hex::encode(e.prev_hash),
+                        hex::encode(e.hash)
+                    ],
+                )
+                .expect("a row as written then");
+            }
+        }
+        Database::Postgres(url) => {
+            let mut db = postgres::Client::connect(url, postgres::NoTls).expect("the database");
+            db.batch_execute(
+                "CREATE TABLE journal (seq BIGINT PRIMARY KEY CHECK (seq > 0), at_ms BIGINT NOT NULL,
+                     record TEXT NOT NULL, hash BYTEA NOT NULL);
+                 CREATE TABLE layout (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL);
+                 INSERT INTO layout VALUES (1, 1);",
+            )
+            .expect("the layout before");
+            for e in entries {
+                db.execute(
+                    "INSERT INTO journal VALUES ($1, $2, $3, $4)",
+                    &[&(e.seq as i64), &(e.at_ms as i64), &e.text, &&e.hash[..]],
+                )
+                .expect("a row as written then");
+            }
+        }
+    }
+}
+
+/// Each entry with the MAC the store keeps beside it.
+fn with_macs(database: &Database) -> Vec<(u64, [u8; 32], Option<croupier_ledger::EntryMac>)> {
+    let mut read = Vec::new();
+    database
+        .open_read_only()
+        .expect("open to read")
+        .each_with_macs(0, u64::MAX, &mut |e, mac| {
+            read.push((e.seq, e.hash, mac));
+            true
+        })
+        .expect("read");
+    read
+}
+
+/// A journal of the layout before MACs reads as it was, its entries with
+/// none; a writer of this build adds the column (layout 3 on SQLite, 2 on
+/// PostgreSQL, which a build before refuses) and keeps each entry it seals
+/// with its MAC under the secret beside it.
+#[test]
+fn each_store_keeps_each_entrys_mac_beside_it_and_reads_a_journal_from_before_macs() {
+    let key = [7u8; 32];
+    for (database, _kept) in databases("contract_macs") {
+        let before = entries_after((0, [0; 32]), 2);
+        journal_before_macs(&database, &before);
+        assert_eq!(
+            with_macs(&database),
+            before.iter().map(|e| (e.seq, e.hash, None)).collect::<Vec<_>>(),
+            "{}: read as written, to read only, before a writer of this build opens it",
+            database.shown()
+        );
+        let mut storage = writer(&database);
+        storage.seal_with(key);
+        let after = entries_after(head(&before), 2);
+        storage.append(&after[..1]).expect("alone");
+        storage.begin_group().expect("begin");
+        storage.append(&after[1..]).expect("in a group");
+        storage.end_group().expect("end");
+        drop(storage);
+        let read = with_macs(&database);
+        let all: Vec<Entry> = before.iter().chain(&after).cloned().collect();
+        same(&read_back(&database), &all);
+        let entry_key = croupier_ledger::EntryKey::of(&key);
+        for (seq, hash, mac) in &read {
+            match mac {
+                None => assert!(*seq <= 2, "{}: entry {seq} sealed without its MAC", database.shown()),
+                Some(mac) => assert!(
+                    *seq > 2 && entry_key.vouches(*seq, hash, mac),
+                    "{}: entry {seq}",
+                    database.shown()
+                ),
+            }
+        }
+        let mut check = croupier_ledger::MacCheck::new(&key);
+        for (seq, hash, mac) in &read {
+            check.check(*seq, hash, mac.as_ref());
+        }
+        assert_eq!((check.first(), check.vouched(), check.problem()), (Some(3), 4, None));
+        let layout = match &database {
+            Database::Sqlite(dir) => rusqlite::Connection::open(dir.join(croupier_ledger::storage::DATABASE_FILE))
+                .expect("db")
+                .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+                .expect("layout"),
+            Database::Postgres(url) => postgres::Client::connect(url, postgres::NoTls)
+                .expect("db")
+                .query_one("SELECT version FROM layout", &[])
+                .expect("layout")
+                .get(0),
+        };
+        let expected = match &database {
+            Database::Sqlite(_) => croupier_ledger::storage::LAYOUT,
+            Database::Postgres(_) => croupier_ledger::pg::PG_LAYOUT,
+        };
+        assert_eq!(
+            (layout, expected),
+            (expected, if database.is_postgres() { 2 } else { 3 })
+        );
+    }
+}
+
 #[test]
 fn a_store_opened_to_read_writes_nothing() {
     for (database, _kept) in databases("contract_read_only") {
