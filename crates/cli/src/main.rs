@@ -16,6 +16,7 @@ mod tournament_forms;
 mod user_cmd;
 mod verify_checkpoints;
 mod verify_cmd;
+mod verify_seal;
 mod week;
 mod wheel_cmd;
 mod wire;

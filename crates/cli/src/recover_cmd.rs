@@ -2,9 +2,14 @@
 //! stopped, cut a damaged end off the journal, which otherwise keeps the
 //! casino from opening. Only a journal that breaks (an entry that does not
 //! read, chain or replay) is recovered, and only back to the last entry
-//! before the break, which N must name: no sound entry is cut. A journal
-//! that reads, chains and replays but is not what the secret sealed was
-//! rewritten, cut or put back, and is not sealed again. A complete copy of
+//! before the break, which N must name: no sound entry is cut. N must be an
+//! entry the secret vouches for (its MAC holds, or the seal or the head kept
+//! beside the secret is at it, [`croupier_ledger::macs`]): a forgery chained
+//! up to a break made on purpose is never sealed. Where the secret vouches
+//! only for an earlier entry, N must name that one, and the entries it does
+//! not vouch for go with the damaged end. A journal that reads, chains and
+//! replays but is not what the secret sealed was rewritten, cut or put
+//! back, and is not sealed again. A complete copy of
 //! the database is made first, in a folder of its own beside it; then, in
 //! one transaction, the entries after N go and the journal is sealed at N
 //! under the secret. The recall archive, derived from the journal, moves
@@ -22,7 +27,8 @@ use croupier_server::runtime::archive::ARCHIVE_FILE;
 use croupier_server::runtime::keys::{default_dir, write_head, Keys};
 use croupier_server::runtime::setup::lock_data;
 
-use crate::verify_cmd::{check_sealed, last_before, one_pass, Break};
+use crate::verify_cmd::{last_before, one_pass, Break, Pass};
+use crate::verify_seal::{check_sealed, unvouched_why};
 use crate::{Failure, Invalid};
 
 #[derive(clap::Args)]
@@ -48,18 +54,16 @@ fn failed(e: impl std::fmt::Display) -> Failure {
     anyhow::anyhow!("{e}").into()
 }
 
-/// Where the journal first breaks, reading, chaining or replaying: the
-/// entry and why; `None` where it reads, chains and replays whole.
-fn first_break(storage: &mut Opened) -> Result<Option<Break>, Failure> {
-    // One pass as verify's, in the memory of the state: a journal of any length.
-    let pass = one_pass(storage, None, None, &std::collections::BTreeSet::new())?;
+/// Where the journal first breaks, reading, chaining or replaying, as `pass`
+/// found: the entry and why; `None` where it reads, chains and replays whole.
+fn first_break(pass: &Pass) -> Result<Option<Break>, Failure> {
     if let (Some(_), Some((_, why))) = (pass.dictionary, &pass.unreadable) {
         return Err(Invalid::one(format!("{why}: recovery cuts nothing for it")).into());
     }
-    let chain = pass.checked.first_problem.or(pass.unreadable);
+    let chain = pass.checked.first_problem.clone().or(pass.unreadable.clone());
     // The replay stops where the chain breaks; where it fails first, it is the break.
-    Ok(match pass.replayed {
-        Err((seq, why)) if chain.as_ref().is_none_or(|(at, _)| seq < *at) => Some((seq, why)),
+    Ok(match &pass.replayed {
+        Err((seq, why)) if chain.as_ref().is_none_or(|(at, _)| seq < at) => Some((*seq, why.clone())),
         _ => chain,
     })
 }
@@ -127,8 +131,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
-    let broken = first_break(&mut journal)?;
-    let seal_check = check_sealed(&mut journal, &keys_dir, None)?;
+    // One pass as verify's, in the memory of the state: a journal of any
+    // length, each entry's MAC checked under the secret as the chain takes it.
+    let pass = one_pass(
+        &mut journal,
+        None,
+        None,
+        &std::collections::BTreeSet::new(),
+        Some(&keys.journal_key()),
+    )?;
+    let broken = first_break(&pass)?;
+    let seal_check = check_sealed(&mut journal, &keys_dir, None, &pass)?;
     let Some((broken_at, why)) = broken else {
         // Reads, chains and replays: there is no damaged end to cut. A seal
         // that does not match means rewritten, cut or put back, not damaged.
@@ -145,7 +158,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         })
         .into());
     };
-    let damage = if broken_at == 0 {
+    let mut damage = if broken_at == 0 {
         why
     } else {
         format!("entry {broken_at}: {why}")
@@ -180,12 +193,61 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ))
         .into());
     }
-    if keep != last_good {
+    // Only an entry the secret vouches for is sealed again: the entries up to
+    // the break may be a forgery chained up to a break made on purpose.
+    let vouched = seal_check.vouched_through.unwrap_or(0);
+    let target = last_good.min(vouched);
+    let last_sound = if target < last_good {
+        format!("the last sound entry the secret vouches for is {target}")
+    } else {
+        format!("the last sound entry is {target}")
+    };
+    if keep > last_good {
         return Err(Invalid::one(format!(
-            "the journal breaks at {damage}; the last sound entry is {last_good}, and --keep names it, not {keep}: \
-             recovery cuts no sound entry"
+            "the journal breaks at {damage}; {last_sound}, and --keep names it, not {keep}: recovery cuts no sound entry"
         ))
         .into());
+    }
+    if keep > vouched {
+        return Err(Invalid::one(format!(
+            "the journal breaks at {damage}, and entry {keep} reads and chains, but the secret does not vouch for it: \
+             {}. {}",
+            unvouched_why(&seal_check),
+            match vouched {
+                0 => "The secret vouches for no entry before the break: recovery seals nothing it did not write; \
+                      put back a copy of the database"
+                    .to_string(),
+                v => format!(
+                    "The newest entry the secret vouches for is {v}: --keep {v} cuts every entry after it (the copy \
+                     keeps them); or put back a copy of the database from before"
+                ),
+            }
+        ))
+        .into());
+    }
+    if keep != target {
+        return Err(Invalid::one(format!(
+            "the journal breaks at {damage}; {last_sound}, and --keep names it, not {keep}: recovery cuts no sound entry"
+        ))
+        .into());
+    }
+    if keep < last_good {
+        // What goes beyond the break, and why: the secret does not vouch for it.
+        damage = format!(
+            "entries {} to {last_good} are not the secret's ({}); {damage}",
+            keep + 1,
+            unvouched_why(&seal_check)
+        );
+        if let Some((end, _)) = journal.segments_end().map_err(failed)? {
+            if keep < end {
+                return Err(Invalid::one(format!(
+                    "the secret vouches for entries up to {keep} alone, inside the journal's segments (which hold \
+                     entries 1 to {end}): a recovery cuts only entries after them; put back a copy of the database \
+                     and its segments"
+                ))
+                .into());
+            }
+        }
     }
     let Some(storage) = journal.sqlite() else {
         return Err(failed("not a journal in SQLite"));

@@ -5,12 +5,13 @@
 use croupier_server::casino::tournaments::TournamentBooks;
 use std::io::Write;
 
-use croupier_ledger::{check_head, check_seal, Database, Opened};
+use croupier_ledger::{Database, MacCheck, Opened};
 use croupier_server::casino::Replayer;
 use croupier_server::runtime::archive::Archive;
-use croupier_server::runtime::keys::{default_dir, read_head, Keys};
+use croupier_server::runtime::keys::default_dir;
 use serde::Serialize;
 
+use crate::verify_seal::{check_sealed, unvouched_why, SealCheck};
 use crate::wire;
 use crate::{Failure, Format, Invalid};
 
@@ -76,7 +77,8 @@ struct Report {
     tournaments: Vec<TournamentBooks>,
     problem: Option<String>,
     /// Where the journal is broken, the last entry before the break: the
-    /// entries up to it read, chain and replay (`croupier recover --keep`).
+    /// entries up to it read, chain and replay, and (with the secret) the
+    /// secret vouches for them (`croupier recover --keep`).
     last_good_entry: Option<u64>,
     /// The last entry the journal's segments hold (gaming days moved out of
     /// the live database), and the segments' files read, where they lay.
@@ -144,15 +146,6 @@ pub(crate) fn journal_events(
         .flat_map(|e| read_events(e).unwrap_or_default())
 }
 
-#[derive(Serialize)]
-pub(crate) struct SealCheck {
-    /// Whether the secret was found, so the seal could be checked.
-    checked: bool,
-    /// Where the secret was looked for.
-    keys: String,
-    pub(crate) problem: Option<String>,
-}
-
 /// Where the journal breaks: the entry's number (0 where none is to blame), and why.
 pub(crate) type Break = (u64, String);
 
@@ -160,41 +153,6 @@ pub(crate) type Break = (u64, String);
 /// to, when it breaks at `seq` (`None` where it breaks at its first).
 pub(crate) fn last_before(storage: &mut Opened, seq: u64) -> Option<u64> {
     storage.last_before(seq).ok().flatten()
-}
-
-/// The journal's seal and the head kept beside the secret, against the
-/// journal as stored (every entry, including any that no longer reads).
-pub(crate) fn check_sealed(
-    storage: &mut Opened,
-    keys_dir: &std::path::Path,
-    head: Option<&std::path::Path>,
-) -> Result<SealCheck, Failure> {
-    let mut check = SealCheck {
-        checked: false,
-        keys: keys_dir.display().to_string(),
-        problem: None,
-    };
-    let Some(keys) = Keys::read(keys_dir).map_err(Invalid::one)? else {
-        return Ok(check);
-    };
-    check.checked = true;
-    let key = keys.journal_key();
-    // A last hash that no longer reads is the chain's to report.
-    let last = storage.last().ok().flatten();
-    let seal = storage.seal().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut problem = check_seal(seal.as_ref(), last, &key).err();
-    if problem.is_none() {
-        let head_path = head.map_or_else(|| keys.head_path(), std::path::Path::to_path_buf);
-        if head.is_some() && !head_path.is_file() {
-            return Err(Invalid::one(format!("no journal head at {}", head_path.display())).into());
-        }
-        if let Some(head) = read_head(&head_path).map_err(Invalid::one)? {
-            let hash_of = |seq: u64| storage.hash_of(seq).ok().flatten();
-            problem = check_head(&head, last.map(|(seq, _)| seq), &key, hash_of).err();
-        }
-    }
-    check.problem = problem.map(|p| p.to_string());
-    Ok(check)
 }
 
 /// How a problem of the recall archive begins: the journal itself is sound.
@@ -227,6 +185,10 @@ fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
 pub(crate) struct Pass {
     /// The chain, the numbering and the balances.
     pub(crate) checked: croupier_ledger::VerifyReport,
+    /// The last entry the chain holds to, from the first entry read.
+    pub(crate) chained_through: u64,
+    /// The entries' MACs, each checked once the chain took its entry (with the secret).
+    pub(crate) macs: Option<MacCheck>,
     /// The first entry that does not read, if one does not.
     pub(crate) unreadable: Option<Break>,
     /// The dictionary whose damage stopped the read, if it was one: the
@@ -242,15 +204,17 @@ pub(crate) struct Pass {
 }
 
 /// Reads the journal once, as it streams from the disk: checks each entry's
-/// place in the chain, replays its requests, checks each round it finishes
-/// against `archive`, and notes its recoveries. What it holds is the
-/// casino's state, never the journal: any length verifies in the memory of
-/// the state (a progress bar and an estimate go to standard error on a terminal).
+/// place in the chain and, given the journal's key, its MAC; replays its
+/// requests, checks each round it finishes against `archive`, and notes its
+/// recoveries. What it holds is the casino's state, never the journal: any
+/// length verifies in the memory of the state (a progress bar and an
+/// estimate go to standard error on a terminal).
 pub(crate) fn one_pass(
     storage: &mut Opened,
     archive: Option<&Archive>,
     from: Option<&croupier_server::casino::checkpoint::Checkpoint>,
     targets: &std::collections::BTreeSet<u64>,
+    key: Option<&[u8; 32]>,
 ) -> Result<Pass, Failure> {
     let after = from.map_or(0, |c| c.through);
     let total = storage.last().ok().flatten().map_or(0, |(seq, _)| seq);
@@ -293,11 +257,19 @@ pub(crate) fn one_pass(
     let mut replay_failed: Option<Break> = None;
     let mut recoveries = Vec::new();
     let mut taken = std::collections::BTreeMap::new();
+    let mut macs = key.map(MacCheck::new);
     // Read past a break in the chain all the same: the recoveries are every readable entry's.
-    let read = storage.each_between(after, u64::MAX, &mut |entry| {
+    let read = storage.each_with_macs(after, u64::MAX, &mut |entry, mac| {
         bar.inc(1);
         recoveries.extend(recoveries_in(&entry));
-        if chain.check(&entry) && replay_failed.is_none() {
+        if !chain.check(&entry) {
+            return true;
+        }
+        // A MAC vouches for the entries before it only as far as the chain holds.
+        if let Some(macs) = macs.as_mut() {
+            macs.check(entry.seq, &entry.hash, mac.as_ref());
+        }
+        if replay_failed.is_none() {
             match replayer.entry(&entry) {
                 Err(e) => replay_failed = Some(replay_failure(e)),
                 Ok(()) if targets.contains(&entry.seq) => match replayer.casino().checkpoint() {
@@ -364,6 +336,8 @@ pub(crate) fn one_pass(
         }
     };
     Ok(Pass {
+        chained_through: chain.through(),
+        macs,
         checked: chain.finish(),
         unreadable,
         dictionary,
@@ -391,8 +365,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     crate::read_segments_from(&mut storage, &args.segments)?;
     // With the secret, the segments' catalogue is trusted only as it sealed it.
     let keys_dir = args.keys.clone().unwrap_or_else(|| default_dir(&args.data));
-    if let Ok(Some(keys)) = croupier_server::runtime::keys::Keys::read(&keys_dir) {
-        storage.seal_with(keys.journal_key());
+    let key = match croupier_server::runtime::keys::Keys::read(&keys_dir) {
+        Ok(Some(keys)) => Some(keys.journal_key()),
+        _ => None,
+    };
+    if let Some(key) = key {
+        storage.seal_with(key);
     }
     // A node's data directory of another journal holds another casino's archive and checkpoints.
     let first = storage.hash_of(1).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -416,7 +394,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
         false => None,
     };
     let targets = crate::verify_checkpoints::targets(&store);
-    let pass = one_pass(&mut storage, archive.as_ref(), from.as_ref().map(|(c, _)| c), &targets)?;
+    let pass = one_pass(
+        &mut storage,
+        archive.as_ref(),
+        from.as_ref().map(|(c, _)| c),
+        &targets,
+        key.as_ref(),
+    )?;
+    let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref(), &pass)?;
     // The bindings as the replay met them: every one in the entries it read.
     let bound = crate::verify_checkpoints::by_through(&pass.bindings);
     let (checkpoints, checkpoint_problem) =
@@ -426,7 +411,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if checked.first_problem.is_none() {
         checked.first_problem = pass.unreadable;
     }
-    let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref())?;
     // With the chain intact and every entry read, the replay of every request counts.
     let mut replayed = None;
     let mut journal_format = None;
@@ -453,9 +437,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .or(checked.first_problem.as_ref().map(|(seq, _)| *seq))
         .filter(|seq| *seq > 0);
     let damaged_dictionary = pass.dictionary;
-    let last_good_entry = broken_at
+    // The entries before the break read, chain and replay; with the secret,
+    // a recovery keeps only those it vouches for.
+    let sound_through = broken_at
         .filter(|_| damaged_dictionary.is_none())
         .and_then(|seq| last_before(&mut storage, seq));
+    let last_good_entry = sound_through
+        .map(|sound| seal.vouched_through.map_or(sound, |vouched| sound.min(vouched)))
+        .filter(|good| *good > 0);
     let report = Report {
         entries: checked.entries,
         transfers: checked.transfers,
@@ -604,8 +593,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 (Some(p), _) => writeln!(out, "JOURNAL NOT AS SEALED: {p}")?,
                 (None, true) => writeln!(
                     out,
-                    "seal: the journal is as the secret in {} sealed it",
-                    report.seal.keys
+                    "seal: the journal is as the secret in {} sealed it, {}",
+                    report.seal.keys,
+                    match report.seal.macs_from {
+                        Some(1) => "each entry's MAC with it".to_string(),
+                        Some(first) => format!(
+                            "each entry's MAC from entry {first} on (the entries before it were written before \
+                             entries carried MACs, and are vouched for through the chain)"
+                        ),
+                        None => "its head alone: no entry read carries a MAC (written before entries carried MACs)"
+                            .to_string(),
+                    }
                 )?,
                 (None, false) => writeln!(
                     out,
@@ -644,6 +642,25 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     "the break lies in the segments (entries 1 to {}, gaming days moved out of the live database): put back that day's segment file from the archive or a backup, or remove a stray file of its name; `croupier recover` cuts only entries after the segments",
                     report.segments_end.unwrap_or(0)
                 )?,
+                (Some(good), _) if sound_through.is_some_and(|sound| sound > good) => writeln!(
+                    out,
+                    "entries 1 to {good} are sound and the secret vouches for them; entries {} to {} read and chain, \
+                     but the secret does not vouch for them ({}): a copy of the database from before may hold them as \
+                     they were written. {}",
+                    good + 1,
+                    sound_through.unwrap_or(good),
+                    unvouched_why(&report.seal),
+                    if database.is_postgres() {
+                        "On PostgreSQL, put back the database from its backups (docs/commands.md: Several nodes on PostgreSQL)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "With the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off \
+                             (docs/security.md: Recovering a damaged journal)",
+                            args.data.display()
+                        )
+                    }
+                )?,
                 (Some(good), _) if database.is_postgres() => writeln!(
                     out,
                     "entries 1 to {good} are sound; on PostgreSQL, put back the database from its backups (docs/commands.md: Several nodes on PostgreSQL)"
@@ -652,6 +669,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     out,
                     "entries 1 to {good} are sound; with the server stopped, `croupier recover --data {} --keep {good} --reason ...` cuts the rest off (docs/security.md: Recovering a damaged journal)",
                     args.data.display()
+                )?,
+                (None, Some(_)) if sound_through.is_some() => writeln!(
+                    out,
+                    "entries 1 to {} read and chain, but the secret vouches for none of them ({}): recovery cannot \
+                     help; put back a copy of the database",
+                    sound_through.unwrap_or(0),
+                    unvouched_why(&report.seal)
                 )?,
                 (None, Some(_)) => writeln!(
                     out,

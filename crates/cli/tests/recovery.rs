@@ -248,6 +248,199 @@ fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
     assert_eq!(report["last_good_entry"], last - 5, "{report}");
 }
 
+/// The database's files, to put back later.
+fn database_files(data: &Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            let path = data.join(format!("{}{suffix}", croupier_ledger::storage::DATABASE_FILE));
+            let bytes = std::fs::read(&path).ok();
+            (path, bytes)
+        })
+        .collect()
+}
+
+fn put_back(files: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
+    for (path, bytes) in files {
+        match bytes {
+            Some(bytes) => std::fs::write(path, bytes).expect("put back"),
+            None => {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// Rewrites entry `forged` as `change` says and chains the entries after it
+/// again up to the entry before the last, as someone with the database but
+/// not the secret would: the last entry's link alone breaks, as a disk
+/// fault at the end would break it.
+fn forge_up_to_the_entry_before_the_last(data: &Path, forged: i64, change: impl Fn(&str) -> String) {
+    let last = last_seq(data);
+    let mut prev = croupier_ledger::SqliteStorage::open_read_only(data)
+        .expect("the journal")
+        .hash_of(forged as u64 - 1)
+        .expect("read")
+        .expect("the entry before");
+    let db = journal(data);
+    for seq in forged..last {
+        let (at_ms, record): (i64, String) = db
+            .query_row("SELECT at_ms, record FROM journal WHERE seq = ?1", [seq], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("the entry");
+        let record = if seq == forged { change(&record) } else { record };
+        let hash = croupier_ledger::journal::entry_hash(&prev, seq as u64, at_ms as u64, &record);
+        db.execute(
+            "UPDATE journal SET record = ?1, prev_hash = ?2, hash = ?3 WHERE seq = ?4",
+            rusqlite::params![record, hex::encode(prev), hex::encode(hash), seq],
+        )
+        .expect("rewritten");
+        prev = hash;
+    }
+}
+
+fn recovered_copies(data: &Path) -> usize {
+    std::fs::read_dir(data)
+        .expect("the data directory")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("recovered-"))
+        .count()
+}
+
+// Issue 56: someone with the data directory but not the secret rewrote an
+// old entry and chained the journal again up to the entry before the last,
+// so that only the last entry's link broke. verify blamed the last entry
+// alone, and `recover --keep LAST-1` cut it and sealed the forgery under the
+// secret. Each entry now carries a MAC under the secret: verify names the
+// forged entry, and recovery seals only an entry the secret vouches for,
+// naming the newest one it can, whether the forger left the MACs or removed them.
+#[test]
+fn recovery_does_not_seal_an_old_entry_forged_and_chained_up_to_the_entry_before_the_last() {
+    let data = data_dir();
+    let mut server = three_cash_ins(data.path());
+    server.kill();
+    let last = last_seq(data.path());
+    // c1's entry: its 1,111 becomes 9,111.
+    let forged = last - 2;
+    let written = database_files(data.path());
+    let reason = ["--reason", "disk fault at the journal's end, incident INC-56"];
+    let inflate = |record: &str| {
+        assert!(record.contains("1111"), "{record}");
+        record.replace("1111", "9111")
+    };
+
+    for macs_removed in [false, true] {
+        put_back(&written);
+        forge_up_to_the_entry_before_the_last(data.path(), forged, inflate);
+        if macs_removed {
+            journal(data.path())
+                .execute("UPDATE journal SET mac = NULL WHERE seq >= ?1", [forged])
+                .expect("MACs removed");
+        }
+        // verify names the forged entry, and offers to keep only what is before it.
+        let (passed, report) = verify(data.path());
+        assert!(!passed, "{report}");
+        let problem = report["seal"]["problem"].as_str().unwrap_or_default();
+        assert!(problem.contains(&format!("entry {forged}")), "{report}");
+        assert_eq!(report["last_good_entry"], forged - 1, "{report}");
+        assert_eq!(report["seal"]["vouched_through"], forged - 1, "{report}");
+        // Recovery refuses to seal the forgery, naming the newest entry the secret vouches for.
+        let keep = (last - 1).to_string();
+        let (ok, said) = recover(data.path(), &["--keep", &keep, reason[0], reason[1]]);
+        assert!(!ok, "the forgery was sealed: {said}");
+        assert!(
+            said.contains(&format!("entry {}", last - 1))
+                && said.contains(&format!("newest entry the secret vouches for is {}", forged - 1)),
+            "{said}"
+        );
+        assert_eq!(last_seq(data.path()), last, "a refusal cuts nothing");
+        assert_eq!(recovered_copies(data.path()), 0, "a refusal copies nothing");
+        assert!(!verify(data.path()).0, "nothing was sealed");
+    }
+
+    // The operator may keep what the secret vouches for: the forged entries go with the break.
+    let keep = (forged - 1).to_string();
+    let (ok, said) = recover(data.path(), &["--keep", &keep, reason[0], reason[1]]);
+    assert!(ok, "{said}");
+    assert!(said.contains("cut 3"), "{said}");
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+    let recoveries = report["recoveries"].as_array().expect("recoveries");
+    assert_eq!(recoveries[0]["kept_through"], forged - 1, "{report}");
+    assert!(
+        recoveries[0]["damage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("entry {forged}")),
+        "{report}"
+    );
+    let server = Server::start(BINARY, data.path(), free_port());
+    let p1 = server.login("p1", "p1-password-1");
+    assert_eq!(wallet(&server, &p1), 0, "no forged cash-in survives");
+}
+
+// Entries written before entries carried MACs (a journal of an earlier
+// layout) are vouched for only through the seal, the head kept beside the
+// secret, or a later entry's MAC: recovery keeps such an entry only where one
+// of those is at it, and otherwise says to put back a copy.
+#[test]
+fn recovery_keeps_an_entry_written_before_macs_only_where_the_secret_sealed_it() {
+    let data = data_dir();
+    let mut server = three_cash_ins(data.path());
+    // The head kept beside the secret follows within a second.
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    server.kill();
+    let last = last_seq(data.path());
+    // As a journal of the layout before MACs reads: no entry carries one.
+    journal(data.path())
+        .execute("UPDATE journal SET mac = NULL", [])
+        .expect("as written before MACs");
+    let (passed, report) = verify(data.path());
+    assert!(passed, "a journal written before MACs verifies: {report}");
+    assert_eq!(report["seal"]["macs_from"], Value::Null, "{report}");
+    let written = database_files(data.path());
+    let reason = ["--reason", "disk fault, incident INC-57"];
+
+    // Its last entry rots: the one before it reads and chains, but nothing of the secret's is at it.
+    let db = journal(data.path());
+    db.execute(
+        "UPDATE journal SET record = replace(record, '3333', '3933') WHERE seq = ?1",
+        [last],
+    )
+    .expect("rotted");
+    drop(db);
+    let (passed, report) = verify(data.path());
+    assert!(!passed, "{report}");
+    assert_eq!(report["last_good_entry"], Value::Null, "{report}");
+    assert_eq!(report["seal"]["vouched_through"], 0, "{report}");
+    let (ok, said) = recover(data.path(), &["--keep", &(last - 1).to_string(), reason[0], reason[1]]);
+    assert!(
+        !ok && said.contains("written before entries carried MACs") && said.contains("put back a copy"),
+        "{said}"
+    );
+    assert_eq!(last_seq(data.path()), last, "a refusal cuts nothing");
+
+    // A row added past the seal breaks the chain there: the seal is at the
+    // entry before it, and vouches for it.
+    put_back(&written);
+    journal(data.path())
+        .execute(
+            "INSERT INTO journal (seq, at_ms, record, prev_hash, hash) VALUES (?1, 1, '{}', '', ?2)",
+            rusqlite::params![last + 1, vec![0u8; 32]],
+        )
+        .expect("a row added");
+    let (passed, report) = verify(data.path());
+    assert!(!passed, "{report}");
+    assert_eq!(report["last_good_entry"], last, "{report}");
+    let (ok, said) = recover(data.path(), &["--keep", &last.to_string(), reason[0], reason[1]]);
+    assert!(ok && said.contains("cut 1"), "{said}");
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+    // The recovery's own entry is the first to carry a MAC.
+    assert_eq!(report["seal"]["macs_from"], last + 1, "{report}");
+}
+
 /// Past the journal's first dictionary, its records are stored compressed:
 /// `croupier entries` prints them as their hashes cover them, `verify`
 /// passes, a dictionary damaged in one copy loses nothing, and one damaged
