@@ -247,6 +247,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
             let sessions = croupier_server::http::sessions::Sessions::open(
                 &data,
                 keys.sessions_key(),
+                &keys.sessions_epoch_path(),
                 croupier_server::http::sessions::SessionLimits::default(),
                 0,
             )

@@ -372,15 +372,20 @@ fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many(
     server.kill();
 
     // A row made as sessions were once kept (the token's SHA-256), and one
-    // copied from p1's with the admin put in: neither is a session.
+    // copied from p1's with the admin put in: neither is a session. Every
+    // table of sessions takes one (the seal's table holds no session).
     let db = rusqlite::Connection::open(data.path().join("sessions.db")).expect("sessions.db");
     let tables: Vec<String> = db
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .prepare(
+            "SELECT m.name FROM sqlite_master AS m WHERE m.type = 'table'
+               AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) AS c WHERE c.name = 'actor')",
+        )
         .expect("tables")
         .query_map([], |r| r.get(0))
         .expect("rows")
         .map(|r| r.expect("name"))
         .collect();
+    assert!(!tables.is_empty(), "sessions.db holds its sessions in a table");
     let admin_actor = r#"{"username":"admin","role":"admin","licence":""}"#;
     for table in &tables {
         let columns: Vec<String> = db
@@ -420,6 +425,188 @@ fn a_session_cannot_be_written_into_the_file_and_ends_when_idle_or_one_too_many(
         assert_eq!(server.http("GET", "/api/me", Some(&third), None).0, 200, "in use");
     }
     assert_eq!(server.http("GET", "/api/me", Some(&second), None).0, 401, "idle 8 s");
+}
+
+/// Stops `server` as an operator does (SIGTERM), and waits until it is gone.
+fn stop(server: &mut Server) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(sent.success());
+    let stopped = server.exited_within(Duration::from_secs(20)).expect("stopped");
+    assert!(stopped.success(), "{stopped}");
+}
+
+/// A copy of `sessions.db` as it is now, whole, made as someone with the
+/// data directory would while the server runs (SQLite's `VACUUM INTO`).
+fn copy_sessions(data: &Path, to: &Path) {
+    let _ = std::fs::remove_file(to);
+    let db = rusqlite::Connection::open(data.join("sessions.db")).expect("sessions.db");
+    db.execute("VACUUM INTO ?1", rusqlite::params![to.to_str().expect("path")])
+        .expect("copied");
+}
+
+/// Puts the copy `from` back as `sessions.db`, its log files gone with the one it replaces.
+fn put_back_sessions(data: &Path, from: &Path) {
+    for log in ["sessions.db-wal", "sessions.db-shm"] {
+        let _ = std::fs::remove_file(data.join(log));
+    }
+    std::fs::copy(from, data.join("sessions.db")).expect("put back");
+}
+
+/// The users whose sessions the attacks below bring back, with the password `NAME-password-1`.
+const ENDED_AND_NOT: [(&str, &str); 5] = [
+    ("out", "player"),
+    ("changed", "player"),
+    ("locked", "player"),
+    ("reset", "player"),
+    ("never", "player"),
+];
+
+/// Signs in each of [`ENDED_AND_NOT`], and `changed` once more (the
+/// session their change is made from): the tokens, and that one.
+fn sign_in_all(server: &Server) -> (Vec<String>, String) {
+    let tokens = ENDED_AND_NOT
+        .iter()
+        .map(|(name, _)| server.login(name, &format!("{name}-password-1")))
+        .collect();
+    (tokens, server.login("changed", "changed-password-1"))
+}
+
+/// Ends the sessions of all but `never` in each way a session is ended on
+/// purpose: signed out, a password changed from another session, an
+/// account locked (and unlocked again, so that its name alone refuses
+/// nothing), a password reset by the admin.
+fn end_all_but_never(server: &Server, admin: &str, tokens: &[String], changer: &str) {
+    assert_eq!(server.http("POST", "/api/logout", Some(&tokens[0]), None).0, 200);
+    server.ask(
+        changer,
+        json!({"op": "change_password", "password": "changed-password-1", "new_password": "changed-password-2"}),
+    );
+    server.ask(admin, json!({"op": "lock_user", "username": "locked"}));
+    server.ask(admin, json!({"op": "unlock_user", "username": "locked"}));
+    server.ask(
+        admin,
+        json!({"op": "reset_password", "username": "reset", "password": "reset-chosen-password-2"}),
+    );
+    let after: Vec<u16> = tokens
+        .iter()
+        .map(|t| server.http("GET", "/api/me", Some(t), None).0)
+        .collect();
+    assert_eq!(after, [401, 401, 401, 401, 200], "ended, and the one never ended");
+}
+
+// The brief (issue 56, 9): a copy of sessions.db put back with the server
+// stopped brought back sessions ended by a sign-out, a password changed,
+// a lock and a reset. The file is bound to an epoch kept beside the
+// secret, changed whenever a session ends: a file from before is refused
+// whole, so the session never ended in it is refused too, and its holder
+// signs in again; the log names the file.
+#[test]
+fn a_sessions_file_put_back_lets_no_ended_session_in() {
+    let data = data_dir();
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let admin = server.admin_token();
+    server.add_users(&admin, &ENDED_AND_NOT);
+    let (tokens, changer) = sign_in_all(&server);
+    let copy = data.parent().join("sessions-copy.db");
+    copy_sessions(data.path(), &copy);
+    end_all_but_never(&server, &admin, &tokens, &changer);
+    stop(&mut server);
+
+    put_back_sessions(data.path(), &copy);
+    let log = data.parent().join("serve.log");
+    let server = Server::start_with_log(BINARY, data.path(), free_port(), &[], &log);
+    let back: Vec<u16> = tokens
+        .iter()
+        .map(|t| server.http("GET", "/api/me", Some(t), None).0)
+        .collect();
+    assert_eq!(
+        back, [401; 5],
+        "a session came back with the file put back (out, changed, locked, reset, never)"
+    );
+    for kept in [&admin, &changer] {
+        assert_eq!(
+            server.http("GET", "/api/me", Some(kept), None).0,
+            401,
+            "every session in it is dropped"
+        );
+    }
+    let logged = std::fs::read_to_string(&log).expect("the log");
+    assert!(
+        logged.contains("sessions.db") && logged.contains("put back"),
+        "the log says which file was refused: {logged}"
+    );
+    // Everyone signs in again, with the passwords as they are now.
+    server.login("never", "never-password-1");
+    server.login("changed", "changed-password-2");
+    server.login("admin", croupier_testkit::ADMIN_PASSWORD);
+}
+
+// The same, the file swapped while the server runs: the server reads it
+// only as it starts, and what it kept meanwhile does not bind the file it
+// finds then. A copy taken after the last session ended is the server's
+// own state and is taken; sessions.db deleted means everyone signs in again.
+#[test]
+fn a_sessions_file_swapped_under_a_running_server_lets_no_ended_session_in() {
+    let data = data_dir();
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let admin = server.admin_token();
+    server.add_users(&admin, &ENDED_AND_NOT);
+    let (tokens, changer) = sign_in_all(&server);
+    let copy = data.parent().join("sessions-copy.db");
+    copy_sessions(data.path(), &copy);
+    end_all_but_never(&server, &admin, &tokens, &changer);
+    // Swapped in as it runs, with the log files that would write the
+    // server's last changes into it gone: it changes nothing the server holds.
+    std::fs::copy(&copy, data.path().join("swapped.db")).expect("copied");
+    std::fs::rename(data.path().join("swapped.db"), data.path().join("sessions.db")).expect("swapped");
+    for log in ["sessions.db-wal", "sessions.db-shm"] {
+        std::fs::remove_file(data.path().join(log)).expect("the log gone");
+    }
+    let now: Vec<u16> = tokens
+        .iter()
+        .map(|t| server.http("GET", "/api/me", Some(t), None).0)
+        .collect();
+    assert_eq!(
+        now,
+        [401, 401, 401, 401, 200],
+        "the server reads the file only as it starts"
+    );
+    stop(&mut server);
+    let server = Server::start(BINARY, data.path(), free_port());
+    let back: Vec<u16> = tokens
+        .iter()
+        .map(|t| server.http("GET", "/api/me", Some(t), None).0)
+        .collect();
+    assert_eq!(back, [401; 5], "a session came back with the file swapped in");
+    drop(server);
+
+    // A copy made after the last end is the server's own: its sessions carry on.
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
+    let never = server.login("never", "never-password-1");
+    copy_sessions(data.path(), &copy);
+    stop(&mut server);
+    put_back_sessions(data.path(), &copy);
+    let mut server = Server::start(BINARY, data.path(), free_port());
+    for token in [&admin, &never] {
+        assert_eq!(
+            server.http("GET", "/api/me", Some(token), None).0,
+            200,
+            "no session ended since"
+        );
+    }
+    stop(&mut server);
+
+    // Deleted: nobody is signed in, and nobody is let in.
+    for file in ["sessions.db", "sessions.db-wal", "sessions.db-shm"] {
+        let _ = std::fs::remove_file(data.path().join(file));
+    }
+    let server = Server::start(BINARY, data.path(), free_port());
+    assert_eq!(server.http("GET", "/api/me", Some(&never), None).0, 401);
+    server.login("never", "never-password-1");
 }
 
 /// The frames a table stream received up to the `nth` of type `last`, that one included.

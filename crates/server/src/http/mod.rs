@@ -176,7 +176,13 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
     )?;
     // Sessions from before a restart carry on, unless they are over, their
     // account is gone, locked, or holds another role now.
-    let sessions = sessions::Sessions::open(data, keys.sessions_key(), limits.sessions, floor.clock().now_ms())?;
+    let sessions = sessions::Sessions::open(
+        data,
+        keys.sessions_key(),
+        &keys.sessions_epoch_path(),
+        limits.sessions,
+        floor.clock().now_ms(),
+    )?;
     // On a journal that nodes share, another node may have served since this
     // one did (a password changed, a session ended there): every session
     // begins again, as the docs say (everyone signs in again on a takeover).

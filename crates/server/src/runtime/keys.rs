@@ -3,9 +3,11 @@
 //! sessions: someone who can write the data directory but not the keys
 //! folder can change neither unseen. The keys folder also holds the
 //! journal's head (a copy of its seal, kept up to date within a second), so
-//! that a database put back as it was earlier is caught too. By default the
-//! keys folder is the data directory's sibling, `DATA-keys`; a casino keeps
-//! it on another disk or mount, and backs it up apart from the data.
+//! that a database put back as it was earlier is caught too, and the
+//! sessions' epoch, which does the same for `sessions.db` (`http/sessions`).
+//! By default the keys folder is the data directory's sibling, `DATA-keys`;
+//! a casino keeps it on another disk or mount, and backs it up apart from
+//! the data.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,8 @@ use sha2::Sha256;
 pub const SECRET_FILE: &str = "secret";
 /// The journal's head in the keys folder.
 pub const HEAD_FILE: &str = "journal-head.json";
+/// The sessions' epoch in the keys folder: what binds `sessions.db` (`http/sessions/store.rs`).
+pub const SESSIONS_EPOCH_FILE: &str = "sessions-epoch.json";
 /// How often the head kept outside the data directory is brought up to date.
 pub const HEAD_EVERY_MS: u64 = 1_000;
 
@@ -118,6 +122,11 @@ impl Keys {
     /// Where the journal's head is kept.
     pub fn head_path(&self) -> PathBuf {
         self.dir.join(HEAD_FILE)
+    }
+
+    /// Where the sessions' epoch is kept.
+    pub fn sessions_epoch_path(&self) -> PathBuf {
+        self.dir.join(SESSIONS_EPOCH_FILE)
     }
 }
 

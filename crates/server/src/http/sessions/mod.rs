@@ -8,18 +8,40 @@
 //! its holder signs out, after an idle spell, after its lifetime however
 //! busy, and when its user opens one too many (the oldest ends). Sessions
 //! are not money and not history, so they live outside the journal.
+//!
+//! A row's MAC says a session was started; it cannot say the session has
+//! not ended since. A copy of the file put back (with the server stopped,
+//! or swapped in while it runs: the file is read only at a start) would
+//! bring back sessions ended by a sign-out, a password changed, a lock or a
+//! reset. So the file is bound to an epoch kept beside the secret, which
+//! someone who can write the data directory cannot write, changed at every
+//! start and whenever a session ends ([`store`]): a file sealed under
+//! another epoch is a copy from before, and no session in it is taken.
+//! Which of its sessions are still live the server cannot tell, so it
+//! drops them all, says so in the log naming the file, and everyone signs
+//! in again: a session ended never comes back, and the cost of a copy put
+//! back is one sign-in each. A file deleted is the same, with nothing to
+//! say. A start is a new epoch too: it ends the sessions over while the
+//! server was stopped, and those of accounts locked meanwhile. The epoch
+//! is random rather than a count, so an epoch file lost (a new one is made)
+//! matches no copy of the file. Ends happen at the rate people sign out and
+//! are swept (one epoch a sweep, however many it ends), so each may write
+//! and flush a small file; a sign-in, which may be many, writes only the
+//! sessions file. The set of rows is sealed, not a session's last use: a
+//! copy taken since the last end holds no session ended, and is taken.
+
+mod store;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use hmac::{Hmac, Mac};
-use rusqlite::{params, Connection};
-use sha2::Sha256;
+use hmac::Mac;
 use tokio::sync::watch;
 
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::Actor;
+use store::{hmac, Row, Store};
 
 /// The sessions file inside a data directory.
 pub const SESSIONS_FILE: &str = "sessions.db";
@@ -98,9 +120,13 @@ impl Live {
     }
 
     fn over(&self, now_ms: u64, limits: &SessionLimits) -> bool {
-        now_ms.saturating_sub(self.seen_ms) >= limits.idle_ms
-            || now_ms.saturating_sub(self.started_ms) >= limits.lifetime_ms
+        over(self.started_ms, self.seen_ms, now_ms, limits)
     }
+}
+
+/// Whether a session started at `started_ms` and last used at `seen_ms` is over at `now_ms`.
+fn over(started_ms: u64, seen_ms: u64, now_ms: u64, limits: &SessionLimits) -> bool {
+    now_ms.saturating_sub(seen_ms) >= limits.idle_ms || now_ms.saturating_sub(started_ms) >= limits.lifetime_ms
 }
 
 /// The live sessions, and where they are kept (nowhere for a server in memory).
@@ -108,27 +134,7 @@ pub struct Sessions {
     key: [u8; 32],
     limits: SessionLimits,
     live: Mutex<HashMap<SessionKey, Live>>,
-    store: Option<Mutex<Connection>>,
-    /// Sessions ended whose rows the store refused to delete (a full disk):
-    /// over already, their rows are deleted at the next sweep that can.
-    unforgotten: Mutex<Vec<SessionKey>>,
-}
-
-fn hmac(key: &[u8; 32]) -> Hmac<Sha256> {
-    let Ok(mac) = Hmac::<Sha256>::new_from_slice(key) else {
-        unreachable!("HMAC takes any key length");
-    };
-    mac
-}
-
-/// The MAC of a stored session: whose, in which role, since when.
-fn row_mac(key: &[u8; 32], session: &SessionKey, actor: &str, started_ms: u64) -> Hmac<Sha256> {
-    let mut mac = hmac(key);
-    mac.update(b"croupier session\n");
-    mac.update(session);
-    mac.update(actor.as_bytes());
-    mac.update(format!("\n{started_ms}").as_bytes());
-    mac
+    store: Option<Mutex<Store>>,
 }
 
 impl Sessions {
@@ -139,81 +145,34 @@ impl Sessions {
             limits,
             live: Mutex::new(HashMap::new()),
             store: None,
-            unforgotten: Mutex::new(Vec::new()),
         }
     }
 
     /// Opens the sessions kept in `dir` under `key`, creating the file on a
-    /// first run. Sessions over by `now_ms`, and rows whose MAC is not the
-    /// key's, are dropped. Sessions kept as a server before these keys kept
-    /// them (by their token's SHA-256) are dropped: their holders sign in again.
-    pub fn open(dir: &Path, key: [u8; 32], limits: SessionLimits, now_ms: u64) -> Result<Sessions, String> {
-        let path = dir.join(SESSIONS_FILE);
-        let failed = |e: rusqlite::Error| format!("cannot open {}: {e}", path.display());
-        let conn = Connection::open(&path).map_err(failed)?;
-        // A session lost to a power cut means signing in again, never lost money:
-        // commits need not wait for the disk.
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = NORMAL;
-             DROP TABLE IF EXISTS sessions;
-             CREATE TABLE IF NOT EXISTS keyed_sessions (
-                 session TEXT PRIMARY KEY,
-                 actor TEXT NOT NULL,
-                 started_ms BIGINT NOT NULL,
-                 seen_ms BIGINT NOT NULL,
-                 mac TEXT NOT NULL
-             );",
-        )
-        .map_err(failed)?;
-        let mut live = HashMap::new();
-        let mut dropped = Vec::new();
-        {
-            let mut rows = conn
-                .prepare("SELECT session, actor, started_ms, seen_ms, mac FROM keyed_sessions")
-                .map_err(failed)?;
-            let rows = rows
-                .query_map([], |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, i64>(2)?,
-                        row.get::<_, i64>(3)?,
-                        row.get::<_, String>(4)?,
-                    ))
-                })
-                .map_err(failed)?;
-            for row in rows {
-                let (session_hex, actor_text, started, seen, mac) = row.map_err(failed)?;
-                let session: Option<SessionKey> = hex::decode(&session_hex).ok().and_then(|b| b.try_into().ok());
-                let kept = session.filter(|s| {
-                    hex::decode(&mac)
-                        .is_ok_and(|m| row_mac(&key, s, &actor_text, started as u64).verify_slice(&m).is_ok())
-                });
-                let actor = serde_json::from_str::<Actor>(&actor_text).ok();
-                let (Some(session), Some(actor)) = (kept, actor) else {
-                    tracing::warn!("{}: a session not kept under the secret was dropped", path.display());
-                    dropped.push(session_hex);
-                    continue;
-                };
-                let held = Live::new(actor, started as u64, seen as u64);
-                if held.over(now_ms, &limits) {
-                    dropped.push(session_hex);
-                } else {
-                    live.insert(session, held);
-                }
-            }
-        }
-        for session in dropped {
-            conn.execute("DELETE FROM keyed_sessions WHERE session = ?1", params![session])
-                .map_err(failed)?;
-        }
+    /// first run, bound to the epoch in `epoch_file` (in the keys folder).
+    /// Sessions over by `now_ms`, and rows whose MAC is not the key's, are
+    /// dropped; so is every session of a file not sealed under the epoch
+    /// (a copy put back), and of a file kept as a server before epochs kept
+    /// them: their holders sign in again.
+    pub fn open(
+        dir: &Path,
+        key: [u8; 32],
+        epoch_file: &Path,
+        limits: SessionLimits,
+        now_ms: u64,
+    ) -> Result<Sessions, String> {
+        let (store, rows) = Store::open(dir, key, epoch_file, |started_ms, seen_ms| {
+            over(started_ms, seen_ms, now_ms, &limits)
+        })?;
+        let live = rows
+            .into_iter()
+            .map(|row| (row.key, Live::new(row.actor, row.started_ms, row.seen_ms)))
+            .collect();
         Ok(Sessions {
             key,
             limits,
             live: Mutex::new(live),
-            store: Some(Mutex::new(conn)),
-            unforgotten: Mutex::new(Vec::new()),
+            store: Some(Mutex::new(store)),
         })
     }
 
@@ -221,12 +180,10 @@ impl Sessions {
         self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn write(&self, sql: &str, params: impl rusqlite::Params) -> Result<(), ApiError> {
-        let Some(store) = &self.store else { return Ok(()) };
-        let conn = store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        conn.execute(sql, params)
-            .map(|_| ())
-            .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the session could not be kept: {e}")))
+    fn store(&self) -> Option<std::sync::MutexGuard<'_, Store>> {
+        self.store
+            .as_ref()
+            .map(|store| store.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
     /// The key by which `token`'s session is found.
@@ -246,8 +203,6 @@ impl Sessions {
     /// as they may already, their oldest ends.
     pub fn start(&self, token: &str, actor: Actor, now_ms: u64) -> Result<(), ApiError> {
         let key = self.key(token);
-        let text = serde_json::to_string(&actor).map_err(ApiError::internal)?;
-        let mac = row_mac(&self.key, &key, &text, now_ms).finalize().into_bytes();
         let oldest: Vec<SessionKey> = {
             let live = self.live();
             let mut theirs: Vec<(&SessionKey, &Live)> = live
@@ -258,16 +213,20 @@ impl Sessions {
             let over = (theirs.len() + 1).saturating_sub(self.limits.per_user);
             theirs.iter().take(over).map(|(k, _)| **k).collect()
         };
-        for old in &oldest {
-            self.forget(old)?;
+        // The oldest end at once; their rows go in the transaction that keeps this one.
+        let ended = self.drop_live(&oldest);
+        if let Some(mut store) = self.store() {
+            let row = Row {
+                key,
+                actor: actor.clone(),
+                started_ms: now_ms,
+                seen_ms: now_ms,
+            };
+            store
+                .commit(&ended, Some(&row))
+                .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the session could not be kept: {e}")))?;
         }
-        self.write(
-            "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac) VALUES (?1, ?2, ?3, ?3, ?4)",
-            params![hex::encode(key), text, now_ms as i64, hex::encode(mac)],
-        )?;
         self.live().insert(key, Live::new(actor, now_ms, now_ms));
-        // The store took a write: the rows it refused before go now.
-        self.forget_pending();
         Ok(())
     }
 
@@ -297,7 +256,7 @@ impl Sessions {
             let held = live.get_mut(key)?;
             if held.over(now_ms, &self.limits) {
                 drop(live);
-                let _ = self.forget(key);
+                self.end_keys(&[*key]);
                 return None;
             }
             held.seen_ms = held.seen_ms.max(now_ms);
@@ -307,12 +266,11 @@ impl Sessions {
             }
             (take(held), write_seen)
         };
+        // The store is locked only to write: a request waits on no end's flush.
         if write_seen {
-            // Losing this write only shortens the session after a restart.
-            let _ = self.write(
-                "UPDATE keyed_sessions SET seen_ms = ?1 WHERE session = ?2",
-                params![now_ms as i64, hex::encode(key)],
-            );
+            if let Some(store) = self.store() {
+                store.seen(key, now_ms);
+            }
         }
         Some(taken)
     }
@@ -343,34 +301,39 @@ impl Sessions {
 
     /// Ends the session of `token`.
     pub fn end(&self, token: &str) -> Result<(), ApiError> {
-        self.forget(&self.key(token))
-    }
-
-    /// Ends a session at once, whatever the store says: dropping it tells
-    /// every socket of the session that it is over. A row the store refuses
-    /// to delete (a full disk) is deleted at the next write it takes (a
-    /// sweep, a sign-in) or at the stop; a crash before then would leave it
-    /// for the next start to find, live again until its idle or age limit.
-    fn forget(&self, key: &SessionKey) -> Result<(), ApiError> {
-        self.live().remove(key);
-        let deleted = self.write(
-            "DELETE FROM keyed_sessions WHERE session = ?1",
-            params![hex::encode(key)],
-        );
-        if let Err(e) = deleted {
-            tracing::warn!("{}; the session is over, and its row is deleted later", e.message);
-            self.unforgotten.lock().unwrap_or_else(|p| p.into_inner()).push(*key);
-        }
+        self.end_keys(&[self.key(token)]);
         Ok(())
     }
 
-    /// Deletes the rows of ended sessions the store refused before: at every
-    /// sweep, at a new session (the store took a write), and at the stop.
+    /// Drops the sessions of `keys` from the live ones, which tells every
+    /// socket of theirs that they are over: those that were live.
+    fn drop_live(&self, keys: &[SessionKey]) -> Vec<SessionKey> {
+        let mut live = self.live();
+        keys.iter().filter(|key| live.remove(*key).is_some()).copied().collect()
+    }
+
+    /// Ends sessions at once, whatever the store says. A file that refuses
+    /// to delete their rows (a full disk) has them deleted at the next
+    /// write it takes (a sign-in, a sweep) or at the stop; the new epoch,
+    /// written first, makes the file refused whole at a start meanwhile.
+    fn end_keys(&self, keys: &[SessionKey]) {
+        let ended = self.drop_live(keys);
+        if ended.is_empty() {
+            return;
+        }
+        if let Some(mut store) = self.store() {
+            if let Err(e) = store.commit(&ended, None) {
+                tracing::warn!("{e}; the sessions are over, and their rows are deleted later");
+            }
+        }
+    }
+
+    /// Deletes the rows of ended sessions the store refused before, and
+    /// writes the epoch the keys folder refused: at every sweep and at the stop.
     pub fn forget_pending(&self) {
-        let keys = std::mem::take(&mut *self.unforgotten.lock().unwrap_or_else(|p| p.into_inner()));
-        for key in keys {
-            if !self.live().contains_key(&key) {
-                let _ = self.forget(&key);
+        if let Some(mut store) = self.store().filter(|store| store.owes()) {
+            if let Err(e) = store.commit(&[], None) {
+                tracing::warn!("{e}; tried again at the next sweep");
             }
         }
     }
@@ -394,6 +357,7 @@ impl Sessions {
         self.end_where(|_, live| live.over(now_ms, &limits))
     }
 
+    /// Ends every session `ends` says, all under one new epoch.
     fn end_where(&self, ends: impl Fn(&SessionKey, &Live) -> bool) -> Result<usize, ApiError> {
         let ended: Vec<SessionKey> = self
             .live()
@@ -401,9 +365,7 @@ impl Sessions {
             .filter(|(key, live)| ends(key, live))
             .map(|(key, _)| *key)
             .collect();
-        for key in &ended {
-            self.forget(key)?;
-        }
+        self.end_keys(&ended);
         Ok(ended.len())
     }
 }

@@ -1,7 +1,10 @@
-//! Sessions kept and ended: the file, a full disk, rows changed.
+//! Sessions kept, ended and bound to their epoch: the file, a full disk,
+//! a copy put back, rows changed.
 
 use super::*;
 use crate::api::Role;
+use crate::runtime::keys::SESSIONS_EPOCH_FILE;
+use rusqlite::params;
 
 const KEY: [u8; 32] = [3; 32];
 const MINUTE: u64 = 60_000;
@@ -46,38 +49,168 @@ fn a_session_that_ends_tells_the_sockets_that_follow_it() {
     assert!(c1.is_over(), "idle too long");
 }
 
+/// A data directory and a keys folder apart, in a temporary folder.
+struct Folders {
+    _tmp: tempfile::TempDir,
+    data: std::path::PathBuf,
+    keys: std::path::PathBuf,
+}
+
+impl Folders {
+    fn new() -> Folders {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let (data, keys) = (tmp.path().join("data"), tmp.path().join("keys"));
+        std::fs::create_dir_all(&data).expect("data");
+        std::fs::create_dir_all(&keys).expect("keys");
+        Folders { _tmp: tmp, data, keys }
+    }
+
+    fn epoch(&self) -> std::path::PathBuf {
+        self.keys.join(SESSIONS_EPOCH_FILE)
+    }
+
+    fn open_under(&self, key: [u8; 32], now_ms: u64) -> Sessions {
+        Sessions::open(&self.data, key, &self.epoch(), SessionLimits::default(), now_ms).expect("open")
+    }
+
+    fn open(&self, now_ms: u64) -> Sessions {
+        self.open_under(KEY, now_ms)
+    }
+
+    /// A copy of the sessions file, taken with no server on it.
+    fn copy(&self) -> Vec<u8> {
+        std::fs::read(self.data.join(SESSIONS_FILE)).expect("the file")
+    }
+
+    /// Puts `copy` back as the sessions file, with its log files gone.
+    fn put_back(&self, copy: &[u8]) {
+        for log in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(self.data.join(format!("{SESSIONS_FILE}{log}")));
+        }
+        std::fs::write(self.data.join(SESSIONS_FILE), copy).expect("put back");
+    }
+
+    fn sql(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.data.join(SESSIONS_FILE)).expect("db")
+    }
+}
+
+fn refuse_writes(sessions: &Sessions, refuse: bool) {
+    sessions.store().expect("stored").refuse_writes(refuse);
+}
+
 #[test]
 fn signing_out_on_a_full_disk_ends_the_session_at_once_and_its_row_later() {
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let dir = tmp.path().to_path_buf();
-    let limits = SessionLimits::default();
-    let read_only = |sessions: &Sessions, on: bool| {
-        let store = sessions.store.as_ref().expect("stored");
-        let conn = store.lock().expect("store");
-        conn.pragma_update(None, "query_only", on).expect("pragma");
-    };
+    let folders = Folders::new();
     {
-        let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
+        let sessions = folders.open(0);
         sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
         // The store refuses every write, as a full disk would.
-        read_only(&sessions, true);
+        refuse_writes(&sessions, true);
         sessions.end("token-a").expect("signed out all the same");
         assert_eq!(sessions.get("token-a", 2), None, "over at once");
         // Room again: the next sign-in deletes the row.
-        read_only(&sessions, false);
+        refuse_writes(&sessions, false);
         sessions.start("token-b", who("bob", Role::Player), 3).expect("b");
     }
-    let reopened = Sessions::open(&dir, KEY, limits, 4).expect("reopen");
+    let reopened = folders.open(4);
     assert_eq!(reopened.get("token-a", 5), None, "it does not live again");
+    assert!(reopened.get("token-b", 5).is_some(), "the file is the server's own");
+}
+
+// The brief (issue 56, 9): the new epoch is written before the file; a
+// stop between the two signs everyone out, and brings back no one.
+#[test]
+fn an_end_the_file_did_not_take_signs_everyone_out_at_the_next_start() {
+    let folders = Folders::new();
+    {
+        let sessions = folders.open(0);
+        sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
+        sessions.start("token-b", who("bob", Role::Player), 1).expect("b");
+        refuse_writes(&sessions, true);
+        sessions.end("token-a").expect("signed out");
+        // Stopped here, as by a power cut: no write comes after.
+    }
+    let reopened = folders.open(2);
+    assert_eq!(reopened.get("token-a", 3), None, "the ended session stays ended");
+    assert_eq!(reopened.get("token-b", 3), None, "everyone signs in again");
+}
+
+/// Sessions of alice and bob, the file copied, a restart, alice signed
+/// out, the file copied again: (folders, the copy before, the one after).
+fn signed_out_between_two_copies() -> (Folders, Vec<u8>, Vec<u8>) {
+    let folders = Folders::new();
+    let sessions = folders.open(0);
+    sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
+    sessions.start("token-b", who("bob", Role::Player), 1).expect("b");
+    drop(sessions);
+    let before = folders.copy();
+    let sessions = folders.open(2);
+    assert!(sessions.get("token-a", 3).is_some(), "a restart ends no session");
+    sessions.end("token-a").expect("signed out");
+    drop(sessions);
+    let after = folders.copy();
+    (folders, before, after)
+}
+
+// The brief (issue 56, 9): a copy of sessions.db put back brought back
+// sessions ended since it was made.
+#[test]
+fn a_copy_of_the_file_put_back_brings_back_no_session() {
+    let (folders, before, _) = signed_out_between_two_copies();
+    folders.put_back(&before);
+    let sessions = folders.open(4);
+    assert_eq!(sessions.get("token-a", 5), None, "the session signed out came back");
+    assert_eq!(sessions.get("token-b", 5), None, "every session of the copy is dropped");
+    let left: i64 = folders
+        .sql()
+        .query_row("SELECT COUNT(*) FROM keyed_sessions", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(left, 0, "its rows are deleted");
+    drop(sessions);
+
+    // Deleted, the file holds no one; an epoch file lost or not the
+    // secret's drops every session of the file too.
+    std::fs::remove_file(folders.data.join(SESSIONS_FILE)).expect("deleted");
+    let sessions = folders.open(8);
+    sessions.start("token-c", who("cy", Role::Player), 8).expect("c");
+    drop(sessions);
+    std::fs::remove_file(folders.epoch()).expect("epoch lost");
+    assert_eq!(folders.open(9).get("token-c", 9), None, "no epoch");
+    let sessions = folders.open(10);
+    sessions.start("token-d", who("dee", Role::Player), 10).expect("d");
+    drop(sessions);
+    std::fs::write(folders.epoch(), r#"{"epoch":"00","mac":"00"}"#).expect("spoiled");
+    assert_eq!(folders.open(11).get("token-d", 11), None, "not an epoch");
+}
+
+// The rows of an old copy under the seal of the file as the server left
+// it: the seal is of the epoch, but not of those rows.
+#[test]
+fn an_old_copys_rows_under_the_newest_seal_bring_back_no_session() {
+    let (folders, before, after) = signed_out_between_two_copies();
+    let newest = folders.data.join("newest.db");
+    std::fs::write(&newest, &after).expect("the newest");
+    folders.put_back(&before);
+    let db = folders.sql();
+    db.execute("ATTACH ?1 AS newest", params![newest.to_str().expect("path")])
+        .expect("attach");
+    db.execute_batch(
+        "UPDATE sessions_seal SET (epoch, mac) = (SELECT epoch, mac FROM newest.sessions_seal); DETACH newest;",
+    )
+    .expect("spliced");
+    drop(db);
+    let sessions = folders.open(4);
+    assert_eq!(sessions.get("token-a", 5), None, "spliced under the newest seal");
+    assert_eq!(sessions.get("token-b", 5), None, "every session of the file is dropped");
 }
 
 #[test]
 fn sessions_outlive_a_reopening_and_the_file_holds_no_token() {
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let dir = tmp.path().to_path_buf();
-    let limits = SessionLimits::default();
+    let folders = Folders::new();
+    let dir = folders.data.clone();
     {
-        let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
+        let sessions = folders.open(0);
         sessions.start("token-a", who("alice", Role::Player), 1).expect("a");
         sessions.start("token-b", who("bob", Role::Dealer), 2).expect("b");
         sessions.start("token-c", who("carol", Role::Player), 3).expect("c");
@@ -89,57 +222,60 @@ fn sessions_outlive_a_reopening_and_the_file_holds_no_token() {
     for file in [&bytes, &wal] {
         assert!(!file.windows(7).any(|w| w == b"token-a"), "a token was stored");
     }
-    let reopened = Sessions::open(&dir, KEY, limits, 5).expect("reopen");
+    let reopened = folders.open(5);
     assert_eq!(reopened.get("token-a", 6), Some(who("alice", Role::Player)));
     assert_eq!(reopened.get("token-b", 6), None, "an ended session stays ended");
     assert_eq!(reopened.retain(|a| a.username != "carol").expect("retain"), 1);
     assert_eq!(reopened.get("token-c", 6), None);
     drop(reopened);
-    assert_eq!(
-        Sessions::open(&dir, KEY, limits, 7).expect("again").get("token-c", 8),
-        None
-    );
+    assert_eq!(folders.open(7).get("token-c", 8), None);
     // Under another secret no session is taken.
-    assert_eq!(
-        Sessions::open(&dir, [4; 32], limits, 9)
-            .expect("other")
-            .get("token-a", 9),
-        None
-    );
+    assert_eq!(folders.open_under([4; 32], 9).get("token-a", 9), None);
 }
 
 // The brief: a row written into sessions.db is not a session, and one
 // changed to another user or role is not taken either.
 #[test]
 fn a_row_written_or_changed_without_the_secret_is_no_session() {
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let dir = tmp.path().to_path_buf();
-    let limits = SessionLimits::default();
-    let sessions = Sessions::open(&dir, KEY, limits, 0).expect("open");
+    let folders = Folders::new();
+    let sessions = folders.open(0);
     sessions.start("mine", who("mallory", Role::Player), 1).expect("start");
+    sessions.start("theirs", who("trent", Role::Player), 1).expect("start");
     drop(sessions);
-    let db = Connection::open(dir.join(SESSIONS_FILE)).expect("db");
+    let db = folders.sql();
+    let count = || -> i64 {
+        db.query_row("SELECT COUNT(*) FROM keyed_sessions", [], |r| r.get(0))
+            .expect("count")
+    };
     let admin = serde_json::to_string(&who("admin", Role::Admin)).expect("JSON");
-    // The token's SHA-256, as sessions were once kept, and a row copied with another actor.
+    // A row changed to another actor: the file's set of rows is as it
+    // was, and that row alone is dropped by its MAC.
+    db.execute(
+        "UPDATE keyed_sessions SET actor = ?1 WHERE session = ?2",
+        params![
+            admin,
+            hex::encode(Sessions::in_memory(KEY, SessionLimits::default()).key("mine"))
+        ],
+    )
+    .expect("changed role");
+    let sessions = folders.open(2);
+    assert_eq!(sessions.get("mine", 3), None);
+    assert!(sessions.get("theirs", 3).is_some(), "the other row is the server's own");
+    drop(sessions);
+    assert_eq!(count(), 1, "the changed row dropped");
+    // The token's SHA-256, as sessions were once kept, a row copied with
+    // another actor: no session, and the file is no longer the server's.
     let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"forged"));
     db.execute(
         "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac)
-         SELECT ?1, actor, started_ms, seen_ms, mac FROM keyed_sessions",
-        params![sha],
+         SELECT ?1, ?2, started_ms, seen_ms, mac FROM keyed_sessions",
+        params![sha, admin],
     )
     .expect("forged row");
-    db.execute(
-        "UPDATE keyed_sessions SET actor = ?1 WHERE session != ?2",
-        params![admin, sha],
-    )
-    .expect("changed role");
-    let sessions = Sessions::open(&dir, KEY, limits, 2).expect("reopen");
-    assert_eq!(sessions.get("forged", 3), None);
-    assert_eq!(sessions.get("mine", 3), None);
-    let left: i64 = db
-        .query_row("SELECT COUNT(*) FROM keyed_sessions", [], |r| r.get(0))
-        .expect("count");
-    assert_eq!(left, 0, "both rows dropped");
+    let sessions = folders.open(4);
+    assert_eq!(sessions.get("forged", 5), None);
+    assert_eq!(sessions.get("theirs", 5), None);
+    assert_eq!(count(), 0, "every row dropped");
 }
 
 #[test]
