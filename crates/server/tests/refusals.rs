@@ -1693,3 +1693,38 @@ fn low_limit_chips_removed_from_the_table_come_back_at_a_dollar_never_above_thei
     assert_eq!(w.balance("wallet:carol"), 100_000);
     w.replays();
 }
+
+// A bet sent again after its round, its answer lost: from journal format
+// 14 its id, used by its player in a round the table keeps, is refused,
+// never placed in a round the player did not mean; in format 13 it was
+// placed again, and such a journal replays as it was.
+#[test]
+fn a_bet_sent_again_after_its_round_is_not_placed_in_a_later_one() {
+    for format in [JOURNAL_FORMAT, 13] {
+        let mut w = World::in_format(format, "maryland");
+        w.seat("alice", 10_000, 5_000);
+        w.seat("bob", 10_000, 5_000);
+        w.ok(&dealer(), open_betting());
+        w.ok(&alice(), bet("b1", "red", 500));
+        // Sent again in its own round: a resend, nothing written.
+        w.resent(&alice(), bet("b1", "red", 500));
+        w.ok(&dealer(), no_more_bets());
+        w.ok(&dealer(), spin("17"));
+        for round in 2..=3 {
+            w.ok(&dealer(), open_betting());
+            if format >= 14 {
+                let refused = w.refused(&alice(), bet("b1", "red", 500), "duplicate_bet");
+                assert!(refused.message.contains("round 1"), "{refused}");
+            } else {
+                w.ok(&alice(), bet("b1", "red", 500));
+            }
+            // bob may use the same id (in format 13 alice's bet took it this round).
+            if round == 2 && format >= 14 {
+                w.ok(&bob(), bet("b1", "black", 500));
+            }
+            w.ok(&dealer(), no_more_bets());
+            w.ok(&dealer(), spin("17"));
+        }
+        w.replays();
+    }
+}

@@ -147,6 +147,11 @@ pub const FORMAT_CHIPS_TAKEN_AWAY: u32 = 14;
 /// bonus draws return; no dispute pays a progressive meter's jackpot.
 pub const FORMAT_DISPUTE_IDS: u32 = 14;
 
+/// The first format in which a bet's id its player used in the table's
+/// round before is refused: a terminal resending a bet whose answer was
+/// lost, once the next round had opened, placed it again in that round.
+pub const FORMAT_BET_IDS_ACROSS_ROUNDS: u32 = 14;
+
 /// The first format in which match play coupons a cashier issues count
 /// against the cashier's day for the player, and dealers' chip sales to a
 /// player are capped across every table, not at each.

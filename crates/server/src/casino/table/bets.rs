@@ -9,7 +9,9 @@ use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM, FORMAT_VERBAL_BETS};
+use crate::casino::journal::{
+    FORMAT_BET_IDS_ACROSS_ROUNDS, FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM, FORMAT_VERBAL_BETS,
+};
 use crate::casino::request::{Request, StoredVerbalBet};
 
 /// The most bets one verbal series may hold: what a croupier can hear and
@@ -86,6 +88,7 @@ impl TableSlot {
                     plan.effects.clear();
                     return Ok(());
                 }
+                self.check_not_resent_late(dir, &actor.username, bet_id)?;
                 self.check_share(dir, me.player_id)?;
                 self.check_spot_maximum(dir, me.player_id, &placing)?;
                 Command::PlaceBet {
@@ -188,6 +191,7 @@ impl TableSlot {
                 resent += 1;
                 continue;
             }
+            self.check_not_resent_late(dir, player, &b.bet_id)?;
             self.check_spot_maximum_after(dir, me.player_id, &placing, &mut on_spots)?;
             total = total.saturating_add(b.stake.get());
         }
@@ -317,6 +321,35 @@ impl TableSlot {
     /// same id with any other contents (spot, stake, zero choice, coupon) is
     /// refused as a duplicate, as a conflicting resend of money is: the
     /// bet that stands is the first.
+    /// From journal format 14, refuses a bet under an id its player used in
+    /// an earlier round the table keeps: a resend of a bet whose answer was
+    /// lost, arriving once a later round opened, would be placed in a round
+    /// its player did not mean. Terminals give each bet a new id.
+    pub(super) fn check_not_resent_late(&self, dir: &Directory, player: &str, bet_id: &str) -> Result<(), ApiError> {
+        if dir.journal_format() < FORMAT_BET_IDS_ACROSS_ROUNDS {
+            return Ok(());
+        }
+        let now = self.table.round();
+        // Built once a round, at its first bet: about one insert a bet kept.
+        let used = self.earlier_bets.get_or_init(|| {
+            self.rounds
+                .iter()
+                .filter(|r| r.round < now)
+                .flat_map(|r| r.bets.iter().map(|b| ((b.player.clone(), b.bet_id.clone()), r.round)))
+                .collect()
+        });
+        if let Some(round) = used.get(&(player.to_string(), bet_id.to_string())) {
+            return Err(err(
+                ErrorCode::DuplicateBet,
+                format!(
+                    "bet id {bet_id} was your bet in round {round}: a bet sent again after its round is not \
+                     placed in a later one, and a new bet needs a new id"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn is_resent(&self, player: u64, bet_id: &str, placing: &BetRequest<'_>) -> Result<bool, ApiError> {
         let Some(placed) = self.table.bet(bet_id) else {
             return Ok(false);

@@ -88,6 +88,7 @@ impl TableSlot {
                 {
                     return Ok(());
                 }
+                self.check_not_resent_late(dir, &actor.username, wager_id)?;
                 Command::PlaceBonusWager {
                     at_ms,
                     wager_id: wager_id.clone(),

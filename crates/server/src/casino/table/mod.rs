@@ -124,6 +124,11 @@ pub struct TableSlot {
         with = "croupier_core::canonical::map"
     )]
     pub(super) disputes: HashMap<String, String>,
+    /// Each player's bet ids in the earlier rounds the table keeps, with the
+    /// round, worked out from their records the first time a bet of the
+    /// round in play asks (journal format 14).
+    #[serde(skip)]
+    pub(super) earlier_bets: std::sync::OnceLock<std::collections::HashMap<(String, String), u64>>,
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
@@ -278,6 +283,7 @@ impl TableSlot {
             jackpots: bonus::Jackpots::new(),
             disputes: HashMap::new(),
             books_by_day: books::Books::new(),
+            earlier_bets: std::sync::OnceLock::new(),
         })
     }
 
@@ -554,6 +560,9 @@ impl TableSlot {
                 // Recall keeps the seated players' chips when betting opens and when the
                 // round settles; only those events pay for the snapshot.
                 let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
+                if opens {
+                    self.earlier_bets = std::sync::OnceLock::new();
+                }
                 let settles = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
                 let snapshot = |slot: &TableSlot| -> BTreeMap<String, i128> {
                     slot.colours.keys().map(|p| (p.clone(), slot.chips(p))).collect()
