@@ -16,33 +16,15 @@ fn node(data: &std::path::Path, url: &str) -> Server {
     Server::start_with(BIN, data, free_port(), &["--database", url, "--checkpoint-every", "5"])
 }
 
-/// What `server` answers on `/healthz` within two seconds: its status and body.
-fn health(server: &Server) -> Option<(u16, String)> {
-    let mut stream = std::net::TcpStream::connect(server.address()).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: croupier\r\nConnection: close\r\n\r\n")
-        .ok()?;
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    let status = answer.split(' ').nth(1)?.parse().ok()?;
-    Some((status, answer))
-}
-
 /// A node waiting for the lease answers at once that it stands by.
 fn stands_by(server: &Server) {
-    let answer = health(server).expect("a node standing by answers");
+    let answer = server.health().expect("a node standing by answers");
     assert!(answer.0 == 503 && answer.1.contains("\"standby\""), "{answer:?}");
 }
 
 /// Gives node `to` the secret of node `from`, as an operator copies the keys folder.
 fn copy_keys(from: &croupier_testkit::DataDir, to: &croupier_testkit::DataDir) {
-    let keys_of = |data: &croupier_testkit::DataDir| data.parent().join("data-keys");
-    std::fs::create_dir_all(keys_of(to)).expect("the keys folder");
-    for file in std::fs::read_dir(keys_of(from)).expect("the keys") {
-        let file = file.expect("a key file");
-        std::fs::copy(file.path(), keys_of(to).join(file.file_name())).expect("copied");
-    }
+    from.copy_keys_to(to);
 }
 
 /// `NAME` signs in with the password the test casinos give it.
@@ -143,7 +125,7 @@ fn a_waiting_node_takes_the_casino_over_when_the_one_holding_it_dies_mid_round()
         (&json!("no_spin"), &json!(2), &json!("void_game")),
         "{recovered}"
     );
-    assert_eq!(health(&b).map(|(status, _)| status), Some(200));
+    assert_eq!(b.health().map(|(status, _)| status), Some(200));
     let p1_b = login(&b, "p1");
     let p2_b = login(&b, "p2");
     assert_eq!(

@@ -41,9 +41,31 @@ pub(crate) trait Transactions {
     /// Runs one of the protocol's statements (`BEGIN`, `COMMIT`, `ROLLBACK`).
     fn run(&mut self, statement: &str) -> Result<(), StorageError>;
     fn write_seal(&mut self, seal: &Seal) -> Result<(), StorageError>;
-    /// How a commit that failed is told.
-    fn not_committed(&self, e: StorageError) -> StorageError {
-        e
+    /// Commits the open transaction. A failure says whether the commit may
+    /// have happened all the same ([`StorageError::OutcomeUnknown`]) or
+    /// certainly did not: the answer a client gets depends on it.
+    fn commit(&mut self) -> Result<(), StorageError> {
+        self.run("COMMIT").map_err(sqlite_commit_failed)
+    }
+}
+
+/// What a failed COMMIT of SQLite means. A full disk refuses the log's
+/// frames as they are written: no commit frame, nothing changed. An I/O
+/// error is told after part of the frames, or all of them, reached the
+/// file, as when the flush of a written commit fails (`SQLITE_IOERR_FSYNC`):
+/// the log may hold the commit, and a start's recovery of the log would
+/// then read it, so its outcome is unknown. Any other refusal (a lock, a
+/// constraint) is told before anything is written.
+pub(crate) fn sqlite_commit_failed(e: StorageError) -> StorageError {
+    match &e {
+        StorageError::Sqlite(rusqlite::Error::SqliteFailure(failure, _))
+            if failure.code == rusqlite::ErrorCode::SystemIoFailure =>
+        {
+            StorageError::OutcomeUnknown(format!(
+                "the disk failed as the commit was written or flushed ({e}); the entries may be on it"
+            ))
+        }
+        _ => e,
     }
 }
 
@@ -75,7 +97,7 @@ pub(crate) fn end_group(store: &mut impl Transactions) -> Result<(), StorageErro
     }
     store.sealer().grouped = false;
     // The group's seal commits with the group's entries.
-    let committed = write_pending_seal(store).and_then(|()| store.run("COMMIT").map_err(|e| store.not_committed(e)));
+    let committed = write_pending_seal(store).and_then(|()| store.commit());
     if let Err(e) = committed {
         let _ = store.run("ROLLBACK");
         let sealer = store.sealer();
@@ -94,4 +116,62 @@ pub(crate) fn abort_group(store: &mut impl Transactions) -> Result<(), StorageEr
     sealer.grouped = false;
     sealer.unsealed = sealer.unsealed_at_group;
     store.run("ROLLBACK")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store whose COMMIT fails with SQLite's `code`, extended `extended`.
+    struct FailingCommit {
+        sealer: Sealer,
+        failure: (rusqlite::ffi::ErrorCode, i32),
+        ran: Vec<String>,
+    }
+
+    impl Transactions for FailingCommit {
+        fn sealer(&mut self) -> &mut Sealer {
+            &mut self.sealer
+        }
+        fn run(&mut self, statement: &str) -> Result<(), StorageError> {
+            self.ran.push(statement.to_string());
+            if statement != "COMMIT" {
+                return Ok(());
+            }
+            let (code, extended) = self.failure;
+            let mut failure = rusqlite::ffi::Error::new(extended);
+            failure.code = code;
+            Err(StorageError::Sqlite(rusqlite::Error::SqliteFailure(failure, None)))
+        }
+        fn write_seal(&mut self, _: &Seal) -> Result<(), StorageError> {
+            Ok(())
+        }
+    }
+
+    fn ended_with(failure: (rusqlite::ffi::ErrorCode, i32)) -> StorageError {
+        let mut store = FailingCommit {
+            sealer: Sealer::default(),
+            failure,
+            ran: Vec::new(),
+        };
+        begin_group(&mut store, "BEGIN").expect("begun");
+        let failed = end_group(&mut store).expect_err("the commit fails");
+        assert_eq!(store.ran, ["BEGIN", "COMMIT", "ROLLBACK"]);
+        failed
+    }
+
+    #[test]
+    fn a_commit_whose_flush_failed_is_of_unknown_outcome_a_full_disk_changed_nothing() {
+        use rusqlite::ffi;
+        // The log's frames written and their flush failed: they may be on the disk.
+        let fsync = ended_with((ffi::ErrorCode::SystemIoFailure, ffi::SQLITE_IOERR_FSYNC));
+        assert!(matches!(fsync, StorageError::OutcomeUnknown(_)), "{fsync}");
+        let write = ended_with((ffi::ErrorCode::SystemIoFailure, ffi::SQLITE_IOERR_WRITE));
+        assert!(matches!(write, StorageError::OutcomeUnknown(_)), "{write}");
+        // A full disk refuses the frames themselves: no commit frame, nothing changed.
+        let full = ended_with((ffi::ErrorCode::DiskFull, ffi::SQLITE_FULL));
+        assert!(matches!(full, StorageError::Sqlite(_)), "{full}");
+        let busy = ended_with((ffi::ErrorCode::DatabaseBusy, ffi::SQLITE_BUSY));
+        assert!(matches!(busy, StorageError::Sqlite(_)), "{busy}");
+    }
 }

@@ -207,6 +207,24 @@ impl PgStorage {
         Ok(taken)
     }
 
+    /// What a COMMIT that failed means: a refusal the server answered
+    /// (severity ERROR: the transaction was rolled back) changed nothing;
+    /// anything else (the connection lost once the COMMIT was sent, a fatal
+    /// error, no answer in time) may have come after the server committed.
+    fn commit_failed(&self, e: &postgres::Error) -> StorageError {
+        match e.as_db_error() {
+            Some(db) if db.parsed_severity() == Some(postgres::error::Severity::Error) => {
+                StorageError::NotWritten(format!("{} did not commit: {}", self.shown, crate::storage::said(e)))
+            }
+            _ => StorageError::OutcomeUnknown(format!(
+                "{} was sent the commit and its answer was lost ({}): the entries are in the journal or not, \
+                 as the next node to read it finds",
+                self.shown,
+                crate::storage::said(e)
+            )),
+        }
+    }
+
     /// The process on the database server that this connection is, and
     /// when it began (a process number alone may be given again after a
     /// restart): the lease is held by it, and by nothing else, while this node holds it.
@@ -795,7 +813,12 @@ impl Storage for PgStorage {
                 Ok(()) => Ok(()),
                 Err(e) => {
                     self.sealer.unsealed = before;
-                    Err(StorageError::NotWritten(format!("{} did not commit: {e}", self.shown)))
+                    // A savepoint released commits nothing: only a COMMIT's lost answer is in doubt.
+                    Err(if self.sealer.grouped {
+                        StorageError::NotWritten(format!("{} did not commit: {}", self.shown, crate::storage::said(&e)))
+                    } else {
+                        self.commit_failed(&e)
+                    })
                 }
             },
             Err(e) => {
@@ -832,8 +855,8 @@ impl crate::groups::Transactions for PgStorage {
         PgStorage::write_seal(self, seal)
     }
 
-    fn not_committed(&self, e: StorageError) -> StorageError {
-        StorageError::NotWritten(format!("{} did not commit: {e}", self.shown))
+    fn commit(&mut self) -> Result<(), StorageError> {
+        self.client.batch_execute("COMMIT").map_err(|e| self.commit_failed(&e))
     }
 }
 

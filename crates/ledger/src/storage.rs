@@ -48,6 +48,11 @@ pub enum StorageError {
     /// Entries the disk did not take (a full disk): the journal is sound.
     #[error("the journal could not be written: {0}")]
     NotWritten(String),
+    /// A commit sent whose answer never came (the connection dropped after
+    /// COMMIT was sent, a flush of the disk that failed): the entries may or
+    /// may not be durable, and only reading the journal again can tell.
+    #[error("the journal's write may or may not have become durable: {0}")]
+    OutcomeUnknown(String),
 }
 
 impl From<postgres::Error> for StorageError {

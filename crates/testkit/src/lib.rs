@@ -1,15 +1,18 @@
 //! What croupier's end-to-end tests share: the server as a process of its
 //! own ([`Server`]), an HTTP client for it ([`Client`]), a WebSocket client
-//! for its table streams ([`Socket`]), and temporary data folders. Each test
+//! for its table streams ([`Socket`]), a proxy to PostgreSQL that fails on
+//! a test's word ([`Proxy`]), and temporary data folders. Each test
 //! file used to carry a copy of these, each with its own hand-written
 //! protocol code; one copy on the ordinary client libraries is less to trust.
 
 mod client;
 pub mod postgres;
+mod proxy;
 mod server;
 mod socket;
 
 pub use client::{Answer, Client};
+pub use proxy::Proxy;
 pub use server::{Server, ADMIN_PASSWORD};
 pub use socket::Socket;
 
@@ -32,6 +35,17 @@ impl DataDir {
     /// The temporary folder the data folder and its keys are in.
     pub fn parent(&self) -> &std::path::Path {
         self.parent.path()
+    }
+
+    /// Gives `to` this data's secret, as an operator copies the keys folder
+    /// to a second node of a casino on PostgreSQL.
+    pub fn copy_keys_to(&self, to: &DataDir) {
+        let keys_of = |data: &DataDir| data.parent().join("data-keys");
+        std::fs::create_dir_all(keys_of(to)).expect("the keys folder");
+        for file in std::fs::read_dir(keys_of(self)).expect("the keys") {
+            let file = file.expect("a key file");
+            std::fs::copy(file.path(), keys_of(to).join(file.file_name())).expect("copied");
+        }
     }
 }
 

@@ -157,6 +157,21 @@ impl Server {
         }
     }
 
+    /// What the server answers on `/healthz` within two seconds: its status
+    /// and the whole answer; `None` if it does not answer in that time (gone, or held up).
+    pub fn health(&self) -> Option<(u16, String)> {
+        use std::io::{Read, Write};
+        let mut stream = TcpStream::connect(self.address()).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: croupier\r\nConnection: close\r\n\r\n")
+            .ok()?;
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        let status = answer.split(' ').nth(1)?.parse().ok()?;
+        Some((status, answer))
+    }
+
     /// The one-time admin password a first run prints.
     pub fn admin_password(&self) -> String {
         let line = self.wait_line("croupier: first run");

@@ -64,6 +64,11 @@ error_codes! {
     TooManyAttempts = "too_many_attempts" => 429,
     /// The journal could not be written: nothing changed.
     Storage = "storage" => 503,
+    /// The journal's write was sent and its answer lost (the database's
+    /// connection dropped during the commit, a disk's flush failed): it may
+    /// or may not have been made. Send the request again with the same id:
+    /// it acts at most once, and is answered as done if it was.
+    OutcomeUnknown = "outcome_unknown" => 503,
     Internal = "internal" => 503,
     /// The casino has stopped.
     Unavailable = "unavailable" => 503,

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StreamEvent, Transfer};
+use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StorageError, StreamEvent, Transfer};
 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory};
@@ -86,10 +86,11 @@ pub struct Cage<S: Storage> {
     pub(super) tournaments: BTreeMap<String, super::tournaments::Held>,
 }
 
-/// A write the ledger did not take, as an answer: its refusal, or a storage failure.
+/// A write the ledger did not take, as an answer: its refusal, a storage failure, or a commit whose answer was lost.
 pub(super) fn ledger_error(e: LedgerError) -> ApiError {
     match e {
         LedgerError::Refused { refusal, .. } => err(ErrorCode::Refused, refusal.to_string()),
+        LedgerError::Storage(e @ StorageError::OutcomeUnknown(_)) => err(ErrorCode::OutcomeUnknown, e.to_string()),
         other => err(ErrorCode::Storage, format!("nothing was changed: {other}")),
     }
 }

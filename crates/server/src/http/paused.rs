@@ -33,14 +33,16 @@ pub fn paused_for_good(trouble: &Trouble, for_good: bool) -> ApiError {
         if for_good {
             format!(
                 "this node stopped serving the casino at {since}: {}. Nothing acknowledged is lost and nothing \
-                 refused changed anything; send your requests to the node that holds the casino",
+                 refused `storage` or `paused` changed anything (a request answered `outcome_unknown` may have: \
+                 send it again with the same id); send your requests to the node that holds the casino",
                 trouble.why
             )
         } else {
             format!(
                 "the casino is paused since {since}: its journal cannot be written ({}). Nothing acknowledged is \
-                 lost and nothing refused changed anything; it resumes by itself within seconds of the disk taking \
-                 writes again (see /healthz)",
+                 lost and nothing refused `storage` or `paused` changed anything (a request answered \
+                 `outcome_unknown` may have: send it again with the same id); it resumes by itself within seconds \
+                 of the disk taking writes again (see /healthz)",
                 trouble.why
             )
         },

@@ -163,6 +163,31 @@ pub enum Pending {
     Test(Box<dyn FnOnce(bool) + Send>),
 }
 
+/// What became of a group's write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Durable,
+    /// Certainly not written: refused, or taken back before any commit was sent.
+    NotWritten,
+    /// A commit was sent and its answer lost: written or not, only the journal can tell.
+    Unknown,
+}
+
+impl Outcome {
+    pub fn is_durable(self) -> bool {
+        self == Outcome::Durable
+    }
+
+    /// The failure an answer of this outcome carries (none once durable).
+    pub fn failure(self) -> Option<ApiError> {
+        match self {
+            Outcome::Durable => None,
+            Outcome::NotWritten => Some(not_durable()),
+            Outcome::Unknown => Some(outcome_unknown()),
+        }
+    }
+}
+
 /// Why an answer's group did not become durable.
 pub fn not_durable() -> ApiError {
     ApiError::new(
@@ -171,16 +196,34 @@ pub fn not_durable() -> ApiError {
     )
 }
 
+/// Why an answer's group may or may not be durable: its commit was sent,
+/// and the answer lost.
+pub fn outcome_unknown() -> ApiError {
+    ApiError::new(
+        ErrorCode::OutcomeUnknown,
+        "the write was sent to the journal and its answer was lost: it may or may not have been made. Send the \
+         request again with the same id (to this node once it serves again, or to the node that takes the casino \
+         over): it acts at most once, and is answered as done if it was made",
+    )
+}
+
 impl Pending {
     /// Delivers the answer, or the failure if its group did not become durable.
     pub fn deliver(self, durable: bool) {
+        self.deliver_as(if durable { Outcome::Durable } else { Outcome::NotWritten });
+    }
+
+    /// Delivers the answer, or the failure `outcome` carries.
+    pub fn deliver_as(self, outcome: Outcome) {
+        let durable = outcome.is_durable();
+        let failed = || outcome.failure().unwrap_or_else(not_durable);
         match self {
             Pending::Answer { answer, to } => match to {
                 ReplyTo::Caller(tx) => {
-                    let _ = tx.send(if durable { Ok(answer) } else { Err(not_durable()) });
+                    let _ = tx.send(if durable { Ok(answer) } else { Err(failed()) });
                 }
                 ReplyTo::Socket { to, tag, shown } => {
-                    let result = if durable { answer.executed() } else { Err(not_durable()) };
+                    let result = if durable { answer.executed() } else { Err(failed()) };
                     // The queue holds as many as the socket has in flight, so only a
                     // socket that has closed refuses: the bet's events go out all the same.
                     if let Err(unsent) = to.try_send(BetAnswer { tag, result }) {

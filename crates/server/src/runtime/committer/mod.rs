@@ -6,6 +6,9 @@
 //! a group with no entries (reads) waits for the ones before it just the same.
 //! If a write fails, that group and every group after it are answered with a
 //! failure until the writer has reloaded the casino from what is durable.
+//! A write whose commit was sent and whose answer was lost is answered
+//! `outcome_unknown` (a resend with the same id acts at most once); one
+//! refused or taken back before its commit, `storage`: nothing changed.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -15,7 +18,7 @@ use croupier_ledger::{Entry, Storage, StorageError};
 
 use super::health::Health;
 use super::metrics::FlushTimes;
-use super::reply::Pending;
+use super::reply::{Outcome, Pending};
 
 /// Groups handed over and not yet durable before the writer waits.
 pub const COMMITTER_QUEUE_GROUPS: usize = 64;
@@ -69,7 +72,7 @@ enum Message {
     Group {
         entries: Vec<Entry>,
         replies: Vec<Pending>,
-        done: Option<mpsc::Sender<bool>>,
+        done: Option<mpsc::Sender<Outcome>>,
     },
     /// Once every group before it is answered: everything durable, and the
     /// committer takes groups again.
@@ -202,9 +205,12 @@ impl Storage for Pipeline {
             stepped.run_ready();
         }
         match durable.recv() {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(StorageError::NotWritten(
+            Ok(Outcome::Durable) => Ok(()),
+            Ok(Outcome::NotWritten) => Err(StorageError::NotWritten(
                 "the disk did not take it (full?); the journal is sound: free room and try again".into(),
+            )),
+            Ok(Outcome::Unknown) => Err(StorageError::OutcomeUnknown(
+                "the commit was sent and its answer lost; the journal tells whether it was made".into(),
             )),
             Err(_) => Err(stopped()),
         }
@@ -416,7 +422,7 @@ impl Committer {
 }
 
 /// A group handed over: its entries, its answers, and who waits outside a group.
-type Group = (Vec<Entry>, Vec<Pending>, Option<mpsc::Sender<bool>>);
+type Group = (Vec<Entry>, Vec<Pending>, Option<mpsc::Sender<Outcome>>);
 
 impl Worker {
     /// Takes `first` and whatever else waits (up to a flush's worth of
@@ -448,7 +454,9 @@ impl Worker {
         if !groups.is_empty() {
             // After a failure nothing is written until the writer has reloaded:
             // those groups were executed on a state the disk does not hold.
-            let durable = !self.failed.load(Ordering::SeqCst) && {
+            let outcome = if self.failed.load(Ordering::SeqCst) {
+                Outcome::NotWritten
+            } else {
                 let began = Instant::now();
                 self.spacing.begin();
                 let written = write(&mut *self.storage, &groups);
@@ -459,17 +467,27 @@ impl Worker {
                 if let (Err(e), Some(health)) = (&written, self.health.get()) {
                     health.journal_failed(&e.to_string());
                 }
-                written.is_ok()
+                match written {
+                    Ok(()) => Outcome::Durable,
+                    Err(StorageError::OutcomeUnknown(_)) => Outcome::Unknown,
+                    Err(_) => Outcome::NotWritten,
+                }
             };
+            let durable = outcome.is_durable();
             if !durable {
                 self.failed.store(true, Ordering::SeqCst);
             }
-            for (_, replies, done) in groups {
+            for (entries, replies, done) in groups {
+                // A group that wrote nothing is unchanged whatever became of the commit.
+                let outcome = match outcome {
+                    Outcome::Unknown if entries.is_empty() => Outcome::NotWritten,
+                    outcome => outcome,
+                };
                 for reply in replies {
-                    reply.deliver(durable);
+                    reply.deliver_as(outcome);
                 }
                 if let Some(done) = done {
-                    let _ = done.send(durable);
+                    let _ = done.send(outcome);
                 }
             }
             // Upkeep (the log's catch-up copy) waits for no answer; under

@@ -166,3 +166,49 @@ fn groups_are_answered_once_durable_and_a_failure_holds_until_reloaded() {
     // the group skipped while failed, and the group of reads, which wrote nothing.
     assert_eq!(writes(&committer), 5);
 }
+
+/// A store whose commit is sent and its answer lost.
+struct AnswerLost(MemoryStorage);
+
+impl Storage for AnswerLost {
+    fn load(&mut self) -> Result<Vec<Entry>, StorageError> {
+        self.0.load()
+    }
+    fn append(&mut self, entries: &[Entry]) -> Result<(), StorageError> {
+        self.0.append(entries)
+    }
+    fn end_group(&mut self) -> Result<(), StorageError> {
+        Err(StorageError::OutcomeUnknown(
+            "the connection dropped after COMMIT".into(),
+        ))
+    }
+}
+
+#[test]
+fn a_commit_whose_answer_was_lost_is_answered_unknown_and_a_read_with_it_unchanged() {
+    use crate::api::ErrorCode;
+    use crate::runtime::reply::{Answer, ReplyTo};
+    let (mut pipeline, committer) = Committer::stepped(AnswerLost(MemoryStorage::default())).expect("start");
+    pipeline.load().expect("loaded");
+    let mut answers = Vec::new();
+    for entries in [&[1][..], &[]] {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        pipeline.begin_group().expect("begin");
+        for &seq in entries {
+            pipeline.append(&[entry(seq)]).expect("buffered");
+        }
+        committer.attach(vec![Pending::Answer {
+            answer: Answer::Balance(1),
+            to: ReplyTo::Caller(tx),
+        }]);
+        pipeline.end_group().expect("handed over");
+        answers.push(rx);
+    }
+    assert!(committer.stepper().expect("stepped").run_ready());
+    let codes: Vec<ErrorCode> = answers
+        .into_iter()
+        .map(|rx| rx.blocking_recv().expect("answered").expect_err("not durable").code)
+        .collect();
+    // The group that wrote may be in the journal; the one that wrote nothing changed nothing.
+    assert_eq!(codes, [ErrorCode::OutcomeUnknown, ErrorCode::Storage]);
+}
