@@ -140,6 +140,13 @@ enum Command {
         /// Give it in CROUPIER_DATABASE to keep a password off the process list.
         #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
         database: Option<String>,
+        /// On PostgreSQL: how old this node's lease may grow, by the database
+        /// server's clock, before a standby ends its connection and takes the
+        /// casino over (it renews it every second). A holder the database has not
+        /// answered for half of it stops writing, fails /healthz and stops.
+        #[arg(long, default_value_t = croupier_ledger::pg::LEASE_TIMEOUT_MS,
+              value_parser = clap::value_parser!(u64).range(croupier_ledger::pg::LEASE_TIMEOUT_MS_MIN..=croupier_ledger::pg::LEASE_TIMEOUT_MS_MAX))]
+        lease_timeout_ms: u64,
     },
 }
 
@@ -254,8 +261,7 @@ fn serve(
         ),
         None => format!("data in {}, its secret in {}", data.display(), keys.display()),
     };
-    runtime
-        .block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
+    let served = runtime.block_on(croupier_server::http::serve(&data, &keys, address, metrics_listen, limits, |started| {
             println!("croupier: serving on http://{} ({shown})", started.address);
             match started.from_checkpoint {
                 Some(through) => println!("croupier: opened from the checkpoint after journal entry {through}"),
@@ -275,8 +281,11 @@ fn serve(
             }
             use std::io::Write;
             let _ = std::io::stdout().flush();
-        }))
-        .map_err(|e| anyhow::anyhow!(e).into())
+        }));
+    // A task still waiting on a database that no longer answers (a node that
+    // lost its lease to a network cut) must not keep the process from ending.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    served.map_err(|e| anyhow::anyhow!(e).into())
 }
 
 fn main() -> ExitCode {
@@ -308,6 +317,7 @@ fn main() -> ExitCode {
             sessions_per_user,
             checkpoint_every,
             database,
+            lease_timeout_ms,
         } => serve(
             data,
             keys,
@@ -325,6 +335,7 @@ fn main() -> ExitCode {
                 },
                 checkpoint_every_entries: checkpoint_every,
                 database,
+                lease_timeout_ms,
             },
         ),
         Command::User { which } => user_cmd::run(which),

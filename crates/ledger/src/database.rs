@@ -51,9 +51,19 @@ impl Database {
     /// takes the lease, waiting while another node holds it (`waiting` is
     /// asked at each try, and its error ends the wait).
     pub fn open(&self, waiting: &mut dyn FnMut() -> Result<(), String>) -> Result<Opened, StorageError> {
+        self.open_leased(crate::pg::LEASE_TIMEOUT_MS, waiting)
+    }
+
+    /// [`Database::open`], holding the lease on PostgreSQL with the timeout
+    /// `lease_timeout_ms` ([`crate::pg::LEASE_TIMEOUT_MS`]).
+    pub fn open_leased(
+        &self,
+        lease_timeout_ms: u64,
+        waiting: &mut dyn FnMut() -> Result<(), String>,
+    ) -> Result<Opened, StorageError> {
         match self {
             Database::Sqlite(dir) => SqliteStorage::open(dir).map(Opened::Sqlite),
-            Database::Postgres(url) => PgStorage::open_writer(url, waiting).map(Opened::Postgres),
+            Database::Postgres(url) => PgStorage::open_writer(url, lease_timeout_ms, waiting).map(Opened::Postgres),
         }
     }
 
@@ -100,6 +110,14 @@ impl Opened {
         match self {
             Opened::Sqlite(_) => Ok(None),
             Opened::Postgres(s) => s.lease_holder(),
+        }
+    }
+
+    /// On PostgreSQL, opened to write: what this node knows of the lease it holds.
+    pub fn lease_watch(&self) -> Option<std::sync::Arc<crate::pg::LeaseWatch>> {
+        match self {
+            Opened::Sqlite(_) => None,
+            Opened::Postgres(s) => s.lease_watch(),
         }
     }
 

@@ -15,6 +15,22 @@
 //! connection cannot write again without taking the lease again. The
 //! journal's primary key is a second fence: two writers can never both
 //! append an entry of the same number.
+//!
+//! A holder whose connection stays open but who no longer acts (a process
+//! stopped or frozen, a network that drops its packets silently while the
+//! database server's side of the connection lives on) would hold the lock
+//! for ever. So the holder also renews a row, `lease`, every
+//! [`LEASE_RENEW_MS`] with the database server's own `now()`, from a
+//! connection of its own that checks the writing connection still holds the
+//! lock. A standby that finds the row older than the holder's timeout
+//! ([`LEASE_TIMEOUT_MS`] unless `serve --lease-timeout-ms` says otherwise,
+//! kept in the row) ends the holder's writing connection on the server
+//! (`pg_terminate_backend`) and takes the lock. The holder itself stops
+//! writing, and says so, once the database has not confirmed its lease for
+//! half that timeout ([`LeaseWatch`]): it gives up well before a standby
+//! may take over, and if it wakes after that, its connection is gone.
+
+use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls, Statement};
@@ -23,6 +39,10 @@ use crate::journal::{Entry, Record};
 use crate::macs::{EntryMac, MAC_BYTES};
 use crate::seal::Seal;
 use crate::storage::{SealAndLast, Storage, StorageError};
+
+mod lease;
+use lease::LeaseKeeper;
+pub use lease::{LeaseWatch, LEASE_RENEW_MS, LEASE_TIMEOUT_MS, LEASE_TIMEOUT_MS_MAX, LEASE_TIMEOUT_MS_MIN};
 
 /// The advisory lock that is the casino's lease ("croupier" in ASCII):
 /// one per database, so two casinos may share a PostgreSQL server.
@@ -40,6 +60,55 @@ pub type Backend = (i32, String);
 /// How often a node waiting for the lease asks for it again.
 pub const LEASE_POLL_MS: u64 = 500;
 
+/// The longest a statement runs on the database server (a lock waited for,
+/// a stalled disk) before the server cancels it and it fails. A read that
+/// streams the journal has none: it lasts as long as the replay it feeds.
+pub const STATEMENT_TIMEOUT_MS: u64 = 10_000;
+/// Data sent and not acknowledged by the database server's host for this
+/// long ends the connection (TCP_USER_TIMEOUT): a network cut is found
+/// while a statement waits, not after the system's fifteen minutes of retries.
+pub const TCP_USER_TIMEOUT_MS: u64 = 5_000;
+/// An idle connection is probed after this long, then every
+/// [`KEEPALIVE_INTERVAL_MS`], and ended after [`KEEPALIVE_RETRIES`] probes unanswered.
+pub const KEEPALIVE_IDLE_MS: u64 = 2_000;
+pub const KEEPALIVE_INTERVAL_MS: u64 = 1_000;
+pub const KEEPALIVE_RETRIES: u32 = 3;
+/// How long connecting (TCP) to the database server may take.
+pub const CONNECT_TIMEOUT_MS: u64 = 5_000;
+
+fn said(e: &postgres::Error) -> String {
+    crate::storage::said(e)
+}
+
+/// A connection to `url`, its TCP watched on this side (keepalives, a user
+/// timeout, a connect timeout) and on the server's, its statements limited
+/// to `statement_timeout_ms`.
+fn connect_client(url: &str, shown: &str, name: &str, statement_timeout_ms: u64) -> Result<Client, StorageError> {
+    let unreachable = |why: String| StorageError::Unreachable {
+        at: shown.to_string(),
+        why,
+    };
+    let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| unreachable(said(&e)))?;
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_millis(KEEPALIVE_IDLE_MS))
+        .keepalives_interval(Duration::from_millis(KEEPALIVE_INTERVAL_MS))
+        .keepalives_retries(KEEPALIVE_RETRIES)
+        .tcp_user_timeout(Duration::from_millis(TCP_USER_TIMEOUT_MS));
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_millis(CONNECT_TIMEOUT_MS));
+    }
+    let mut client = config.connect(NoTls).map_err(|e| unreachable(said(&e)))?;
+    // A node that dies without closing its connection (a power cut, a
+    // lost network) is found by the server within about 11 s, and its lease let go.
+    client.batch_execute(&format!(
+        "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3;
+         SET client_min_messages = warning; SET statement_timeout = {statement_timeout_ms};
+         SET application_name = '{name}'"
+    ))?;
+    Ok(client)
+}
+
 pub struct PgStorage {
     client: Client,
     /// Where it is, without a password, for messages.
@@ -50,6 +119,8 @@ pub struct PgStorage {
     holds_lease: bool,
     /// Records read through this connection.
     read: u64,
+    /// The lease's renewal, while this is the casino's writer.
+    keeper: Option<LeaseKeeper>,
 }
 
 /// `url` as it may be shown: any password left out.
@@ -79,10 +150,8 @@ pub fn shown_url(url: &str) -> String {
 impl PgStorage {
     /// Connects to `url` to read the journal only: no lease, no tables made.
     pub fn open_read_only(url: &str) -> Result<PgStorage, StorageError> {
-        let mut storage = PgStorage::connect(url)?;
-        storage
-            .client
-            .batch_execute("SET default_transaction_read_only = on; SET application_name = 'croupier reader'")?;
+        let mut storage = PgStorage::connect(url, "croupier reader")?;
+        storage.client.batch_execute("SET default_transaction_read_only = on")?;
         storage.check_layout()?;
         Ok(storage)
     }
@@ -92,19 +161,22 @@ impl PgStorage {
     /// new database lacks. `waiting` is asked at every try while it waits
     /// (every [`LEASE_POLL_MS`]): its error ends the wait (a node that could
     /// not take the casino over says so while it waits, not at the takeover).
-    pub fn open_writer(url: &str, waiting: &mut dyn FnMut() -> Result<(), String>) -> Result<PgStorage, StorageError> {
-        let connect = || -> Result<PgStorage, StorageError> {
-            let mut storage = PgStorage::connect(url)?;
-            storage
-                .client
-                .batch_execute("SET application_name = 'croupier writer'")?;
-            Ok(storage)
-        };
+    /// `lease_timeout_ms` is this node's lease timeout once it holds the
+    /// lease ([`LEASE_TIMEOUT_MS`]); while it waits, it ends a holder whose
+    /// lease is past the holder's own.
+    pub fn open_writer(
+        url: &str,
+        lease_timeout_ms: u64,
+        waiting: &mut dyn FnMut() -> Result<(), String>,
+    ) -> Result<PgStorage, StorageError> {
+        let lease_timeout_ms = lease_timeout_ms.clamp(LEASE_TIMEOUT_MS_MIN, LEASE_TIMEOUT_MS_MAX);
+        let connect = || PgStorage::connect(url, "croupier writer");
         // A database that cannot be reached at all is told at once (a wrong
         // address, a wrong password); once reached, a node waits through its
         // restarts, connecting again.
         let mut storage = Some(connect()?);
         let mut failing = false;
+        let mut unrenewed = None;
         loop {
             let tried = match storage.as_mut() {
                 Some(s) => s.try_lease(),
@@ -122,13 +194,20 @@ impl PgStorage {
                 }
             }
             waiting().map_err(StorageError::NotTakenOver)?;
-            std::thread::sleep(std::time::Duration::from_millis(LEASE_POLL_MS));
+            // Only a node that waits ends a holder past its lease (not one that would not wait).
+            let ended = storage
+                .as_mut()
+                .is_some_and(|s| !failing && s.end_stale_holder(lease_timeout_ms, &mut unrenewed));
+            // An ended holder's connection goes within moments: the lease is asked for again soon.
+            let poll = if ended { LEASE_POLL_MS / 5 } else { LEASE_POLL_MS };
+            std::thread::sleep(Duration::from_millis(poll));
         }
         let Some(mut storage) = storage else {
             return Err(StorageError::NotTakenOver(
                 "the lease was taken on no connection".into(),
             ));
         };
+        let taken = Instant::now();
         // A synchronous commit: an acknowledged append is on the server's disk.
         storage.client.batch_execute(
             "SET synchronous_commit = on;
@@ -153,8 +232,16 @@ impl PgStorage {
              CREATE TABLE IF NOT EXISTS checkpoint (
                  through BIGINT PRIMARY KEY,
                  bytes BYTEA NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS lease (
+                 id INTEGER PRIMARY KEY CHECK (id = 1),
+                 pid INTEGER NOT NULL,
+                 started TIMESTAMPTZ NOT NULL,
+                 renewed_at TIMESTAMPTZ NOT NULL,
+                 timeout_ms BIGINT NOT NULL
              );",
         )?;
+        storage.hold_lease(url, lease_timeout_ms, taken)?;
         storage.client.execute(
             "INSERT INTO layout (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
             &[&PG_LAYOUT],
@@ -174,27 +261,36 @@ impl PgStorage {
         Ok(storage)
     }
 
-    fn connect(url: &str) -> Result<PgStorage, StorageError> {
+    fn connect(url: &str, name: &str) -> Result<PgStorage, StorageError> {
         let shown = shown_url(url);
-        let client = Client::connect(url, NoTls).map_err(|e| StorageError::Unreachable {
-            at: shown.clone(),
-            why: crate::storage::said(&e),
-        })?;
-        let mut storage = PgStorage {
+        let client = connect_client(url, &shown, name, STATEMENT_TIMEOUT_MS)?;
+        Ok(PgStorage {
             client,
             shown,
             insert: None,
             sealer: crate::groups::Sealer::default(),
             holds_lease: false,
             read: 0,
-        };
-        // A node that dies without closing its connection (a power cut, a
-        // lost network) is found within about 11 s, and its lease let go.
-        storage.client.batch_execute(
-            "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3;
-             SET client_min_messages = warning",
-        )?;
-        Ok(storage)
+            keeper: None,
+        })
+    }
+
+    /// What a COMMIT that failed means: a refusal the server answered
+    /// (severity ERROR: the transaction was rolled back) changed nothing;
+    /// anything else (the connection lost once the COMMIT was sent, a fatal
+    /// error, no answer in time) may have come after the server committed.
+    fn commit_failed(&self, e: &postgres::Error) -> StorageError {
+        match e.as_db_error() {
+            Some(db) if db.parsed_severity() == Some(postgres::error::Severity::Error) => {
+                StorageError::NotWritten(format!("{} did not commit: {}", self.shown, said(e)))
+            }
+            _ => StorageError::OutcomeUnknown(format!(
+                "{} was sent the commit and its answer was lost ({}): the entries are in the journal or not, \
+                 as the next node to read it finds",
+                self.shown,
+                said(e)
+            )),
+        }
     }
 
     /// Takes the casino's lease if no other node holds it.
@@ -205,24 +301,6 @@ impl PgStorage {
             .get(0);
         self.holds_lease = taken;
         Ok(taken)
-    }
-
-    /// What a COMMIT that failed means: a refusal the server answered
-    /// (severity ERROR: the transaction was rolled back) changed nothing;
-    /// anything else (the connection lost once the COMMIT was sent, a fatal
-    /// error, no answer in time) may have come after the server committed.
-    fn commit_failed(&self, e: &postgres::Error) -> StorageError {
-        match e.as_db_error() {
-            Some(db) if db.parsed_severity() == Some(postgres::error::Severity::Error) => {
-                StorageError::NotWritten(format!("{} did not commit: {}", self.shown, crate::storage::said(e)))
-            }
-            _ => StorageError::OutcomeUnknown(format!(
-                "{} was sent the commit and its answer was lost ({}): the entries are in the journal or not, \
-                 as the next node to read it finds",
-                self.shown,
-                crate::storage::said(e)
-            )),
-        }
     }
 
     /// The process on the database server that this connection is, and
@@ -505,6 +583,30 @@ impl PgStorage {
         if !self.has_journal()? {
             return Ok(());
         }
+        self.unbounded(|s| s.each_holding_now(after, needle, newest_first, f))
+    }
+
+    /// Runs `read`, which streams the journal, with no statement timeout: it
+    /// lasts as long as whoever consumes it (a replay), and the connection's
+    /// own timeouts still find a network cut.
+    fn unbounded<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T, StorageError>) -> Result<T, StorageError> {
+        self.client.batch_execute("SET statement_timeout = 0")?;
+        let read = read(self);
+        let reset = self
+            .client
+            .batch_execute(&format!("SET statement_timeout = {STATEMENT_TIMEOUT_MS}"));
+        let read = read?;
+        reset?;
+        Ok(read)
+    }
+
+    fn each_holding_now(
+        &mut self,
+        after: u64,
+        needle: &str,
+        newest_first: bool,
+        f: &mut dyn FnMut(u64, &str) -> bool,
+    ) -> Result<(), StorageError> {
         let order = if newest_first { "DESC" } else { "ASC" };
         let statement = self.client.prepare(&format!(
             "SELECT seq, record FROM journal WHERE seq > $1 AND strpos(record, $2) > 0 ORDER BY seq {order}"
@@ -540,6 +642,16 @@ impl PgStorage {
         if !has_journal {
             return Ok(());
         }
+        self.unbounded(|s| s.each_row_now(after, last, has_macs, f))
+    }
+
+    fn each_row_now(
+        &mut self,
+        after: u64,
+        last: u64,
+        has_macs: bool,
+        f: &mut dyn FnMut(Row) -> Result<bool, StorageError>,
+    ) -> Result<(), StorageError> {
         let mut before = match after {
             0 => [0; 32],
             n => self.hash_of(n)?.ok_or_else(|| StorageError::Unreadable {
@@ -627,8 +739,8 @@ pub struct PgCheckpoints {
 
 impl PgCheckpoints {
     pub fn open(url: &str) -> Result<PgCheckpoints, StorageError> {
-        let storage = PgStorage::connect(url)?;
-        Ok(PgCheckpoints { client: storage.client })
+        let client = connect_client(url, &shown_url(url), "croupier checkpoints", STATEMENT_TIMEOUT_MS)?;
+        Ok(PgCheckpoints { client })
     }
 
     fn has_table(&mut self) -> Result<bool, StorageError> {
@@ -774,6 +886,9 @@ impl Storage for PgStorage {
         };
         // Alone, an append is its own transaction; in a group, a savepoint
         // keeps it all-or-nothing within the group's.
+        if let Some(doubt) = self.lease_doubt() {
+            return Err(doubt);
+        }
         let (open, keep, undo) = if self.sealer.grouped {
             (
                 "SAVEPOINT journal_append",
@@ -809,13 +924,21 @@ impl Storage for PgStorage {
             Ok(())
         };
         match written() {
+            // Alone, the append's own COMMIT: a lease in doubt commits nothing.
+            Ok(()) if !self.sealer.grouped && self.lease_doubt().is_some() => {
+                self.sealer.unsealed = before;
+                let _ = self.client.batch_execute(undo);
+                Err(self
+                    .lease_doubt()
+                    .unwrap_or_else(|| StorageError::NotWritten("the lease is in doubt".into())))
+            }
             Ok(()) => match self.client.batch_execute(keep) {
                 Ok(()) => Ok(()),
                 Err(e) => {
                     self.sealer.unsealed = before;
                     // A savepoint released commits nothing: only a COMMIT's lost answer is in doubt.
                     Err(if self.sealer.grouped {
-                        StorageError::NotWritten(format!("{} did not commit: {}", self.shown, crate::storage::said(&e)))
+                        StorageError::NotWritten(format!("{} did not commit: {}", self.shown, said(&e)))
                     } else {
                         self.commit_failed(&e)
                     })
@@ -830,6 +953,9 @@ impl Storage for PgStorage {
     }
 
     fn begin_group(&mut self) -> Result<(), StorageError> {
+        if let Some(doubt) = self.lease_doubt() {
+            return Err(doubt);
+        }
         crate::groups::begin_group(self, "BEGIN")
     }
 
@@ -855,7 +981,12 @@ impl crate::groups::Transactions for PgStorage {
         PgStorage::write_seal(self, seal)
     }
 
+    /// A lease in doubt commits nothing: the group is rolled back, and
+    /// refused as not written (true: no COMMIT was sent).
     fn commit(&mut self) -> Result<(), StorageError> {
+        if let Some(doubt) = self.lease_doubt() {
+            return Err(doubt);
+        }
         self.client.batch_execute("COMMIT").map_err(|e| self.commit_failed(&e))
     }
 }

@@ -172,6 +172,15 @@ impl Server {
         Some((status, answer))
     }
 
+    /// Sends the server `signal` (`STOP`, `CONT`...), as `kill -SIGNAL` does.
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill -{signal} {}", self.pid());
+    }
+
     /// The one-time admin password a first run prints.
     pub fn admin_password(&self) -> String {
         let line = self.wait_line("croupier: first run");

@@ -40,6 +40,9 @@ pub struct Limits {
     /// The journal on a PostgreSQL server (`postgres://...`) that several
     /// nodes share, rather than SQLite in the data directory.
     pub database: Option<String>,
+    /// On PostgreSQL, how old this node's lease may grow before a standby
+    /// takes the casino over (it stops writing at half of it).
+    pub lease_timeout_ms: u64,
 }
 
 impl Default for Limits {
@@ -52,6 +55,7 @@ impl Default for Limits {
             sessions: super::sessions::SessionLimits::default(),
             checkpoint_every_entries: crate::runtime::checkpoints::CHECKPOINT_EVERY_ENTRIES,
             database: None,
+            lease_timeout_ms: croupier_ledger::pg::LEASE_TIMEOUT_MS,
         }
     }
 }
@@ -188,6 +192,9 @@ pub async fn serve(
             }
         });
     }
+    // New connections are refused from now on, not left waiting unanswered
+    // while the requests under way finish: a load balancer sees the node go at once.
+    drop(listener);
     graceful.shutdown().await;
 }
 

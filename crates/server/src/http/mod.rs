@@ -173,6 +173,7 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         keys,
         channels.clone(),
         limits.checkpoint_every_entries,
+        limits.lease_timeout_ms,
     )?;
     // Sessions from before a restart carry on, unless they are over, their
     // account is gone, locked, or holds another role now.
@@ -344,27 +345,62 @@ pub async fn serve(
         ..
     } = app;
     // A node that lost the casino's lease (PostgreSQL) stops as if asked to.
-    let mut losses = app_floor.health().lease_losses();
-    let lease_lost = async move {
-        let _ = losses.wait_for(Option::is_some).await;
+    let lease_lost = |health: &crate::runtime::health::Health| {
+        let mut losses = health.lease_losses();
+        async move {
+            let _ = losses.wait_for(Option::is_some).await;
+        }
     };
-    listener::serve(listener, router, limits, held, async {
+    let serving = listener::serve(listener, router, limits, held, async {
         tokio::select! {
             () = stop_asked() => {}
-            () = lease_lost => {}
+            () = lease_lost(app_floor.health()) => {}
         }
-    })
-    .await;
+    });
+    // A node that lost the lease waits only so long for the answers under
+    // way: one may wait on a database that no longer answers (a network cut
+    // that drops packets), and this node's journal is another's now.
+    let lost_long_ago = async {
+        lease_lost(app_floor.health()).await;
+        tokio::time::sleep(std::time::Duration::from_millis(LEASE_LOST_STOP_MS)).await;
+    };
+    tokio::select! {
+        () = serving => {}
+        () = lost_long_ago => tracing::warn!(
+            "answers still under way were cut off: this node lost the lease {LEASE_LOST_STOP_MS} ms ago"
+        ),
+    }
     // A session signed out while the disk was full must not live again at the next start.
     sessions.forget_pending();
-    drop(_checkpoints);
-    drop(_head);
-    drop(_lock);
-    match app_floor.health().lease_losses().borrow().clone() {
+    let lost = app_floor.health().lease_losses().borrow().clone();
+    let ended = move || {
+        drop(_checkpoints);
+        drop(_head);
+        drop(_lock);
+    };
+    match lost {
+        None => ended(),
+        // The writers' threads may wait on the database too: they are let go of, not waited for.
+        Some(_) => {
+            let (done, waited) = std::sync::mpsc::channel();
+            let _ = std::thread::Builder::new().name("stopping".into()).spawn(move || {
+                ended();
+                let _ = done.send(());
+            });
+            let _ = tokio::task::block_in_place(|| {
+                waited.recv_timeout(std::time::Duration::from_millis(LEASE_LOST_STOP_MS))
+            });
+        }
+    }
+    match lost {
         Some(why) => Err(format!("{why}. This node stopped, having written nothing since")),
         None => Ok(()),
     }
 }
+
+/// How long a node that lost the lease waits for the answers under way, and
+/// then for its writers to stop, before it stops without them.
+pub const LEASE_LOST_STOP_MS: u64 = 2_000;
 
 /// Ctrl-C or SIGTERM: the server stops taking connections and ends once
 /// the requests under way are answered. Nothing is lost either way: an

@@ -6,7 +6,13 @@
 //! A failed write of the journal (a full disk, most often) pauses the casino:
 //! the committer reports it here, and the cage reloads what is durable as
 //! soon as it can, once a second, which ends the pause. Nothing acknowledged
-//! is lost meanwhile, and nothing refused changed anything.
+//! is lost meanwhile, and nothing refused `storage` changed anything (one
+//! refused `outcome_unknown` may have been written: a resend tells).
+//!
+//! On PostgreSQL it also watches the casino's lease ([`Health::watch_lease`]):
+//! once the database has not confirmed it for half its timeout, the node has
+//! lost it, for good, as soon as anyone asks (`/healthz`, a request) or
+//! within [`LEASE_CHECK_EVERY_MS`] if no one does.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -82,7 +88,12 @@ struct Inner {
     lease_lost: tokio::sync::watch::Sender<Option<String>>,
     stop_on_failed_write: std::sync::atomic::AtomicBool,
     data: OnceLock<PathBuf>,
+    /// The lease this node holds on PostgreSQL, as its keeper last confirmed it.
+    lease: OnceLock<Arc<croupier_ledger::pg::LeaseWatch>>,
 }
+
+/// How often the lease is looked at when no one asks for the server's health.
+pub const LEASE_CHECK_EVERY_MS: u64 = 200;
 
 /// A cage reloads after a failed write only once this much can be written
 /// to the data directory's disk: a reload replays the journal, and a disk
@@ -106,7 +117,44 @@ impl Health {
             lease_lost: tokio::sync::watch::Sender::new(None),
             stop_on_failed_write: std::sync::atomic::AtomicBool::new(false),
             data: OnceLock::new(),
+            lease: OnceLock::new(),
         }))
+    }
+
+    /// From now on the casino is this node's only while `lease` is confirmed:
+    /// past its fence (half its timeout) the node has lost it. Looked at on
+    /// every ask, so that a node waking from a freeze answers no request as
+    /// if it still held the casino, and by a thread of its own, so that an
+    /// idle node stops too.
+    pub fn watch_lease(&self, lease: Arc<croupier_ledger::pg::LeaseWatch>) -> Result<(), String> {
+        if self.0.lease.set(lease).is_err() {
+            return Ok(());
+        }
+        let health = self.clone();
+        std::thread::Builder::new()
+            .name("lease-watch".into())
+            .spawn(move || {
+                while health.lease_held() {
+                    std::thread::sleep(std::time::Duration::from_millis(LEASE_CHECK_EVERY_MS));
+                }
+            })
+            .map(|_| ())
+            .map_err(|e| format!("cannot start the lease's watch: {e}"))
+    }
+
+    /// Whether this node may still hold the casino as far as its lease goes;
+    /// if not, it has lost it from now on.
+    fn lease_held(&self) -> bool {
+        if self.0.lease_lost.borrow().is_some() {
+            return false;
+        }
+        match self.0.lease.get().and_then(|lease| lease.doubt()) {
+            Some(why) => {
+                self.lease_lost(&format!("{why}; started again, it waits its turn"));
+                false
+            }
+            None => true,
+        }
     }
 
     /// Watches the room left on `data`'s disk from now on.
@@ -222,6 +270,9 @@ impl Health {
     /// Why the casino is paused, while it is. Asked for every API request:
     /// the flag the streams follow answers first, the why only while paused.
     pub fn paused(&self) -> Option<Trouble> {
+        if self.0.lease.get().is_some() {
+            self.lease_held();
+        }
         if !*self.0.paused.borrow() {
             return None;
         }

@@ -67,6 +67,17 @@ pub fn open_journal_waiting(
     keys_dir: &Path,
     wait: bool,
 ) -> Result<(Journal, Keys), String> {
+    open_journal_leased(database, data, keys_dir, wait, croupier_ledger::pg::LEASE_TIMEOUT_MS)
+}
+
+/// [`open_journal_waiting`], holding the lease on PostgreSQL with the timeout `lease_timeout_ms`.
+pub fn open_journal_leased(
+    database: &Database,
+    data: &Path,
+    keys_dir: &Path,
+    wait: bool,
+    lease_timeout_ms: u64,
+) -> Result<(Journal, Keys), String> {
     let cannot = |e: &dyn std::fmt::Display| format!("cannot open {}: {e}", database.shown());
     let mut waiting = super::waiting::Waiting::new(database, data, keys_dir);
     let mut check = || {
@@ -78,11 +89,13 @@ pub fn open_journal_waiting(
         )),
     }
     };
-    let mut storage = database.open(&mut check).map_err(|e| match e {
-        // The wait's own refusal says everything.
-        croupier_ledger::StorageError::NotTakenOver(why) => why,
-        e => cannot(&e),
-    })?;
+    let mut storage = database
+        .open_leased(lease_timeout_ms, &mut check)
+        .map_err(|e| match e {
+            // The wait's own refusal says everything.
+            croupier_ledger::StorageError::NotTakenOver(why) => why,
+            e => cannot(&e),
+        })?;
     if database.is_postgres() {
         tracing::info!("holding the casino's lease in {}", database.shown());
     }
@@ -222,9 +235,17 @@ pub fn open(
     keys_dir: &Path,
     shown: Arc<dyn Publish>,
     checkpoint_every: u64,
+    lease_timeout_ms: u64,
 ) -> Result<Opened, String> {
     let wall = |last_ms| -> Arc<dyn Clock> { Arc::new(WallClock::after(last_ms)) };
-    open_on_clock(data, database, keys_dir, shown, checkpoint_every, &wall)
+    open_leased_on_clock(
+        data,
+        database,
+        keys_dir,
+        shown,
+        (checkpoint_every, lease_timeout_ms),
+        &wall,
+    )
 }
 
 /// [`open`] on the clock `clock` makes from the journal's last time: the
@@ -235,6 +256,20 @@ pub fn open_on_clock(
     keys_dir: &Path,
     shown: Arc<dyn Publish>,
     checkpoint_every: u64,
+    clock: &dyn Fn(u64) -> Arc<dyn Clock>,
+) -> Result<Opened, String> {
+    let every = (checkpoint_every, croupier_ledger::pg::LEASE_TIMEOUT_MS);
+    open_leased_on_clock(data, database, keys_dir, shown, every, clock)
+}
+
+/// [`open_on_clock`]; `(checkpoint_every, lease_timeout_ms)`: a checkpoint
+/// every so many entries, and on PostgreSQL the lease's timeout.
+fn open_leased_on_clock(
+    data: &Path,
+    database: &Database,
+    keys_dir: &Path,
+    shown: Arc<dyn Publish>,
+    (checkpoint_every, lease_timeout_ms): (u64, u64),
     clock: &dyn Fn(u64) -> Arc<dyn Clock>,
 ) -> Result<Opened, String> {
     let lock = lock_data(data)?;
@@ -253,7 +288,9 @@ pub fn open_on_clock(
             .map_err(|e| format!("cannot write {}: {e}", data.join(JOURNAL_IN_FILE).display()))?,
         (Database::Sqlite(_), None) => {}
     }
-    let (mut storage, keys) = open_journal(database, data, keys_dir)?;
+    let (mut storage, keys) = open_journal_leased(database, data, keys_dir, true, lease_timeout_ms)?;
+    // On PostgreSQL the casino is this node's only while the database confirms its lease.
+    let lease = storage.lease_watch();
     // On PostgreSQL the lease is this connection's: the head keeper watches that it stays so.
     let writer = match &mut storage {
         Journal::Postgres(pg) => Some(pg.backend().map_err(|e| cannot(&e))?),
@@ -332,6 +369,9 @@ pub fn open_on_clock(
     floor.health().watch_disk(data);
     if database.is_postgres() {
         floor.health().stop_on_failed_write();
+    }
+    if let Some(lease) = lease {
+        floor.health().watch_lease(lease)?;
     }
     for (table, address) in wheels {
         super::wheel::follow(floor.clone(), table, address);
