@@ -566,7 +566,7 @@ test("a tournament's event played at a table in points: director, terminal and b
   await ask(adminToken, { op: "create_tournament", config });
   const { pitToken, dealerToken } = await openColoradoTable("t5", "double-zero", false, 600_000);
   const order = (o) => ask(pitToken, { op: "tournament", tournament: "winter-tables", order: o });
-  for (const player of ["alice", "bob"]) await order({ do: "register", player, event: "Qualifier", fee: "cash", buy_in: "cash", qualified: true });
+  for (const player of ["alice", "bob"]) await order({ do: "register", player, event: "Qualifier", fee: "cash", buy_in: "cash", qualified: true, id: `reg-${player}` });
   await order({ do: "file_rules", filed_on: day(-6) });
 
   // The director gives the Qualifier its table, switches the table to it and starts it.

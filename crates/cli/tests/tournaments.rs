@@ -52,7 +52,15 @@ fn refused(server: &Server, token: &str, request: Value, code: &str, clause: &st
     );
 }
 
-fn order(order: Value) -> Value {
+/// An order to the winter classic; a registration or a re-buy sent without
+/// an id gets one of its own (journal format 14 requires it), one a call.
+fn order(mut order: Value) -> Value {
+    static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let charges = matches!(order["do"].as_str(), Some("register" | "rebuy"));
+    if charges && order.get("id").is_none() {
+        let n = IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        order["id"] = json!(format!("order-{n}"));
+    }
     json!({"op": "tournament", "tournament": "winter-classic", "order": order})
 }
 
@@ -129,7 +137,19 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
         "tournament_refused",
         "2213.04",
     );
-    server.ask(&pit, register("p1", "Qualifier", json!("cash"), json!("cash")));
+    // A registration charges the player: from journal format 14 it carries an id, so a
+    // resend after a lost answer charges nothing twice.
+    let mut without_id = register("p1", "Qualifier", json!("cash"), json!("cash"));
+    without_id["order"].as_object_mut().expect("an order").remove("id");
+    refused(&server, &pit, without_id, "bad_request", "carry an id");
+    let first = register("p1", "Qualifier", json!("cash"), json!("cash"));
+    server.ask(&pit, first.clone());
+    let charged = wallet(&server, &cashier, "p1");
+    for _ in 0..3 {
+        let again = server.ask(&pit, first.clone());
+        assert_eq!(again["events"], json!([]), "{again}");
+    }
+    assert_eq!(wallet(&server, &cashier, "p1"), charged, "a resend charges nothing");
     // The house's money (a complimentary entry, an item taken at its value)
     // takes an admin: no director alone pays a player with it.
     refused(
@@ -314,7 +334,11 @@ fn a_two_event_tournament_runs_through_the_server_and_reconciles_after_a_kill() 
     let (config, _) = config_from_today();
     let other = config.replace("id = \"winter-classic\"", "id = \"winter-called-off\"");
     server.ask(&admin, json!({"op": "create_tournament", "config": other}));
-    let to_other = |order: Value| json!({"op": "tournament", "tournament": "winter-called-off", "order": order});
+    let to_other = |o: Value| {
+        let mut o = order(o);
+        o["tournament"] = json!("winter-called-off");
+        o
+    };
     for p in ["p1", "p2"] {
         server.ask(&pit, to_other(json!({"do": "register", "player": p, "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
     }
@@ -635,7 +659,7 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
     refused(
         &server,
         &pit,
-        json!({"op": "dispute", "table": "tt", "reason": "late", "corrections": [{"player": "p3", "amount": 5000}]}),
+        json!({"op": "dispute", "table": "tt", "id": "late", "reason": "late", "corrections": [{"player": "p3", "amount": 5000}]}),
         "bad_correction",
         "not under way",
     );
@@ -646,7 +670,11 @@ fn an_event_plays_at_a_table_in_points_and_the_ledger_counts_them() {
     let second = config.replace("id = \"winter-classic\"", "id = \"winter-two\"");
     let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
     server.ask(&admin, json!({"op": "create_tournament", "config": second}));
-    let two = |o: Value| json!({"op": "tournament", "tournament": "winter-two", "order": o});
+    let two = |o: Value| {
+        let mut o = order(o);
+        o["tournament"] = json!("winter-two");
+        o
+    };
     server.ask(&pit, two(json!({"do": "register", "player": "p1", "event": "Qualifier", "fee": "cash", "buy_in": "cash", "qualified": true})));
     server.ask(&pit, two(json!({"do": "file_rules", "filed_on": filed})));
     server.ask(&pit, two(json!({"do": "table", "event": "Qualifier", "table": "tt"})));

@@ -152,6 +152,11 @@ pub const FORMAT_DISPUTE_IDS: u32 = 14;
 /// lost, once the next round had opened, placed it again in that round.
 pub const FORMAT_BET_IDS_ACROSS_ROUNDS: u32 = 14;
 
+/// The first format in which a tournament's registration and re-buy, which
+/// charge a player, carry the client's id: without one, a resend charged
+/// the fee and the buy-in twice.
+pub const FORMAT_ORDER_IDS_REQUIRED: u32 = 14;
+
 /// The first format in which match play coupons a cashier issues count
 /// against the cashier's day for the player, and dealers' chip sales to a
 /// player are capped across every table, not at each.

@@ -225,6 +225,15 @@ pub(super) fn plan_order(
             None => {}
         }
     }
+    // A registration or a re-buy charges a player: from format 14 it carries an id.
+    let charges = matches!(order, TournamentOrder::Register { .. } | TournamentOrder::Rebuy { .. });
+    if charges && order.id().is_none() && dir.journal_format() >= super::journal::FORMAT_ORDER_IDS_REQUIRED {
+        return Err(err(
+            ErrorCode::BadRequest,
+            "a registration and a re-buy carry an id (\"id\"), chosen when the form is filled: sent again under \
+             it, nothing is charged twice",
+        ));
+    }
     let t = &held.tournament;
     match order {
         // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
