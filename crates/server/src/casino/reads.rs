@@ -358,11 +358,25 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 }
                 croupier_core::profile::PastDayValue::Each(each) => format!("{} each", Minor::new(each)),
             };
-            format!(
-                "Colour chips are cashed in before leaving the table. Chips kept past the gaming day \
-                 (UTC) are cashed in at {value}, unless the {} confirms their face value.",
-                rule.confirmed_by.join(" or ")
-            )
+            let who = rule.confirmed_by.join(" or ");
+            if dir.journal_format() < crate::casino::journal::FORMAT_CHIPS_TAKEN_AWAY {
+                format!(
+                    "Colour chips are cashed in before leaving the table. Chips kept past the gaming day \
+                     (UTC) are cashed in at {value}, unless the {who} confirms their face value."
+                )
+            } else if rule.always {
+                format!(
+                    "Colour chips stay on the table and are cashed in at their face value before leaving. \
+                     Chips removed from the table come back at {value}, never above their face value, unless \
+                     the {who} confirms their value."
+                )
+            } else {
+                format!(
+                    "Colour chips stay on the table and are cashed in at their face value before leaving. \
+                     Chips taken away and brought back after the gaming day (UTC) they were bought on come \
+                     back at {value}, never above their face value, unless the {who} confirms their face value."
+                )
+            }
         }),
         bonus: slot.layout_bonus(),
     }
