@@ -691,13 +691,13 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     // Colorado 2206(5): a dispute corrects what the round's wagers could
     // pay. p1's straight-up on 17 was annulled: it played for nothing, and
     // no dispute pays it 35 to 1 now that 17 came.
-    let as_if_played = json!({"op": "dispute", "table": "d1", "reason": "pay the annulled bet",
+    let as_if_played = json!({"op": "dispute", "table": "d1", "id": "pay-annulled", "reason": "pay the annulled bet",
                               "corrections": [{"player": "p1", "amount": 10_000}]});
     let (status, code, message) = refused(&server, &floor, as_if_played);
     assert_eq!((status, code.as_str()), (422, "bad_correction"), "{message}");
     assert!(message.contains("could return at most"), "{message}");
     // The round disputed: p1's red lost, p3's black won; each is corrected by 100.
-    let dispute = json!({"op": "dispute", "table": "d1", "reason": "chip knocked off 17",
+    let dispute = json!({"op": "dispute", "table": "d1", "id": "knocked-off-17", "reason": "chip knocked off 17",
                          "corrections": [{"player": "p1", "amount": 100}, {"player": "p3", "amount": -100}]});
     let decided = server.ask(&floor, dispute);
     let answered = decided["events"].as_array().expect("events");
@@ -1058,7 +1058,7 @@ fn a_cashier_alone_cannot_cash_in_a_fortune() {
         json!({"op": "cash_in", "id": "c3", "player": "p1", "amount": 1}),
     );
     assert_eq!((status, code.as_str()), (403, "over_role_limit"), "{message}");
-    assert!(message.contains("1000000 so far today"), "{message}");
+    assert!(message.contains("10000.00 so far today"), "{message}");
     // The same cash-in sent again after a lost answer is no new one.
     server.ask(
         &cashier,
@@ -1786,7 +1786,12 @@ fn only_the_named_supervisor_confirms_chips_at_face_value() {
         json!({"op": "confirm_chips", "table": "t1", "player": "p1"}),
     );
     assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
+    // A seated player's chips keep their face (journal format 14): nothing to confirm
+    // until the dealer records them taken away from the table (5.2).
+    let (status, code, message) = refused(&server, &manager, confirm.clone());
+    assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
     assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
+    server.ask(&dealer, json!({"op": "chips_taken_away", "table": "e1", "player": "p1"}));
     server.ask(&manager, confirm.clone());
     let written = journal_rows(data.path()).len();
     server.ask(&pit, confirm);

@@ -254,7 +254,7 @@ fn disputes_are_the_supervisors_and_correct_only_the_rounds_wagers() {
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "d1"}));
     server.ask(&dealer, spin("2"));
     let dispute = |player: &str, amount: i64| {
-        json!({"op": "dispute", "table": "d1", "reason": "a chip knocked off 17",
+        json!({"op": "dispute", "table": "d1", "id": format!("{player}-{amount}"), "reason": "a chip knocked off 17",
                "corrections": [{"player": player, "amount": amount}]})
     };
     for (token, role) in [

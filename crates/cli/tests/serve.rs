@@ -1681,7 +1681,7 @@ fn a_tables_recall_goes_on_in_the_archive_past_the_rounds_it_keeps() {
         "/api/requests",
         Some(&manager),
         Some(
-            &json!({"op": "dispute", "table": "e1", "reason": "chip on the line", "round": 1,
+            &json!({"op": "dispute", "table": "e1", "id": "line-1", "reason": "chip on the line", "round": 1,
                      "corrections": [{"player": "p1", "amount": -100}]}),
         ),
     );
