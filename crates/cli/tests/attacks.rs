@@ -31,12 +31,7 @@ fn table(table: &str, outcome: &str) -> Value {
 }
 
 fn refused(server: &Server, token: &str, request: Value) -> (u16, String, String) {
-    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
-    (
-        status,
-        body["error"].as_str().unwrap_or_default().to_string(),
-        body["message"].as_str().unwrap_or_default().to_string(),
-    )
+    server.refused(token, request)
 }
 
 /// The journal's rows as (seq, at_ms, record), read straight from its database.
@@ -1791,7 +1786,10 @@ fn only_the_named_supervisor_confirms_chips_at_face_value() {
     let (status, code, message) = refused(&server, &manager, confirm.clone());
     assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
     assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
-    server.ask(&dealer, json!({"op": "chips_taken_away", "table": "e1", "player": "p1"}));
+    server.ask(
+        &dealer,
+        json!({"op": "chips_taken_away", "table": "e1", "player": "p1"}),
+    );
     server.ask(&manager, confirm.clone());
     let written = journal_rows(data.path()).len();
     server.ask(&pit, confirm);
@@ -1859,10 +1857,7 @@ fn a_maryland_single_zero_felt_and_a_dealers_hanging_ball_are_refused() {
 }
 
 fn bsx_table(table: &str) -> Value {
-    let mut request = json!({"op": "create_table", "table": table, "profile_text": include_str!("../../../profiles/maryland.toml"),
-           "wheel": "double-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "rng"});
-    request["bonus_text"] = json!(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml"));
-    request
+    Server::bsx_table(table)
 }
 
 // Maryland ch.3 F(16)-(17), ch.4 D: a Bonus Spin Xtreme wager is a player's

@@ -18,12 +18,7 @@ fn verify(data: &Path) -> (bool, Value) {
 }
 
 fn refused(server: &Server, token: &str, request: Value) -> (u16, String, String) {
-    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
-    (
-        status,
-        body["error"].as_str().unwrap_or_default().to_string(),
-        body["message"].as_str().unwrap_or_default().to_string(),
-    )
+    server.refused(token, request)
 }
 
 /// A player's balance in `account` (`wallet:P`, `chips:T:P`), as the cage shows it.
@@ -184,10 +179,7 @@ fn chips_held_past_midnight_are_paid_their_face_and_chips_taken_away_no_more() {
 }
 
 fn bsx_table(table: &str) -> Value {
-    let mut request = json!({"op": "create_table", "table": table, "profile_text": include_str!("../../../profiles/maryland.toml"),
-           "wheel": "double-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "rng"});
-    request["bonus_text"] = json!(include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml"));
-    request
+    Server::bsx_table(table)
 }
 
 // Maryland ch.3 F(16)-(18), ch.4 D: only the game pays a progressive

@@ -58,12 +58,7 @@ fn table(table: &str, profile: &str) -> Value {
 
 /// A request that must be refused: (status, code, message).
 fn refused(server: &Server, token: &str, request: Value) -> (u16, String, String) {
-    let (status, body) = server.http("POST", "/api/requests", Some(token), Some(&request));
-    (
-        status,
-        body["error"].as_str().unwrap_or_default().to_string(),
-        body["message"].as_str().unwrap_or_default().to_string(),
-    )
+    server.refused(token, request)
 }
 
 /// The balance of one of the caller's own accounts.

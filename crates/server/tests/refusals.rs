@@ -1514,6 +1514,18 @@ fn low_limit_chips_kept_past_the_gaming_day_come_back_at_a_dollar_each() {
     w.replays();
 }
 
+fn add_player(w: &mut World, name: &str) {
+    w.ok(
+        &admin(),
+        Request::CreateUser {
+            username: name.into(),
+            role: Role::Player,
+            password_hash: "test-hash".into(),
+            licence: None,
+        },
+    );
+}
+
 fn taken_away(player: &str) -> Request {
     Request::ChipsTakenAway {
         table: "t1".into(),
@@ -1545,15 +1557,7 @@ fn seat_in_chips_of(w: &mut World, player: &str, amount: u64, chip_value: u64) {
 #[test]
 fn only_chips_taken_away_are_revalued_each_purchase_at_its_days_minimum_never_above_face() {
     let mut w = World::in_format(JOURNAL_FORMAT, "european-casino");
-    w.ok(
-        &admin(),
-        Request::CreateUser {
-            username: "carol".into(),
-            role: Role::Player,
-            password_hash: "test-hash".into(),
-            licence: None,
-        },
-    );
+    add_player(&mut w, "carol");
     // Day 0: the minimum is 2.00.
     w.ok(&pit(), limits(&["straight", "red"], 200, 10_000));
     // The attack: 200.00 in chips of 0.01, held past midnight while seated.
@@ -1662,15 +1666,7 @@ fn only_chips_taken_away_are_revalued_each_purchase_at_its_days_minimum_never_ab
 #[test]
 fn low_limit_chips_removed_from_the_table_come_back_at_a_dollar_never_above_their_face() {
     let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
-    w.ok(
-        &admin(),
-        Request::CreateUser {
-            username: "carol".into(),
-            role: Role::Player,
-            password_hash: "test-hash".into(),
-            licence: None,
-        },
-    );
+    add_player(&mut w, "carol");
     seat_in_chips_of(&mut w, "alice", 2_500, 500);
     seat_in_chips_of(&mut w, "bob", 2_500, 500);
     seat_in_chips_of(&mut w, "carol", 100, 25);

@@ -262,6 +262,16 @@ impl Server {
         body
     }
 
+    /// A request at `/api/requests` that is refused: its status, code and message.
+    pub fn refused(&self, token: &str, request: Value) -> (u16, String, String) {
+        let (status, body) = self.http("POST", "/api/requests", Some(token), Some(&request));
+        (
+            status,
+            body["error"].as_str().unwrap_or_default().to_string(),
+            body["message"].as_str().unwrap_or_default().to_string(),
+        )
+    }
+
     /// The admin adds a cashier, a dealer, a pit supervisor and players p1 and p2, each
     /// with the password `NAME-password-1`.
     pub fn add_staff_and_players(&self, admin: &str) {
@@ -312,6 +322,14 @@ impl Server {
                    "profile_text": include_str!("../../../profiles/european-casino.toml").replace("currency = \"EUR\"", "currency = \"USD\""),
                    "wheel": "single-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "dealer"}),
         );
+    }
+
+    /// `create_table` for an RNG table of the Maryland rules on a double-zero
+    /// wheel with the Bonus Spin Xtreme progressive (Maryland ch.3 F(16)).
+    pub fn bsx_table(table: &str) -> Value {
+        json!({"op": "create_table", "table": table, "profile_text": include_str!("../../../profiles/maryland.toml"),
+               "wheel": "double-zero", "in_prison": false, "betting_window_ms": 60000, "outcome": "rng",
+               "bonus_text": include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml")})
     }
 
     /// The pit logs a passing inspection and the dealer opens the table.
