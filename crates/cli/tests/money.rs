@@ -178,6 +178,54 @@ fn chips_held_past_midnight_are_paid_their_face_and_chips_taken_away_no_more() {
     assert!(passed, "{report}");
 }
 
+// The pages offer the pit's confirmation (european-casino 5.5) only for
+// chips taken away (5.4), yet the report listed the seated players without
+// saying whose were away: the pit could not tell whom to confirm, nor see a
+// confirmation made. Each seated player's entry now says so until they are
+// cashed in.
+#[test]
+fn the_pits_report_says_whose_chips_are_away_and_whether_their_face_is_confirmed() {
+    let data = data_dir();
+    let server = Server::start(BINARY, data.path(), free_port());
+    let [admin, cashier, dealer, pit, p1, p2] = server.staff_and_players();
+    server.create_european_table(&admin, "e1");
+    server.inspect_and_open(&pit, &dealer, "e1");
+    server.seat(&cashier, ("p1", &p1), "e1", 10_000, 5_000);
+    server.seat(&cashier, ("p2", &p2), "e1", 10_000, 5_000);
+    let players = |server: &Server| {
+        let (status, report) = server.http("GET", "/api/tables/e1/report", Some(&pit), None);
+        assert_eq!(status, 200, "{report}");
+        report["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| (p["player"].as_str().expect("player").to_string(), p["away"].clone()))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let seated = players(&server);
+    assert_eq!(
+        (&seated["p1"], &seated["p2"]),
+        (&Value::Null, &Value::Null),
+        "{seated:?}"
+    );
+    server.ask(
+        &dealer,
+        json!({"op": "chips_taken_away", "table": "e1", "player": "p2"}),
+    );
+    let seated = players(&server);
+    assert_eq!(seated["p1"], Value::Null, "{seated:?}");
+    assert_eq!(seated["p2"]["confirmed"], json!(false), "{seated:?}");
+    assert!(seated["p2"]["at_ms"].as_u64().is_some_and(|at| at > 0), "{seated:?}");
+    server.ask(&pit, json!({"op": "confirm_chips", "table": "e1", "player": "p2"}));
+    assert_eq!(players(&server)["p2"]["confirmed"], json!(true));
+    // Cashed in, p2 holds no chips here: nothing is away any more.
+    server.ask(&p2, json!({"op": "leave_table", "id": "p2-leaves", "table": "e1"}));
+    assert!(!players(&server).contains_key("p2"));
+    drop(server);
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}
+
 fn bsx_table(table: &str) -> Value {
     Server::bsx_table(table)
 }

@@ -462,7 +462,9 @@ pub struct TableBets {
     pub bets: Vec<OpenBet>,
 }
 
-pub use super::report::{CouponCount, CouponTotals, DayBooksView, ReportTotals, RoundTotals, SeatedChips, TableReport};
+pub use super::report::{
+    AwayChips, CouponCount, CouponTotals, DayBooksView, ReportTotals, RoundTotals, SeatedChips, TableReport,
+};
 
 /// A bet as game recall shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

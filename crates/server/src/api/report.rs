@@ -14,6 +14,20 @@ pub struct SeatedChips {
     pub colour: String,
     pub chip_value: u64,
     pub chips: i64,
+    /// Set once the dealer or the pit recorded the player's chips taken
+    /// away from the table (european-casino 5.2; from journal format 14)
+    /// until they are cashed in: the pages offer the supervisor's
+    /// confirmation (5.5) for these chips alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub away: Option<AwayChips>,
+}
+
+/// Colour chips recorded taken away: when, and whether the supervisor the
+/// profile names has confirmed their face value (european-casino 5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AwayChips {
+    pub at_ms: u64,
+    pub confirmed: bool,
 }
 
 /// A settled round's totals.

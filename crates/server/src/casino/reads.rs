@@ -492,6 +492,10 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> T
                 colour: colour.clone(),
                 chip_value: *value,
                 chips: slot.chips(p) as i64,
+                away: slot.chips_away(p).map(|a| crate::api::bodies::AwayChips {
+                    at_ms: a.at_ms,
+                    confirmed: a.confirmed,
+                }),
             })
             .collect(),
         rounds,

@@ -182,6 +182,12 @@ impl TableSlot {
         Ok(())
     }
 
+    /// Whether `player`'s chips were recorded taken away from the table
+    /// (format 14), and since when: the pit's report shows it.
+    pub fn chips_away(&self, player: &str) -> Option<Away> {
+        self.chips_held.get(player).and_then(|h| h.away)
+    }
+
     /// Refuses a bet, a purchase or a tip of `player`'s while their chips
     /// are away from the table (european-casino 5.2, 5.4): they come back
     /// only by being cashed in.
