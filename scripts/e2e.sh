@@ -41,5 +41,5 @@ echo "== the journal's contract"
 
 echo "== browser tests: the web pages in headless Chromium, driven by playwright-core"
 cargo build --locked --quiet -p croupier --bin croupier
-(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs shift.test.mjs)
+(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs shift.test.mjs money.test.mjs)
 echo "screenshots: target/web-screenshots/"

@@ -275,7 +275,10 @@ test("an RNG round on a double-zero table, annulment and a dispute from the pit"
   assert.equal(await chipsOf(token, "t1", "bob"), chips - 250 - 100);
   await textOf(pit.locator("#players"), /bob/, "players and colours");
   await textOf(pit.locator("#rounds"), /\d/, "report rounds");
-  // A bad correction is refused with a visible message.
+  // The form is empty once the decision is recorded; a bad correction is refused with a visible message.
+  assert.equal(await floor.inputValue('#dispute-form [name="reason"]'), "", "the reason cleared after the decision");
+  assert.equal(await floor.locator("#corrections .corr-row").count(), 0, "the corrections cleared after the decision");
+  await floor.fill('#dispute-form [name="reason"]', "a correction for no one");
   await floor.click("#add-correction");
   await floor.locator('#corrections [name="player"]').last().fill("nobody");
   await floor.locator('#corrections [name="amount"]').last().fill("1.00");
@@ -706,15 +709,27 @@ test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)",
   // The player sees the bets the croupier entered as theirs.
   await textOf(player.locator("#my-bets"), /17[\s\S]*5\.00[\s\S]*RED|17[\s\S]*5\.00[\s\S]*red/, "the series on bob's terminal");
   await shot(dealer, "19-dealer-verbal-bets");
-  // european-casino 5.4-5.5: the sign posts what chips kept past the gaming day are worth,
-  // and the pit boss confirms a player's chips at face value from the pit console.
+  // european-casino 5.4-5.5: the sign posts what chips kept past the gaming day are worth;
+  // the pit records chips taken away from the table (5.2), and the pit boss confirms
+  // the face value of chips taken away, and of no others, from the pit console.
   await textOf(player.locator("#table-sign"), /past the gaming day.*table minimum.*pit boss or casino manager/s, "the chips notice on the sign");
   const pit = await newPage("pit-chips");
   await signIn(pit, "/pit?table=e1", "pit1", "pit1-secret-1", "P-2002");
-  await pit.locator("#chips-form").waitFor({ timeout: WAIT_MS });
-  await pit.fill('#chips-form [name="player"]', "bob");
-  await pit.click('#chips-form button[type="submit"]');
+  await pit.locator('#players [data-take-away="bob"]').waitFor({ timeout: WAIT_MS });
+  assert.equal(await pit.locator('#players [data-confirm-chips="bob"]').count(), 0, "no confirmation for chips on the table");
+  // Asked once more, for a record cannot be taken back; refused while bob's bets are on the layout.
+  await pit.click('#players [data-take-away="bob"]');
+  await pit.click('#players [data-record-away="bob"]');
+  await textOf(pit.locator("#message"), /bets are still on the layout/, "chips taken away refused while bets are on the layout");
+  await ask(dealerToken, { op: "no_more_bets", table: "e1" });
+  await ask(dealerToken, { op: "spin", table: "e1", spin: { pocket: "17", direction: "opposite", revolutions: 6 } });
+  await pit.click('#players [data-take-away="bob"]');
+  await pit.click('#players [data-record-away="bob"]');
+  await textOf(pit.locator("#log"), /Chips taken away.*bob.*pit1/s, "chips taken away in the log");
+  await textOf(player.locator("#away-notice"), /taken away from this table/, "the player told their chips are away");
+  await pit.click('#players [data-confirm-chips="bob"]');
   await textOf(pit.locator("#log"), /Chips confirmed.*bob/s, "the confirmation in the log");
+  await textOf(pit.locator('#players [data-away="bob"]'), /face value confirmed/, "the confirmation on the players' list");
   for (const p of [dealer, player, pit]) await p.context().close();
 });
 

@@ -34,6 +34,68 @@ const Croupier = (() => {
     return `${prefix}-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
   };
 
+  // One intent, one id. A money request's id is what the person means to
+  // do, not a click: sent again after a lost answer (no answer, a dropped
+  // connection, a second click), it carries the same id, so the server moves
+  // the money once. The intent is what the form holds when it is sent
+  // (player, amount, table...): the same contents sent again keep the id of
+  // their first send until it is answered, even after an edit and its
+  // undoing; other contents are another intent with an id of its own; once
+  // answered, the next send is a new intent. Unanswered ids are kept in the
+  // tab's sessionStorage, so a reload keeps them, for half an hour: a
+  // retry's time, not a shift's, so that a later, new intent of the same
+  // contents is not taken for a resend.
+  const UNANSWERED_MS = 30 * 60_000;
+  function intent(prefix) {
+    const store = `croupier.intent.${location.pathname}.${prefix}`;
+    const keyOf = (contents) => JSON.stringify(contents);
+    const load = () => {
+      let kept = {};
+      try {
+        kept = JSON.parse(sessionStorage.getItem(store) ?? "{}") ?? {};
+      } catch {
+        kept = {};
+      }
+      const now = Date.now();
+      return Object.fromEntries(Object.entries(kept).filter(([, v]) => v && typeof v.id === "string" && now - v.at < UNANSWERED_MS));
+    };
+    const save = (kept) => sessionStorage.setItem(store, JSON.stringify(kept));
+    let fresh = newId(prefix);
+    return {
+      // The id `contents` were sent under and are not yet answered, or null.
+      pending: (contents) => load()[keyOf(contents)]?.id ?? null,
+      // The id `contents` go under: their unanswered send's, or a new one.
+      idFor(contents) {
+        return this.pending(contents) ?? fresh;
+      },
+      // `contents` are being sent: their id, kept until they are answered.
+      send(contents) {
+        const kept = load();
+        const key = keyOf(contents);
+        if (!kept[key]) {
+          kept[key] = { id: fresh, at: Date.now() };
+          fresh = newId(prefix);
+        }
+        save(kept);
+        return kept[key].id;
+      },
+      // `contents` were answered: sending them again is a new intent.
+      answered(contents) {
+        const kept = load();
+        delete kept[keyOf(contents)];
+        save(kept);
+      },
+      // Forgets the unanswered sends whose outcome the page has learnt
+      // otherwise (`settled(contents)` true): a leaving once the player is
+      // seen away from the table, say.
+      settle(settled) {
+        const kept = load();
+        for (const key of Object.keys(kept)) if (settled(JSON.parse(key))) delete kept[key];
+        save(kept);
+      },
+    };
+  }
+
   const session = {
     get() {
       try {
@@ -132,14 +194,61 @@ const Croupier = (() => {
     if (text && kind !== "error") sayTimer = setTimeout(() => { el.hidden = true; }, 8_000);
   }
 
+  // What a page does besides saying it when the server refuses with a code
+  // (the terminal keeps a notice in view for `chips_away`).
+  const refusalHooks = [];
+  const whenRefused = (code, then) => refusalHooks.push([code, then]);
+  const refused = (e) => {
+    for (const [code, then] of refusalHooks) if (e instanceof ApiFailure && e.code === code) then(e);
+  };
+
   // Runs an action and shows its failure; returns its value or undefined.
   async function attempt(action) {
     try {
       return await action();
     } catch (e) {
       say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
+      refused(e);
       return undefined;
     }
+  }
+
+  // Sends the money request `build(id)` for `contents` under `intended`'s id
+  // (see `intent`). Answers `{ id, answer, already }` once the server has
+  // taken it (`already`: a resend the server had recorded before, so nothing
+  // moved now), or undefined once the failure is said: a refusal in the
+  // server's words; no answer as what it means, and how to resend.
+  async function sendOnce(intended, contents, build, what) {
+    const resent = intended.pending(contents) !== null;
+    const id = intended.send(contents);
+    try {
+      const answer = await request(build(id));
+      intended.answered(contents);
+      return { id, answer, already: resent && !answer?.events?.length };
+    } catch (e) {
+      // A pause (or a write the disk refused) changed nothing: the pause notice says so.
+      const unanswered = e instanceof ApiFailure && (e.code === "network" || (e.status >= 500 && e.code !== "paused" && e.code !== "storage"));
+      if (unanswered) {
+        say(`No answer came for ${what} (reference ${id}): it may or may not have been recorded. Send it again without changing anything: under the same reference it is recorded once.`, "error");
+      } else {
+        say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
+      }
+      refused(e);
+      return undefined;
+    }
+  }
+
+  // Shows in `node` the reference `contents` would be sent under, and
+  // whether an earlier send of them is unanswered.
+  function showReference(node, intended, contents) {
+    if (!node) return;
+    const pending = intended.pending(contents);
+    const id = pending ?? intended.idFor(contents);
+    node.dataset.reference = id;
+    node.dataset.pending = String(Boolean(pending));
+    node.textContent = pending
+      ? `Reference ${id}: sent, with no answer yet. Send it again unchanged and it is recorded once.`
+      : `Reference ${id}`;
   }
 
   // Runs a console's action with its buttons held: a double click sends nothing twice.
@@ -385,6 +494,46 @@ const Croupier = (() => {
     return lines.length ? lines : ["No limits are posted at this table."];
   }
 
+  // The players seated at a table with their chips (the report's
+  // `players`), drawn into `box`, and what the signed-in user may do about
+  // chips taken away from the table (european-casino 5.2, 5.5): record a
+  // player's chips taken away, where the profile values such chips
+  // (`canRecord`), and confirm the face value of chips recorded away
+  // (`canConfirm`). A recording is asked once more first, for it cannot be
+  // taken back; `state.asking` keeps that question across redraws.
+  function seatedPlayers(box, players, options) {
+    const { currency, canRecord, canConfirm, state, record, confirm } = options;
+    const redraw = () => seatedPlayers(box, players, options);
+    if (!players.some((x) => x.player === state.asking)) state.asking = null;
+    const awayCell = (x) => {
+      if (x.away) {
+        const said = `Taken away at ${new Date(x.away.at_ms).toLocaleTimeString()}${x.away.confirmed ? "; face value confirmed" : ""}`;
+        const parts = [el("span", { "data-away": x.player, text: said })];
+        if (canConfirm && !x.away.confirmed) {
+          parts.push(" ", el("button", { type: "button", "data-confirm-chips": x.player, text: "Confirm their face value", onclick: () => confirm(x.player) }));
+        }
+        return parts;
+      }
+      if (!canRecord) return ["–"];
+      if (state.asking === x.player) {
+        return [`Record that ${x.player} took their colour chips away from the table? It cannot be undone. `,
+          el("button", { type: "button", class: "danger", "data-record-away": x.player, text: "Record it", onclick: () => { state.asking = null; record(x.player); } }), " ",
+          el("button", { type: "button", text: "Cancel", onclick: () => { state.asking = null; redraw(); } })];
+      }
+      return [el("button", { type: "button", "data-take-away": x.player, text: "Chips taken away", onclick: () => { state.asking = x.player; redraw(); } })];
+    };
+    const away = canRecord || players.some((x) => x.away);
+    box.replaceChildren(el("table", { class: "data" },
+      el("thead", {}, el("tr", {}, ...["Player", "Colour", "Chip value", "Chips", ...(away ? ["Away from the table"] : [])].map((h) => el("th", { text: h })))),
+      el("tbody", { id: "players" }, ...(players.length
+        ? players.map((x) => el("tr", { "data-player": x.player, "data-away": x.away ? "true" : "false" },
+            el("td", { text: x.player }),
+            el("td", {}, el("span", { class: "swatch", style: `background:${chipColour(x.colour)}` }), ` ${x.colour}`),
+            el("td", { text: money(x.chip_value, currency) }), el("td", { text: money(x.chips, currency) }),
+            ...(away ? [el("td", {}, ...awayCell(x))] : [])))
+        : [el("tr", {}, el("td", { colspan: away ? 5 : 4, class: "note", text: "No one holds colour chips here." }))]))));
+  }
+
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 
   // Those who supervise the game on the floor, by each document's title: the
@@ -392,5 +541,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, newId, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, ApiFailure };
+  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();
