@@ -712,7 +712,7 @@ test("verbal bets entered by the dealer, all or none (european-casino 3.5-3.6)",
   // european-casino 5.4-5.5: the sign posts what chips kept past the gaming day are worth;
   // the pit records chips taken away from the table (5.2), and the pit boss confirms
   // the face value of chips taken away, and of no others, from the pit console.
-  await textOf(player.locator("#table-sign"), /past the gaming day.*table minimum.*pit boss or casino manager/s, "the chips notice on the sign");
+  await textOf(player.locator("#table-sign"), /face value before leaving.*taken away.*after the gaming day.*table minimum.*never above their face value.*pit boss or casino manager/s, "the chips notice on the sign");
   const pit = await newPage("pit-chips");
   await signIn(pit, "/pit?table=e1", "pit1", "pit1-secret-1", "P-2002");
   await pit.locator('#players [data-take-away="bob"]').waitFor({ timeout: WAIT_MS });
