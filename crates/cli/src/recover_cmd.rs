@@ -142,6 +142,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
     )?;
     let broken = first_break(&pass)?;
     let seal_check = check_sealed(&mut journal, &keys_dir, None, &pass)?;
+    // The secret sealed entries the database no longer holds: they were taken
+    // out, and a damaged entry left before them would have a recovery erase
+    // them for good (the copy lacks them too).
+    if let Some((end, sealed)) = seal_check.sealed_beyond {
+        return Err(Invalid::one(format!(
+            "the secret sealed the journal at entry {sealed}, but the database ends at entry {end}: entries {} to \
+             {sealed} were taken out of it, not damaged (a seal is written with its entries). Recovery cuts only a \
+             damaged end and does not seal a journal whose end was removed; put back the database from a copy",
+            end + 1
+        ))
+        .into());
+    }
     let Some((broken_at, why)) = broken else {
         // Reads, chains and replays: there is no damaged end to cut. A seal
         // that does not match means rewritten, cut or put back, not damaged.

@@ -442,7 +442,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let sound_through = broken_at
         .filter(|_| damaged_dictionary.is_none())
         .and_then(|seq| last_before(&mut storage, seq));
+    // Entries the secret sealed and the database no longer holds were taken
+    // out: no recovery is offered, a copy is put back.
     let last_good_entry = sound_through
+        .filter(|_| seal.sealed_beyond.is_none())
         .map(|sound| seal.vouched_through.map_or(sound, |vouched| sound.min(vouched)))
         .filter(|good| *good > 0);
     let report = Report {

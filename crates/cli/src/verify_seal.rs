@@ -29,6 +29,10 @@ pub(crate) struct SealCheck {
     /// The first entry whose MAC does not hold, or is missing, and why.
     #[serde(skip)]
     pub(crate) mac_problem: Option<String>,
+    /// The journal's last entry and the entry past it that a seal or the head
+    /// made with the secret names: entries taken out of the database.
+    #[serde(skip)]
+    pub(crate) sealed_beyond: Option<(u64, u64)>,
 }
 
 /// The entries' MACs as `pass` read them, the journal's seal and the head
@@ -47,6 +51,7 @@ pub(crate) fn check_sealed(
         vouched_through: None,
         macs_from: None,
         mac_problem: None,
+        sealed_beyond: None,
     };
     let Some(keys) = Keys::read(keys_dir).map_err(Invalid::one)? else {
         return Ok(check);
@@ -88,6 +93,16 @@ pub(crate) fn check_sealed(
             vouched = made.seq;
         }
     }
+    // A seal is written with its entries, and the head only after them: one
+    // the secret made on an entry past the journal's end says entries were
+    // taken out, never that they were damaged.
+    let end = last.map_or(0, |(seq, _)| seq);
+    check.sealed_beyond = seal
+        .iter()
+        .chain(kept_head.iter().flatten())
+        .filter(|made| made.seq > end && made.made_with(&key))
+        .map(|made| (end, made.seq))
+        .max_by_key(|(_, sealed)| *sealed);
     check.problem = problem;
     check.mac_problem = mac_problem;
     check.vouched_through = Some(vouched);

@@ -181,10 +181,11 @@ fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
     let mut server = three_cash_ins(data.path());
     server.kill();
     let last = last_seq(data.path());
-    let copy = data_dir();
+    let (copy, middle) = (data_dir(), data_dir());
     for name in ["croupier.db", "croupier.db-wal", "croupier.db-shm"] {
         if data.path().join(name).exists() {
             std::fs::copy(data.path().join(name), copy.path().join(name)).expect("copied");
+            std::fs::copy(data.path().join(name), middle.path().join(name)).expect("copied");
         }
     }
     let keys = data.path().with_file_name(format!(
@@ -236,14 +237,42 @@ fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
         .output()
         .map(|o| (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string()))
         .expect("recover runs");
-    assert!(!ok && said.contains("not what the secret sealed"), "{said}");
+    assert!(!ok && said.contains("were taken out of it"), "{said}");
+
+    // Cut, and the entry before the cut damaged, as if the end were damage: a
+    // recovery would erase entries the secret sealed, which the copy lacks too.
+    let db = journal(copy.path());
+    db.execute("UPDATE journal SET hash = randomblob(32) WHERE seq = ?1", [last - 2])
+        .expect("damaged");
+    drop(db);
+    let (passed, report) = croupier_testkit::verify(BINARY, copy.path(), &["--keys", &keys.to_string_lossy()]);
+    assert!(!passed, "{report}");
+    assert_eq!(
+        report["last_good_entry"],
+        Value::Null,
+        "no recovery is offered: {report}"
+    );
+    let (ok, said) = Command::new(BINARY)
+        .args(["recover", "--data"])
+        .arg(copy.path())
+        .arg("--keys")
+        .arg(&keys)
+        .args(["--keep", &(last - 3).to_string(), "--reason", reason])
+        .output()
+        .map(|o| (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string()))
+        .expect("recover runs");
+    assert!(
+        !ok && said.contains(&format!("entries {} to {last} were taken out", last - 1)),
+        "{said}"
+    );
+    assert_eq!(last_seq(copy.path()), last - 2, "nothing was cut");
 
     // An entry missing from the middle: the last good one is the one before it.
-    let db = journal(copy.path());
+    let db = journal(middle.path());
     db.execute("DELETE FROM journal WHERE seq = ?1", [last - 4])
         .expect("deleted");
     drop(db);
-    let (passed, report) = croupier_testkit::verify(BINARY, copy.path(), &["--keys", &keys.to_string_lossy()]);
+    let (passed, report) = croupier_testkit::verify(BINARY, middle.path(), &["--keys", &keys.to_string_lossy()]);
     assert!(!passed, "{report}");
     assert_eq!(report["last_good_entry"], last - 5, "{report}");
 }
