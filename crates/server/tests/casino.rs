@@ -2551,3 +2551,57 @@ fn a_table_of_large_rounds_keeps_its_rounds_within_so_many_bets_from_format_13()
         assert_eq!(again, kept, "format {format}");
     }
 }
+
+// Colorado 2204(2), 2206(5): at an RNG table the recorded pocket is the
+// result. A bet held in prison on zero and lost on the next pocket once
+// could be paid its stake by dispute (the stake counted as if released);
+// from journal format 14 the bound there is what the recorded pocket gave.
+#[test]
+fn a_prison_bet_lost_at_an_rng_table_is_not_paid_by_dispute() {
+    let table = Request::CreateTable {
+        bonus_text: None,
+        table: "t1".into(),
+        profile_text: include_str!("../../../profiles/colorado-2014.toml").into(),
+        wheel: "double-zero".into(),
+        in_prison: true,
+        betting_window_ms: 60_000,
+        outcome: OutcomeSource::Rng,
+        shared_colours: false,
+        wheel_address: None,
+    };
+    let mut w = setup_with_table(MemoryStorage::default(), JOURNAL_FORMAT, table);
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 100_000, 10_000);
+    let (dealer, alice, pit) = (
+        actor("dealer", Role::Dealer),
+        actor("alice", Role::Player),
+        actor("pit", Role::PitSupervisor),
+    );
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    let mut red = bet("t1", "r1", "red", 1_000);
+    if let Request::PlaceBet { zero_choice, .. } = &mut red {
+        *zero_choice = Some("prison".into());
+    }
+    w.ok(&alice, red);
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    w.ok(&Actor::system(), rng_draw("0", Vec::new()));
+    w.ok(&dealer, Request::OpenBetting { table: "t1".into() });
+    w.ok(&dealer, Request::NoMoreBets { table: "t1".into() });
+    // 24 is black: the prisoner is lost.
+    w.ok(&Actor::system(), rng_draw("24", Vec::new()));
+    let chips = w.chips("alice");
+    let pay = |amount: i64| Request::Dispute {
+        table: "t1".into(),
+        reason: "the prisoner was released".into(),
+        corrections: vec![StoredCorrection {
+            player: "alice".into(),
+            amount,
+        }],
+        round: Some(2),
+        id: Some(dispute_id()),
+    };
+    refused_as(&mut w, &pit, pay(1_000), "bad_correction");
+    refused_as(&mut w, &pit, pay(1), "bad_correction");
+    assert_eq!(w.chips("alice"), chips);
+    replay(&w.casino.ledger().storage().entries).expect("replays");
+}

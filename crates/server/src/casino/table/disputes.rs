@@ -186,6 +186,8 @@ impl TableSlot {
         self.check_same_play(record.round)?;
         self.check_points_dispute(dir)?;
         let rules = self.table.rules().ignoring_limits();
+        // A certified source's result is the round's (format 14): the bound is its pocket's.
+        let certified = dir.journal_format() >= FORMAT_DISPUTE_IDS && self.outcome != OutcomeSource::Dealer;
         let mut checked: Corrections = Vec::with_capacity(corrections.len());
         for c in corrections {
             let player = dir.player(&c.player)?.player_id;
@@ -222,12 +224,27 @@ impl TableSlot {
                 )));
             }
             if total > most {
+                let bound = if certified {
+                    format!(
+                        "the {} their bets in it returned on the pocket the table's {} recorded ({})",
+                        signed_money(&most),
+                        if self.outcome == OutcomeSource::Rng {
+                            "RNG"
+                        } else {
+                            "wheel"
+                        },
+                        record.pocket.as_deref().unwrap_or("-")
+                    )
+                } else {
+                    format!(
+                        "the {} their bets in it could return at most together on any one pocket",
+                        signed_money(&most)
+                    )
+                };
                 return Err(refuse(format!(
-                    "paying {} would give them {} from the round, more than the {} their bets \
-                     in it could return at most together on any one pocket",
+                    "paying {} would give them {} from the round, more than {bound}",
                     signed_money(&i128::from(c.amount)),
                     signed_money(&total),
-                    signed_money(&most)
                 )));
             }
             checked.push((player, i128::from(c.amount)));
@@ -321,9 +338,15 @@ impl TableSlot {
         let mut placed = Vec::with_capacity(bets.len());
         for bet in bets {
             let stake = i128::from(bet.stake);
-            // A bet handed back (annulled, or its round void) played for nothing: its stake at most.
+            // A bet handed back (annulled, or its round void) played for nothing: its stake at
+            // most; one carried from prison, its stake released at most (where the result is a
+            // certified source's, what the recorded pocket gave it).
             if carried(bet) || bet.result.as_deref() == Some("returned") {
-                anywhere += stake;
+                anywhere += if recorded_only {
+                    i128::from(bet.returned.unwrap_or(0))
+                } else {
+                    stake
+                };
                 continue;
             }
             // A Bonus Spin Xtreme wager wins on any pocket a target may be;
