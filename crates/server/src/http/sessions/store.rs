@@ -48,6 +48,16 @@ fn row_mac(key: &[u8; 32], session: &SessionKey, actor: &str, started_ms: u64) -
     mac
 }
 
+/// The MAC of a session's last use: without it, someone with the data
+/// directory moved `seen_ms` forward and an idle session outlived its limit.
+fn seen_mac(key: &[u8; 32], session: &SessionKey, seen_ms: u64) -> String {
+    let mut mac = hmac(key);
+    mac.update(b"croupier session last used\n");
+    mac.update(session);
+    mac.update(format!("\n{seen_ms}").as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
 /// What a row adds to (and its deletion takes from) the set, by XOR.
 fn element(key: &[u8; 32], session: &SessionKey) -> [u8; 32] {
     let mut mac = hmac(key);
@@ -187,7 +197,8 @@ impl Store {
                  actor TEXT NOT NULL,
                  started_ms BIGINT NOT NULL,
                  seen_ms BIGINT NOT NULL,
-                 mac TEXT NOT NULL
+                 mac TEXT NOT NULL,
+                 seen_mac TEXT
              );
              CREATE TABLE IF NOT EXISTS sessions_seal (
                  one INTEGER PRIMARY KEY CHECK (one = 1),
@@ -196,6 +207,15 @@ impl Store {
              );",
         )
         .map_err(failed)?;
+        // A file from before last uses were sealed: its rows have no MAC of it.
+        let has_seen_mac = conn
+            .prepare("SELECT 1 FROM pragma_table_info('keyed_sessions') WHERE name = 'seen_mac'")
+            .and_then(|mut s| s.exists([]))
+            .map_err(failed)?;
+        if !has_seen_mac {
+            conn.execute_batch("ALTER TABLE keyed_sessions ADD COLUMN seen_mac TEXT")
+                .map_err(failed)?;
+        }
         let epoch = read_epoch(epoch_file, &key).unwrap_or_else(|e| {
             tracing::warn!("{e}: the sessions in {} are dropped", path.display());
             None
@@ -206,11 +226,14 @@ impl Store {
             })
             .optional()
             .map_err(failed)?;
-        let rows: Vec<(String, String, i64, i64, String)> = conn
-            .prepare("SELECT session, actor, started_ms, seen_ms, mac FROM keyed_sessions")
+        type Stored = (String, String, i64, i64, String, Option<String>);
+        let rows: Vec<Stored> = conn
+            .prepare("SELECT session, actor, started_ms, seen_ms, mac, seen_mac FROM keyed_sessions")
             .and_then(|mut rows| {
-                rows.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
-                    .collect()
+                rows.query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                })?
+                .collect()
             })
             .map_err(failed)?;
         let decode = |hex_text: &str| -> Option<SessionKey> { hex::decode(hex_text).ok()?.try_into().ok() };
@@ -241,14 +264,18 @@ impl Store {
         }
         let mut kept = Vec::new();
         let mut dropped = Vec::new();
-        for (session_text, actor_text, started, seen, mac) in rows {
+        for (session_text, actor_text, started, seen, mac, seen_sealed) in rows {
             let Some(session) = decode(&session_text) else {
                 // No part of the set: deleted as it is written.
                 conn.execute("DELETE FROM keyed_sessions WHERE session = ?1", params![session_text])
                     .map_err(failed)?;
                 continue;
             };
-            let (started, seen) = (started as u64, seen as u64);
+            let (started, mut seen) = (started as u64, seen as u64);
+            // A last use the secret did not seal counts from the session's start.
+            if seen_sealed.as_deref() != Some(seen_mac(&key, &session, seen).as_str()) {
+                seen = started;
+            }
             let macked =
                 hex::decode(&mac).is_ok_and(|m| row_mac(&key, &session, &actor_text, started).verify_slice(&m).is_ok());
             let actor = serde_json::from_str::<Actor>(&actor_text).ok().filter(|_| macked);
@@ -281,6 +308,19 @@ impl Store {
         store.epoch_owed = true;
         if let Err(e) = store.commit(&dropped, None) {
             tracing::warn!("{e}; the next start drops every session in it");
+        }
+        // A keys folder that takes no new epoch (mounted read-only, full) would
+        // leave a copy of the file made this epoch able to bring back sessions
+        // ended since: none is kept, and everyone signs in again.
+        if store.epoch_owed && !kept.is_empty() {
+            tracing::error!(
+                "the keys folder takes no new sessions' epoch ({}): the {} sessions in {} are not kept, and their \
+                 holders sign in again",
+                epoch_file.display(),
+                kept.len(),
+                store.path.display()
+            );
+            kept.clear();
         }
         Ok((store, kept))
     }
@@ -338,13 +378,15 @@ impl Store {
                 .finalize()
                 .into_bytes();
             tx.execute(
-                "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO keyed_sessions (session, actor, started_ms, seen_ms, mac, seen_mac) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     hex::encode(row.key),
                     actor,
                     row.started_ms as i64,
                     row.seen_ms as i64,
-                    hex::encode(mac)
+                    hex::encode(mac),
+                    seen_mac(&self.key, &row.key, row.seen_ms)
                 ],
             )?;
             xor(&mut set, &element(&self.key, &row.key));
@@ -368,8 +410,12 @@ impl Store {
     /// Notes a session's last use. Losing this write only shortens the session after a restart.
     pub fn seen(&self, session: &SessionKey, now_ms: u64) {
         let _ = self.conn.execute(
-            "UPDATE keyed_sessions SET seen_ms = ?1 WHERE session = ?2",
-            params![now_ms as i64, hex::encode(session)],
+            "UPDATE keyed_sessions SET seen_ms = ?1, seen_mac = ?2 WHERE session = ?3",
+            params![
+                now_ms as i64,
+                seen_mac(&self.key, session, now_ms),
+                hex::encode(session)
+            ],
         );
     }
 

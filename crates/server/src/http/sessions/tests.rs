@@ -310,3 +310,45 @@ fn a_session_ends_when_idle_when_old_and_when_its_user_holds_too_many() {
         assert!(sessions.get(token, 10).is_some(), "{token}");
     }
 }
+
+// A session's last use moved forward in the file by someone without the
+// secret once let an idle session outlive its limit across a restart: a
+// last use the secret did not seal counts from the session's start.
+#[test]
+fn a_last_use_moved_forward_without_the_secret_keeps_no_idle_session_alive() {
+    let folders = Folders::new();
+    let sessions = folders.open(0);
+    sessions.start("token-a", who("ann", Role::Player), 0).expect("a");
+    sessions.start("token-b", who("bob", Role::Player), 0).expect("b");
+    // bob uses his after 20 minutes: that last use is written under the secret.
+    assert!(sessions.get("token-b", 20 * MINUTE).is_some());
+    drop(sessions);
+    folders
+        .sql()
+        .execute(
+            "UPDATE keyed_sessions SET seen_ms = ?1 WHERE session != (SELECT session FROM keyed_sessions \
+             WHERE seen_ms = ?2 LIMIT 1)",
+            params![(44 * MINUTE) as i64, (20 * MINUTE) as i64],
+        )
+        .expect("moved forward");
+    let sessions = folders.open(45 * MINUTE);
+    assert_eq!(sessions.get("token-a", 45 * MINUTE), None, "idle since its start");
+    assert!(
+        sessions.get("token-b", 45 * MINUTE).is_some(),
+        "its sealed last use stands"
+    );
+}
+
+// A keys folder that takes no new epoch (mounted read-only, full) once let a
+// copy of the file made this epoch bring back a session signed out since:
+// no session is kept through such a start.
+#[test]
+fn a_keys_folder_that_takes_no_new_epoch_keeps_no_session_through_a_start() {
+    let folders = Folders::new();
+    let sessions = folders.open(0);
+    sessions.start("token-a", who("ann", Role::Player), 0).expect("a");
+    drop(sessions);
+    std::fs::create_dir(folders.epoch().with_extension("json.new")).expect("the epoch's way blocked");
+    let sessions = folders.open(MINUTE);
+    assert_eq!(sessions.get("token-a", MINUTE), None, "no session kept");
+}
