@@ -1,8 +1,8 @@
 // Money on the pages, in a real browser against a real `croupier serve`:
 // one intent, one id (a cash-in and a dispute whose answers are lost, sent
 // again, move money once), the pit's books of the day as the API gives
-// them, and chips taken away from the table recorded at the dealer's
-// console and told to the player.
+// them, and chips taken away from the table recorded by the pit (the
+// dealer calls the floor) and told to the player.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -73,14 +73,17 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   await page.locator('#message[data-kind="error"]').waitFor({ timeout: WAIT_MS });
   assert.equal(sent.length, 1);
   assert.equal(await wallet(), 25_000, "the first send reached the server");
-  // Clicked again, unchanged: the wallet credited once, under one id.
+  // Clicked again, unchanged: the page asks whether it is that one again or a new
+  // one (only the cashier knows); sent again, the wallet is credited once, under one id.
   await page.click('#cash-form button[value="in"]');
+  await page.click('#message [data-resend="again"]');
   await page.locator("#receipt-panel").waitFor({ timeout: WAIT_MS });
   assert.equal(await wallet(), 25_000, "credited once");
   assert.deepEqual(sent, [sent[0], sent[0]], "one id for both sends");
   await textOf(page.locator("#receipt"), new RegExp(`Cash in[\\s\\S]*250\\.00[\\s\\S]*Reference${sent[0]}`), "the receipt with the id");
   await textOf(page.locator("#message"), /recorded by the earlier send/, "the resend said to have moved nothing");
   await textOf(page.locator('#accounts tr[data-account="wallet:ann"]'), /250\.00/, "the wallet looked up again");
+  assert.equal(await page.locator(`#done tr[data-reference="${sent[0]}"]`).count(), 1, "listed once in the session's transactions");
   // Done: the form is empty and its next send is a new intent.
   assert.equal(await page.inputValue('#cash-form [name="amount"]'), "");
   const next = await page.locator("#cash-ref").getAttribute("data-reference");
@@ -99,9 +102,30 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   assert.equal(await page.locator("#cash-ref").getAttribute("data-pending"), "false", "another amount, another intent");
   await page.fill('#cash-form [name="amount"]', "100.00");
   await page.click('#cash-form button[value="in"]');
+  await page.click('#message [data-resend="again"]');
   await textOf(page.locator("#receipt"), new RegExp(`100\\.00[\\s\\S]*Reference${again[0]}`), "the second receipt");
   assert.deepEqual(again, [again[0], again[0]]);
   assert.equal(await wallet(), 35_000, "250.00 and 100.00, each once");
+
+  // The same amount again after a lost answer, but a new cash-in (the player brought more):
+  // the cashier says so, and it goes under a new id, credited.
+  const third = await loseNextAnswer(page, "cash_in");
+  await page.fill('#cash-form [name="amount"]', "100.00");
+  await page.click('#cash-form button[value="in"]');
+  await page.locator('#message[data-kind="error"]').waitFor({ timeout: WAIT_MS });
+  assert.equal(await wallet(), 45_000, "the first reached the server");
+  await page.click('#cash-form button[value="in"]');
+  await page.click('#message [data-resend="new"]');
+  await textOf(page.locator("#message"), /Cashed in/, "a new cash-in, not a resend");
+  assert.equal(await wallet(), 55_000, "two cash-ins of 100.00, each credited");
+  assert.equal(third.length, 2);
+  assert.notEqual(third[0], third[1], "a new id for the new one");
+  // A refusal is an answer: the next send is a new intent, asked nothing.
+  await page.fill('#cash-form [name="amount"]', "9999999.00");
+  await page.click('#cash-form button[value="in"]');
+  await textOf(page.locator("#message"), /at most/, "refused over the day's limit");
+  assert.equal(await page.locator('#message [data-resend]').count(), 0);
+  assert.equal(await page.locator("#cash-ref").getAttribute("data-pending"), "false", "refused, answered");
   await shot(page, "30-cage-lost-answer");
   await page.context().close();
   noScriptErrors(mark);
@@ -134,6 +158,7 @@ test("a dispute whose answer is lost, sent again from the pit, is decided once",
   assert.equal(await chipsOf(ben, "t2", "ben"), chips + 500, "the first send reached the server");
   await textOf(pit.locator("#message"), /No answer came/, "the lost answer said");
   await pit.click('#dispute-form button[type="submit"]');
+  await pit.click('#message [data-resend="again"]');
   await textOf(pit.locator("#dispute-done"), /reference/, "the decision recorded");
   assert.equal(await chipsOf(ben, "t2", "ben"), chips + 500, "paid once");
   assert.deepEqual(sent, [sent[0], sent[0]], "one id for both sends");
@@ -196,7 +221,7 @@ test("the pit's report shows the day's books as the API gives them, after a roun
   noScriptErrors(mark);
 });
 
-test("chips taken away: recorded at the dealer's console, told to the player, their play refused in words", async () => {
+test("chips taken away: the dealer calls the floor, the pit records it, the player is told, their play refused in words", async () => {
   const mark = pageErrors.length;
   await ask(adminToken, {
     op: "create_table", table: "e1", profile_text: (await profileText("european-casino")).replace('currency = "EUR"', 'currency = "USD"'),
@@ -210,15 +235,22 @@ test("chips taken away: recorded at the dealer's console, told to the player, th
   await signIn(player, "/terminal?table=e1", "ben", "ben-secret-1");
   await player.locator('#phase[title="stream live"]').waitFor({ state: "attached", timeout: WAIT_MS });
   assert.equal(await player.locator("#away-notice").isHidden(), true);
+  // A dealer alone may not record it (they could devalue a player's chips): the console says to call the floor.
   const dealer = await newPage("dealer-away");
   await signIn(dealer, "/dealer?table=e1", "dealer1", "dealer1-secret-1", "D-1001");
-  await dealer.locator('#players [data-take-away="ben"]').waitFor({ timeout: WAIT_MS });
+  await textOf(dealer.locator("#away-note"), /call the floor/, "the dealer calls the floor");
+  await dealer.locator('#players [data-player="ben"]').waitFor({ timeout: WAIT_MS });
+  assert.equal(await dealer.locator('#players [data-take-away="ben"]').count(), 0, "no button for a dealer");
+  const pit = await newPage("pit-away");
+  await signIn(pit, "/pit?table=e1", "pit1", "pit1-secret-1", "P-2002");
+  await pit.locator('#players [data-take-away="ben"]').waitFor({ timeout: WAIT_MS });
   // Asked once more, for it cannot be taken back.
-  await dealer.click('#players [data-take-away="ben"]');
-  await dealer.click('#players [data-record-away="ben"]');
-  await textOf(dealer.locator("#message"), /ben's colour chips are recorded taken away/, "recorded at the console");
+  await pit.click('#players [data-take-away="ben"]');
+  await pit.click('#players [data-record-away="ben"]');
+  await textOf(pit.locator("#message"), /ben's colour chips are recorded taken away/, "recorded at the pit");
+  await textOf(pit.locator('#players [data-away="ben"]'), /Taken away at/, "shown away at the pit");
+  assert.equal(await pit.locator('#players [data-take-away="ben"]').count(), 0, "recorded once");
   await textOf(dealer.locator('#players [data-away="ben"]'), /Taken away at/, "shown away at the console");
-  assert.equal(await dealer.locator('#players [data-take-away="ben"]').count(), 0, "recorded once");
   // The player is told, with the chips' value.
   await textOf(player.locator("#away-notice"), /Your colour chips \(USD 50\.00\) were recorded as taken away from this table/, "the notice on the terminal");
   // Their bets are refused, in words, and the notice stays.
@@ -230,11 +262,11 @@ test("chips taken away: recorded at the dealer's console, told to the player, th
   await shot(player, "32-terminal-chips-away");
   const log = await call(pitToken, "/api/tables/e1/log");
   const entry = log.log.find((e) => e.type === "chips_taken_away");
-  assert.equal(entry?.by, "dealer1", "the log names who recorded it");
+  assert.equal(entry?.by, "pit1", "the log names who recorded it");
   // Cashed in, they are away no more.
   await player.click("#leave");
   await textOf(player.locator("#message"), /cashed back to your wallet/, "ben leaves");
   assert.equal(await player.locator("#away-notice").isHidden(), true);
-  for (const p of [player, dealer]) await p.context().close();
+  for (const p of [player, dealer, pit]) await p.context().close();
   noScriptErrors(mark);
 });

@@ -1782,14 +1782,11 @@ fn only_the_named_supervisor_confirms_chips_at_face_value() {
     );
     assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
     // A seated player's chips keep their face (journal format 14): nothing to confirm
-    // until the dealer records them taken away from the table (5.2).
+    // until the pit records them taken away from the table (5.2).
     let (status, code, message) = refused(&server, &manager, confirm.clone());
     assert_eq!((status, code.as_str()), (400, "bad_request"), "{message}");
     assert_eq!(journal_rows(data.path()).len(), before, "every refusal wrote nothing");
-    server.ask(
-        &dealer,
-        json!({"op": "chips_taken_away", "table": "e1", "player": "p1"}),
-    );
+    server.ask(&pit, json!({"op": "chips_taken_away", "table": "e1", "player": "p1"}));
     server.ask(&manager, confirm.clone());
     let written = journal_rows(data.path()).len();
     server.ask(&pit, confirm);

@@ -298,7 +298,7 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
             },
         ),
         22 => (
-            dealer,
+            pit.clone(),
             Request::ChipsTakenAway {
                 table: "b".into(),
                 player: p.into(),

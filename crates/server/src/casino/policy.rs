@@ -45,7 +45,7 @@ pub enum Act {
     /// (european-casino 5.5); the profile names which supervisor.
     ConfirmChips,
     /// Record that a player took their colour chips away from the table
-    /// (european-casino 5.2): the dealer who sees it, or the pit.
+    /// (european-casino 5.2): the floor's supervisors, whom the dealer calls.
     RecordChipsTakenAway,
     OpenTable,
     CloseTable,
@@ -171,9 +171,12 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::Adjust, PIT, "record adjustments"),
     (Act::SetLimits, PIT, "set table limits"),
     (Act::ConfirmChips, PIT, "confirm colour chips at face value"),
+    // A supervisor's, called by the dealer who sees it (the low-limit house:
+    // "the floor manager must be called"): a dealer alone could otherwise
+    // devalue a player's chips to the rule's value.
     (
         Act::RecordChipsTakenAway,
-        TABLE_STAFF,
+        PIT,
         "record colour chips taken away from the table",
     ),
     (Act::OpenTable, TABLE_STAFF, "open tables"),
