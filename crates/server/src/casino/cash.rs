@@ -100,10 +100,12 @@ impl<S: Storage> Cage<S> {
         if self.ledger.has_transfer(&claim.transfer) {
             return Ok(None);
         }
+        // A sale stamped a day before the newest counted (two tables' sales
+        // crossing midnight a moment apart) counts with the newest day's.
         let sold = self
             .dealer_days
             .get(&claim.player)
-            .filter(|(day, _)| *day == claim.day)
+            .filter(|(day, _)| *day >= claim.day)
             .map_or(0, |(_, sold)| *sold);
         if sold.saturating_add(claim.amount) > DEALER_SALE_MAX {
             return Err(err(
@@ -120,10 +122,11 @@ impl<S: Storage> Cage<S> {
         Ok(Some(claim.clone()))
     }
 
-    /// Counts a dealer's sale, written, in the player's day.
+    /// Counts a dealer's sale, written, in the player's day: a later day
+    /// begins again, an earlier one (a sale crossing midnight) counts with the newest.
     pub(super) fn count_sale(&mut self, claim: SaleClaim) {
         let sold = self.dealer_days.entry(claim.player).or_insert((claim.day, 0));
-        if sold.0 != claim.day {
+        if sold.0 < claim.day {
             *sold = (claim.day, 0);
         }
         sold.1 = sold.1.saturating_add(claim.amount);
