@@ -74,8 +74,10 @@ pub struct DayBooksView {
     /// `win` over `drop`, in hundredths of a per cent (rounded toward
     /// zero); none without a drop.
     pub hold_basis_points: Option<i64>,
-    /// Stakes put on the layout from chips (an In Prison stake once).
+    /// Stakes put on the layout from chips (an In Prison stake once), and
+    /// of them those handed back unplayed (cancelled, annulled, a void round's).
     pub staked: u64,
+    pub returned_unplayed: u64,
     /// Of the win, what dispute corrections paid and collected.
     pub disputes_paid: u64,
     pub disputes_collected: u64,
@@ -87,7 +89,7 @@ pub struct DayBooksView {
     /// Into the progressive meters, and out of them as jackpots.
     pub meters_fed: u64,
     pub jackpots: u64,
-    /// Rounds settled.
+    /// Rounds played to a result (not a void one).
     pub rounds: u64,
 }
 

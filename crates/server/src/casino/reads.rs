@@ -55,6 +55,8 @@ pub enum TableAnswer {
     Log(TableLog),
     Bets(TableBets),
     Report(TableReport),
+    /// The question refused (a report of a day whose books the table does not keep).
+    Refused(crate::api::ApiError),
     Rounds(Vec<RecalledRound>),
     Round(Option<RecalledRound>),
     MinRevolutions(u8),
@@ -197,7 +199,10 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .unwrap_or_default(),
             })
         }
-        TableQuery::Report { day } => TableAnswer::Report(report(slot, dir, now_ms, day)),
+        TableQuery::Report { day } => match day.map(|d| kept_day(slot, now_ms, d)).transpose() {
+            Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
+            Err(refused) => TableAnswer::Refused(refused),
+        },
         TableQuery::Recall { n, viewer } => {
             let every = policy::allows(viewer.role, Act::RecallEveryPlayer);
             TableAnswer::Rounds(
@@ -408,6 +413,27 @@ pub fn day_text(day: u64) -> String {
     format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
+/// Gaming day `day` if `slot` keeps its books: from its oldest kept day to
+/// today's (a day in between with no movement is a quiet one). A day before
+/// them or after today is refused, not shown as a quiet day.
+fn kept_day(slot: &TableSlot, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
+    let today = crate::casino::table::books::gaming_day(now_ms);
+    let first = slot.book_days().next().unwrap_or(today);
+    if (first..=today).contains(&day) {
+        return Ok(day);
+    }
+    Err(crate::api::ApiError::new(
+        crate::api::ErrorCode::NotFound,
+        format!(
+            "table {} keeps the books of its gaming days {} to {}; {} is not among them",
+            slot.id,
+            day_text(first),
+            day_text(today),
+            day_text(day)
+        ),
+    ))
+}
+
 /// The books of `slot`'s gaming day `day`, as the report shows them.
 fn books_view(slot: &TableSlot, day: u64) -> DayBooksView {
     let b = slot.books_of(day);
@@ -426,6 +452,7 @@ fn books_view(slot: &TableSlot, day: u64) -> DayBooksView {
         win: win as i64,
         hold_basis_points: hold,
         staked: b.staked,
+        returned_unplayed: b.returned_unplayed,
         disputes_paid: b.disputes_paid,
         disputes_collected: b.disputes_collected,
         cashed_out: b.cashed_out,

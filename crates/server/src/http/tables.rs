@@ -89,6 +89,7 @@ pub async fn report(
     let day = asked.day.as_deref().map(day_number).transpose()?;
     match state.floor.read_table(&table, TableQuery::Report { day }).await? {
         TableAnswer::Report(report) => Ok(Json(report)),
+        TableAnswer::Refused(refused) => Err(refused.into()),
         _ => Err(unexpected()),
     }
 }

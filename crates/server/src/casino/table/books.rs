@@ -67,6 +67,9 @@ pub struct DayBooks {
     pub disputes_collected: u64,
     /// Stakes put on the layout from players' chips (an In Prison bet once).
     pub staked: u64,
+    /// Of those, handed back unplayed: cancelled, annulled, or their round void.
+    #[serde(default)]
+    pub returned_unplayed: u64,
     /// Colour chips cashed back into wallets (chips → wallet).
     pub cashed_out: u64,
     /// Chips the house kept of chips brought back revalued (chips → house).
@@ -76,11 +79,31 @@ pub struct DayBooks {
     /// Into the progressive meters, and out of them as jackpots.
     pub meters_fed: u64,
     pub jackpots: u64,
-    /// Rounds whose result was settled.
+    /// Rounds played to a result (a void round or a no spin that voids is none).
     pub rounds: u64,
 }
 
 impl DayBooks {
+    /// Adds `more`'s movements (its float's opening aside).
+    fn add(&mut self, more: &DayBooks) {
+        self.drop_cash += more.drop_cash;
+        self.drop_wallet += more.drop_wallet;
+        self.fills += more.fills;
+        self.credits += more.credits;
+        self.float_in += more.float_in;
+        self.float_out += more.float_out;
+        self.disputes_paid += more.disputes_paid;
+        self.disputes_collected += more.disputes_collected;
+        self.staked += more.staked;
+        self.returned_unplayed += more.returned_unplayed;
+        self.cashed_out += more.cashed_out;
+        self.revalued_kept += more.revalued_kept;
+        self.tips += more.tips;
+        self.meters_fed += more.meters_fed;
+        self.jackpots += more.jackpots;
+        self.rounds += more.rounds;
+    }
+
     /// The table's win: what play moved into the float less what it paid out.
     pub fn win(&self) -> i128 {
         i128::from(self.float_in) - i128::from(self.float_out)
@@ -144,17 +167,14 @@ impl TableSlot {
         }
     }
 
-    /// Enters `transfers`, made at `at_ms`, in the books of their gaming day.
-    pub(super) fn enter<'a>(&mut self, at_ms: u64, transfers: impl Iterator<Item = &'a Transfer>) {
-        let day = gaming_day(at_ms);
-        let float = self.float.clone();
-        let open = self.balance_of(&float);
-        let dispute = format!("{}/dispute/", self.id);
-        let books = self.books_by_day.entry(day).or_insert_with(|| DayBooks {
-            float_open: open,
-            ..DayBooks::default()
-        });
-        let is_float = |acc: &Account| *acc == float;
+    /// What `transfers` add to a gaming day's books (all but the float's opening).
+    pub(super) fn tally<'a>(&self, transfers: impl Iterator<Item = &'a Transfer>) -> DayBooks {
+        let mut books = DayBooks::default();
+        let is_float = |acc: &Account| *acc == self.float;
+        let is_dispute = |id: &str| {
+            id.strip_prefix(self.id.as_str())
+                .is_some_and(|rest| rest.starts_with("/dispute/"))
+        };
         for t in transfers {
             let a = t.amount.get();
             match (&t.from, &t.to) {
@@ -166,17 +186,20 @@ impl TableSlot {
                 (from, Account::House) if is_float(from) => books.credits += a,
                 (from, _) if is_float(from) => {
                     books.float_out += a;
-                    if t.id.starts_with(&dispute) {
+                    if is_dispute(&t.id) {
                         books.disputes_paid += a;
                     }
                 }
                 (_, to) if is_float(to) => {
                     books.float_in += a;
-                    if t.id.starts_with(&dispute) {
+                    if is_dispute(&t.id) {
                         books.disputes_collected += a;
                     }
                 }
                 (Account::Chips { .. }, Account::Table(TableAccount::Layout, _)) => books.staked += a,
+                (Account::Table(TableAccount::Layout, _), Account::Chips { .. }) if t.id.ends_with("/returned") => {
+                    books.returned_unplayed += a
+                }
                 (_, Account::Table(TableAccount::Tips, _)) => books.tips += a,
                 (_, Account::Table(TableAccount::MeterPrimary | TableAccount::MeterSecondary, _)) => {
                     books.meters_fed += a
@@ -187,12 +210,24 @@ impl TableSlot {
                 _ => {}
             }
         }
+        books
+    }
+
+    /// Enters `tally`, of transfers made at `at_ms` and taken by the cage, in
+    /// that gaming day's books, before the table's balances move with them.
+    pub(super) fn enter(&mut self, at_ms: u64, tally: &DayBooks) {
+        let open = self.balance_of(&self.float);
+        let books = self.books_by_day.entry(gaming_day(at_ms)).or_insert_with(|| DayBooks {
+            float_open: open,
+            ..DayBooks::default()
+        });
+        books.add(tally);
         while self.books_by_day.len() > BOOK_DAYS_KEPT {
             self.books_by_day.pop_first();
         }
     }
 
-    /// Counts a round settled on `at_ms`'s gaming day.
+    /// Counts a round played to a result on `at_ms`'s gaming day.
     pub(super) fn count_round(&mut self, at_ms: u64) {
         let float = self.balance_of(&self.float);
         self.books_by_day

@@ -385,15 +385,18 @@ impl TableSlot {
                 .collect();
             let deltas = self.deltas(made.iter().copied());
             if books {
-                self.enter(at_ms, made.into_iter());
+                let tally = self.tally(made.into_iter());
+                self.enter(at_ms, &tally);
             }
             self.book(deltas);
         } else {
             let deltas = self.deltas(transfers.iter());
-            if books {
-                self.enter(at_ms, transfers.iter());
-            }
+            // Entered once the cage has taken them: a refused write enters nothing.
+            let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
+            if let Some(tally) = tally {
+                self.enter(at_ms, &tally);
+            }
             self.book(deltas);
         }
         self.entries += 1;
@@ -573,7 +576,10 @@ impl TableSlot {
                 self.keep_jackpots(at_ms, &events, &name_of);
                 self.log_all(at_ms, &events, &name_of);
                 self.table.apply_all(&events);
-                if settles && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
+                let played = events
+                    .iter()
+                    .any(|e| matches!(e, Event::RoundSettled { pocket: Some(_), .. }));
+                if played && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
                     self.count_round(at_ms);
                 }
                 if settles {
