@@ -1601,10 +1601,12 @@ fn only_chips_taken_away_are_revalued_each_purchase_at_its_days_minimum_never_ab
     // Only the table's staff record chips taken away; a player cannot.
     w.refused(&alice(), taken_away("alice"), "forbidden");
     w.refused(&cashier(), taken_away("alice"), "forbidden");
-    w.refused(&dealer(), taken_away("carol"), "not_seated");
-    w.ok(&dealer(), taken_away("alice"));
+    // A supervisor's record, whom the dealer calls: a dealer alone could devalue a player's chips.
+    w.refused(&dealer(), taken_away("alice"), "forbidden");
+    w.refused(&pit(), taken_away("carol"), "not_seated");
+    w.ok(&pit(), taken_away("alice"));
     // Recorded once: sent again, it writes nothing.
-    w.resent(&dealer(), taken_away("alice"));
+    w.resent(&pit(), taken_away("alice"));
     // Away, alice's chips play no more, buy nothing and tip nothing until cashed in.
     w.ok(&dealer(), open_betting());
     let refused = w.refused(&alice(), bet("away", "red", 500), "chips_away");
@@ -1649,7 +1651,7 @@ fn only_chips_taken_away_are_revalued_each_purchase_at_its_days_minimum_never_ab
     assert_eq!(w.balance("wallet:bob"), 100_000);
     // Taken away and brought back the day they were bought: face value.
     seat_in_chips_of(&mut w, "carol", 1_000, 500);
-    w.ok(&dealer(), taken_away("carol"));
+    w.ok(&pit(), taken_away("carol"));
     w.ok(&carol, leave("leave-carol-2"));
     assert_eq!(w.balance("wallet:carol"), 100_000);
     // A purchase dated on its own: chips of 1.00 under a 3.00 minimum are never worth more than 1.00.
@@ -1675,11 +1677,11 @@ fn low_limit_chips_removed_from_the_table_come_back_at_a_dollar_never_above_thei
     w.ok(&alice(), leave("leave-alice"));
     assert_eq!(w.balance("wallet:alice"), 100_000);
     // Removed and brought back the same day: $1 each.
-    w.ok(&dealer(), taken_away("bob"));
+    w.ok(&actor("floor_manager", Role::FloorManager), taken_away("bob"));
     w.ok(&bob(), leave("leave-bob"));
     assert_eq!(w.balance("wallet:bob"), 100_000 - 2_500 + 500);
     // Chips of 0.25 removed come back at 0.25, not $1.
-    w.ok(&dealer(), taken_away("carol"));
+    w.ok(&pit(), taken_away("carol"));
     let carol = actor("carol", Role::Player);
     let events = w.ok(&carol, leave("leave-carol"));
     assert!(
@@ -1723,4 +1725,19 @@ fn a_bet_sent_again_after_its_round_is_not_placed_in_a_later_one() {
         }
         w.replays();
     }
+}
+
+// A closed table sold chips for cash into its drop box, its wheel covered:
+// from journal format 14 chips are sold for cash only while it is open, and
+// a player still cashes theirs in after it closes.
+#[test]
+fn a_closed_table_sells_no_chips_for_cash_and_cashes_them_in() {
+    let mut w = World::new();
+    w.seat("alice", 10_000, 1_000);
+    w.ok(&dealer(), close(true));
+    w.refused(&dealer(), sale("sale-after-close", "bob", 500), "table_closed");
+    w.ok(&alice(), leave("leave-after-close"));
+    assert_eq!(w.balance("wallet:alice"), 10_000);
+    assert_eq!(w.balance("drop:t1"), 0);
+    w.replays();
 }

@@ -157,6 +157,11 @@ pub const FORMAT_BET_IDS_ACROSS_ROUNDS: u32 = 14;
 /// the fee and the buy-in twice.
 pub const FORMAT_ORDER_IDS_REQUIRED: u32 = 14;
 
+/// The first format in which colour chips are sold for cash only at an
+/// open table: a closed table, its wheel covered, once took cash into its
+/// drop box.
+pub const FORMAT_CHIPS_AT_OPEN_TABLES: u32 = 14;
+
 /// The first format in which match play coupons a cashier issues count
 /// against the cashier's day for the player, and dealers' chip sales to a
 /// player are capped across every table, not at each.

@@ -10,7 +10,8 @@ use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{
-    JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_DEALER_SALES_CAPPED, FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS,
+    JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_CHIPS_AT_OPEN_TABLES, FORMAT_DEALER_SALES_CAPPED,
+    FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS,
 };
 
 /// The most chips, in minor units, dealers sell one player for cash at a
@@ -164,6 +165,24 @@ impl TableSlot {
         Ok(())
     }
 
+    /// From journal format 14, chips are sold for cash only while the table
+    /// is open: a closed table takes no cash into its drop box (a buy-in from
+    /// a wallet moves no cash, and the chips are cashed in whenever).
+    fn check_open_for_chips(&self, dir: &Directory) -> Result<(), ApiError> {
+        if dir.journal_format() >= FORMAT_CHIPS_AT_OPEN_TABLES
+            && matches!(self.table.phase(), croupier_core::round::Phase::Closed)
+        {
+            return Err(err(
+                ErrorCode::TableClosed,
+                format!(
+                    "table {} is closed: colour chips are sold for cash only while it is open",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn plan_money(
         &self,
         dir: &Directory,
@@ -189,6 +208,7 @@ impl TableSlot {
                 ..
             } => {
                 dir.player(player)?;
+                self.check_open_for_chips(dir)?;
                 self.check_chips_here(player)?;
                 // One person alone sells a player only so much a day, however
                 // split: above it, a pit supervisor makes the sale. From format
