@@ -120,14 +120,18 @@ fn chips_held_past_midnight_are_paid_their_face_and_chips_taken_away_no_more() {
         &p3,
         json!({"op": "buy_in", "id": "p3-l1", "table": "l1", "amount": 2_500, "chip_value": 500}),
     );
-    // No player records their own chips taken away, nor does anyone signed out.
+    // The floor's supervisor records chips taken away, called by the dealer: no
+    // player records their own, no dealer alone (who could devalue a player's
+    // chips), nor anyone signed out.
     let away = |table: &str, player: &str| json!({"op": "chips_taken_away", "table": table, "player": player});
-    let (status, code, _) = refused(&server, &p2, away("e1", "p2"));
-    assert_eq!((status, code.as_str()), (403, "forbidden"));
+    for token in [&p2, &dealer] {
+        let (status, code, _) = refused(&server, token, away("e1", "p2"));
+        assert_eq!((status, code.as_str()), (403, "forbidden"));
+    }
     let (status, _) = server.http("POST", "/api/requests", None, Some(&away("e1", "p2")));
     assert_eq!(status, 401);
-    server.ask(&dealer, away("e1", "p2"));
-    server.ask(&dealer, away("l1", "p3"));
+    server.ask(&pit, away("e1", "p2"));
+    server.ask(&pit, away("l1", "p3"));
     // Away, the chips play no more until cashed in.
     server.ask(&dealer, json!({"op": "open_betting", "table": "e1"}));
     let (status, code, message) = refused(
@@ -208,10 +212,7 @@ fn the_pits_report_says_whose_chips_are_away_and_whether_their_face_is_confirmed
         (&Value::Null, &Value::Null),
         "{seated:?}"
     );
-    server.ask(
-        &dealer,
-        json!({"op": "chips_taken_away", "table": "e1", "player": "p2"}),
-    );
+    server.ask(&pit, json!({"op": "chips_taken_away", "table": "e1", "player": "p2"}));
     let seated = players(&server);
     assert_eq!(seated["p1"], Value::Null, "{seated:?}");
     assert_eq!(seated["p2"]["confirmed"], json!(false), "{seated:?}");
@@ -381,6 +382,7 @@ fn the_same_dispute_sent_twice_pays_once() {
     for _ in 0..5 {
         let again = server.ask(&pit, dispute(Some("dispute-1"), 1_000));
         assert_eq!(again["events"], json!([]), "a resend decides nothing: {again}");
+        assert_eq!(again["done_before"], json!(true), "and says so: {again}");
     }
     assert_eq!(balance(&server, &cashier, "p1", "chips:c1:p1"), chips + 1_000);
     let (status, code, message) = refused(&server, &pit, dispute(Some("dispute-1"), 2_000));
@@ -516,6 +518,15 @@ fn the_pits_report_equals_the_ledgers_movements_of_the_day_to_the_cent() {
     assert_eq!(status, 401);
     let (status, answer) = server.http("GET", "/api/tables/r1/report?day=2026-13-40", Some(&pit), None);
     assert_eq!(status, 400, "{answer}");
+    // A day whose books the table does not keep is said so, not shown as a quiet day.
+    for day in ["1970-01-01", "9999-12-31"] {
+        let (status, answer) = server.http("GET", &format!("/api/tables/r1/report?day={day}"), Some(&pit), None);
+        assert_eq!((status, answer["error"].as_str()), (404, Some("not_found")), "{answer}");
+        assert!(
+            answer["message"].as_str().unwrap_or("").contains("keeps the books"),
+            "{answer}"
+        );
+    }
     drop(server);
     if (std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

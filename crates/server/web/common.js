@@ -36,30 +36,32 @@ const Croupier = (() => {
 
   // One intent, one id. A money request's id is what the person means to
   // do, not a click: sent again after a lost answer (no answer, a dropped
-  // connection, a second click), it carries the same id, so the server moves
-  // the money once. The intent is what the form holds when it is sent
-  // (player, amount, table...): the same contents sent again keep the id of
-  // their first send until it is answered, even after an edit and its
-  // undoing; other contents are another intent with an id of its own; once
-  // answered, the next send is a new intent. Unanswered ids are kept in the
-  // tab's sessionStorage, so a reload keeps them, for half an hour: a
-  // retry's time, not a shift's, so that a later, new intent of the same
-  // contents is not taken for a resend.
+  // connection), it carries the same id, so the server moves the money
+  // once. The intent is what the form holds when it is sent (player,
+  // amount, table...). The same contents sent while an earlier send of them
+  // is unanswered are either that send again or a new one, which only the
+  // person knows: the page asks (`sendOnce`), never guesses, for a new cash-in
+  // of the same amount taken for a resend would take the cash and credit
+  // nothing. Any answer, a refusal included, ends the intent. Unanswered ids
+  // are kept in the tab's sessionStorage under the user signed in, so a
+  // reload keeps them, for half an hour; signing out forgets them.
   const UNANSWERED_MS = 30 * 60_000;
+  const INTENT_KEY = "croupier.intent.";
   function intent(prefix) {
-    const store = `croupier.intent.${location.pathname}.${prefix}`;
+    // Under the user signed in when it is read, not when the page loaded.
+    const store = () => `${INTENT_KEY}${session.get()?.username ?? ""}.${location.pathname}.${prefix}`;
     const keyOf = (contents) => JSON.stringify(contents);
     const load = () => {
       let kept = {};
       try {
-        kept = JSON.parse(sessionStorage.getItem(store) ?? "{}") ?? {};
+        kept = JSON.parse(sessionStorage.getItem(store()) ?? "{}") ?? {};
       } catch {
         kept = {};
       }
       const now = Date.now();
       return Object.fromEntries(Object.entries(kept).filter(([, v]) => v && typeof v.id === "string" && now - v.at < UNANSWERED_MS));
     };
-    const save = (kept) => sessionStorage.setItem(store, JSON.stringify(kept));
+    const save = (kept) => sessionStorage.setItem(store(), JSON.stringify(kept));
     let fresh = newId(prefix);
     return {
       // The id `contents` were sent under and are not yet answered, or null.
@@ -219,22 +221,57 @@ const Croupier = (() => {
   // moved now), or undefined once the failure is said: a refusal in the
   // server's words; no answer as what it means, and how to resend.
   async function sendOnce(intended, contents, build, what) {
-    const resent = intended.pending(contents) !== null;
+    const pending = intended.pending(contents);
+    if (pending && !(await askAgainOrNew(what, pending))) intended.answered(contents);
     const id = intended.send(contents);
     try {
       const answer = await request(build(id));
       intended.answered(contents);
-      return { id, answer, already: resent && !answer?.events?.length };
+      // The server says when it wrote nothing: this id was recorded before.
+      return { id, answer, already: answer?.done_before === true };
     } catch (e) {
       // A pause (or a write the disk refused) changed nothing: the pause notice says so.
       const unanswered = e instanceof ApiFailure && (e.code === "network" || (e.status >= 500 && e.code !== "paused" && e.code !== "storage"));
       if (unanswered) {
         say(`No answer came for ${what} (reference ${id}): it may or may not have been recorded. Send it again without changing anything: under the same reference it is recorded once.`, "error");
       } else {
+        // Answered (refused, or nothing changed): whatever is sent next is a new intent.
+        intended.answered(contents);
         say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
       }
       refused(e);
       return undefined;
+    }
+  }
+
+  // Asks whether `what`, unanswered under `id`, is being sent again or is a
+  // new one of the same contents: true for again.
+  function askAgainOrNew(what, id) {
+    const node = document.getElementById("message");
+    if (!node) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const choose = (again) => () => {
+        node.hidden = true;
+        node.replaceChildren();
+        resolve(again);
+      };
+      clearTimeout(sayTimer);
+      node.dataset.kind = "error";
+      node.setAttribute("role", "alert");
+      node.hidden = false;
+      node.replaceChildren(
+        `No answer came for ${what} (reference ${id}). Is this that one, sent again (it is recorded once), or a new one? `,
+        el("button", { type: "button", "data-resend": "again", text: `Send ${id} again`, onclick: choose(true) }), " ",
+        el("button", { type: "button", "data-resend": "new", text: "It is a new one", onclick: choose(false) }),
+      );
+    });
+  }
+
+  // Forgets every unanswered send of this tab: the next user's are their own.
+  function forgetIntents() {
+    for (let i = sessionStorage.length - 1; i >= 0; i--) {
+      const key = sessionStorage.key(i);
+      if (key?.startsWith(INTENT_KEY)) sessionStorage.removeItem(key);
     }
   }
 
@@ -351,6 +388,7 @@ const Croupier = (() => {
 
   async function signOut() {
     await attempt(() => api("/api/logout", {}));
+    forgetIntents();
     session.clear();
     location.reload();
   }

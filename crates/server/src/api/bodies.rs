@@ -122,6 +122,12 @@ pub struct UserList {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct Events {
     pub events: Vec<EventView>,
+    /// The request wrote nothing: it was done before (a resend under its id,
+    /// a confirmation given already). Left out when it wrote something:
+    /// staff are answered no player's own events, so an empty `events` alone
+    /// does not tell a resend from a sale made now.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub done_before: bool,
 }
 
 impl Events {
@@ -129,6 +135,8 @@ impl Events {
     /// [`EventView::seen_by`]), but no player's own events to staff, and the
     /// events at no table (the caller's own doing at the cage) as they are.
     pub fn answering(viewer: Viewer<'_>, events: Vec<EventView>) -> Events {
+        // Every request that writes records at least one event.
+        let done_before = events.is_empty();
         let events = events
             .into_iter()
             .filter_map(|e| {
@@ -144,7 +152,7 @@ impl Events {
                 shown.map(|part| part.unwrap_or(e))
             })
             .collect();
-        Events { events }
+        Events { events, done_before }
     }
 }
 
