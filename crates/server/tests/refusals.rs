@@ -950,7 +950,7 @@ fn a_tip_is_whole_chips() {
         amount: Minor::new(amount),
     };
     let refused = w.refused(&alice(), tip("tip-1", 150), "bad_stake");
-    assert!(refused.message.contains("whole chips of 100"), "{refused}");
+    assert!(refused.message.contains("whole chips of 1.00"), "{refused}");
     w.ok(&alice(), tip("tip-2", 200));
     assert_eq!(w.balance("chips:t1:alice"), 5_000 - 200);
     w.replays();

@@ -47,10 +47,12 @@ impl TableSlot {
                     (None, None) => return Err(err(ErrorCode::NotSeated, "buy colour chips at this table first")),
                 };
                 if stake.get() % chip_value != 0 {
-                    return Err(err(
-                        ErrorCode::BadStake,
-                        format!("a stake is whole chips of {chip_value}"),
-                    ));
+                    // In points a stake is whole points; in money, chips of the chip value.
+                    let what = match self.points {
+                        Some(_) => "whole points".to_string(),
+                        None => format!("whole chips of {}", croupier_core::Minor::new(*chip_value)),
+                    };
+                    return Err(err(ErrorCode::BadStake, format!("a stake is {what}")));
                 }
                 // Each of the bet's movements is named after it: the longest name must fit the ledger.
                 let longest = bet_id_max_bytes(&self.id);
@@ -172,7 +174,11 @@ impl TableSlot {
             if b.stake.get() % chip_value != 0 {
                 return Err(err(
                     ErrorCode::BadStake,
-                    format!("the stake on {} is whole chips of {chip_value}", b.spot),
+                    format!(
+                        "the stake on {} is whole chips of {}",
+                        b.spot,
+                        croupier_core::Minor::new(*chip_value)
+                    ),
                 ));
             }
             if b.bet_id.len() > longest {

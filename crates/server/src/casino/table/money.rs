@@ -73,7 +73,10 @@ impl TableSlot {
             Some((colour, value)) if *value == chip_value => Ok(colour.clone()),
             Some((_, value)) => Err(err(
                 ErrorCode::ChipValue,
-                format!("{player}'s colour chips at this table are worth {value} each"),
+                format!(
+                    "{player}'s colour chips at this table are worth {} each",
+                    Minor::new(*value)
+                ),
             )),
             None if self.shared_colours => Ok(palette[self.colours.len() % palette.len()].clone()),
             None => palette
@@ -308,7 +311,7 @@ impl TableSlot {
                         if amount.get() % chip_value != 0 {
                             return Err(err(
                                 ErrorCode::BadStake,
-                                format!("a tip is whole chips of {chip_value}"),
+                                format!("a tip is whole chips of {}", Minor::new(*chip_value)),
                             ));
                         }
                     }
