@@ -56,6 +56,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::LicenceSet { .. }
         // The operator's name reaches the pages through the layout, not a stream.
         | E::OperatorNamed { .. }
+        | E::GamingDaySet { .. }
         | E::CashedIn { .. }
         | E::CashedOut { .. }
         // A tournament's events reach its pages by their own reads, on no table's stream.
@@ -128,6 +129,10 @@ fn every_kind() -> Vec<EventView> {
         },
         EventView::OperatorNamed {
             name: "Test House".into(),
+        },
+        EventView::GamingDaySet {
+            time_zone: "America/Denver".into(),
+            starts_at: "06:00".into(),
         },
         EventView::JournalFormatSet { format: 4 },
         EventView::CheckpointTaken {

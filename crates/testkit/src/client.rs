@@ -67,7 +67,8 @@ impl Client {
     }
 
     /// One request, sent again where it went out on a kept-alive connection
-    /// the server had just closed: the server refuses some requests without
+    /// the server had just closed (a broken pipe seen under a loaded CI
+    /// machine): the server refuses some requests without
     /// reading their bodies (a POST with no session) and then closes the
     /// connection, which the pool may hand out before it sees the close. The
     /// request never reached the server then, so sending it again is safe.
@@ -81,7 +82,18 @@ impl Client {
         let mut tries = 0;
         loop {
             match self.send(method, path, token, body) {
-                Err(ureq::Error::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof && tries < 2 => tries += 1,
+                // Writing into a connection the server closed fails as a broken
+                // pipe, or a reset; reading its answer, as an early end.
+                Err(ureq::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::UnexpectedEof
+                            | std::io::ErrorKind::BrokenPipe
+                            | std::io::ErrorKind::ConnectionReset
+                    ) && tries < 2 =>
+                {
+                    tries += 1
+                }
                 answered => return answered,
             }
         }

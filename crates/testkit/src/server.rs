@@ -68,15 +68,28 @@ impl Server {
     /// does starts the server again a day later. Needs Debian's `faketime`
     /// (`scripts/setup.sh` installs it).
     pub fn start_later(binary: &str, data: &Path, port: u16, options: &[&str], offset: &str) -> Server {
+        Server::start_faked(binary, data, port, options, offset)
+    }
+
+    /// [`Server::start_with`], its wall clock starting at `utc` (`2026-03-08
+    /// 12:30:00`, a UTC time) and running on from there: a test of a gaming
+    /// day in a time zone of its own, across a change of daylight saving time.
+    pub fn start_at(binary: &str, data: &Path, port: u16, options: &[&str], utc: &str) -> Server {
+        Server::start_faked(binary, data, port, options, &format!("@{utc}"))
+    }
+
+    fn start_faked(binary: &str, data: &Path, port: u16, options: &[&str], faketime: &str) -> Server {
         assert!(
             Path::new(FAKETIME_LIBRARY).exists(),
             "{FAKETIME_LIBRARY} is missing: scripts/setup.sh installs Debian's faketime"
         );
         let env = [
             ("LD_PRELOAD", FAKETIME_LIBRARY),
-            ("FAKETIME", offset),
+            ("FAKETIME", faketime),
             ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
             ("FAKETIME_NO_CACHE", "1"),
+            // libfaketime reads an absolute time in the process's own zone.
+            ("TZ", "UTC"),
         ];
         Server::start_inner(binary, data, port, options, Stdio::inherit(), &env)
     }

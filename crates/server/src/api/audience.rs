@@ -142,6 +142,7 @@ impl EventView {
             | E::PasswordSet { .. }
             | E::LicenceSet { .. }
             | E::OperatorNamed { .. }
+            | E::GamingDaySet { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. }
             // A tournament's events go to those who ask for them: its pages read them.

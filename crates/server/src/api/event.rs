@@ -73,6 +73,11 @@ pub enum EventView {
     OperatorNamed {
         name: String,
     },
+    /// The casino's gaming day: its time zone and the local time it starts.
+    GamingDaySet {
+        time_zone: String,
+        starts_at: String,
+    },
     TableCreated {
         table: String,
         profile: String,

@@ -216,6 +216,14 @@ pub enum ClientRequest {
     NameOperator {
         name: String,
     },
+    /// An admin sets the casino's gaming day (journal format 14): the day its
+    /// books close and its daily limits begin again, in `time_zone` (an IANA
+    /// name, `America/Denver`) from `starts_at` (`HH:MM`, local). A UTC day
+    /// from midnight until set.
+    SetGamingDay {
+        time_zone: String,
+        starts_at: String,
+    },
     CreateTable {
         table: String,
         /// The profile file's text.
@@ -455,6 +463,7 @@ impl ClientRequest {
             | C::ResetPassword { .. }
             | C::ChangePassword { .. }
             | C::NameOperator { .. }
+            | C::SetGamingDay { .. }
             | C::CreateTable { .. }
             | C::CashIn { .. }
             | C::CashOut { .. }

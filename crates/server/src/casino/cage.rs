@@ -47,6 +47,7 @@ pub(super) enum Effect {
     },
     AddTable(Box<TableSlot>),
     NameOperator(String),
+    SetGamingDay(super::gaming_day::GamingDay),
     JournalFormat(u32),
     AddCoupon(String, Coupon),
     AddTournament(Box<super::tournaments::Held>),
@@ -463,6 +464,23 @@ impl<S: Storage> Cage<S> {
             }
             R::CreateTable { .. } => self.plan_new_table(dir, request, &mut events, &mut effects)?,
             R::NameOperator { name } => super::users::name_operator(dir, name, &mut events, &mut effects)?,
+            R::SetGamingDay { time_zone, starts_at } => {
+                journal::require_format(
+                    dir.journal_format(),
+                    journal::FORMAT_GAMING_DAY,
+                    "the casino's gaming day is",
+                )?;
+                let day = super::gaming_day::GamingDay::new(time_zone, starts_at)
+                    .map_err(|why| err(ErrorCode::BadRequest, format!("the gaming day: {why}")))?;
+                // The same day again writes nothing.
+                if *dir.gaming_day_rule() != day {
+                    events.push(JournalEvent::GamingDaySet {
+                        time_zone: day.zone().to_string(),
+                        starts_at: day.starts_at(),
+                    });
+                    effects.push(Effect::SetGamingDay(day));
+                }
+            }
             R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
                 dir.player(player)?;
                 let wallet = account(Account::wallet(player))?;
@@ -534,6 +552,7 @@ impl<S: Storage> Cage<S> {
             }
             Effect::JournalFormat(format) => self.directory.change(|dir| dir.set_journal_format(format)),
             Effect::NameOperator(name) => self.directory.change(|dir| dir.set_operator(&name)),
+            Effect::SetGamingDay(day) => self.directory.change(|dir| dir.set_gaming_day(day)),
             Effect::AddCoupon(id, coupon) => self.directory.change(|dir| dir.add_coupon(id, coupon)),
             Effect::AddTournament(held) => {
                 self.tournaments

@@ -23,8 +23,6 @@ use crate::api::{ApiError, ErrorCode, Role};
 /// large one (the sum a cash transaction report starts at in many places).
 pub const CASHIER_DAY_MAX: u64 = 1_000_000;
 
-const DAY_MS: u64 = 86_400_000;
-
 impl<S: Storage> Cage<S> {
     /// A cashier's cash-in or cash-out within the day's limit for its
     /// player: what it adds to the day, or the refusal. A resend (its
@@ -57,7 +55,7 @@ impl<S: Storage> Cage<S> {
         if actor.role != Role::Cashier || dir.journal_format() < FORMAT_CASH_CAPPED || resent {
             return Ok(None);
         }
-        let day = at_ms / DAY_MS;
+        let day = dir.gaming_day(at_ms);
         let so_far = self
             .cash_days
             .get(&(player.clone(), cash_in))

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 
+use super::gaming_day::GamingDay;
 use super::users::User;
 use crate::api::{ApiError, ErrorCode, Role};
 
@@ -57,6 +58,10 @@ pub struct Directory {
     table_events: imbl::OrdMap<String, TableEvent>,
     /// The casino's operator, shown on every layout (Maryland ch.1 G(1)).
     operator: Option<Arc<str>>,
+    /// The casino's gaming day (journal format 14; a UTC day until set).
+    /// Left out of a checkpoint while a UTC day, as older journals give.
+    #[serde(default, skip_serializing_if = "GamingDay::is_utc_midnight")]
+    gaming_day: GamingDay,
 }
 
 impl Default for Directory {
@@ -69,11 +74,31 @@ impl Default for Directory {
             journal_format: 1,
             table_events: imbl::OrdMap::new(),
             operator: None,
+            gaming_day: GamingDay::utc(),
         }
     }
 }
 
 impl Directory {
+    /// The gaming day `at_ms` falls in: days since 1970-01-01 of its local date.
+    pub fn gaming_day(&self, at_ms: u64) -> u64 {
+        self.gaming_day.day(at_ms)
+    }
+
+    /// The casino's gaming day: its time zone and the hour it starts.
+    pub fn gaming_day_rule(&self) -> &GamingDay {
+        &self.gaming_day
+    }
+
+    pub(super) fn set_gaming_day(&mut self, day: GamingDay) {
+        self.gaming_day = day;
+    }
+
+    /// The date of the gaming day `at_ms` falls in.
+    pub fn gaming_date(&self, at_ms: u64) -> time::Date {
+        super::tournaments::day_of(self.gaming_day(at_ms).saturating_mul(86_400_000))
+    }
+
     pub fn user(&self, username: &str) -> Option<&User> {
         self.users.get(username)
     }

@@ -50,6 +50,7 @@ impl Request {
             }
             C::SetLicence { username, licence } => Request::SetLicence { username, licence },
             C::NameOperator { name } => Request::NameOperator { name },
+            C::SetGamingDay { time_zone, starts_at } => Request::SetGamingDay { time_zone, starts_at },
             C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },
             C::ChangePassword { password, new_password } => {
                 return FromClient::ChangePassword { password, new_password }

@@ -14,6 +14,7 @@ pub mod cash;
 pub mod checkpoint;
 pub mod directory;
 mod from_client;
+pub mod gaming_day;
 pub mod journal;
 mod new_table;
 pub mod policy;

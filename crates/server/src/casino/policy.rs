@@ -15,6 +15,8 @@ pub enum Act {
     CreateTable,
     /// Name the casino's operator, shown on every layout (Maryland ch.1 G(1)).
     NameOperator,
+    /// Set the casino's gaming day: its time zone and the hour it starts.
+    SetGamingDay,
     HandleCash,
     /// Issue a match play coupon to a player for a table.
     IssueCoupon,
@@ -124,6 +126,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),
     (Act::NameOperator, ADMIN, "name the casino's operator"),
+    (Act::SetGamingDay, ADMIN, "set the casino's gaming day"),
     // An admin makes a cash-in or cash-out larger than a cashier's day allows.
     (Act::HandleCash, &[Role::Cashier, Role::Admin], "handle cash"),
     (Act::IssueCoupon, PIT_AND_CAGE, "issue match play coupons"),
@@ -241,6 +244,7 @@ impl Request {
             | R::RecoverJournal { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
             R::NameOperator { .. } => Act::NameOperator,
+            R::SetGamingDay { .. } => Act::SetGamingDay,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
             R::IssueCoupon { .. } => Act::IssueCoupon,
             R::CreateTournament { .. } => Act::CreateTournament,

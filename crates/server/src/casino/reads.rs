@@ -199,7 +199,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .unwrap_or_default(),
             })
         }
-        TableQuery::Report { day } => match day.map(|d| kept_day(slot, now_ms, d)).transpose() {
+        TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),
         },
@@ -378,7 +378,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
             } else {
                 format!(
                     "Colour chips stay on the table and are cashed in at their face value before leaving. \
-                     Chips taken away and brought back after the gaming day (UTC) they were bought on come \
+                     Chips taken away and brought back after the gaming day they were bought on come \
                      back at {value}, never above their face value, unless the {who} confirms their face value."
                 )
             }
@@ -416,8 +416,8 @@ pub fn day_text(day: u64) -> String {
 /// Gaming day `day` if `slot` keeps its books: from its oldest kept day to
 /// today's (a day in between with no movement is a quiet one). A day before
 /// them or after today is refused, not shown as a quiet day.
-fn kept_day(slot: &TableSlot, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
-    let today = crate::casino::table::books::gaming_day(now_ms);
+fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
+    let today = dir.gaming_day(now_ms);
     let first = slot.book_days().next().unwrap_or(today);
     if (first..=today).contains(&day) {
         return Ok(day);
@@ -465,7 +465,7 @@ fn books_view(slot: &TableSlot, day: u64) -> DayBooksView {
 }
 
 fn report(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> TableReport {
-    let day = day.unwrap_or_else(|| crate::casino::table::books::gaming_day(now_ms));
+    let day = day.unwrap_or_else(|| dir.gaming_day(now_ms));
     let accounts = [
         ("float", TableAccount::Float),
         ("drop", TableAccount::Drop),

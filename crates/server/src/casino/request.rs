@@ -50,6 +50,11 @@ pub enum Request {
     NameOperator {
         name: String,
     },
+    /// The casino's gaming day (journal format 14).
+    SetGamingDay {
+        time_zone: String,
+        starts_at: String,
+    },
     LoginFailed {
         username: String,
     },
@@ -336,6 +341,7 @@ impl Request {
             R::CreateUser { .. }
             | R::SetLicence { .. }
             | R::NameOperator { .. }
+            | R::SetGamingDay { .. }
             | R::LockUser { .. }
             | R::UnlockUser { .. }
             | R::SetPassword { .. }

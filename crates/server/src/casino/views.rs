@@ -57,6 +57,7 @@ pub fn view(event: &JournalEvent) -> EventView {
         J::PasswordSet { username } => V::PasswordSet { username },
         J::LicenceSet { username, licence } => V::LicenceSet { username, licence },
         J::OperatorNamed { name } => V::OperatorNamed { name },
+        J::GamingDaySet { time_zone, starts_at } => V::GamingDaySet { time_zone, starts_at },
         J::TableCreated {
             table,
             profile,

@@ -87,6 +87,11 @@ pub enum JournalEvent {
     OperatorNamed {
         name: String,
     },
+    /// The casino's gaming day, from this entry on (format 14).
+    GamingDaySet {
+        time_zone: String,
+        starts_at: String,
+    },
     TableCreated {
         table: String,
         profile: String,

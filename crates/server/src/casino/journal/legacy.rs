@@ -309,6 +309,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         // Never written: the operator is named from format 10.
         J::OperatorNamed { name } => L::LoginSucceeded { username: name },
+        // Never written before format 14.
+        J::GamingDaySet { time_zone, .. } => L::LoginSucceeded { username: time_zone },
         J::TableCreated {
             table,
             profile,

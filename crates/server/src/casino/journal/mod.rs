@@ -162,6 +162,11 @@ pub const FORMAT_ORDER_IDS_REQUIRED: u32 = 14;
 /// drop box.
 pub const FORMAT_CHIPS_AT_OPEN_TABLES: u32 = 14;
 
+/// The first format in which an admin sets the casino's gaming day (its
+/// time zone and the hour it starts): every daily limit, the books, colour
+/// chips' days and the tournaments' dates count it. Before, a UTC day.
+pub const FORMAT_GAMING_DAY: u32 = 14;
+
 /// The first format in which match play coupons a cashier issues count
 /// against the cashier's day for the player, and dealers' chip sales to a
 /// player are capped across every table, not at each.

@@ -23,8 +23,8 @@
 //!   balance less its opening, less fills, plus credits;
 //! - **hold**: win over drop.
 //!
-//! A gaming day is a UTC day, as the cage's and the dealers' daily limits
-//! count it.
+//! A gaming day is the casino's (`casino/gaming_day.rs`): its own time zone
+//! from its own hour, a UTC day until an admin sets it.
 
 use std::collections::BTreeMap;
 
@@ -35,15 +35,8 @@ use super::TableSlot;
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::err;
 
-const DAY_MS: u64 = 86_400_000;
-
 /// How many of its newest gaming days a table keeps the books of.
 pub const BOOK_DAYS_KEPT: usize = 31;
-
-/// The gaming day of a time: days since 1970, UTC.
-pub fn gaming_day(at_ms: u64) -> u64 {
-    at_ms / DAY_MS
-}
 
 /// One gaming day's books at a table, in minor units.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -213,11 +206,11 @@ impl TableSlot {
         books
     }
 
-    /// Enters `tally`, of transfers made at `at_ms` and taken by the cage, in
-    /// that gaming day's books, before the table's balances move with them.
-    pub(super) fn enter(&mut self, at_ms: u64, tally: &DayBooks) {
+    /// Enters `tally`, of transfers made on gaming day `day` and taken by the
+    /// cage, in that day's books, before the table's balances move with them.
+    pub(super) fn enter(&mut self, day: u64, tally: &DayBooks) {
         let open = self.balance_of(&self.float);
-        let books = self.books_by_day.entry(gaming_day(at_ms)).or_insert_with(|| DayBooks {
+        let books = self.books_by_day.entry(day).or_insert_with(|| DayBooks {
             float_open: open,
             ..DayBooks::default()
         });
@@ -227,11 +220,11 @@ impl TableSlot {
         }
     }
 
-    /// Counts a round played to a result on `at_ms`'s gaming day.
-    pub(super) fn count_round(&mut self, at_ms: u64) {
+    /// Counts a round played to a result on gaming day `day`.
+    pub(super) fn count_round(&mut self, day: u64) {
         let float = self.balance_of(&self.float);
         self.books_by_day
-            .entry(gaming_day(at_ms))
+            .entry(day)
             .or_insert_with(|| DayBooks {
                 float_open: float,
                 ..DayBooks::default()

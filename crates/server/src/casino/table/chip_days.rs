@@ -27,8 +27,8 @@
 //! above their face: 200.00 in chips of 0.01 came back as 20,000.00. Those
 //! journals replay as they were written.
 //!
-//! A gaming day is a UTC day, as the cage's and the dealers' daily limits
-//! count it.
+//! A gaming day is the casino's (`gaming_day.rs`), as the cage's and the
+//! dealers' daily limits count it.
 
 use croupier_core::profile::PastDayValue;
 use foldhash::HashMap;
@@ -40,8 +40,6 @@ use crate::casino::directory::Directory;
 use crate::casino::journal::{require_format, JournalEvent, FORMAT_CHIPS_PAST_DAY, FORMAT_CHIPS_TAKEN_AWAY};
 use crate::casino::{err, policy};
 use croupier_ledger::Account;
-
-const DAY_MS: u64 = 86_400_000;
 
 /// The most purchases of one player's chips a table dates apart (those of
 /// one gaming day at one minimum are one): more than a year of days.
@@ -141,7 +139,7 @@ impl TableSlot {
         if !dates || dir.journal_format() < FORMAT_CHIPS_PAST_DAY {
             return Ok(());
         }
-        let day = at_ms / DAY_MS;
+        let day = dir.gaming_day(at_ms);
         let minimum = self.table_minimum();
         if dir.journal_format() >= FORMAT_CHIPS_TAKEN_AWAY {
             let lots = self.chips_held.get(player).map_or(&[][..], |h| &h.lots[..]);
@@ -221,10 +219,10 @@ impl TableSlot {
             return None;
         }
         if dir.journal_format() >= FORMAT_CHIPS_TAKEN_AWAY {
-            return self.brought_back_value(at_ms, player, amount, chip_value);
+            return self.brought_back_value(dir.gaming_day(at_ms), player, amount, chip_value);
         }
         let dated = self.chip_days.get(player)?;
-        if dated.confirmed || at_ms / DAY_MS <= dated.day {
+        if dated.confirmed || dir.gaming_day(at_ms) <= dated.day {
             return None;
         }
         // No minimum was posted the day they were bought: nothing to value them at but their face.
@@ -252,14 +250,13 @@ impl TableSlot {
     /// or whenever, by the profile), each at the lesser of its face and the
     /// rule's value. A seated player's chips, and chips a supervisor
     /// confirmed, keep their face.
-    fn brought_back_value(&self, at_ms: u64, player: &str, amount: u64, chip_value: u64) -> Option<Revalued> {
+    fn brought_back_value(&self, today: u64, player: &str, amount: u64, chip_value: u64) -> Option<Revalued> {
         let rule = self.table.profile().spec().chips_past_day.as_ref()?;
         let held = self.chips_held.get(player)?;
         let away = held.away?;
         if away.confirmed {
             return None;
         }
-        let today = at_ms / DAY_MS;
         let mut left = amount / chip_value;
         // A player seated before format 14 has one date for all their chips.
         let legacy;

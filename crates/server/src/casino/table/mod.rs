@@ -386,7 +386,7 @@ impl TableSlot {
             let deltas = self.deltas(made.iter().copied());
             if books {
                 let tally = self.tally(made.into_iter());
-                self.enter(at_ms, &tally);
+                self.enter(dir.gaming_day(at_ms), &tally);
             }
             self.book(deltas);
         } else {
@@ -395,7 +395,7 @@ impl TableSlot {
             let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
             if let Some(tally) = tally {
-                self.enter(at_ms, &tally);
+                self.enter(dir.gaming_day(at_ms), &tally);
             }
             self.book(deltas);
         }
@@ -489,6 +489,7 @@ impl TableSlot {
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
             | Request::NameOperator { .. }
+            | Request::SetGamingDay { .. }
             | Request::LockUser { .. }
             | Request::UnlockUser { .. }
             | Request::SetPassword { .. }
@@ -580,7 +581,7 @@ impl TableSlot {
                     .iter()
                     .any(|e| matches!(e, Event::RoundSettled { pocket: Some(_), .. }));
                 if played && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
-                    self.count_round(at_ms);
+                    self.count_round(dir.gaming_day(at_ms));
                 }
                 if settles {
                     let after = snapshot(self);

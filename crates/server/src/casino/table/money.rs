@@ -21,8 +21,6 @@ use crate::casino::journal::{
 /// person on a large one.
 pub const DEALER_SALE_MAX: u64 = 1_000_000;
 
-const DAY_MS: u64 = 86_400_000;
-
 /// A dealer's sale of chips to `player` on UTC day `day` (journal format
 /// 14): a dealer is tied to no table, so the cage, which sees every table's
 /// sales, holds the player to [`DEALER_SALE_MAX`] a day across all of them.
@@ -219,12 +217,12 @@ impl TableSlot {
                 if dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE && actor.role == Role::Dealer {
                     plan.claim = Some(SaleClaim {
                         player: player.clone(),
-                        day: at_ms / DAY_MS,
+                        day: dir.gaming_day(at_ms),
                         amount: amount.get(),
                         transfer: format!("sale/{id}"),
                     });
                 } else if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
-                    let day = at_ms / DAY_MS;
+                    let day = dir.gaming_day(at_ms);
                     let today = self.dealer_sales.get(player).filter(|s| s.day == day);
                     let sold = today.map_or(0, |s| s.sold);
                     let resent = today.is_some_and(|s| s.ids.contains(id));

@@ -97,7 +97,7 @@ pub(super) fn plan_create(
     let (profile, config) = croupier_profiles::tournament::parse_tournament(config, "the tournament file", builtin)
         .map_err(|e| err(ErrorCode::BadTournament, e.to_string()))?;
     let spec = config.spec();
-    let today = day_of(at_ms);
+    let today = dir.gaming_date(at_ms);
     if spec.first_day < today {
         return Err(err(
             ErrorCode::BadTournament,
@@ -257,7 +257,7 @@ pub(super) fn plan_order(
         _ => {}
     }
     let command = order
-        .command(day_of(at_ms), |name| event_index(t.config(), name))
+        .command(dir.gaming_date(at_ms), |name| event_index(t.config(), name))
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
     let command = tables::counted(held, order, command, floor.balance)?;
     let events = t.decide(command).map_err(refused)?;
