@@ -163,28 +163,7 @@ fn append_to_journal(data: &Path, make: impl Fn(u64) -> String) {
     .expect("appended");
 }
 
-/// The database's files, to put back later (the log included: the server was killed).
-fn database_files(data: &Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
-    ["", "-wal", "-shm"]
-        .iter()
-        .map(|suffix| {
-            let path = data.join(format!("{}{suffix}", croupier_ledger::storage::DATABASE_FILE));
-            let bytes = std::fs::read(&path).ok();
-            (path, bytes)
-        })
-        .collect()
-}
-
-fn put_back(files: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
-    for (path, bytes) in files {
-        match bytes {
-            Some(bytes) => std::fs::write(path, bytes).expect("put back"),
-            None => {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
-}
+use croupier_testkit::{database_files, put_back};
 
 /// `croupier serve` on `data`: it must refuse to start, saying why.
 fn refuses_to_serve(data: &Path) -> String {

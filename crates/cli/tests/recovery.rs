@@ -277,28 +277,7 @@ fn recovery_does_not_seal_again_a_journal_that_was_rewritten_or_cut() {
     assert_eq!(report["last_good_entry"], last - 5, "{report}");
 }
 
-/// The database's files, to put back later.
-fn database_files(data: &Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
-    ["", "-wal", "-shm"]
-        .iter()
-        .map(|suffix| {
-            let path = data.join(format!("{}{suffix}", croupier_ledger::storage::DATABASE_FILE));
-            let bytes = std::fs::read(&path).ok();
-            (path, bytes)
-        })
-        .collect()
-}
-
-fn put_back(files: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
-    for (path, bytes) in files {
-        match bytes {
-            Some(bytes) => std::fs::write(path, bytes).expect("put back"),
-            None => {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
-}
+use croupier_testkit::{database_files, put_back};
 
 /// Rewrites entry `forged` as `change` says and chains the entries after it
 /// again up to the entry before the last, as someone with the database but

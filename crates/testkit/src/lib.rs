@@ -49,6 +49,34 @@ impl DataDir {
     }
 }
 
+/// A journal database's files as they are now (the log beside it included),
+/// to put back later as someone with the data directory would.
+pub type DatabaseFiles = Vec<(std::path::PathBuf, Option<Vec<u8>>)>;
+
+/// The journal database's files in `data`, as they are now.
+pub fn database_files(data: &std::path::Path) -> DatabaseFiles {
+    ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            let path = data.join(format!("croupier.db{suffix}"));
+            let bytes = std::fs::read(&path).ok();
+            (path, bytes)
+        })
+        .collect()
+}
+
+/// Puts back `files` as they were, removing those that were not there.
+pub fn put_back(files: &DatabaseFiles) {
+    for (path, bytes) in files {
+        match bytes {
+            Some(bytes) => std::fs::write(path, bytes).expect("put back"),
+            None => {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
 pub fn data_dir() -> DataDir {
     let parent = tempfile::Builder::new()
         .prefix("croupier-")
