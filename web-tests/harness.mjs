@@ -1,9 +1,12 @@
 // What the browser tests share: a real `croupier serve` on a new data folder,
 // Debian's Chromium driven by playwright-core, and small helpers to sign in,
-// wait for text and keep screenshots (in target/web-screenshots).
+// wait for text and keep screenshots (in target/web-screenshots). Every page
+// made here records the buttons it showed and those the test clicked, for
+// the check that every button of every page is driven by some test
+// (buttons.test.mjs), and a script error on any page fails the test file.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +70,7 @@ export async function killAndRestart() {
 }
 
 export async function stop() {
+  writeButtons();
   await browser?.close();
   // The server writes its journal's head beside the secret until it is gone:
   // its folders are removed only once it has exited.
@@ -79,6 +83,9 @@ export async function stop() {
     rmSync(data, { recursive: true, force: true });
     rmSync(`${data}-keys`, { recursive: true, force: true });
   }
+  // Every test file honours it: a page's script error fails the file, even
+  // one raised after the test that caused it had passed.
+  assert.deepEqual(pageErrors, [], "no page raised a script error");
 }
 
 export async function call(token, path, body) {
@@ -93,8 +100,73 @@ export const login = async (username, password) => (await call(null, "/api/login
 export const ask = (token, body) => call(token, "/api/requests", body);
 export const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
 
+// The buttons each page showed and those a test clicked, by kind (see
+// BUTTON_KIND): written to target/web-buttons/FILE.json as the file ends.
+export const BUTTONS_DIR = path.join(ROOT, "target/web-buttons");
+const buttonsSeen = new Set();
+const buttonsClicked = new Set();
+
+// A button's kind, as a page shows it: its page, the nearest element with
+// an id around it, and the button's own id, or else its data attributes'
+// names and its words. A button drawn once per item (a spot, a chip, a
+// player's row) is one kind: a word with a digit in it, or words that are
+// a data attribute's value, are "#" ("Send # again").
+// Evaluated in the page, so it is a function of the page's DOM alone.
+export const BUTTON_KIND = `(b) => {
+  // getAttribute: a form's .id may be a field named "id".
+  const scope = b.parentElement?.closest("[id]")?.getAttribute("id") ?? "";
+  if (b.getAttribute("id")) return location.pathname + " #" + b.getAttribute("id");
+  const data = b.getAttributeNames().filter((n) => n.startsWith("data-"));
+  const text = (b.textContent || b.value || b.getAttribute("aria-label") || "").trim();
+  const words = data.some((n) => b.getAttribute(n) === text) ? "#"
+    : text.split(/\\s+/).map((w) => (/\\d/.test(w) ? "#" : w)).join(" ");
+  const named = b.getAttribute("name") ? "[name=" + b.getAttribute("name") + " value=" + b.value + "]" : "";
+  return [location.pathname, scope, data.map((n) => "[" + n + "]").join("") + named, words].filter(Boolean).join(" ");
+}`;
+export const BUTTON_SELECTOR = 'button, input[type="submit"], input[type="button"], input[type="reset"]';
+
+// Watches the page's buttons as they come and go, and the clicks a test
+// makes on them (trusted events only: what a person could have done).
+const BUTTON_WATCH = `(() => {
+  const kind = ${BUTTON_KIND};
+  const report = (what, kinds) => window.__croupierButtons?.(what, kinds);
+  let queued = false;
+  const scan = () => {
+    queued = false;
+    report("seen", [...document.querySelectorAll(${JSON.stringify(BUTTON_SELECTOR)})].map(kind));
+  };
+  const later = () => { if (!queued) { queued = true; setTimeout(scan, 0); } };
+  const watch = () => {
+    scan();
+    new MutationObserver(later).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["id", "name", "value"], characterData: true });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch); else watch();
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element ? e.target.closest(${JSON.stringify(BUTTON_SELECTOR)}) : null;
+    if (b && e.isTrusted) report("clicked", [kind(b)]);
+  }, true);
+  // A form sent by Enter in a field: its default button was the submitter.
+  document.addEventListener("submit", (e) => { if (e.submitter && e.isTrusted) report("clicked", [kind(e.submitter)]); }, true);
+})();`;
+
+// The test file that is running (node --test runs each in its own process).
+const testFile = () => path.basename(process.argv[1] ?? "unknown");
+
+function writeButtons() {
+  if (!buttonsSeen.size && !buttonsClicked.size) return;
+  mkdirSync(BUTTONS_DIR, { recursive: true });
+  const record = { file: testFile(), written_at_ms: Date.now(), seen: [...buttonsSeen].sort(), clicked: [...buttonsClicked].sort() };
+  writeFileSync(path.join(BUTTONS_DIR, `${testFile()}.json`), JSON.stringify(record, null, 1));
+}
+// Written too if the file ends without its `after` (a failure in `before`).
+process.on("exit", writeButtons);
+
 export async function newPage(name, viewport = { width: 1400, height: 1000 }) {
   const context = await browser.newContext({ viewport });
+  await context.exposeBinding("__croupierButtons", (_source, what, kinds) => {
+    for (const k of kinds) (what === "clicked" ? buttonsClicked : buttonsSeen).add(k);
+  });
+  await context.addInitScript(BUTTON_WATCH);
   const page = await context.newPage();
   page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
   page.on("console", (m) => { if (m.type() === "error" && !/WebSocket|Failed to load resource/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`); });
