@@ -140,6 +140,16 @@ fn chips_held_past_midnight_are_paid_their_face_and_chips_taken_away_no_more() {
         json!({"op": "place_bet", "table": "e1", "bet_id": "b1", "spot": "red", "stake": 500}),
     );
     assert_eq!((status, code.as_str()), (422, "chips_away"), "{message}");
+    // The cage's look-up marks them away beside the chips: a new casino's
+    // cashier once saw chips at e1 with no sign they had left the table.
+    let (_, accounts) = server.http("GET", "/api/players/p2/accounts", Some(&cashier), None);
+    assert_eq!(accounts["accounts"]["chips:e1:p2"], 5_000, "{accounts}");
+    assert_eq!(accounts["away"]["e1"]["confirmed"], false, "{accounts}");
+    let (_, accounts) = server.http("GET", "/api/players/p1/accounts", Some(&cashier), None);
+    assert!(
+        accounts.get("away").is_none(),
+        "p1's chips are at their tables: {accounts}"
+    );
     server.ask(&dealer, json!({"op": "no_more_bets", "table": "e1"}));
     server.ask(
         &dealer,
@@ -567,4 +577,104 @@ fn the_pits_report_equals_the_ledgers_movements_of_the_day_to_the_cent() {
     assert_eq!(figure("staked"), 1_000 + 2_000 + 500 + 101 * 200, "{books}");
     let (passed, report) = verify(data.path());
     assert!(passed, "{report}");
+}
+
+// A new casino found the cashier's list of the session's transactions empty
+// after a reload, and missing what another tab had done: the page kept it in
+// its memory. The cage keeps its own record (journal format 14), read back
+// whole after a kill -9 and a start: a cashier sees their own, an admin and
+// an auditor everyone's, with the currency and the operator's name that a
+// receipt carries.
+#[test]
+fn the_cages_record_of_its_cash_and_coupons_outlives_a_restart() {
+    let data = data_dir();
+    let port = free_port();
+    let mut server = Server::start(BINARY, data.path(), port);
+    let [admin, cashier, dealer, pit, p1, _p2] = server.staff_and_players();
+    server.create_european_table(&admin, "e1");
+    server.inspect_and_open(&pit, &dealer, "e1");
+    server.add_users(&admin, &[("cashier2", "cashier"), ("audit", "auditor")]);
+    let cashier2 = server.login("cashier2", "cashier2-password-1");
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "in-1", "player": "p1", "amount": 25_000}),
+    );
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "in-1", "player": "p1", "amount": 25_000}),
+    );
+    server.ask(
+        &cashier2,
+        json!({"op": "cash_out", "id": "out-1", "player": "p1", "amount": 5_000}),
+    );
+    server.ask(
+        &pit,
+        json!({"op": "issue_coupon", "id": "mp-1", "player": "p1", "table": "e1", "value": 2_500}),
+    );
+    let read = |server: &Server, token: &str| {
+        let (status, body) = server.http("GET", "/api/cage/transactions", Some(token), None);
+        assert_eq!(status, 200, "{body}");
+        body
+    };
+    let listed = |body: &Value| -> Vec<(String, String, u64, String, String)> {
+        body["transactions"]
+            .as_array()
+            .expect("transactions")
+            .iter()
+            .map(|t| {
+                let text = |k: &str| t[k].as_str().expect(k).to_string();
+                (
+                    text("kind"),
+                    text("player"),
+                    t["amount"].as_u64().expect("amount"),
+                    text("reference"),
+                    text("by"),
+                )
+            })
+            .collect()
+    };
+    let everyone = vec![
+        (
+            "coupon".to_string(),
+            "p1".to_string(),
+            2_500,
+            "mp-1".to_string(),
+            "pit".to_string(),
+        ),
+        ("cash_out".into(), "p1".into(), 5_000, "out-1".into(), "cashier2".into()),
+        ("cash_in".into(), "p1".into(), 25_000, "in-1".into(), "cashier".into()),
+    ];
+    let whole = read(&server, &admin);
+    assert_eq!(listed(&whole), everyone, "newest first, the resend once");
+    assert_eq!(whole["currency"], "USD", "the first run's tables'");
+    assert_eq!(whole["operator"], "Test House");
+    assert_eq!(
+        listed(&read(&server, &cashier)),
+        everyone[2..].to_vec(),
+        "a cashier's own"
+    );
+    assert_eq!(listed(&read(&server, &cashier2)), everyone[1..2].to_vec());
+    assert_eq!(
+        listed(&read(&server, &pit)),
+        everyone[..1].to_vec(),
+        "the pit's own coupon"
+    );
+    let (status, _) = server.http("GET", "/api/cage/transactions", Some(&p1), None);
+    assert_eq!(status, 403, "a player reads no cage's record");
+    let (status, body) = server.http("GET", "/api/cage/transactions?day=2026-13-01", Some(&admin), None);
+    assert_eq!(status, 400, "{body}");
+
+    // kill -9 and a start on the same data: the record is read back whole.
+    server.kill();
+    drop(server);
+    let server = Server::start(BINARY, data.path(), port);
+    let admin = server.login("admin", croupier_testkit::ADMIN_PASSWORD);
+    let audit = server.login("audit", "audit-password-1");
+    assert_eq!(read(&server, &admin)["transactions"], whole["transactions"]);
+    assert_eq!(read(&server, &audit)["transactions"], whole["transactions"]);
+    let day = whole["day"].as_str().expect("day");
+    let (_, that_day) = server.http("GET", &format!("/api/cage/transactions?day={day}"), Some(&admin), None);
+    assert_eq!(that_day["transactions"], whole["transactions"]);
+    let (ok, report) = verify(data.path());
+    assert!(ok, "{report}");
 }

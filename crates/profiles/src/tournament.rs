@@ -14,6 +14,13 @@ use time::{Date, Month};
 
 use crate::LoadError;
 
+/// The example tournaments shipped with croupier, by id: a new casino tries
+/// one from the tournaments page, its days moved to begin when it wants.
+pub const EXAMPLE_TOURNAMENTS: &[(&str, &str)] = &[(
+    "winter-classic",
+    include_str!("../../../profiles/tournaments/winter-classic.toml"),
+)];
+
 /// The largest tournament file read.
 pub const TOURNAMENT_FILE_SIZE_MAX_BYTES: usize = 256 * 1024;
 

@@ -2605,3 +2605,109 @@ fn a_prison_bet_lost_at_an_rng_table_is_not_paid_by_dispute() {
     assert_eq!(w.chips("alice"), chips);
     replay(&w.casino.ledger().storage().entries).expect("replays");
 }
+
+/// The cashier's page lost its list of the session's transactions on a
+/// reload, and missed those made from another tab: the cage now keeps its
+/// own record (journal format 14). It holds exactly the ledger's cash
+/// transfers and the coupons issued, each once (a resend writes nothing,
+/// a refusal nothing), and a replay of the journal and a checkpoint give
+/// the same record.
+#[test]
+fn the_cages_own_record_is_the_ledgers_cash_and_coupons_and_replays_the_same() {
+    use croupier_server::casino::cage_record::CageKind;
+    let mut w = setup(MemoryStorage::default());
+    let cashier = actor("cashier", Role::Cashier);
+    let pit = actor("pit", Role::PitSupervisor);
+    let cash = |id: &str, player: &str, amount: u64, cash_in: bool| {
+        let (id, player, amount) = (id.to_string(), player.to_string(), Minor::new(amount));
+        if cash_in {
+            Request::CashIn { id, player, amount }
+        } else {
+            Request::CashOut { id, player, amount }
+        }
+    };
+    w.ok(&cashier, cash("c1", "alice", 25_000, true));
+    w.ok(&cashier, cash("c1", "alice", 25_000, true)); // sent again: nothing written
+    w.ok(&cashier, cash("c2", "alice", 5_000, false));
+    w.ok(&admin(), cash("c3", "bob", 2_000_000, true));
+    assert!(w.run(&cashier, cash("c4", "bob", 1, false)).is_ok());
+    assert!(
+        w.run(&cashier, cash("c5", "nobody", 100, true)).is_err(),
+        "no such player"
+    );
+    let coupon = Request::IssueCoupon {
+        id: "mp-1".into(),
+        player: "bob".into(),
+        table: "t1".into(),
+        value: Minor::new(2_500),
+        expires_at_ms: None,
+    };
+    w.ok(&pit, coupon.clone());
+    w.ok(&pit, coupon); // sent again as it was: nothing written
+
+    let day = w.now / 86_400_000;
+    let (all, more) = w.casino.cage_record(day, None);
+    assert!(!more);
+    let listed: Vec<(CageKind, &str, u64, &str, &str)> = all
+        .iter()
+        .map(|e| (e.kind, e.player.as_str(), e.amount, e.reference.as_str(), e.by.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (CageKind::Coupon, "bob", 2_500, "mp-1", "pit"),
+            (CageKind::CashOut, "bob", 1, "c4", "cashier"),
+            (CageKind::CashIn, "bob", 2_000_000, "c3", "admin"),
+            (CageKind::CashOut, "alice", 5_000, "c2", "cashier"),
+            (CageKind::CashIn, "alice", 25_000, "c1", "cashier"),
+        ],
+        "newest first, each once"
+    );
+    // The ledger's cash transfers, each with its entry's time: the record's, to the cent.
+    let entries = w.casino.ledger().storage().entries.clone();
+    let mut moved: Vec<(u64, String, u64)> = entries
+        .iter()
+        .flat_map(|e| e.record.transfers().iter().map(move |t| (e.at_ms, t)))
+        .filter(|(_, t)| t.id.starts_with("cashin/") || t.id.starts_with("cashout/"))
+        .map(|(at, t)| (at, t.id.clone(), t.amount.get()))
+        .collect();
+    moved.reverse();
+    let recorded: Vec<(u64, String, u64)> = all
+        .iter()
+        .filter(|e| e.kind != CageKind::Coupon)
+        .map(|e| {
+            let tag = if e.kind == CageKind::CashIn {
+                "cashin"
+            } else {
+                "cashout"
+            };
+            (e.at_ms, format!("{tag}/{}", e.reference), e.amount)
+        })
+        .collect();
+    assert_eq!(recorded, moved);
+    // A cashier's own only.
+    let (own, _) = w.casino.cage_record(day, Some("cashier"));
+    assert_eq!(own.len(), 3);
+    assert!(own.iter().all(|e| e.by == "cashier"));
+
+    // The journal replayed, and a checkpoint read back: the same record, the same bytes.
+    let again = replay(&entries).expect("the journal replays whole");
+    assert_eq!(again.cage_record(day, None), (all.clone(), false));
+    let taken = w.casino.checkpoint().expect("a checkpoint");
+    assert_eq!(again.checkpoint().expect("a checkpoint").bytes, taken.bytes);
+}
+
+/// Up to format 13 the cage kept no record: a journal in it replays with none.
+#[test]
+fn a_journal_before_format_14_keeps_no_cage_record() {
+    let mut w = setup_in_format(MemoryStorage::default(), 13);
+    w.ok(
+        &actor("cashier", Role::Cashier),
+        Request::CashIn {
+            id: "c1".into(),
+            player: "alice".into(),
+            amount: Minor::new(1_000),
+        },
+    );
+    assert_eq!(w.casino.cage_record(w.now / 86_400_000, None), (Vec::new(), false));
+}

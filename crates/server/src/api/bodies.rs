@@ -70,6 +70,16 @@ pub struct ShippedBonus {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ShippedProfiles {
     pub profiles: Vec<ShippedProfile>,
+    /// The example tournament files, as shipped (`profiles/tournaments/`).
+    #[serde(default)]
+    pub tournaments: Vec<ShippedTournament>,
+}
+
+/// An example tournament file shipped inside croupier.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ShippedTournament {
+    pub name: String,
+    pub text: String,
 }
 
 /// A match play coupon as issued.
@@ -82,6 +92,21 @@ pub struct IssuedCoupon {
     pub expires_at_ms: Option<u64>,
 }
 
+/// The cage's record of a gaming day: its cash-ins, cash-outs and coupons
+/// issued, newest first, as the cage made them.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CageTransactions {
+    /// The gaming day, `YYYY-MM-DD` (a UTC day).
+    pub day: String,
+    /// The casino's currency, once it has a table.
+    pub currency: Option<String>,
+    /// The operator's name, once an admin has named it: a receipt's head.
+    pub operator: Option<String>,
+    pub transactions: Vec<crate::casino::cage_record::CageEntry>,
+    /// Older ones of the day were left out (at most 1,000 are listed).
+    pub more: bool,
+}
+
 /// A player's accounts and coupons, as the cage looks them up.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct PlayerAccounts {
@@ -90,6 +115,11 @@ pub struct PlayerAccounts {
     pub accounts: BTreeMap<String, i128>,
     pub coupons: Vec<IssuedCoupon>,
     pub locked: bool,
+    /// The tables their colour chips were recorded taken away from
+    /// (european-casino 5.2), by table id: those chips are cashed in, not
+    /// played. Left out where there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub away: BTreeMap<String, AwayChips>,
 }
 
 /// A user as the admin's page lists them: never their password's hash.

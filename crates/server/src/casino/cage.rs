@@ -60,6 +60,8 @@ pub(super) enum Effect {
         /// The order's id and the order, where the client gave one.
         order: Option<(String, super::journal::tournament::TournamentOrder)>,
     },
+    /// An entry of the cage's own record (journal format 14).
+    Recorded(super::cage_record::CageEntry),
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
         player: String,
@@ -85,6 +87,8 @@ pub struct Cage<S: Storage> {
     pub(super) dealer_days: HashMap<String, (u64, u64)>,
     /// The casino's tournaments, by id (journal format 7).
     pub(super) tournaments: BTreeMap<String, super::tournaments::Held>,
+    /// The cage's own record of its newest gaming days (journal format 14).
+    pub(super) record: super::cage_record::CageRecord,
 }
 
 /// A write the ledger did not take, as an answer: its refusal, a storage failure, or a commit whose answer was lost.
@@ -134,7 +138,22 @@ impl<S: Storage> Cage<S> {
             cash_days: HashMap::new(),
             dealer_days: HashMap::new(),
             tournaments: BTreeMap::new(),
+            record: BTreeMap::new(),
         }
+    }
+
+    /// The cage's record of gaming day `day`, newest first: `by`'s only
+    /// where it is given; and whether more were left out.
+    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<super::cage_record::CageEntry>, bool) {
+        super::cage_record::read(&self.record, day, by)
+    }
+
+    /// The casino's currency (its first table's) and its operator's name, once named.
+    pub fn currency_and_operator(&self) -> (Option<String>, Option<String>) {
+        (
+            self.currency.clone(),
+            self.directory.read().operator().map(str::to_string),
+        )
     }
 
     pub fn ledger(&self) -> &Ledger<S> {
@@ -177,6 +196,7 @@ impl<S: Storage> Cage<S> {
                 })
                 .collect(),
             locked: user.locked,
+            away: BTreeMap::new(),
         })
     }
 
@@ -215,6 +235,13 @@ impl<S: Storage> Cage<S> {
         };
         if let Some(moved) = self.cashier_limit(&dir, at_ms, actor, &request)? {
             effects.push(moved);
+        }
+        // What the cage did, in its own record: a request that writes
+        // something (a coupon sent again as it was writes nothing).
+        if !events.is_empty() {
+            if let Some(entry) = super::cage_record::entry_of(dir.journal_format(), at_ms, actor, &request) {
+                effects.push(Effect::Recorded(entry));
+            }
         }
         if transfers.is_empty() && events.is_empty() && effects.is_empty() {
             return Ok(Vec::new());
@@ -564,6 +591,7 @@ impl<S: Storage> Cage<S> {
                 events,
                 tables,
             } => self.apply_tournament(&id, order, &events, tables),
+            Effect::Recorded(entry) => super::cage_record::enter(&mut self.record, entry),
             Effect::CashMoved {
                 player,
                 cash_in,

@@ -78,7 +78,8 @@ impl<S: Storage> Cage<S> {
                     if coupons.is_empty() {
                         ""
                     } else {
-                        " or issues a larger coupon"
+                        // The pit issues coupons too (`policy.rs`), with no cage's limit.
+                        ", and an admin or the pit issues a larger coupon"
                     }
                 ),
             ));

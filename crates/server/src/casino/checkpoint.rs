@@ -80,6 +80,9 @@ struct Written<'a> {
     /// (journal format 14); left out while empty, as older journals give.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     dealer_days: Vec<(&'a String, &'a (u64, u64))>,
+    /// The cage's own record (journal format 14); left out while empty.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    cage_record: &'a super::cage_record::CageRecord,
 }
 
 /// The state as read back.
@@ -95,6 +98,8 @@ struct Read {
     slots: Vec<TableSlot>,
     #[serde(default)]
     dealer_days: Vec<(String, (u64, u64))>,
+    #[serde(default)]
+    cage_record: super::cage_record::CageRecord,
 }
 
 /// The entry that binds a checkpoint (`Request::Checkpoint`): of a state
@@ -161,6 +166,7 @@ impl<S: Storage> Casino<S> {
             tournaments: &self.cage.tournaments,
             slots: self.tables.values().collect(),
             dealer_days,
+            cage_record: &self.cage.record,
         };
         let mut bytes = Vec::new();
         ciborium::into_writer(&written, &mut bytes)
@@ -207,6 +213,7 @@ pub(super) fn restore(checkpoint: &Checkpoint) -> Result<(Casino<MemoryStorage>,
         cash_days,
         dealer_days: read.dealer_days.into_iter().collect(),
         tournaments: read.tournaments,
+        record: read.cage_record,
     };
     let tables = read.slots.into_iter().map(|slot| (slot.id.clone(), slot)).collect();
     Ok((

@@ -10,6 +10,7 @@
 
 pub mod actor;
 pub mod cage;
+pub mod cage_record;
 pub mod cash;
 pub mod checkpoint;
 pub mod directory;
@@ -361,6 +362,7 @@ impl<S: Storage> Casino<S> {
                 cash_days: shadow.cage.cash_days,
                 dealer_days: shadow.cage.dealer_days,
                 tournaments: shadow.cage.tournaments,
+                record: shadow.cage.record,
             },
             tables: shadow.tables,
             keep_finished: shadow.keep_finished,
@@ -431,6 +433,11 @@ impl<S: Storage> Casino<S> {
 
     pub fn users(&self) -> Vec<User> {
         self.cage.directory.read().users().cloned().collect()
+    }
+
+    /// The cage's own record of gaming day `day`, newest first (see [`Cage::cage_record`]).
+    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<cage_record::CageEntry>, bool) {
+        self.cage.cage_record(day, by)
     }
 
     /// Every tournament's money, reconciled against the ledger.

@@ -73,6 +73,11 @@ pub enum Act {
     ReadUsers,
     /// Look up another player's accounts and coupons (the cage's work).
     ReadPlayerAccounts,
+    /// Read the cage's record of its cash and coupons: one's own, and an
+    /// admin's or auditor's everyone's.
+    ReadCageRecord,
+    /// Read everyone's entries in the cage's record, not only one's own.
+    ReadWholeCageRecord,
 }
 
 const ADMIN: &[Role] = &[Role::Admin];
@@ -224,6 +229,24 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
             Role::CasinoManager,
         ],
         "look up a player's accounts",
+    ),
+    (
+        Act::ReadCageRecord,
+        &[
+            Role::Cashier,
+            Role::Admin,
+            Role::Auditor,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+        ],
+        "read the cage's record",
+    ),
+    (
+        Act::ReadWholeCageRecord,
+        &[Role::Admin, Role::Auditor],
+        "read every cashier's entries in the cage's record",
     ),
 ];
 

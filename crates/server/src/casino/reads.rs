@@ -44,6 +44,8 @@ pub enum TableQuery {
     Round { id: String },
     /// The least revolutions a ball must make for a spin to count.
     MinRevolutions,
+    /// Whether `player`'s colour chips here were recorded taken away.
+    ChipsAway { player: String },
 }
 
 /// The answer to a [`TableQuery`].
@@ -60,6 +62,7 @@ pub enum TableAnswer {
     Rounds(Vec<RecalledRound>),
     Round(Option<RecalledRound>),
     MinRevolutions(u8),
+    ChipsAway(Option<crate::api::bodies::AwayChips>),
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -227,6 +230,12 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
         ),
         TableQuery::Round { id } => TableAnswer::Round(slot.round(&id).map(RecalledRound::from)),
         TableQuery::MinRevolutions => TableAnswer::MinRevolutions(slot.table.profile().spec().min_ball_revolutions),
+        TableQuery::ChipsAway { player } => {
+            TableAnswer::ChipsAway(slot.chips_away(&player).map(|a| crate::api::bodies::AwayChips {
+                at_ms: a.at_ms,
+                confirmed: a.confirmed,
+            }))
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! holds no rule. Nothing else in the crate imports this module.
 
 pub mod auth;
+pub mod cage;
 pub mod error;
 pub mod listener;
 pub mod metrics;
@@ -72,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/me", get(auth::me))
         .route("/api/users", get(people::users))
         .route("/api/players/{player}/accounts", get(people::player_accounts))
+        .route("/api/cage/transactions", get(cage::transactions))
         .route("/api/tournaments", get(tournaments::list))
         .route("/api/tournaments/{tournament}", get(tournaments::one))
         .route("/api/tournaments/{tournament}/forms", get(tournaments::forms))

@@ -1,6 +1,6 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, metrics, people, public, recall, requests, streams, tables, tournaments};
+use super::{auth, cage, metrics, people, public, recall, requests, streams, tables, tournaments};
 use crate::api::bodies::{
     ChipValue, Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PointsNotice,
     PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog,
@@ -25,6 +25,7 @@ use crate::api::{
         auth::me,
         people::users,
         people::player_accounts,
+        cage::transactions,
         requests::requests,
         requests::draw,
         tables::tables,
@@ -67,6 +68,9 @@ use crate::api::{
         UserSummary,
         PlayerAccounts,
         IssuedCoupon,
+        crate::api::bodies::CageTransactions,
+        crate::casino::cage_record::CageEntry,
+        crate::casino::cage_record::CageKind,
         ShippedProfile,
         ShippedProfiles,
         TableList,

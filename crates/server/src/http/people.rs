@@ -9,6 +9,7 @@ use super::state::{AppState, Caller};
 use crate::api::bodies::{PlayerAccounts, UserList, UserSummary};
 use crate::api::{ApiError, ErrorBody, ErrorCode};
 use crate::casino::policy::{self, Act};
+use crate::casino::reads::{TableAnswer, TableQuery};
 
 /// The most users one page lists.
 pub const USERS_PAGE_MAX: usize = 500;
@@ -67,8 +68,23 @@ pub async fn player_accounts(
     if actor.username != player {
         policy::require(actor.role, Act::ReadPlayerAccounts)?;
     }
-    match state.floor.player_accounts(&player).await? {
-        Some(accounts) => Ok(Json(accounts)),
-        None => Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {player:?}")).into()),
+    let Some(mut accounts) = state.floor.player_accounts(&player).await? else {
+        return Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {player:?}")).into());
+    };
+    // Chips at a table are the table's to know: each is asked whether this
+    // player's were recorded taken away, so the cage sees it beside them.
+    let tables: Vec<String> = accounts
+        .accounts
+        .keys()
+        .filter_map(|name| name.strip_prefix("chips:"))
+        .filter_map(|rest| rest.split(':').next())
+        .map(str::to_string)
+        .collect();
+    for table in tables {
+        let query = TableQuery::ChipsAway { player: player.clone() };
+        if let Ok(TableAnswer::ChipsAway(Some(away))) = state.floor.read_table(&table, query).await {
+            accounts.away.insert(table, away);
+        }
     }
+    Ok(Json(accounts))
 }

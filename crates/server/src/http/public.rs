@@ -48,7 +48,14 @@ static PROFILES: LazyLock<Bytes> = LazyLock::new(|| {
             })
         })
         .collect();
-    Bytes::from(serde_json::to_vec(&ShippedProfiles { profiles }).unwrap_or_default())
+    let tournaments = croupier_profiles::tournament::EXAMPLE_TOURNAMENTS
+        .iter()
+        .map(|(name, text)| crate::api::bodies::ShippedTournament {
+            name: name.to_string(),
+            text: text.to_string(),
+        })
+        .collect();
+    Bytes::from(serde_json::to_vec(&ShippedProfiles { profiles, tournaments }).unwrap_or_default())
 });
 
 /// The shipped bonus configurations of the kinds a document permits.

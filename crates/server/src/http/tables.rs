@@ -69,7 +69,7 @@ pub struct ReportDay {
 }
 
 /// A gaming day `YYYY-MM-DD` as days since 1970, or the refusal naming it.
-fn day_number(text: &str) -> Result<u64, ApiError> {
+pub(super) fn day_number(text: &str) -> Result<u64, ApiError> {
     let refused = |why: String| ApiError::new(crate::api::ErrorCode::BadRequest, format!("day: {why}"));
     let date = croupier_profiles::tournament::parse_day(text).map_err(refused)?;
     let epoch = crate::casino::tournaments::day_of(0).to_julian_day();

@@ -48,6 +48,12 @@ pub enum CageMsg {
     Users { after: String, n: usize, reply: ReplyTo },
     /// A player's accounts and coupons.
     PlayerAccounts { player: String, reply: ReplyTo },
+    /// The cage's record of a gaming day: `by`'s only, where it is given.
+    CageRecord {
+        day: u64,
+        by: Option<String>,
+        reply: ReplyTo,
+    },
     /// A tournament, its rules or its forms, or the list of them.
     Tournament {
         read: crate::casino::tournaments::TournamentRead,
@@ -135,6 +141,7 @@ fn refuse(group: Vec<CageMsg>) {
             | CageMsg::User { reply, .. }
             | CageMsg::Users { reply, .. }
             | CageMsg::PlayerAccounts { reply, .. }
+            | CageMsg::CageRecord { reply, .. }
             | CageMsg::Tournament { reply, .. }
             | CageMsg::Balances { reply, .. }
             | CageMsg::Balance { reply, .. } => Pending::Answer {
@@ -351,6 +358,20 @@ impl CageWriter {
                     answer: Answer::PlayerAccounts(self.cage.player_accounts(&player)),
                     to: reply,
                 }),
+                CageMsg::CageRecord { day, by, reply } => {
+                    let (entries, more) = self.cage.cage_record(day, by.as_deref());
+                    let (currency, operator) = self.cage.currency_and_operator();
+                    replies.push(Pending::Answer {
+                        answer: Answer::CageRecord(crate::api::bodies::CageTransactions {
+                            day: crate::casino::reads::day_text(day),
+                            currency,
+                            operator,
+                            transactions: entries,
+                            more,
+                        }),
+                        to: reply,
+                    })
+                }
                 CageMsg::Balances { username, reply } => replies.push(Pending::Answer {
                     answer: Answer::Balances(self.cage.balances_of(&username)),
                     to: reply,

@@ -286,6 +286,17 @@ impl Floor {
             .player_accounts()
     }
 
+    /// The cage's record of gaming day `day`: `by`'s only, where it is given.
+    pub async fn cage_record(
+        &self,
+        day: u64,
+        by: Option<String>,
+    ) -> Result<crate::api::bodies::CageTransactions, ApiError> {
+        self.at_cage(|reply| CageMsg::CageRecord { day, by, reply })
+            .await?
+            .cage_record()
+    }
+
     /// A tournament, its rules or forms, or the list of them.
     pub async fn tournament(
         &self,

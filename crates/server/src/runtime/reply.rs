@@ -45,6 +45,8 @@ pub enum Answer {
     Users(Vec<User>, bool),
     /// A player's accounts and coupons, if there is such a player.
     PlayerAccounts(Option<crate::api::bodies::PlayerAccounts>),
+    /// The cage's record of a gaming day.
+    CageRecord(crate::api::bodies::CageTransactions),
     /// A user's own accounts and their balances.
     Balances(BTreeMap<String, i128>),
     /// One account's balance.
@@ -99,6 +101,13 @@ impl Answer {
     pub fn player_accounts(self) -> Result<Option<crate::api::bodies::PlayerAccounts>, ApiError> {
         match self {
             Answer::PlayerAccounts(p) => Ok(p),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub fn cage_record(self) -> Result<crate::api::bodies::CageTransactions, ApiError> {
+        match self {
+            Answer::CageRecord(record) => Ok(record),
             other => Err(unexpected(&other)),
         }
     }

@@ -176,6 +176,16 @@ pub const FORMAT_CAPS_CASINO_WIDE: u32 = 14;
 /// (drop, fills, credits, win) from the transfers it makes.
 pub const FORMAT_TABLE_BOOKS: u32 = 14;
 
+/// The first format in which the cage keeps its own record of the cash it
+/// moved and the coupons it issued (`casino/cage_record.rs`): up to format
+/// 13 the cashier's page kept that list in its own memory, lost on a reload.
+pub const FORMAT_CAGE_RECORD: u32 = 14;
+
+/// The first format in which a filing of a tournament's written rules that
+/// came too late for its scheduled start is refused as it is recorded, and
+/// a filing recorded may be corrected before the start (Colorado 2213.06).
+pub const FORMAT_FILING_CHECKED: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

@@ -1,0 +1,116 @@
+//! The cage's own record: each cash-in, cash-out and match play coupon
+//! issued, with its time, player, amount, reference and who made it, kept
+//! as the cage makes them (from journal format 14). The cashier's page
+//! lists a gaming day's from it, so a reload, another tab or the next shift
+//! finds what the cage did; a page once kept that list in its own memory,
+//! and lost it on a reload.
+//!
+//! Each entry is made in the same step as the request's transfers and
+//! journal event, so the record holds exactly what the ledger moved: a
+//! cash-in's reference `R` is the transfer `cashin/R`, a cash-out's
+//! `cashout/R`, a coupon's the coupon's id. A resend that writes nothing
+//! records nothing. Replaying the journal makes the same record, and a
+//! checkpoint keeps it.
+//!
+//! It keeps the newest [`CAGE_DAYS_KEPT`] gaming days (UTC days, as the
+//! cashiers' daily limit counts them); older days are in the journal.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::actor::Actor;
+use super::journal::FORMAT_CAGE_RECORD;
+use super::request::Request;
+use super::table::books::gaming_day;
+
+/// How many of its newest gaming days the cage keeps its record of.
+pub const CAGE_DAYS_KEPT: usize = 7;
+
+/// The most transactions one read answers (the newest of the day).
+pub const CAGE_READ_MAX: usize = 1_000;
+
+/// What the cage did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CageKind {
+    CashIn,
+    CashOut,
+    Coupon,
+}
+
+/// One transaction of the cage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CageEntry {
+    /// When it was made (Unix ms, the server's clock).
+    pub at_ms: u64,
+    pub kind: CageKind,
+    pub player: String,
+    /// In minor units: the cash moved, or the coupon's value.
+    pub amount: u64,
+    /// The id it was made under: the transfer `cashin/{reference}` or
+    /// `cashout/{reference}`, or the coupon's number.
+    pub reference: String,
+    /// Who made it.
+    pub by: String,
+    /// A coupon's table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+}
+
+/// The record by gaming day, each day's entries in the order made.
+pub type CageRecord = BTreeMap<u64, Vec<CageEntry>>;
+
+/// The entry `request` makes in the record, made by `actor` at `at_ms`, in
+/// a journal in `format`: cash and coupons only, from format 14.
+pub(super) fn entry_of(format: u32, at_ms: u64, actor: &Actor, request: &Request) -> Option<CageEntry> {
+    if format < FORMAT_CAGE_RECORD {
+        return None;
+    }
+    let (kind, player, amount, reference, table) = match request {
+        Request::CashIn { id, player, amount } => (CageKind::CashIn, player, amount.get(), id, None),
+        Request::CashOut { id, player, amount } => (CageKind::CashOut, player, amount.get(), id, None),
+        Request::IssueCoupon {
+            id,
+            player,
+            table,
+            value,
+            ..
+        } => (CageKind::Coupon, player, value.get(), id, Some(table.clone())),
+        _ => return None,
+    };
+    Some(CageEntry {
+        at_ms,
+        kind,
+        player: player.clone(),
+        amount,
+        reference: reference.clone(),
+        by: actor.username.clone(),
+        table,
+    })
+}
+
+/// Enters `entry` on its gaming day, keeping the newest days only.
+pub(super) fn enter(record: &mut CageRecord, entry: CageEntry) {
+    record.entry(gaming_day(entry.at_ms)).or_default().push(entry);
+    while record.len() > CAGE_DAYS_KEPT {
+        record.pop_first();
+    }
+}
+
+/// Gaming day `day`'s entries, newest first, those `by` made only where it
+/// is given, at most [`CAGE_READ_MAX`]; and whether more were left out.
+pub fn read(record: &CageRecord, day: u64, by: Option<&str>) -> (Vec<CageEntry>, bool) {
+    let mut out: Vec<CageEntry> = record
+        .get(&day)
+        .into_iter()
+        .flatten()
+        .rev()
+        .filter(|e| by.is_none_or(|by| e.by == by))
+        .take(CAGE_READ_MAX + 1)
+        .cloned()
+        .collect();
+    let more = out.len() > CAGE_READ_MAX;
+    out.truncate(CAGE_READ_MAX);
+    (out, more)
+}
