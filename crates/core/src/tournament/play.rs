@@ -191,6 +191,12 @@ pub enum Command {
     FileRules {
         day: Date,
     },
+    /// The day recorded for the filing was wrong (a mistyped date): it was
+    /// `day`. Only before the tournament starts, and only once a filing is
+    /// recorded; the request carries why.
+    CorrectFiling {
+        day: Date,
+    },
     Register {
         player: String,
         event: usize,
@@ -462,8 +468,17 @@ impl Tournament {
                 }
                 if let Some(filed) = self.rules_filed.filter(|filed| day < *filed) {
                     return refuse(format!(
-                        "a filing on {filed} is recorded: a corrected copy is filed later and counts from its own day; an earlier day cannot replace it (2213.06)"
+                        "a filing on {filed} is recorded: a corrected copy is filed later and counts from its own day; an earlier day cannot replace it (2213.06); if {filed} was typed wrong, correct the day recorded, saying why"
                     ));
+                }
+                Ok(vec![Event::RulesFiled { day }])
+            }
+            Command::CorrectFiling { day } => {
+                if self.events.iter().any(|e| e.started) {
+                    return refuse("the tournament has started: the filing it started on stands (2213.06)");
+                }
+                if self.rules_filed.is_none() {
+                    return refuse("no filing is recorded to correct: record the filing (2213.06)");
                 }
                 Ok(vec![Event::RulesFiled { day }])
             }
@@ -756,6 +771,24 @@ impl Tournament {
             },
             points: spec.starting_points,
         }])
+    }
+
+    /// Why rules that reached the Division on `day` came too late for the
+    /// tournament's scheduled start, if they did: Colorado 2213.06 wants a
+    /// copy there "at least five days in advance of the scheduled start of
+    /// the tournament" (the profile's `rules_filed_days_before`).
+    pub fn filing_too_late(&self, day: Date) -> Option<String> {
+        let days = self.config.rules().rules_filed_days_before?;
+        let scheduled = self.config.spec().first_day;
+        let earliest = day.checked_add(time::Duration::days(i64::from(days)));
+        earliest.is_none_or(|earliest| earliest > scheduled).then(|| {
+            format!(
+                "rules that reached the Division on {day} came less than {days} days before the scheduled start {scheduled} \
+                 (2213.06: at least {days} days in advance): the tournament cannot start as scheduled. If that is the day \
+                 they reached it, cancel the tournament, refunding its entries, and announce a new one; if the day was \
+                 typed wrong, record the right one"
+            )
+        })
     }
 
     fn decide_start(&self, event: usize, day: Date) -> Result<Vec<Event>, TournamentError> {

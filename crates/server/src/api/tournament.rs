@@ -49,6 +49,10 @@ pub enum TournamentOrder {
     /// not after today), as the director records it (2213.06).
     FileRules {
         filed_on: String,
+        /// Why the day recorded before is replaced (it was typed wrong):
+        /// the day recorded is corrected, before the start (journal format 14).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        corrects: Option<String>,
     },
     /// `id`, chosen by the client, makes a resend harmless: the same order
     /// under the same id is answered again with nothing written.
@@ -78,6 +82,11 @@ pub enum TournamentOrder {
     },
     Eliminate {
         entry: u32,
+    },
+    /// The table given to `event`, not started, is taken back (journal
+    /// format 14): it is free for cash play or another event.
+    ReleaseTable {
+        event: String,
     },
     /// An entry whose event has not started leaves, refunded.
     Withdraw {

@@ -119,6 +119,11 @@ impl Directory {
         self.table_events.get(table)
     }
 
+    /// The table is no event's: taken back from one not played.
+    pub fn clear_table_event(&mut self, table: &str) {
+        self.table_events.remove(table);
+    }
+
     pub fn set_table_event(&mut self, table: String, event: TableEvent) {
         self.table_events.insert(table, event);
     }

@@ -26,7 +26,7 @@ impl TournamentOrder {
     /// The core's command, on `day`; `event` finds an event by name.
     pub fn command(&self, day: time::Date, event: impl Fn(&str) -> Result<usize, String>) -> Result<Command, String> {
         Ok(match self {
-            TournamentOrder::FileRules { filed_on } => {
+            TournamentOrder::FileRules { filed_on, corrects } => {
                 let filed = croupier_profiles::tournament::parse_day(filed_on).map_err(|e| format!("filed_on: {e}"))?;
                 if filed > day {
                     return Err(format!(
@@ -38,7 +38,10 @@ impl TournamentOrder {
                         "filed_on {filed} is more than {FILING_RECORDED_WITHIN_DAYS} days ago: a filing is recorded when it is made"
                     ));
                 }
-                Command::FileRules { day: filed }
+                match corrects {
+                    Some(_) => Command::CorrectFiling { day: filed },
+                    None => Command::FileRules { day: filed },
+                }
             }
             TournamentOrder::Register {
                 player,
@@ -91,7 +94,9 @@ impl TournamentOrder {
             TournamentOrder::RefuseSplit { reason } => Command::RefuseSplit { reason: reason.clone() },
             TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit { points: points.clone() },
             TournamentOrder::Conclude => Command::Conclude,
-            TournamentOrder::Table { .. } | TournamentOrder::ChipValues { .. } => {
+            TournamentOrder::Table { .. }
+            | TournamentOrder::ReleaseTable { .. }
+            | TournamentOrder::ChipValues { .. } => {
                 return Err("this order is the server's, not the tournament's".into())
             }
         })
@@ -185,6 +190,11 @@ pub enum TournamentRecord {
     },
     Concluded,
     /// The event plays at `table` (journal format 8).
+    /// The table given to an event not started was taken back (format 14).
+    TableReleased {
+        event: usize,
+        table: String,
+    },
     TableGiven {
         event: usize,
         table: String,

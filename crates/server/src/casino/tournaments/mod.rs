@@ -178,7 +178,9 @@ pub(super) fn plan_order(
     floor: &Floor<'_>,
 ) -> Result<Ordered, ApiError> {
     format_check(dir)?;
-    if let TournamentOrder::Table { .. } | TournamentOrder::ChipValues { .. } = order {
+    if let TournamentOrder::Table { .. } | TournamentOrder::ReleaseTable { .. } | TournamentOrder::ChipValues { .. } =
+        order
+    {
         let changed = tables::order(
             tournaments,
             floor.tables,
@@ -235,6 +237,9 @@ pub(super) fn plan_order(
         ));
     }
     let t = &held.tournament;
+    if let TournamentOrder::FileRules { filed_on, corrects } = order {
+        filing_checked(t, dir.journal_format(), filed_on, corrects.as_deref())?;
+    }
     match order {
         // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
         // entry that is not theirs and one that does not exist are refused
@@ -272,6 +277,44 @@ pub(super) fn plan_order(
         .collect();
     Ok((transfers, journal, events, None))
 }
+
+/// From journal format 14 a filing is checked as it is recorded (Colorado
+/// 2213.06: a copy of the rules "must also be provided to the local office
+/// of the Division of Gaming at least five days in advance of the scheduled
+/// start of the tournament"): one too late for the scheduled start is
+/// refused, so that no tournament is set up to fail at its start, and a
+/// day recorded wrong is corrected, with the reason, until the start. Up
+/// to format 13 a late filing was taken and refused only at the start, and
+/// a mistyped day could not be put right.
+fn filing_checked(t: &Tournament, format: u32, filed_on: &str, corrects: Option<&str>) -> Result<(), ApiError> {
+    if let Some(why) = corrects {
+        super::journal::require_format(
+            format,
+            super::journal::FORMAT_FILING_CHECKED,
+            "a filing's correction is",
+        )?;
+        if why.trim().is_empty() || why.len() > ITEM_REASON_MAX_BYTES {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!("corrects: say why the day recorded was wrong, in 1 to {ITEM_REASON_MAX_BYTES} bytes"),
+            ));
+        }
+    }
+    if format < super::journal::FORMAT_FILING_CHECKED {
+        return Ok(());
+    }
+    // A day that does not parse is the command's to refuse, naming the field.
+    let Ok(day) = croupier_profiles::tournament::parse_day(filed_on) else {
+        return Ok(());
+    };
+    match t.filing_too_late(day) {
+        Some(why) => Err(err(ErrorCode::TournamentRefused, why)),
+        None => Ok(()),
+    }
+}
+
+/// The longest reason a correction of a filing gives, in bytes.
+const ITEM_REASON_MAX_BYTES: usize = 200;
 
 /// A complimentary payment or a non-cash item is the house's money: an
 /// admin records it, so that no director alone pays a player with it.
@@ -431,11 +474,31 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
         for event in events {
             held.tournament.apply(event);
         }
+        // Tables taken back from an event: no longer the event's to play.
+        let released: Vec<(usize, String)> = tables
+            .as_ref()
+            .map(|next| {
+                held.tables
+                    .by_event
+                    .iter()
+                    .filter(|(event, table)| next.by_event.get(event) != Some(table))
+                    .map(|(event, table)| (*event, table.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
         if let Some(tables) = tables {
             held.tables = tables;
         }
         let published = tables::published(id, held);
         self.directory.change(|dir| {
+            for (event, table) in &released {
+                if dir
+                    .table_event(table)
+                    .is_some_and(|now| now.tournament == id && now.event == *event)
+                {
+                    dir.clear_table_event(table);
+                }
+            }
             for (table, event) in published {
                 // A table is its latest event's: an ended event of this
                 // tournament never takes back a table given since to another.

@@ -118,6 +118,28 @@ pub(super) fn order(
                 next,
             )))
         }
+        // A table given to an event not yet played is taken back (journal
+        // format 14): it once stayed the event's until the event ended,
+        // kept from cash play and from every other tournament.
+        TournamentOrder::ReleaseTable { event } => {
+            crate::casino::journal::require_format(
+                format,
+                crate::casino::journal::FORMAT_FILING_CHECKED,
+                "taking a table back from an event is",
+            )?;
+            let e = event_index(t.config(), event).map_err(|m| err(ErrorCode::TournamentRefused, m))?;
+            let Some(table) = held.tables.by_event.get(&e).cloned() else {
+                // Sent again, or never given: nothing to do.
+                return Ok(None);
+            };
+            if t.events[e].started {
+                return refuse(format!(
+                    "event {event:?} has started at table {table}: it is played there until it ends (2213.07(1))"
+                ));
+            }
+            next.by_event.remove(&e);
+            Ok(Some((TournamentRecord::TableReleased { event: e, table }, next)))
+        }
         TournamentOrder::ChipValues { values } => {
             check_chip_values(t.config().spec(), values)
                 .map_err(|e| err(ErrorCode::BadTournament, format!("{}: {}", e.field, e.message)))?;
