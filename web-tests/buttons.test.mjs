@@ -1,6 +1,8 @@
 // Every button of every page is driven by a browser test. Each test file
 // records, as it ends, the buttons its pages showed and those it clicked
-// (harness.mjs, in target/web-buttons/); this file, run last, reads every
+// (harness.mjs, in target/web-buttons/); this file, run after them in a
+// node command of its own (node --test orders the files it is given by
+// name, so it cannot be put last among them), reads every
 // record, loads each page the server serves to read the buttons in its
 // HTML (a page no test opened counts too), and fails for each page that
 // has a button no test clicked, naming it. Test files run in processes of
@@ -33,7 +35,7 @@ test("every other browser test file has left its record of buttons, newer than t
   const problems = [];
   for (const file of files) {
     const record = path.join(BUTTONS_DIR, `${file}.json`);
-    if (!existsSync(record)) { problems.push(`${file}: no record (run it before ${THIS}, in the same command)`); continue; }
+    if (!existsSync(record)) { problems.push(`${file}: no record (run it before ${THIS})`); continue; }
     const kept = JSON.parse(readFileSync(record, "utf8"));
     if (kept.written_at_ms < statSync(path.join(HERE, file)).mtimeMs) problems.push(`${file}: its record is older than the file; run it again`);
     kept.seen.forEach((k) => seen.add(k));

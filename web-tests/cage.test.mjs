@@ -59,9 +59,9 @@ test("the cage's record outlives a reload and another tab; receipts carry the ca
   await page.fill('#cash-form [name="amount"]', "300.00");
   await page.click('#cash-form button[value="in"]');
   const receipt = page.locator("#receipt");
-  await textOf(receipt, /Test House[\s\S]*Receipt number[\s\S]*cash-[0-9a-f]+[\s\S]*Currency\s*USD[\s\S]*Wallet now\s*USD 300\.00/, "the cash-in's receipt");
+  await textOf(receipt, /Test House[\s\S]*Cash in\s*USD 300\.00[\s\S]*Receipt number · Reference\s*cash-[0-9a-f]+[\s\S]*Currency\s*USD[\s\S]*Wallet now\s*USD 300\.00/, "the cash-in's receipt");
   const reference = await receipt.getAttribute("data-reference");
-  assert.match(await receipt.textContent(), new RegExp(`Receipt number\\s*${reference}`));
+  assert.match(await receipt.textContent(), new RegExp(`Receipt number · Reference\\s*${reference}`));
   await page.fill('#cash-form [name="amount"]', "50");
   await page.click('#cash-form button[value="out"]');
   await textOf(receipt, /Cash out\s*USD 50\.00/, "the cash-out's receipt");
