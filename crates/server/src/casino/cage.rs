@@ -591,7 +591,10 @@ impl<S: Storage> Cage<S> {
                 events,
                 tables,
             } => self.apply_tournament(&id, order, &events, tables),
-            Effect::Recorded(entry) => super::cage_record::enter(&mut self.record, entry),
+            Effect::Recorded(entry) => {
+                let day = self.directory.read().gaming_day(entry.at_ms);
+                super::cage_record::enter(&mut self.record, day, entry)
+            }
             Effect::CashMoved {
                 player,
                 cash_in,

@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 use super::actor::Actor;
 use super::journal::FORMAT_CAGE_RECORD;
 use super::request::Request;
-use super::table::books::gaming_day;
 
 /// How many of its newest gaming days the cage keeps its record of.
 pub const CAGE_DAYS_KEPT: usize = 7;
@@ -90,9 +89,9 @@ pub(super) fn entry_of(format: u32, at_ms: u64, actor: &Actor, request: &Request
     })
 }
 
-/// Enters `entry` on its gaming day, keeping the newest days only.
-pub(super) fn enter(record: &mut CageRecord, entry: CageEntry) {
-    record.entry(gaming_day(entry.at_ms)).or_default().push(entry);
+/// Enters `entry` on its gaming day `day`, keeping the newest days only.
+pub(super) fn enter(record: &mut CageRecord, day: u64, entry: CageEntry) {
+    record.entry(day).or_default().push(entry);
     while record.len() > CAGE_DAYS_KEPT {
         record.pop_first();
     }

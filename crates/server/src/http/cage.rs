@@ -28,10 +28,8 @@ pub async fn transactions(
     axum::extract::Query(asked): axum::extract::Query<CageDay>,
 ) -> Result<Json<CageTransactions>, Failure> {
     policy::require(actor.role, Act::ReadCageRecord)?;
-    let day = match asked.day.as_deref() {
-        Some(text) => day_number(text)?,
-        None => crate::casino::table::books::gaming_day(state.floor.clock().now_ms()),
-    };
+    // By default today's, as the casino counts its gaming day (the cage knows it).
+    let day = asked.day.as_deref().map(day_number).transpose()?;
     let by = policy::require(actor.role, Act::ReadWholeCageRecord)
         .is_err()
         .then(|| actor.username.clone());

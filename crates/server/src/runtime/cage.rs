@@ -50,7 +50,8 @@ pub enum CageMsg {
     PlayerAccounts { player: String, reply: ReplyTo },
     /// The cage's record of a gaming day: `by`'s only, where it is given.
     CageRecord {
-        day: u64,
+        /// The gaming day asked for; `None`: today's, as the casino counts it.
+        day: Option<u64>,
         by: Option<String>,
         reply: ReplyTo,
     },
@@ -359,6 +360,7 @@ impl CageWriter {
                     to: reply,
                 }),
                 CageMsg::CageRecord { day, by, reply } => {
+                    let day = day.unwrap_or_else(|| self.cage.directory().read().gaming_day(self.clock.now_ms()));
                     let (entries, more) = self.cage.cage_record(day, by.as_deref());
                     let (currency, operator) = self.cage.currency_and_operator();
                     replies.push(Pending::Answer {

@@ -289,7 +289,7 @@ impl Floor {
     /// The cage's record of gaming day `day`: `by`'s only, where it is given.
     pub async fn cage_record(
         &self,
-        day: u64,
+        day: Option<u64>,
         by: Option<String>,
     ) -> Result<crate::api::bodies::CageTransactions, ApiError> {
         self.at_cage(|reply| CageMsg::CageRecord { day, by, reply })

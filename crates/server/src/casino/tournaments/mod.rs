@@ -238,7 +238,7 @@ pub(super) fn plan_order(
     }
     let t = &held.tournament;
     if let TournamentOrder::FileRules { filed_on, corrects } = order {
-        filing_checked(t, dir.journal_format(), filed_on, corrects.as_deref())?;
+        filing_checked(t, dir, at_ms, filed_on, corrects.as_deref())?;
     }
     match order {
         // A player agrees for themself alone (2213.07(3)(b), 2213.07(4)); an
@@ -286,7 +286,14 @@ pub(super) fn plan_order(
 /// day recorded wrong is corrected, with the reason, until the start. Up
 /// to format 13 a late filing was taken and refused only at the start, and
 /// a mistyped day could not be put right.
-fn filing_checked(t: &Tournament, format: u32, filed_on: &str, corrects: Option<&str>) -> Result<(), ApiError> {
+fn filing_checked(
+    t: &Tournament,
+    dir: &Directory,
+    at_ms: u64,
+    filed_on: &str,
+    corrects: Option<&str>,
+) -> Result<(), ApiError> {
+    let format = dir.journal_format();
     if let Some(why) = corrects {
         super::journal::require_format(
             format,
@@ -303,10 +310,13 @@ fn filing_checked(t: &Tournament, format: u32, filed_on: &str, corrects: Option<
     if format < super::journal::FORMAT_FILING_CHECKED {
         return Ok(());
     }
-    // A day that does not parse is the command's to refuse, naming the field.
+    // A day that does not parse, or is after today, is the command's to refuse, naming the field.
     let Ok(day) = croupier_profiles::tournament::parse_day(filed_on) else {
         return Ok(());
     };
+    if day > dir.gaming_date(at_ms) {
+        return Ok(());
+    }
     match t.filing_too_late(day) {
         Some(why) => Err(err(ErrorCode::TournamentRefused, why)),
         None => Ok(()),
