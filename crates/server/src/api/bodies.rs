@@ -96,15 +96,43 @@ pub struct IssuedCoupon {
 /// issued, newest first, as the cage made them.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct CageTransactions {
-    /// The gaming day, `YYYY-MM-DD` (a UTC day).
+    /// The gaming day, `YYYY-MM-DD` (the casino's gaming day).
     pub day: String,
     /// The casino's currency, once it has a table.
     pub currency: Option<String>,
     /// The operator's name, once an admin has named it: a receipt's head.
     pub operator: Option<String>,
-    pub transactions: Vec<crate::casino::cage_record::CageEntry>,
+    pub transactions: Vec<CageTransaction>,
     /// Older ones of the day were left out (at most 1,000 are listed).
     pub more: bool,
+}
+
+/// What the cage did: `cash_in`, `cash_out` or `coupon` (issued).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CageTransactionKind {
+    CashIn,
+    CashOut,
+    Coupon,
+}
+
+/// One transaction of the cage, as its record lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CageTransaction {
+    /// When it was made (Unix ms, the server's clock).
+    pub at_ms: u64,
+    pub kind: CageTransactionKind,
+    pub player: String,
+    /// In minor units: the cash moved, or the coupon's value.
+    pub amount: u64,
+    /// The id it was made under: the transfer `cashin/{reference}` or
+    /// `cashout/{reference}`, or the coupon's number.
+    pub reference: String,
+    /// Who made it.
+    pub by: String,
+    /// A coupon's table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
 }
 
 /// A player's accounts and coupons, as the cage looks them up.

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use croupier_ledger::{Account, Applied, Ledger, LedgerError, Recorded, Storage, StorageError, StreamEvent, Transfer};
+use croupier_ledger::{Applied, Ledger, LedgerError, Recorded, Storage, StorageError, StreamEvent, Transfer};
 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory};
@@ -14,7 +14,7 @@ use super::journal::{
     self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
 };
 use super::request::Request;
-use super::table::{account, checked_entry, transfer, Commit, SaleClaim, TableSlot};
+use super::table::{checked_entry, Commit, SaleClaim, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
 use super::{err, policy, views};
 use crate::api::{ApiError, ErrorCode, EventView, Role};
@@ -508,28 +508,7 @@ impl<S: Storage> Cage<S> {
                     effects.push(Effect::SetGamingDay(day));
                 }
             }
-            R::CashIn { id, player, amount } | R::CashOut { id, player, amount } => {
-                dir.player(player)?;
-                let wallet = account(Account::wallet(player))?;
-                let cash_in = matches!(request, R::CashIn { .. });
-                let (from, to, tag) = if cash_in {
-                    (Account::Outside, wallet, "cashin")
-                } else {
-                    (wallet, Account::Outside, "cashout")
-                };
-                transfers.push(transfer(format!("{tag}/{id}"), from, to, amount.get(), tag));
-                events.push(if cash_in {
-                    JournalEvent::CashedIn {
-                        player: player.clone(),
-                        amount: amount.get(),
-                    }
-                } else {
-                    JournalEvent::CashedOut {
-                        player: player.clone(),
-                        amount: amount.get(),
-                    }
-                });
-            }
+            R::CashIn { .. } | R::CashOut { .. } => super::cash::plan_cash(dir, request, &mut transfers, &mut events)?,
             R::IssueCoupon {
                 id,
                 player,

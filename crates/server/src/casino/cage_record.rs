@@ -29,8 +29,8 @@ pub const CAGE_DAYS_KEPT: usize = 7;
 /// The most transactions one read answers (the newest of the day).
 pub const CAGE_READ_MAX: usize = 1_000;
 
-/// What the cage did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+/// What the cage did, as its record keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CageKind {
     CashIn,
@@ -38,8 +38,9 @@ pub enum CageKind {
     Coupon,
 }
 
-/// One transaction of the cage.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+/// One transaction of the cage, as its record keeps it (a stored form:
+/// the API shows it as [`crate::api::bodies::CageTransaction`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CageEntry {
     /// When it was made (Unix ms, the server's clock).
     pub at_ms: u64,
@@ -55,6 +56,25 @@ pub struct CageEntry {
     /// A coupon's table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
+}
+
+impl From<&CageEntry> for crate::api::bodies::CageTransaction {
+    fn from(entry: &CageEntry) -> Self {
+        use crate::api::bodies::CageTransactionKind as K;
+        crate::api::bodies::CageTransaction {
+            at_ms: entry.at_ms,
+            kind: match entry.kind {
+                CageKind::CashIn => K::CashIn,
+                CageKind::CashOut => K::CashOut,
+                CageKind::Coupon => K::Coupon,
+            },
+            player: entry.player.clone(),
+            amount: entry.amount,
+            reference: entry.reference.clone(),
+            by: entry.by.clone(),
+            table: entry.table.clone(),
+        }
+    }
 }
 
 /// The record by gaming day, each day's entries in the order made.

@@ -197,3 +197,34 @@ fn valid_coupon_id(id: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
+
+/// `cash_in` or `cash_out`: a player's cash, into their wallet from outside
+/// the casino or out of it, under the cashier's id.
+pub(super) fn plan_cash(
+    dir: &Directory,
+    request: &Request,
+    transfers: &mut Vec<croupier_ledger::Transfer>,
+    events: &mut Vec<JournalEvent>,
+) -> Result<(), ApiError> {
+    use croupier_ledger::Account;
+    let (id, player, amount, cash_in) = match request {
+        Request::CashIn { id, player, amount } => (id, player, amount.get(), true),
+        Request::CashOut { id, player, amount } => (id, player, amount.get(), false),
+        _ => return Err(err(ErrorCode::Internal, "not a request of cash")),
+    };
+    dir.player(player)?;
+    let wallet = super::table::account(Account::wallet(player))?;
+    let (from, to, tag) = if cash_in {
+        (Account::Outside, wallet, "cashin")
+    } else {
+        (wallet, Account::Outside, "cashout")
+    };
+    transfers.push(super::table::transfer(format!("{tag}/{id}"), from, to, amount, tag));
+    let player = player.clone();
+    events.push(if cash_in {
+        JournalEvent::CashedIn { player, amount }
+    } else {
+        JournalEvent::CashedOut { player, amount }
+    });
+    Ok(())
+}

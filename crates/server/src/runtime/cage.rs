@@ -368,7 +368,7 @@ impl CageWriter {
                             day: crate::casino::reads::day_text(day),
                             currency,
                             operator,
-                            transactions: entries,
+                            transactions: entries.iter().map(Into::into).collect(),
                             more,
                         }),
                         to: reply,
