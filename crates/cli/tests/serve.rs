@@ -1091,6 +1091,77 @@ fn a_terminal_bets_over_its_table_stream() {
     server.kill();
 }
 
+// Colorado 2203(1): match play coupons, issued at the cage, are played on the
+// even money and 2 to 1 bets only. No page played one: a terminal could not
+// tell which bets take a coupon, nor which of its player's coupons a bet may
+// still play, without holding the profile's rules itself. The layout now says
+// which kinds take one; the table's bets, read by a player, list the coupons
+// they may play there now, as the table checks a bet's.
+#[test]
+fn a_player_reads_the_coupons_they_may_play_and_the_bets_that_take_them() {
+    let data = data_dir();
+    let mut server = start(data.path(), free_port());
+    let [_admin, cashier, dealer, pit, p1, _p2] = server.staff_and_players();
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.seat(&cashier, ("p1", &p1), "t2", 10_000, 5_000);
+    let (_, layout) = server.http("GET", "/api/public/tables/t2/layout", None, None);
+    let mut taking: Vec<&str> = layout["kinds"]
+        .as_array()
+        .expect("kinds")
+        .iter()
+        .filter(|k| k["match_play"] == true)
+        .filter_map(|k| k["kind"].as_str())
+        .collect();
+    taking.sort_unstable();
+    assert_eq!(
+        taking,
+        ["black", "column", "dozen", "even", "high", "low", "odd", "red"],
+        "{layout}"
+    );
+    let now_ms = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis(),
+    )
+    .expect("ms");
+    let issue = |id: &str, player: &str, table: &str, end: Option<u64>| {
+        let mut coupon = json!({"op": "issue_coupon", "id": id, "player": player, "table": table, "value": 500});
+        if let Some(end) = end {
+            coupon["expires_at_ms"] = json!(end);
+        }
+        server.ask(&cashier, coupon);
+    };
+    issue("k1", "p1", "t2", None);
+    issue("k2", "p1", "t2", Some(now_ms + 2_000));
+    issue("k3", "p1", "t1", None);
+    issue("k4", "p2", "t2", None);
+    let playable = |token: &str| -> Vec<String> {
+        let (status, bets) = server.http("GET", "/api/tables/t2/bets", Some(token), None);
+        assert_eq!(status, 200, "{bets}");
+        let mut ids: Vec<String> = bets["coupons"]
+            .as_array()
+            .map(|c| c.iter().filter_map(|c| c["id"].as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        ids.sort_unstable();
+        ids
+    };
+    // Another table's coupon and another player's are not p1's to play here.
+    assert_eq!(playable(&p1), ["k1", "k2"]);
+    assert!(playable(&pit).is_empty(), "staff play no coupon");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    let bet = json!({"op": "place_bet", "table": "t2", "bet_id": "b1", "spot": "red", "stake": 500, "coupon_id": "k1"});
+    server.ask(&p1, bet);
+    assert_eq!(playable(&p1), ["k2"], "a coupon on a bet is played");
+    // Past its end a coupon is no longer valid (Colorado 2203(1)).
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    assert!(playable(&p1).is_empty(), "k2 is past its end");
+    // A bet taken back hands its coupon back, to play again.
+    server.ask(&p1, json!({"op": "cancel_bet", "table": "t2", "bet_id": "b1"}));
+    assert_eq!(playable(&p1), ["k1"]);
+    server.kill();
+}
+
 /// Every endpoint that needs a session refuses a caller without one (or with
 /// an unknown one) as `unauthenticated`, and every role it is not for as
 /// `forbidden`, while the roles it is for get through; the server's own

@@ -405,6 +405,10 @@ pub struct LayoutKind {
     pub pays: Option<u32>,
     pub min: Option<u64>,
     pub max: Option<u64>,
+    /// A match play coupon may be played on a bet of this kind (the
+    /// profile's `match_play`, Colorado 2203(1)); absent where none may.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub match_play: bool,
 }
 
 /// What a table's felt looks like and what its posted rules say.
@@ -526,6 +530,11 @@ pub struct TableBets {
     pub outcome: OutcomeSource,
     pub wheel: Option<WheelStatus>,
     pub bets: Vec<OpenBet>,
+    /// The caller's match play coupons for this table that a bet may play
+    /// now: issued to them, not played on a bet the table holds, not past
+    /// their end, at a table playing cash. A player's own; staff see none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coupons: Vec<IssuedCoupon>,
 }
 
 pub use super::report::{

@@ -15,8 +15,8 @@ use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
 use crate::api::bodies::{
-    BallToInspect, CouponCount, CouponTotals, DayBooksView, Layout, LayoutKind, LayoutPart, LayoutSpot, LogEntry,
-    OpenBet, PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog,
+    BallToInspect, CouponCount, CouponTotals, DayBooksView, IssuedCoupon, Layout, LayoutKind, LayoutPart, LayoutSpot,
+    LogEntry, OpenBet, PublicTable, RecalledRound, ReportTotals, RoundTotals, Seat, SeatedChips, TableBets, TableLog,
     TableReport, TableSummary,
 };
 
@@ -200,6 +200,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                             .collect()
                     })
                     .unwrap_or_default(),
+                coupons: playable_coupons(slot, dir, now_ms, &viewer.username),
             })
         }
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
@@ -316,6 +317,7 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 },
                 min: limit.map(|r| r.min.get()),
                 max: limit.map(|r| r.max.get()),
+                match_play: spec.match_play.contains(&k),
             }
         })
         .collect();
@@ -394,6 +396,30 @@ fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
         }),
         bonus: slot.layout_bonus(),
     }
+}
+
+/// `player`'s coupons for the table that a bet may play now, as the table
+/// checks a bet's (`TableSlot::coupon_played`): not played on a bet it holds,
+/// not past their end. None at a table playing points: it takes no coupon
+/// (Colorado 2214(1)).
+fn playable_coupons(slot: &TableSlot, dir: &Directory, now_ms: u64, player: &str) -> Vec<IssuedCoupon> {
+    if slot.points.is_some() {
+        return Vec::new();
+    }
+    dir.coupons_of(player)
+        .into_iter()
+        .filter(|(id, c)| {
+            c.table == slot.id
+                && !slot.coupons_played.contains_key(id)
+                && c.expires_at_ms.is_none_or(|end| now_ms < end)
+        })
+        .map(|(id, c)| IssuedCoupon {
+            id,
+            table: c.table,
+            value: c.value,
+            expires_at_ms: c.expires_at_ms,
+        })
+        .collect()
 }
 
 /// The table's coupons, each counted once: redeemed, expired or outstanding.
