@@ -366,7 +366,7 @@ test("In Prison chosen at the terminal: half back or held for the next spin (Col
   const token = await login("alice", "alice-secret-1");
   assert.equal(await chipsOf(token, "t4", "alice"), 5_000 - 2_000 + 500);
   await textOf(page.locator("#chips-balance"), /35\.00/, "balance after the zero");
-  await textOf(page.locator('#history tr[data-round="1"]'), /−5\.00 \(10\.00 held\)/, "history counts the held bet as neither won nor lost");
+  await textOf(page.locator('#history tr[data-round="1"]'), /−USD 5\.00 \(USD 10\.00 held\)/, "history counts the held bet as neither won nor lost");
   // The next round opens with the imprisoned bet still on the layout.
   await ask(dealerToken, { op: "open_betting", table: "t4" });
   await textOf(page.locator("#my-bets"), /black.*10\.00/, "the bet in prison rides into the next round");

@@ -1,0 +1,106 @@
+// The player's terminal where it once misled its player (issue 57, and a new
+// casino's review), one test for each way it did; each failed on the page
+// before its fix. A real `croupier serve` and Debian's Chromium, as in
+// terminals.test.mjs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { readFile } from "node:fs/promises";
+import { ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot } from "./harness.mjs";
+
+let adminToken, pitToken, dealerToken, cashierToken;
+const PLAYERS = ["pat", "quinn", "rae", "sam", "tom", "uma", "vic"];
+
+before(async () => {
+  const password = await start();
+  adminToken = await login("admin", password);
+  await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
+  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ...PLAYERS.map((p) => [p, "player"])]) {
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+  }
+  pitToken = await login("pit1", "pit1-secret-1");
+  dealerToken = await login("dealer1", "dealer1-secret-1");
+  cashierToken = await login("cash1", "cash1-secret-1");
+  for (const p of PLAYERS) await ask(cashierToken, { op: "cash_in", id: `cash-${p}`, player: p, amount: 100_000 });
+});
+
+after(stop);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// What the screen shows now, not the whole page: sticky bars where they stick.
+const view = (page, name) => page.screenshot({ path: path.join(process.env.SCREENSHOT_DIR ?? path.join(ROOT, "target/web-screenshots"), `${name}.png`) });
+
+async function profileText(name) {
+  return readFile(path.join(ROOT, "profiles", `${name}.toml`), "utf8");
+}
+
+// A Colorado table with dealer-entered results, inspected and opened.
+async function coloradoTable(table, inPrison = false) {
+  await ask(adminToken, {
+    op: "create_table", table, profile_text: await profileText("colorado-2014"), wheel: "single-zero",
+    in_prison: inPrison, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  await inspectAndOpen(table);
+}
+
+async function inspectAndOpen(table) {
+  await ask(pitToken, { op: "inspect", table, no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+  await ask(dealerToken, { op: "open_table", table });
+}
+
+// `player` buys colour chips of `chipValue` for `amount` at `table`; answers their token.
+async function seated(player, table, amount, chipValue) {
+  const token = await login(player, `${player}-secret-1`);
+  await ask(token, { op: "buy_in", id: `buy-${player}-${table}`, table, amount, chip_value: chipValue });
+  return token;
+}
+
+async function terminal(player, table, viewport) {
+  const page = await newPage(`${player}-${table}`, viewport);
+  await signIn(page, `/terminal?table=${table}`, player, `${player}-secret-1`);
+  await page.locator("#felt .spot").first().waitFor({ timeout: WAIT_MS });
+  await page.locator('#phase[title="stream live"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  return page;
+}
+
+async function bet(page, spot, chip, pattern) {
+  await page.locator(`#chips [data-chip="${chip}"]`).click();
+  await page.locator(`#felt [data-spot="${spot}"]`).click();
+  await textOf(page.locator("#message"), pattern, `the bet on ${spot}`);
+}
+
+// The viewport box of each element `selector` finds.
+const boxes = (page, selector) => page.locator(selector).evaluateAll((nodes) => nodes.map((n) => {
+  const r = n.getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, what: n.dataset.spot ?? n.id ?? n.textContent };
+}));
+const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+test("every amount the terminal shows is money in the table's currency", async () => {
+  await coloradoTable("p10");
+  await ask(pitToken, { op: "set_limits", table: "p10", limits: [{ kind: "straight", min: 100, max: 5_000 }, { kind: "red", min: 500, max: 50_000 }] });
+  await seated("tom", "p10", 10_000, 100);
+  await ask(dealerToken, { op: "open_betting", table: "p10" });
+  const page = await terminal("tom", "p10");
+  await bet(page, "17", 5, /on 17\./);
+  await bet(page, "red", 10, /on red\./);
+  await ask(dealerToken, { op: "no_more_bets", table: "p10" });
+  await ask(dealerToken, { op: "spin", table: "p10", spin: { pocket: "17", direction: "opposite", revolutions: 6 } });
+  await textOf(page.locator("#result-text"), /Won/, "the round settled");
+  await page.locator('#history tr[data-round="1"]').waitFor({ timeout: WAIT_MS });
+  await page.click('#history button[aria-label="recall round 1"]');
+  await textOf(page.locator("#recall"), /Chips before/, "the recall");
+  const shown = await page.evaluate(() => {
+    const texts = [];
+    for (const id of ["seat-panel", "my-bets", "my-total", "result-text", "history", "recall", "table-sign", "message"]) texts.push(document.getElementById(id)?.innerText ?? "");
+    for (const n of document.querySelectorAll("#felt [aria-label], #chips [aria-label], #complete-grid [aria-label]")) texts.push(n.getAttribute("aria-label"));
+    return texts;
+  });
+  const bare = shown.flatMap((text) => [...text.matchAll(/(USD\s)?[−-]?\d[\d,]*\.\d\d/g)].filter((m) => !m[1]).map((m) => `${m[0]} in ${JSON.stringify(text.slice(0, 80))}`));
+  assert.deepEqual(bare, [], "amounts without their currency");
+  await page.context().close();
+});
+
+test("no page raised an error", () => {
+  assert.deepEqual(pageErrors, []);
+});
