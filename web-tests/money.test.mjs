@@ -257,8 +257,10 @@ test("chips taken away: the dealer calls the floor, the pit records it, the play
   await ask(dealerToken, { op: "open_betting", table: "e1" });
   await textOf(player.locator("#phase"), /place your bets/i, "betting open on the terminal");
   await player.locator('#felt [data-spot="red"]').click();
-  await textOf(player.locator("#message"), /taken away from table e1: they are cashed in before ben plays/, "the refusal in words");
+  // The refusal is answered by the notice, said to ben again: not the server's third-person sentence beside it.
+  await player.locator('#away-notice[data-refused="1"]').waitFor({ timeout: WAIT_MS });
   assert.equal(await player.locator("#away-notice").isHidden(), false);
+  assert.doesNotMatch(await player.locator("#message").textContent(), /before ben plays/);
   await shot(player, "32-terminal-chips-away");
   const log = await call(pitToken, "/api/tables/e1/log");
   const entry = log.log.find((e) => e.type === "chips_taken_away");

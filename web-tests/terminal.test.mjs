@@ -76,6 +76,58 @@ const boxes = (page, selector) => page.locator(selector).evaluateAll((nodes) => 
 }));
 const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
+test("on a phone the round's state and countdown stay in view, and an error covers neither the felt's last rows nor the bet buttons", async () => {
+  await coloradoTable("p6");
+  await seated("pat", "p6", 10_000, 100);
+  await ask(dealerToken, { op: "open_betting", table: "p6" });
+  const page = await terminal("pat", "p6", { width: 390, height: 844 });
+  await page.locator('#felt[data-orientation="vertical"]').waitFor({ timeout: WAIT_MS });
+  await textOf(page.locator("#countdown"), /^\d+s$/, "the countdown");
+  // The felt's last rows: the boxes lowest on the page.
+  const lastRow = await page.locator("#felt rect.box").evaluateAll((nodes) => {
+    const bottom = Math.max(...nodes.map((n) => n.getBoundingClientRect().bottom));
+    return nodes.filter((n) => n.getBoundingClientRect().bottom > bottom - 2).map((n) => n.dataset.spot);
+  });
+  assert.ok(lastRow.length >= 3, `the felt's last row: ${lastRow}`);
+  const inView = async (when) => {
+    for (const id of ["phase", "countdown"]) {
+      const seen = await page.evaluate((id) => {
+        const node = document.getElementById(id);
+        const r = node.getBoundingClientRect();
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { top: r.top, bottom: r.bottom, onTop: node === top || node.contains(top) };
+      }, id);
+      assert.ok(seen.top >= 0 && seen.bottom <= 844 && seen.onTop, `#${id} in view ${when}: ${JSON.stringify(seen)}`);
+    }
+  };
+  // Scrolled down the layout to its last rows, and back to its middle.
+  for (const [spot, block] of [[lastRow[0], "end"], ["17", "center"], [lastRow[0], "start"]]) {
+    await page.locator(`#felt [data-spot="${spot}"]`).evaluate((n, block) => n.scrollIntoView({ block }), block);
+    await sleep(200);
+    await inView(`with ${spot} scrolled to the ${block}`);
+    await textOf(page.locator("#countdown"), /^\d+s$/, "the countdown while scrolled");
+  }
+  // A refusal: a spot the layout has not.
+  await page.fill("#notation", "17-35");
+  await page.click('#notation-form button[type="submit"]');
+  await page.locator('#message[data-kind="error"]').waitFor({ timeout: WAIT_MS });
+  const targets = [...lastRow.map((s) => `#felt [data-spot="${s}"]`), "#undo", "#repeat", "#clear", '#notation-form button[type="submit"]'];
+  for (const target of targets) {
+    for (const block of ["start", "center", "end"]) {
+      await page.locator(target).first().evaluate((n, block) => n.scrollIntoView({ block }), block);
+      await sleep(150);
+      const [message] = await boxes(page, "#message");
+      const [under] = await boxes(page, target);
+      assert.ok(message.bottom > message.top, "the error is shown");
+      assert.ok(!overlap(message, under), `the error covers ${target} scrolled to the ${block}: ${JSON.stringify({ message, under })}`);
+    }
+    await inView(`with ${target} in view`);
+  }
+  await page.locator("#undo").evaluate((n) => n.scrollIntoView({ block: "end" }));
+  await view(page, "40-terminal-phone-error");
+  await page.context().close();
+});
+
 test("every amount the terminal shows is money in the table's currency", async () => {
   await coloradoTable("p10");
   await ask(pitToken, { op: "set_limits", table: "p10", limits: [{ kind: "straight", min: 100, max: 5_000 }, { kind: "red", min: 500, max: 50_000 }] });
@@ -98,6 +150,29 @@ test("every amount the terminal shows is money in the table's currency", async (
   });
   const bare = shown.flatMap((text) => [...text.matchAll(/(USD\s)?[−-]?\d[\d,]*\.\d\d/g)].filter((m) => !m[1]).map((m) => `${m[0]} in ${JSON.stringify(text.slice(0, 80))}`));
   assert.deepEqual(bare, [], "amounts without their currency");
+  await page.context().close();
+});
+
+test("chips taken away: one second-person message, not the server's third-person refusal beside the notice (european-casino 5.2)", async () => {
+  await ask(adminToken, {
+    op: "create_table", table: "e7", profile_text: (await profileText("european-casino")).replace('currency = "EUR"', 'currency = "USD"'),
+    wheel: "single-zero", in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  await inspectAndOpen("e7");
+  await seated("vic", "e7", 5_000, 500);
+  const page = await terminal("vic", "e7");
+  await ask(pitToken, { op: "chips_taken_away", table: "e7", player: "vic" });
+  await textOf(page.locator("#away-notice"), /Your colour chips \(USD 50\.00\) were recorded as taken away/, "the notice");
+  await ask(dealerToken, { op: "open_betting", table: "e7" });
+  await textOf(page.locator("#phase"), /place your bets/i, "betting open");
+  await page.locator('#felt [data-spot="red"]').click();
+  // The refusal is answered by the notice, in the second person, said again; nothing names vic.
+  await page.waitForFunction(() => document.getElementById("message").textContent || document.getElementById("away-notice").dataset.refused, null, { timeout: WAIT_MS });
+  await sleep(300);
+  assert.doesNotMatch(await page.evaluate(() => document.body.innerText), /vic's|before vic plays/, "no third-person refusal");
+  const said = await page.evaluate(() => ["message", "away-notice"].map((id) => document.getElementById(id)).filter((n) => !n.hidden && n.textContent).length);
+  assert.equal(said, 1, "one message about the chips taken away");
+  assert.match(await page.locator("#away-notice").textContent(), /^Your colour chips/);
   await page.context().close();
 });
 
