@@ -128,6 +128,58 @@ test("on a phone the round's state and countdown stay in view, and an error cove
   await page.context().close();
 });
 
+test("a bet held In Prison stays on the felt and in the list, marked held; Undo says so in words; a dispute's correction is told in money", async () => {
+  await coloradoTable("p7", true);
+  await seated("quinn", "p7", 5_000, 100);
+  await ask(dealerToken, { op: "open_betting", table: "p7" });
+  const page = await terminal("quinn", "p7");
+  await page.locator("#prison-choice").waitFor({ state: "visible", timeout: WAIT_MS });
+  await page.selectOption("#zero-choice", "prison");
+  await bet(page, "black", 10, /10\.00 on black\./);
+  await ask(dealerToken, { op: "no_more_bets", table: "p7" });
+  await ask(dealerToken, { op: "spin", table: "p7", spin: { pocket: "0", direction: "opposite", revolutions: 6 } });
+  await page.locator('#dolly[data-pocket="0"]').waitFor({ timeout: WAIT_MS });
+  await textOf(page.locator("#result-text"), /held/i, "the result says what is held");
+  // Between rounds: the bet is still on the layout, held.
+  const held = page.locator('#my-bets tr[data-held="true"]');
+  await textOf(held, /black[\s\S]*USD 10\.00[\s\S]*held/i, "the held bet in the list");
+  assert.equal(await page.locator('#felt [data-mine="black"].held').count(), 1, "the held bet's chip on the felt");
+  // Undo offers nothing held, and says why, with no internal id.
+  await page.click("#undo");
+  await textOf(page.locator("#message"), /USD 10\.00 on black is held in prison/, "undo with only a held bet");
+  assert.doesNotMatch(await page.locator("#message").textContent(), /bet-[0-9a-f]/);
+  // A reload between rounds shows it too, from the server's record.
+  await page.reload();
+  await textOf(page.locator('#my-bets tr[data-held="true"]'), /black[\s\S]*USD 10\.00[\s\S]*held/i, "the held bet after a reload");
+  await page.locator('#phase[title="stream live"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  // The next round: it rides on, still held; a new bet is taken back, the held one is not.
+  await ask(dealerToken, { op: "open_betting", table: "p7" });
+  await textOf(page.locator("#phase"), /place your bets/i, "round 2");
+  await bet(page, "17", 5, /USD 5\.00 on 17\./);
+  await textOf(page.locator('#my-bets tr[data-held="true"]'), /black/, "still held in round 2");
+  await page.click("#undo");
+  await textOf(page.locator("#message"), /Your last bet, USD 5\.00 on 17, was taken back/, "undo takes back the new bet");
+  await page.click("#undo");
+  await textOf(page.locator("#message"), /USD 10\.00 on black is held in prison/, "undo refuses the held bet in words");
+  assert.doesNotMatch(await page.locator("#message").textContent(), /bet-[0-9a-f]/);
+  assert.equal(await page.locator('#my-bets tr[data-held="true"]').count(), 1, "the held bet stays");
+  await bet(page, "17", 5, /USD 5\.00 on 17\./);
+  await ask(dealerToken, { op: "no_more_bets", table: "p7" });
+  await ask(dealerToken, { op: "spin", table: "p7", spin: { pocket: "17", direction: "opposite", revolutions: 6 } });
+  await page.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });
+  await textOf(page.locator("#result-text"), /Won/, "round 2 settled");
+  assert.equal(await page.locator('#my-bets tr[data-held="true"]').count(), 0, "the bet released by the black 17");
+  await shot(page, "41-terminal-in-prison-held");
+  // Colorado 2206(5): the pit supervisor collects 5.00 the dealer overpaid; the player is told.
+  const before = await chipsOf(await login("quinn", "quinn-secret-1"), "p7", "quinn");
+  await ask(pitToken, { op: "dispute", table: "p7", id: "d-p7-1", reason: "17 paid twice", corrections: [{ player: "quinn", amount: -500 }], round: 2 });
+  await textOf(page.locator("#dispute-notice"), /dispute[\s\S]*round 2[\s\S]*17 paid twice[\s\S]*USD 5\.00 collected from your chips/i, "the collection told");
+  assert.doesNotMatch(await page.locator("#dispute-notice").textContent(), /500|pit1/);
+  await textOf(page.locator("#chips-balance"), new RegExp(((before - 500) / 100).toFixed(2).replace(".", "\\.")), "the chips after the collection");
+  await shot(page, "42-terminal-dispute-notice");
+  await page.context().close();
+});
+
 test("every amount the terminal shows is money in the table's currency", async () => {
   await coloradoTable("p10");
   await ask(pitToken, { op: "set_limits", table: "p10", limits: [{ kind: "straight", min: 100, max: 5_000 }, { kind: "red", min: 500, max: 50_000 }] });
@@ -173,6 +225,33 @@ test("chips taken away: one second-person message, not the server's third-person
   const said = await page.evaluate(() => ["message", "away-notice"].map((id) => document.getElementById(id)).filter((n) => !n.hidden && n.textContent).length);
   assert.equal(said, 1, "one message about the chips taken away");
   assert.match(await page.locator("#away-notice").textContent(), /^Your colour chips/);
+  await page.context().close();
+});
+
+// Last: it stops the server. A round cut off by the stop is void when it starts again.
+test("the server gone and back: the countdown stops, the error goes once reconnected, the void round is told", async () => {
+  await coloradoTable("pr");
+  await seated("uma", "pr", 5_000, 100);
+  await ask(dealerToken, { op: "open_betting", table: "pr" });
+  const page = await terminal("uma", "pr");
+  await textOf(page.locator("#countdown"), /^\d+s$/, "the countdown");
+  await bet(page, "red", 5, /USD 5\.00 on red\./);
+  await bet(page, "17", 1, /USD 1\.00 on 17\./);
+  const restart = await killAndRestart();
+  await textOf(page.locator("#countdown"), /^(?!\d+s$)/, "the countdown stopped");
+  await textOf(page.locator("#connection"), /cannot reach the server/i, "the terminal says the server is gone");
+  const stopped = await page.locator("#countdown").textContent();
+  await sleep(2_200);
+  assert.equal(await page.locator("#countdown").textContent(), stopped, "the countdown stays stopped");
+  await page.locator('#felt [data-spot="black"]').click();
+  await textOf(page.locator("#message"), /cannot be reached/, "a bet while the server is down");
+  await restart();
+  await page.locator("#connection").waitFor({ state: "hidden", timeout: WAIT_MS });
+  await textOf(page.locator("#message"), /^(?![\s\S]*cannot be reached)/, "the error gone once reconnected");
+  await textOf(page.locator("#void-notice"), /Round 1 was void[\s\S]*your stakes, USD 6\.00, were returned to your chips/i, "the void round told");
+  await textOf(page.locator("#chips-balance"), /USD 50\.00/, "the stakes back");
+  assert.equal(await page.locator("#my-bets tr").count(), 0, "nothing left on the layout");
+  await shot(page, "45-terminal-void-after-restart");
   await page.context().close();
 });
 
