@@ -180,6 +180,37 @@ test("a bet held In Prison stays on the felt and in the list, marked held; Undo 
   await page.context().close();
 });
 
+test("the terminal offers the player's match play coupons on the bets that take one (Colorado 2203(1))", async () => {
+  await coloradoTable("p8");
+  const rae = await seated("rae", "p8", 10_000, 500);
+  await ask(cashierToken, { op: "issue_coupon", id: "mp-rae-1", player: "rae", table: "p8", value: 2_500 });
+  await ask(dealerToken, { op: "open_betting", table: "p8" });
+  const page = await terminal("rae", "p8");
+  const coupon = page.locator('#coupons [data-coupon="mp-rae-1"]');
+  await textOf(coupon, /USD 25\.00/, "the coupon offered");
+  await coupon.click();
+  assert.equal(await coupon.getAttribute("aria-pressed"), "true");
+  await textOf(page.locator("#coupon-note"), /next bet plays coupon mp-rae-1: a stake of USD 25\.00/, "what the coupon plays");
+  await shot(page, "43-terminal-coupon");
+  // A straight takes no coupon: the page says where one is played, from the layout.
+  await page.locator('#felt [data-spot="17"]').click();
+  await textOf(page.locator("#message"), /mp-rae-1[\s\S]*dozen[\s\S]*red[\s\S]*not on 17/i, "the coupon refused on 17");
+  assert.equal(await page.locator("#my-bets tr").count(), 0);
+  await page.locator('#felt [data-spot="red"]').click();
+  await textOf(page.locator("#message"), /USD 25\.00 on red with match play coupon mp-rae-1/, "the coupon played on red");
+  await textOf(page.locator("#my-bets"), /red[\s\S]*USD 25\.00[\s\S]*coupon/i, "the bet with its coupon");
+  await page.locator('#coupons [data-coupon="mp-rae-1"]').waitFor({ state: "detached", timeout: WAIT_MS });
+  const bets = await call(rae, "/api/tables/p8/bets");
+  assert.deepEqual(bets.bets.map((b) => [b.spot, b.stake]), [["red", 2_500]]);
+  assert.equal(bets.coupons, undefined, "the coupon is played");
+  await textOf(page.locator("#chips-balance"), /USD 75\.00/, "the stake from the chips");
+  await ask(dealerToken, { op: "no_more_bets", table: "p8" });
+  await ask(dealerToken, { op: "spin", table: "p8", spin: { pocket: "1", direction: "opposite", revolutions: 6 } });
+  // Red wins: the stake back, and even money on the stake and on the coupon (2203(1)): 75.00.
+  await textOf(page.locator("#chips-balance"), /USD 150\.00/, "paid on stake and coupon");
+  await page.context().close();
+});
+
 test("every amount the terminal shows is money in the table's currency", async () => {
   await coloradoTable("p10");
   await ask(pitToken, { op: "set_limits", table: "p10", limits: [{ kind: "straight", min: 100, max: 5_000 }, { kind: "red", min: 500, max: 50_000 }] });
