@@ -211,6 +211,39 @@ test("the terminal offers the player's match play coupons on the bets that take 
   await page.context().close();
 });
 
+test("a session ended while playing shows the sign-in form and keeps the table chosen", async () => {
+  await coloradoTable("p9");
+  await seated("sam", "p9", 5_000, 100);
+  await ask(dealerToken, { op: "open_betting", table: "p9" });
+  const page = await terminal("sam", "p9");
+  // The admin locks sam: his sessions end, and the server closes his table's stream.
+  await ask(adminToken, { op: "lock_user", username: "sam" });
+  await page.locator("#login-panel").waitFor({ state: "visible", timeout: WAIT_MS });
+  assert.doesNotMatch((await page.locator("#message").textContent()) ?? "", /log in first/);
+  await textOf(page.locator("#message"), /sign in again/i, "told to sign in again");
+  assert.equal(await page.locator("#play").isHidden(), true, "no table offered to a signed-out player");
+  assert.match(page.url(), /table=p9/);
+  await shot(page, "44-terminal-session-over");
+  await ask(adminToken, { op: "unlock_user", username: "sam" });
+  await page.fill('#login-form [name="username"]', "sam");
+  await page.fill('#login-form [name="password"]', "sam-secret-1");
+  await page.click('#login-form button[type="submit"]');
+  await page.locator("#login-panel").waitFor({ state: "hidden", timeout: WAIT_MS });
+  assert.equal(await page.inputValue("#table-select"), "p9", "the same table");
+  await textOf(page.locator("#chips-balance"), /USD 50\.00/, "his chips at p9");
+  await bet(page, "17", 1, /USD 1\.00 on 17\./);
+  // A bet refused for its session (a token the server does not know, its
+  // stream still open) shows the form too.
+  await page.evaluate(() => {
+    const s = JSON.parse(sessionStorage.getItem("croupier.session"));
+    sessionStorage.setItem("croupier.session", JSON.stringify({ ...s, token: "0".repeat(64) }));
+  });
+  await page.locator('#felt [data-spot="18"]').click();
+  await page.locator("#login-panel").waitFor({ state: "visible", timeout: WAIT_MS });
+  await textOf(page.locator("#message"), /Your session is over: sign in again to go on at table p9/, "told to sign in again");
+  await page.context().close();
+});
+
 test("every amount the terminal shows is money in the table's currency", async () => {
   await coloradoTable("p10");
   await ask(pitToken, { op: "set_limits", table: "p10", limits: [{ kind: "straight", min: 100, max: 5_000 }, { kind: "red", min: 500, max: 50_000 }] });
