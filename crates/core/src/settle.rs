@@ -39,7 +39,7 @@ pub enum BetError {
     Stake(#[from] StakeError),
     #[error("profile {profile} does not offer {what}")]
     NotOffered { profile: String, what: String },
-    #[error("{spot} stands for {parts} units: a stake of {stake} does not divide evenly among them")]
+    #[error("{spot} stands for {parts} units: a stake of {} does not divide evenly among them", Minor::new(*.stake))]
     Indivisible { spot: String, parts: u64, stake: u64 },
     #[error("{} on {} is under the table minimum {}", Minor::new(*.stake), a(*.kind), Minor::new(*.min))]
     UnderMinimum { kind: Kind, stake: u64, min: u64 },
@@ -55,7 +55,11 @@ pub enum BetError {
         kind: Kind,
         allowed: String,
     },
-    #[error("a match play coupon of {coupon} must be matched by an equal stake, not {stake}")]
+    #[error(
+        "a match play coupon of {} must be matched by an equal stake, not {}",
+        Minor::new(u64::try_from(*.coupon).unwrap_or(0)),
+        Minor::new(*.stake)
+    )]
     CouponNotMatched { coupon: i128, stake: u64 },
     #[error("a match play bet cannot also choose In Prison: it loses on zero")]
     CouponWithZeroChoice,

@@ -252,7 +252,7 @@ fn a_bet_resent_with_other_contents_is_a_duplicate_and_the_first_stands() {
     for (spot, stake) in [("18", 500), ("17", 1_000), ("red", 500), ("17-18", 500)] {
         let refused = w.refused(&alice(), bet("a1", spot, stake), "duplicate_bet");
         assert!(
-            refused.message.contains("a1") && refused.message.contains("500 on 17"),
+            refused.message.contains("a1") && refused.message.contains("5.00 on 17"),
             "{refused}"
         );
     }

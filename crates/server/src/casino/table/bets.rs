@@ -375,7 +375,7 @@ impl TableSlot {
             format!(
                 "bet id {bet_id} is already your bet of {} on {} in this round; a resend must be the same bet, \
                  and a new bet needs a new id",
-                was.stake().get(),
+                croupier_core::Minor::new(was.stake().get()),
                 was.spot().notation()
             ),
         ))

@@ -71,7 +71,7 @@ impl TableSlot {
         if let Some(named) = coupon.filter(|v| v.get() != issued.value) {
             return Err(err(
                 ErrorCode::CouponNotMatched,
-                format!("coupon {id} is worth {}, not {}", issued.value, named.get()),
+                format!("coupon {id} is worth {}, not {}", Minor::new(issued.value), named),
             ));
         }
         match self.coupons_played.get(id) {
