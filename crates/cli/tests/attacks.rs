@@ -1327,6 +1327,40 @@ fn the_log_takes_a_licence_from_the_users_record_not_the_sign_in() {
     assert!(ok, "{report}");
 }
 
+// A spin missing its revolutions, or carrying them mistyped, is refused
+// naming the field, never read as 0 (a real 17 journaled as a no spin of
+// too few revolutions) nor as another kind of spin; nothing is written.
+#[test]
+fn a_spin_with_its_revolutions_missing_or_mistyped_is_refused_naming_them() {
+    let data = data_dir();
+    let (server, [_, _, dealer, pit, _, _]) = casino(data.path());
+    server.inspect_and_open(&pit, &dealer, "t2");
+    server.ask(&dealer, json!({"op": "open_betting", "table": "t2"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "t2"}));
+    let before = journal_rows(data.path()).len();
+    for (spin, named) in [
+        (json!({"pocket": "17", "direction": "opposite"}), "revolutions missing"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": ""}), "revolutions"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": null}), "revolutions missing"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": -1}), "revolutions"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": 256}), "revolutions"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": 6.5}), "revolutions"),
+        (json!({"pocket": "17", "revolutions": 17}), "direction missing"),
+        (json!({"revolutions": 17}), "pocket, direction missing"),
+        (json!({"pocket": "17", "direction": "opposite", "revolutions": 17, "no_spin": "ball_left_wheel"}), "not both"),
+    ] {
+        let (status, code, message) = refused(&server, &dealer, json!({"op": "spin", "table": "t2", "spin": spin}));
+        assert_eq!((status, code.as_str()), (400, "bad_request"), "{spin}: {message}");
+        assert!(message.contains(named), "{spin}: the refusal names {named:?}: {message}");
+    }
+    assert_eq!(journal_rows(data.path()).len(), before, "no refusal wrote anything");
+    let (_, table) = server.http("GET", "/api/public/tables/t2", None, None);
+    assert_eq!(table["phase"], "closed-betting", "the round still waits for its result: {table}");
+    server.ask(&dealer, json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 17}}));
+    let (_, table) = server.http("GET", "/api/public/tables/t2", None, None);
+    assert_eq!(table["last_pockets"][0], "17", "17 revolutions counted: the result stands: {table}");
+}
+
 // Colorado 2206(4): a ball that left the wheel is recovered and inspected by
 // the pit supervisor before it is spun again; Maryland ch.6 B-C: the dealer
 // inspects it after too few revolutions or after it left the wheel, and a

@@ -86,7 +86,9 @@ pub enum OutcomeSource {
 }
 
 /// A spin as reported: a pocket with the ball's direction and revolutions, or a no spin.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// Read by hand (`Deserialize` below) so that a spin missing a field is
+/// refused naming it, never read as another kind of spin or defaulted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum SpinView {
     Ball {
@@ -99,6 +101,47 @@ pub enum SpinView {
         /// A no spin's reason: `same_direction`, `too_few_revolutions`, ...
         no_spin: String,
     },
+}
+
+impl<'de> Deserialize<'de> for SpinView {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        // Each field optional here, so that what is missing can be named;
+        // the revolutions read as any value, so that a mistyped one is named
+        // too (a tagged request keeps no path to the field serde refused).
+        #[derive(Deserialize)]
+        struct Fields {
+            pocket: Option<String>,
+            direction: Option<String>,
+            revolutions: Option<serde_json::Value>,
+            no_spin: Option<String>,
+        }
+        let Fields { pocket, direction, revolutions, no_spin } = Fields::deserialize(deserializer)?;
+        let revolutions = match revolutions {
+            None | Some(serde_json::Value::Null) => None,
+            Some(typed) => Some(typed.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| {
+                D::Error::custom(format!("the revolutions counted are a whole number from 0 to 255, not {typed}"))
+            })?),
+        };
+        match (pocket, direction, revolutions, no_spin) {
+            (None, None, None, Some(no_spin)) => Ok(SpinView::NoSpin { no_spin }),
+            (_, _, _, Some(_)) => Err(D::Error::custom(
+                "a spin is a pocket with the ball's direction and revolutions, or a no_spin with its reason, not both",
+            )),
+            (Some(pocket), Some(direction), Some(revolutions), None) => Ok(SpinView::Ball { pocket, direction, revolutions }),
+            (pocket, direction, revolutions, None) => {
+                let missing: Vec<&str> =
+                    [("pocket", pocket.is_none()), ("direction", direction.is_none()), ("revolutions", revolutions.is_none())]
+                        .into_iter()
+                        .filter_map(|(name, absent)| absent.then_some(name))
+                        .collect();
+                Err(D::Error::custom(format!(
+                    "a spin names its pocket, the ball's direction and the revolutions counted (or a no_spin with its reason): {} missing",
+                    missing.join(", ")
+                )))
+            }
+        }
+    }
 }
 
 /// One bet of a verbal series: its id, spot and stake in minor units.
