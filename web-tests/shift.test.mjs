@@ -247,8 +247,19 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await annTab.reload();
   await rows(annTab, 3, "ann's bets after a reload during no more bets");
   await dealer.fill("#pocket", "17");
+  // An empty Revolutions field is refused on the page, never read as 0 (a
+  // real 17 journaled as a no spin); a malformed one too. Nothing is sent.
+  assert.equal(await dealer.inputValue('#result-form [name="revolutions"]'), "", "revolutions start empty, never prefilled");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Type the ball's revolutions as counted: nothing was sent/, "empty revolutions refused");
+  await dealer.fill('#result-form [name="revolutions"]', "1e1");
+  await dealer.click('#result-form button[type="submit"]');
+  await textOf(dealer.locator("#message"), /Revolutions must be a whole number from 0 to 255 \(got "1e1"\): nothing was sent/, "malformed revolutions refused");
+  assert.equal((await call(null, "/api/public/tables/c1")).phase, "closed-betting", "nothing was sent: the round still waits for its result");
+  await dealer.fill('#result-form [name="revolutions"]', "17");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 17: the round settles/, "17 entered");
+  assert.equal(await dealer.inputValue('#result-form [name="revolutions"]'), "", "the next spin's revolutions are typed afresh");
   await textOf(board.locator("#last"), /17/, "the board shows 17");
   // Colorado 2204(1): 35 to 1 straight, 8 to 1 corner, 2 to 1 dozen, 1 to 1 black; red and 0 lose.
   const annChips1 = 20_000 - 3_500 + 500 * 36 + 2_500 * 3;
@@ -291,6 +302,7 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await rows(annTab, 2, "ann's round-2 bets after a reload");
   assert.equal(await annTab.locator("#dolly").count(), 0, "no marker from the last round");
   await dealer.fill("#pocket", "0");
+  await dealer.fill('#result-form [name="revolutions"]', "9");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 0: the round settles/, "0 entered");
   await textOf(board.locator("#last"), /^\s*0\s*$/, "the board shows 0");

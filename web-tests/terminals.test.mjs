@@ -136,6 +136,7 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
 
   // The dealer keys 17; the terminal puts the dolly on 17 and shows the amounts.
   await dealer.locator('#pockets [data-pocket="17"]').click();
+  await dealer.fill('#result-form [name="revolutions"]', "8");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 17: the round settles/, "the dealer told the result");
   await alice.locator('#dolly[data-pocket="17"]').waitFor({ timeout: WAIT_MS });

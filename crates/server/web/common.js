@@ -28,6 +28,16 @@ const Croupier = (() => {
     return Number(m[1]) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
   };
 
+  // A whole number typed by a person, from `min` to `max`; null if the field
+  // is empty or holds anything else ("", "6.5", "1e3", "six"): an empty field
+  // is refused, never read as 0.
+  const whole = (text, min = 0, max = Number.MAX_SAFE_INTEGER) => {
+    const m = /^\s*(\d{1,15})\s*$/.exec(String(text ?? ""));
+    if (!m) return null;
+    const n = Number(m[1]);
+    return n >= min && n <= max ? n : null;
+  };
+
   const newId = (prefix) => {
     const bytes = new Uint8Array(12);
     crypto.getRandomValues(bytes);
@@ -579,5 +589,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();
