@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
-import { ROOT, WAIT_MS, base, start, stop, call, login, ask, newPage, signIn, textOf, shot } from "./harness.mjs";
+import { ROOT, WAIT_MS, base, start, stop, call, login, ask, newPage, signIn, textOf, shot, loseNextAnswer } from "./harness.mjs";
 
 let adminToken;
 
@@ -134,19 +134,6 @@ test("over a cashier's day, the refusal says who else may act: an admin, and the
   await page.context().close();
 });
 
-// Lets the next `op` request reach the server, then loses its answer.
-async function loseNextAnswer(page, op) {
-  let lost = false;
-  await page.route("**/api/requests", async (route) => {
-    const body = JSON.parse(route.request().postData() ?? "{}");
-    if (body.op !== op || lost) return route.continue();
-    lost = true;
-    await route.fetch();
-    return route.abort("connectionreset");
-  });
-  return () => page.unroute("**/api/requests");
-}
-
 test("a cash-in whose answer was lost is sent again, or told apart as a new one, from the page", async () => {
   const page = await newPage("cage-resend", { width: 1400, height: 1000 });
   await signIn(page, "/cashier", "cash1", "cash1-secret-1");
@@ -155,7 +142,7 @@ test("a cash-in whose answer was lost is sent again, or told apart as a new one,
   await textOf(page.locator("#player-name"), /^ann$/, "ann looked up");
   const wallet = async () => (await call(adminToken, "/api/players/ann/accounts")).accounts["wallet:ann"];
   const before = await wallet();
-  let done = await loseNextAnswer(page, "cash_in");
+  let done = (await loseNextAnswer(page, "cash_in")).done;
   await page.fill('#cash-form [name="amount"]', "10.00");
   await page.click('#cash-form button[value="in"]');
   await textOf(page.locator("#message"), /No answer came/, "no answer");
@@ -164,7 +151,7 @@ test("a cash-in whose answer was lost is sent again, or told apart as a new one,
   await page.locator('[data-resend="again"]').click();
   await textOf(page.locator("#message"), /recorded by the earlier send/, "the same one, once");
   assert.equal(await wallet(), before + 1_000);
-  done = await loseNextAnswer(page, "cash_in");
+  done = (await loseNextAnswer(page, "cash_in")).done;
   await page.fill('#cash-form [name="amount"]', "10.00");
   await page.click('#cash-form button[value="in"]');
   await textOf(page.locator("#message"), /No answer came/, "no answer again");

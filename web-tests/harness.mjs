@@ -100,6 +100,27 @@ export const login = async (username, password) => (await call(null, "/api/login
 export const ask = (token, body) => call(token, "/api/requests", body);
 export const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
 
+// Lets the next money request of `op` from `page` reach the server, then
+// loses its answer: the page sees a dropped connection. Answers the ids
+// every request of `op` was sent under, in order; its `done()` stops
+// watching the page's requests.
+export async function loseNextAnswer(page, op) {
+  const sent = [];
+  let lost = false;
+  await page.route("**/api/requests", async (route) => {
+    const body = JSON.parse(route.request().postData() ?? "{}");
+    if (body.op !== op) return route.continue();
+    sent.push(body.id);
+    if (lost) return route.continue();
+    lost = true;
+    // The server takes it and answers; the answer never reaches the page.
+    await route.fetch();
+    return route.abort("connectionreset");
+  });
+  sent.done = () => page.unroute("**/api/requests");
+  return sent;
+}
+
 // The buttons each page showed and those a test clicked, by kind (see
 // BUTTON_KIND): written to target/web-buttons/FILE.json as the file ends.
 export const BUTTONS_DIR = path.join(ROOT, "target/web-buttons");

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ROOT, WAIT_MS, base, pageErrors, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot } from "./harness.mjs";
+import { ROOT, WAIT_MS, base, pageErrors, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot, loseNextAnswer } from "./harness.mjs";
 
 let adminToken, pitToken, dealerToken;
 
@@ -25,25 +25,6 @@ before(async () => {
 });
 
 after(stop);
-
-// Lets the next money request of `op` from `page` reach the server, then
-// loses its answer: the page sees a dropped connection. Answers the ids
-// every request of `op` was sent under, in order.
-async function loseNextAnswer(page, op) {
-  const sent = [];
-  let lost = false;
-  await page.route("**/api/requests", async (route) => {
-    const body = JSON.parse(route.request().postData() ?? "{}");
-    if (body.op !== op) return route.continue();
-    sent.push(body.id);
-    if (lost) return route.continue();
-    lost = true;
-    // The server takes it and answers; the answer never reaches the page.
-    await route.fetch();
-    return route.abort("connectionreset");
-  });
-  return sent;
-}
 
 // No page script raised an error since `mark` (an index into pageErrors).
 const noScriptErrors = (mark) => assert.deepEqual(pageErrors.slice(mark), [], "no page raised an error");
