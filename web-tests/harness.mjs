@@ -117,7 +117,8 @@ export async function loseNextAnswer(page, op) {
     await route.fetch();
     return route.abort("connectionreset");
   });
-  sent.done = () => page.unroute("**/api/requests");
+  // Not enumerable: the ids compare as a plain array.
+  Object.defineProperty(sent, "done", { value: () => page.unroute("**/api/requests") });
   return sent;
 }
 
