@@ -487,7 +487,15 @@ const Croupier = (() => {
       if (document.getElementById("password-panel")) return;
       main.insertBefore(passwordChange(() => {}, false), main.firstChild.nextSibling);
     });
-    select.addEventListener("change", () => onTable(select.value, current));
+    // The table picked stays picked through a reload: in the address and the tab's storage.
+    const TABLE_KEY = `croupier.table.${location.pathname}`;
+    const keepTable = (id) => {
+      sessionStorage.setItem(TABLE_KEY, id);
+      const url = new URL(location.href);
+      url.searchParams.set("table", id);
+      history.replaceState(history.state, "", url);
+    };
+    select.addEventListener("change", () => { keepTable(select.value); onTable(select.value, current); });
     const start = async (s) => {
       current = s;
       login.hidden = true;
@@ -517,10 +525,11 @@ const Croupier = (() => {
       const list = await attempt(() => api("/api/public/tables"));
       if (!list) return;
       select.replaceChildren(...list.tables.map((id) => el("option", { value: id, text: id })));
-      const wanted = new URLSearchParams(location.search).get("table");
-      const first = list.tables.includes(wanted) ? wanted : list.tables[0];
+      const wanted = [new URLSearchParams(location.search).get("table"), sessionStorage.getItem(TABLE_KEY)].find((id) => list.tables.includes(id));
+      const first = wanted ?? list.tables[0];
       if (!first) { say("There are no tables yet."); return; }
       select.value = first;
+      keepTable(first);
       onTable(first, s);
     };
     loginForm(form, start);
