@@ -141,7 +141,9 @@ const Croupier = (() => {
     try {
       response = await fetch(path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
     } catch (e) {
-      throw new ApiFailure("network", "The server cannot be reached; check the connection and try again.", 0);
+      // A page that watches the server (one with no table stream) looks at once.
+      serverWatch.soon();
+      throw new ApiFailure("network", NETWORK_SAID, 0);
     }
     const text = await response.text();
     let data = null;
@@ -161,6 +163,113 @@ const Croupier = (() => {
   }
 
   const request = (body) => api("/api/requests", body);
+
+  // ---- The connection to the server ----
+  // Every page says when it has lost the server, in a notice at its top
+  // (#connection) that stays while it is lost: it reconnects by itself, and
+  // what it shows is as it was then. Once it is back, the page reads its data
+  // again and says so (#reconnected), with what changed meanwhile as the
+  // server tells it (a restart voids the round in play), until dismissed.
+  const NETWORK_SAID = "The server cannot be reached; check the connection and try again.";
+  const link = { lost: false, since: 0 };
+  const clock = (ms) => new Date(ms).toLocaleTimeString();
+  const connectionLost = (text) => {
+    if (!link.lost) { link.lost = true; link.since = Date.now(); }
+    const back = document.getElementById("reconnected");
+    if (back) back.hidden = true;
+    const node = document.getElementById("connection");
+    if (!node) return;
+    node.dataset.state = "lost";
+    node.textContent = text ?? `The server has been out of reach since ${clock(link.since)}: this page reconnects by itself. What it shows is as it was then, and nothing sent is taken until the server is back.`;
+    node.hidden = false;
+  };
+  // Back: `changes` are sentences of what changed meanwhile. `dismiss`
+  // false for a page no one clicks (the number display), where the notice
+  // goes with the next round instead.
+  const connectionBack = (changes = [], dismiss = true) => {
+    if (!link.lost) return;
+    link.lost = false;
+    const lost = document.getElementById("connection");
+    if (lost) { lost.hidden = true; lost.dataset.state = "live"; }
+    const node = document.getElementById("reconnected");
+    if (node) {
+      node.replaceChildren(
+        el("span", { class: "said", text: `Reconnected at ${clock(Date.now())} (the server was out of reach since ${clock(link.since)}): this page has read everything again.` }),
+        ...changes.filter(Boolean).map((c) => el("span", { class: "change", text: c })),
+        ...(dismiss ? [el("button", { type: "button", id: "reconnected-dismiss", text: "Dismiss", onclick: () => { node.hidden = true; } })] : []));
+      node.hidden = false;
+    }
+    // What was said while the server was gone is no longer so.
+    if (document.getElementById("message")?.textContent === NETWORK_SAID) say("", "info");
+  };
+
+  // A page with no table stream (the cage, admin, tournaments) watches
+  // /healthz, every few seconds and at once after a read found no server;
+  // back, it runs `reread`, which answers the sentences of what changed.
+  const serverWatch = (() => {
+    let reread = null, timer = 0, looking = false;
+    const look = async () => {
+      clearTimeout(timer);
+      if (looking) return;
+      looking = true;
+      let up = false;
+      try {
+        // A health report (ok, degraded, paused) is a server; a starting node's refusal is not yet.
+        up = Boolean((await (await fetch("/healthz", { cache: "no-store" })).json())?.status);
+      } catch {
+        up = false;
+      }
+      if (!up) connectionLost();
+      else if (link.lost) connectionBack((await reread?.().catch(() => [])) ?? []);
+      looking = false;
+      timer = setTimeout(look, link.lost ? 1000 : 5000);
+    };
+    return {
+      start(then) { reread = then; if (!timer) timer = setTimeout(look, 5000); },
+      soon() { if (reread) { clearTimeout(timer); timer = setTimeout(look, 0); } },
+    };
+  })();
+
+  // What became of the table a page last read (`was`: its round and phase;
+  // `pockets`, its last numbers, for a page with no session) while the
+  // server was out of reach, now that it reads `now`: sentences, from the
+  // server's own record of the round then in play (game recall), or, with no
+  // session to read it, from the numbers the table shows the room.
+  const PHASE_WORDS = { closed: "table closed", open: "between rounds", betting: "betting open", "closed-betting": "no more bets" };
+  const inPlay = (phase) => phase === "betting" || phase === "closed-betting";
+  async function tableNews(table, was, now, currency = "") {
+    if (!was || !now) return [];
+    const news = [];
+    if (inPlay(was.phase) && (now.round !== was.round || !inPlay(now.phase))) news.push(await roundEnd(table, was, now, currency));
+    if (now.round !== was.round || now.phase !== was.phase) news.push(`The table now: round ${now.round}, ${PHASE_WORDS[now.phase] ?? now.phase}.`);
+    return news;
+  }
+  async function roundEnd(table, was, now, currency) {
+    const away = "while the server was out of reach";
+    const s = session.get();
+    let record = null;
+    if (s?.token) {
+      try { record = await api(`/api/rounds/${encodeURIComponent(table)}/${was.round}`); } catch { record = null; }
+    }
+    if (record && !record.settled) return `Round ${was.round} has no result yet.`;
+    if (record && record.pocket) return `Round ${was.round} was settled ${away}: the ball rested in ${record.pocket}.`;
+    if (record) {
+      const back = record.bets.filter((b) => b.result === "returned");
+      const total = back.reduce((sum, b) => sum + (b.returned ?? 0), 0);
+      // Money in the table's currency, from its layout where the page does not know it.
+      if (!currency && back.length) currency = (await api(`/api/public/tables/${encodeURIComponent(table)}/layout`).catch(() => null))?.currency ?? "";
+      // A player's record holds their own bets only: the table's stakes are said without a count.
+      const stakes = s.role === "player" || !back.length ? "its stakes were returned"
+        : `its ${back.length === 1 ? "bet's stake" : `${back.length} bets' stakes`}, ${money(total, currency)}, ${back.length === 1 ? "was" : "were"} returned`;
+      return `Round ${was.round} was voided ${away}: no result was recorded, so no bet in it won or lost; ${stakes}.`;
+    }
+    if (was.pockets && now.pockets && now.round === was.round) {
+      const same = was.pockets.length === now.pockets.length && was.pockets.every((p, i) => p === now.pockets[i]);
+      return same ? `Round ${was.round} ended with no number spun ${away}: it was voided, and its stakes were returned.`
+        : `Round ${was.round} ended ${away} on ${now.pockets[0]}.`;
+    }
+    return `Round ${was.round} ended ${away}.`;
+  }
 
   // While the casino is paused (its journal cannot be written), says why,
   // and says so again once it has resumed, then runs what waited for that.
@@ -322,8 +431,10 @@ const Croupier = (() => {
   }
 
   // Follows a table's events; reconnects after a dropped connection (a
-  // server restart included) until stopped. `onState` hears "live" on every
-  // (re)connection, so a page can reload what it missed meanwhile.
+  // server restart included) until stopped, saying so in #connection.
+  // `onState` hears "live" on every (re)connection, with `again` true after
+  // a loss, so a page reads again what it missed meanwhile and says what
+  // changed (`connectionBack`); a page with no `onState` says only that it is back.
   function follow(table, onEvent, onState) {
     let socket = null;
     let stopped = false;
@@ -334,7 +445,11 @@ const Croupier = (() => {
       // The token goes as a subprotocol, never in the URL (where logs keep it).
       const protocols = s?.token ? ["croupier.v1", `croupier-token.${s.token}`] : [];
       socket = new WebSocket(`${proto}://${location.host}/api/tables/${encodeURIComponent(table)}/stream`, protocols);
-      socket.onopen = () => onState?.("live");
+      socket.onopen = () => {
+        const again = link.lost;
+        if (onState) onState("live", again);
+        else connectionBack();
+      };
       socket.onmessage = (m) => {
         try {
           onEvent(JSON.parse(m.data));
@@ -344,6 +459,7 @@ const Croupier = (() => {
       };
       socket.onclose = (closed) => {
         if (stopped) return;
+        connectionLost();
         onState?.("reconnecting");
         // Closed as the casino paused (1013, "try again later"): say why until it resumes.
         if (closed.code === 1013) pausedNotice();
@@ -389,6 +505,12 @@ const Croupier = (() => {
       // Paused (or a write refused): the session is kept, and taken up again once the casino resumes.
       if (e instanceof ApiFailure && (e.code === "paused" || e.code === "storage")) {
         pausedNotice(() => resume(onSignedIn));
+        return;
+      }
+      // No server (a restart under way): the session is kept, and taken up again once it answers.
+      if (e instanceof ApiFailure && e.code === "network") {
+        connectionLost();
+        setTimeout(() => resume(onSignedIn), 1000);
         return;
       }
       session.clear();
@@ -480,7 +602,10 @@ const Croupier = (() => {
       el("button", { class: "primary", type: "submit", text: "Sign in" }));
     const login = el("section", { class: "panel login", id: "login-panel" }, el("h2", { text: "Sign in" }), form);
     document.body.insertBefore(header, main);
-    main.prepend(el("p", { id: "message", hidden: true }), login);
+    // The connection's notices, unless the page keeps its own where it wants them.
+    const notices = document.getElementById("connection") ? []
+      : [el("p", { id: "connection", class: "link", role: "alert", hidden: true }), el("p", { id: "reconnected", class: "link", role: "status", hidden: true })];
+    main.prepend(...notices, el("p", { id: "message", hidden: true }), login);
     const select = document.getElementById("table-select");
     let current = null;
     document.getElementById("change-password").addEventListener("click", () => {
@@ -598,5 +723,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { connectionLost, connectionBack, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();
