@@ -190,6 +190,7 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await dealer.click("#no-more-bets");
   await textOf(dealer.locator("#phase"), /^Round 2: No more bets$/, "no more bets");
   await dealer.locator('#pockets [data-pocket="1"]').click();
+  await dealer.fill('#result-form [name="revolutions"]', "8");
   await dealer.click('#result-form button[type="submit"]');
   await textOf(dealer.locator("#message"), /Result 1: the round settles\./, "round 2 settled");
   await textOf(dealer.locator("#phase"), /^Round 2: Open, between rounds$/, "between rounds again");

@@ -177,6 +177,9 @@ test("a bet held In Prison stays on the felt and in the list, marked held; Undo 
   assert.doesNotMatch(await page.locator("#dispute-notice").textContent(), /500|pit1/);
   await textOf(page.locator("#chips-balance"), new RegExp(((before - 500) / 100).toFixed(2).replace(".", "\\.")), "the chips after the collection");
   await shot(page, "42-terminal-dispute-notice");
+  // Read, the notice is dismissed by the player.
+  await page.locator('#dispute-notice button:text("Dismiss")').click();
+  await page.locator("#dispute-notice").waitFor({ state: "detached", timeout: WAIT_MS });
   await page.context().close();
 });
 
@@ -316,6 +319,8 @@ test("the server gone and back: the countdown stops, the error goes once reconne
   await textOf(page.locator("#chips-balance"), /USD 50\.00/, "the stakes back");
   assert.equal(await page.locator("#my-bets tr").count(), 0, "nothing left on the layout");
   await shot(page, "45-terminal-void-after-restart");
+  await page.locator('#void-notice button:text("Dismiss")').click();
+  await page.locator("#void-notice").waitFor({ state: "detached", timeout: WAIT_MS });
   await page.context().close();
 });
 
