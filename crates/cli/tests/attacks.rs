@@ -1340,25 +1340,55 @@ fn a_spin_with_its_revolutions_missing_or_mistyped_is_refused_naming_them() {
     let before = journal_rows(data.path()).len();
     for (spin, named) in [
         (json!({"pocket": "17", "direction": "opposite"}), "revolutions missing"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": ""}), "revolutions"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": null}), "revolutions missing"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": -1}), "revolutions"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": 256}), "revolutions"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": 6.5}), "revolutions"),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": ""}),
+            "revolutions",
+        ),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": null}),
+            "revolutions missing",
+        ),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": -1}),
+            "revolutions",
+        ),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": 256}),
+            "revolutions",
+        ),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": 6.5}),
+            "revolutions",
+        ),
         (json!({"pocket": "17", "revolutions": 17}), "direction missing"),
         (json!({"revolutions": 17}), "pocket, direction missing"),
-        (json!({"pocket": "17", "direction": "opposite", "revolutions": 17, "no_spin": "ball_left_wheel"}), "not both"),
+        (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": 17, "no_spin": "ball_left_wheel"}),
+            "not both",
+        ),
     ] {
         let (status, code, message) = refused(&server, &dealer, json!({"op": "spin", "table": "t2", "spin": spin}));
         assert_eq!((status, code.as_str()), (400, "bad_request"), "{spin}: {message}");
-        assert!(message.contains(named), "{spin}: the refusal names {named:?}: {message}");
+        assert!(
+            message.contains(named),
+            "{spin}: the refusal names {named:?}: {message}"
+        );
     }
     assert_eq!(journal_rows(data.path()).len(), before, "no refusal wrote anything");
     let (_, table) = server.http("GET", "/api/public/tables/t2", None, None);
-    assert_eq!(table["phase"], "closed-betting", "the round still waits for its result: {table}");
-    server.ask(&dealer, json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 17}}));
+    assert_eq!(
+        table["phase"], "closed-betting",
+        "the round still waits for its result: {table}"
+    );
+    server.ask(
+        &dealer,
+        json!({"op": "spin", "table": "t2", "spin": {"pocket": "17", "direction": "opposite", "revolutions": 17}}),
+    );
     let (_, table) = server.http("GET", "/api/public/tables/t2", None, None);
-    assert_eq!(table["last_pockets"][0], "17", "17 revolutions counted: the result stands: {table}");
+    assert_eq!(
+        table["last_pockets"][0], "17",
+        "17 revolutions counted: the result stands: {table}"
+    );
 }
 
 // Colorado 2206(4): a ball that left the wheel is recovered and inspected by

@@ -116,11 +116,18 @@ impl<'de> Deserialize<'de> for SpinView {
             revolutions: Option<serde_json::Value>,
             no_spin: Option<String>,
         }
-        let Fields { pocket, direction, revolutions, no_spin } = Fields::deserialize(deserializer)?;
+        let Fields {
+            pocket,
+            direction,
+            revolutions,
+            no_spin,
+        } = Fields::deserialize(deserializer)?;
         let revolutions = match revolutions {
             None | Some(serde_json::Value::Null) => None,
             Some(typed) => Some(typed.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| {
-                D::Error::custom(format!("the revolutions counted are a whole number from 0 to 255, not {typed}"))
+                D::Error::custom(format!(
+                    "the revolutions counted are a whole number from 0 to 255, not {typed}"
+                ))
             })?),
         };
         match (pocket, direction, revolutions, no_spin) {
@@ -128,13 +135,20 @@ impl<'de> Deserialize<'de> for SpinView {
             (_, _, _, Some(_)) => Err(D::Error::custom(
                 "a spin is a pocket with the ball's direction and revolutions, or a no_spin with its reason, not both",
             )),
-            (Some(pocket), Some(direction), Some(revolutions), None) => Ok(SpinView::Ball { pocket, direction, revolutions }),
+            (Some(pocket), Some(direction), Some(revolutions), None) => Ok(SpinView::Ball {
+                pocket,
+                direction,
+                revolutions,
+            }),
             (pocket, direction, revolutions, None) => {
-                let missing: Vec<&str> =
-                    [("pocket", pocket.is_none()), ("direction", direction.is_none()), ("revolutions", revolutions.is_none())]
-                        .into_iter()
-                        .filter_map(|(name, absent)| absent.then_some(name))
-                        .collect();
+                let missing: Vec<&str> = [
+                    ("pocket", pocket.is_none()),
+                    ("direction", direction.is_none()),
+                    ("revolutions", revolutions.is_none()),
+                ]
+                .into_iter()
+                .filter_map(|(name, absent)| absent.then_some(name))
+                .collect();
                 Err(D::Error::custom(format!(
                     "a spin names its pocket, the ball's direction and the revolutions counted (or a no_spin with its reason): {} missing",
                     missing.join(", ")
