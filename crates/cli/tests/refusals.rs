@@ -91,7 +91,8 @@ fn a_bet_id_resent_with_another_spot_is_refused_and_the_first_bet_stands() {
 
     let (status, code, message) = refused(&server, &p1, bet("b1", "18", 100));
     assert_eq!((status, code.as_str()), (422, "duplicate_bet"), "{message}");
-    assert!(message.contains("100 on 17"), "{message}");
+    assert!(message.contains("1.00 on 17"), "the stake said as money: {message}");
+    assert!(!message.contains("100 on 17"), "{message}");
     let (status, code, message) = refused(&server, &p1, bet("b1", "17", 200));
     assert_eq!((status, code.as_str()), (422, "duplicate_bet"), "{message}");
     // Another player reusing the id learns nothing about the bet.
