@@ -1363,6 +1363,15 @@ fn a_spin_with_its_revolutions_missing_or_mistyped_is_refused_naming_them() {
         (json!({"pocket": "17", "revolutions": 17}), "direction missing"),
         (json!({"revolutions": 17}), "pocket, direction missing"),
         (
+            json!({"pocket": "17", "direction": "opposite", "revolutions": 17, "junk": "x"}),
+            "unknown field `junk`",
+        ),
+        (json!(["17", "opposite", 5, null]), "expected a map"),
+        (
+            json!({"pocket": 17, "direction": "opposite", "revolutions": 17}),
+            "pocket is text",
+        ),
+        (
             json!({"pocket": "17", "direction": "opposite", "revolutions": 17, "no_spin": "ball_left_wheel"}),
             "not both",
         ),

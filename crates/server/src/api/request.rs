@@ -106,22 +106,22 @@ pub enum SpinView {
 impl<'de> Deserialize<'de> for SpinView {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        // Each field optional here, so that what is missing can be named;
-        // the revolutions read as any value, so that a mistyped one is named
-        // too (a tagged request keeps no path to the field serde refused).
-        #[derive(Deserialize)]
-        struct Fields {
-            pocket: Option<String>,
-            direction: Option<String>,
-            revolutions: Option<serde_json::Value>,
-            no_spin: Option<String>,
+        // Read as a map of any values, so that what is missing, mistyped or
+        // unknown can be named (a tagged request keeps no path to the field
+        // serde refused), and nothing but an object is a spin.
+        let mut fields = std::collections::BTreeMap::<String, serde_json::Value>::deserialize(deserializer)?;
+        let mut text = |name: &str| match fields.remove(name) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(D::Error::custom(format!("the spin's {name} is text, not {other}"))),
+        };
+        let (pocket, direction, no_spin) = (text("pocket")?, text("direction")?, text("no_spin")?);
+        let revolutions = fields.remove("revolutions");
+        if let Some(unknown) = fields.keys().next() {
+            return Err(D::Error::custom(format!(
+                "unknown field `{unknown}`: a spin has a pocket, direction and revolutions, or a no_spin"
+            )));
         }
-        let Fields {
-            pocket,
-            direction,
-            revolutions,
-            no_spin,
-        } = Fields::deserialize(deserializer)?;
         let revolutions = match revolutions {
             None | Some(serde_json::Value::Null) => None,
             Some(typed) => Some(typed.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| {
