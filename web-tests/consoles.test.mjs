@@ -167,20 +167,47 @@ test("the floor: an emergency declared and lifted, a new ball, a correction remo
   await pit.fill('#corrections [name="player"]', "ben");
   await pit.fill('#corrections [name="amount"]', "+1.00");
   const chips = await chipsOf(ben, "c1", "ben");
-  const sent = await loseNextAnswer(pit, "dispute");
+  const fillDecision = async () => {
+    await pit.fill('#dispute-form [name="reason"]', "ben's red bet was placed late and is owed 1.00");
+    if (!(await pit.locator("#corrections .corr-row").count())) await pit.click("#add-correction");
+    await pit.fill('#corrections [name="player"]', "ben");
+    await pit.fill('#corrections [name="amount"]', "+1.00");
+  };
+  const decisions = async (table) => (await call(pitToken, `/api/tables/${table}/log`)).log.filter((e) => e.type === "dispute_decided").length;
+  let sent = await loseNextAnswer(pit, "dispute");
   await pit.click('#dispute-form button[type="submit"]');
   await textOf(pit.locator("#message"), /No answer came/, "the lost answer said");
   assert.equal(await chipsOf(ben, "c1", "ben"), chips + 100, "the first decision reached the server");
-  // The same decision again, as the pit knows: a second, separate shortfall, so a new one.
+  // Asked whether it is that one again, the pit switches tables before
+  // answering: the question stays (nothing said meanwhile takes it away),
+  // and "again" goes to the table it was meant for, under its id.
   await pit.click('#dispute-form button[type="submit"]');
-  await pit.click('#message [data-resend="new"]');
+  await pit.locator('[data-resend="again"]').waitFor({ timeout: WAIT_MS });
+  await pit.selectOption("#table-select", "e1");
+  await textOf(pit.locator("#profile-line"), /european/i, "e1 shown");
+  await pit.click('[data-resend="again"]');
+  await textOf(pit.locator("#message"), /nothing was decided twice/, "the resend decided nothing");
+  await sent.done();
+  assert.deepEqual([...sent], [sent[0], sent[0]], "one id for both sends");
+  assert.equal(await chipsOf(ben, "c1", "ben"), chips + 100, "paid once");
+  assert.equal(await decisions("c1"), 1, "one decision at c1");
+  assert.equal(await decisions("e1"), 0, "none at e1, the table shown when it was sent again");
+
+  // The same decision again, as the pit knows: a second, separate shortfall, so a new one.
+  await pit.selectOption("#table-select", "c1");
+  await pit.locator('#dispute-round option[value="1"]').waitFor({ state: "attached", timeout: WAIT_MS });
+  await fillDecision();
+  sent = await loseNextAnswer(pit, "dispute");
+  await pit.click('#dispute-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /No answer came/, "the second lost answer said");
+  await pit.click('#dispute-form button[type="submit"]');
+  await pit.click('[data-resend="new"]');
   await textOf(pit.locator("#dispute-done"), /reference/, "the new decision recorded");
   await sent.done();
   assert.equal(sent.length, 2, "sent twice");
   assert.notEqual(sent[0], sent[1], "a new one goes under a new id");
-  assert.equal(await chipsOf(ben, "c1", "ben"), chips + 200, "two decisions, each paid once");
-  const decided = (await call(pitToken, "/api/tables/c1/log")).log.filter((e) => e.type === "dispute_decided");
-  assert.equal(decided.length, 2, "two decisions in the log");
+  assert.equal(await chipsOf(ben, "c1", "ben"), chips + 300, "three decisions, each paid once");
+  assert.equal(await decisions("c1"), 3, "three decisions in the log");
 
   // european-casino 5.5: recording chips taken away is asked again; called off, nothing is recorded.
   await ask(ben, { op: "buy_in", id: "ben-e1", table: "e1", amount: 2_000, chip_value: 500 });

@@ -57,7 +57,7 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   // Clicked again, unchanged: the page asks whether it is that one again or a new
   // one (only the cashier knows); sent again, the wallet is credited once, under one id.
   await page.click('#cash-form button[value="in"]');
-  await page.click('#message [data-resend="again"]');
+  await page.click('[data-resend="again"]');
   await page.locator("#receipt-panel").waitFor({ timeout: WAIT_MS });
   assert.equal(await wallet(), 25_000, "credited once");
   assert.deepEqual(sent, [sent[0], sent[0]], "one id for both sends");
@@ -83,7 +83,7 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   assert.equal(await page.locator("#cash-ref").getAttribute("data-pending"), "false", "another amount, another intent");
   await page.fill('#cash-form [name="amount"]', "100.00");
   await page.click('#cash-form button[value="in"]');
-  await page.click('#message [data-resend="again"]');
+  await page.click('[data-resend="again"]');
   await textOf(page.locator("#receipt"), new RegExp(`100\\.00[\\s\\S]*Reference${again[0]}`), "the second receipt");
   assert.deepEqual(again, [again[0], again[0]]);
   assert.equal(await wallet(), 35_000, "250.00 and 100.00, each once");
@@ -96,7 +96,7 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   await page.locator('#message[data-kind="error"]').waitFor({ timeout: WAIT_MS });
   assert.equal(await wallet(), 45_000, "the first reached the server");
   await page.click('#cash-form button[value="in"]');
-  await page.click('#message [data-resend="new"]');
+  await page.click('[data-resend="new"]');
   await textOf(page.locator("#message"), /Cashed in/, "a new cash-in, not a resend");
   assert.equal(await wallet(), 55_000, "two cash-ins of 100.00, each credited");
   assert.equal(third.length, 2);
@@ -105,7 +105,7 @@ test("a cash-in whose answer is lost, clicked again, credits the wallet once; th
   await page.fill('#cash-form [name="amount"]', "9999999.00");
   await page.click('#cash-form button[value="in"]');
   await textOf(page.locator("#message"), /at most/, "refused over the day's limit");
-  assert.equal(await page.locator('#message [data-resend]').count(), 0);
+  assert.equal(await page.locator('[data-resend]').count(), 0);
   assert.equal(await page.locator("#cash-ref").getAttribute("data-pending"), "false", "refused, answered");
   await shot(page, "30-cage-lost-answer");
   await page.context().close();
@@ -139,7 +139,7 @@ test("a dispute whose answer is lost, sent again from the pit, is decided once",
   assert.equal(await chipsOf(ben, "t2", "ben"), chips + 500, "the first send reached the server");
   await textOf(pit.locator("#message"), /No answer came/, "the lost answer said");
   await pit.click('#dispute-form button[type="submit"]');
-  await pit.click('#message [data-resend="again"]');
+  await pit.click('[data-resend="again"]');
   await textOf(pit.locator("#dispute-done"), /reference/, "the decision recorded");
   assert.equal(await chipsOf(ben, "t2", "ben"), chips + 500, "paid once");
   assert.deepEqual(sent, [sent[0], sent[0]], "one id for both sends");

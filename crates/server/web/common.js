@@ -364,19 +364,28 @@ const Croupier = (() => {
   }
 
   // Asks whether `what`, unanswered under `id`, is being sent again or is a
-  // new one of the same contents: true for again.
+  // new one of the same contents: true for again. The question has a line of
+  // its own under the message line, so that nothing said meanwhile (a
+  // look-up, a refresh's refusal, a pause) takes it away and leaves the form
+  // held; a question still open is answered "again" by a new one.
+  let openQuestion = null;
   function askAgainOrNew(what, id) {
-    const node = document.getElementById("message");
-    if (!node) return Promise.resolve(true);
+    const line = document.getElementById("message");
+    if (!line) return Promise.resolve(true);
+    openQuestion?.(true);
+    let node = document.getElementById("resend-question");
+    if (!node) {
+      node = el("p", { id: "resend-question", role: "alert", "data-kind": "error" });
+      line.after(node);
+    }
     return new Promise((resolve) => {
       const choose = (again) => () => {
+        openQuestion = null;
         node.hidden = true;
         node.replaceChildren();
         resolve(again);
       };
-      clearTimeout(sayTimer);
-      node.dataset.kind = "error";
-      node.setAttribute("role", "alert");
+      openQuestion = (again) => choose(again)();
       node.hidden = false;
       node.replaceChildren(
         `No answer came for ${what} (reference ${id}). Is this that one, sent again (it is recorded once), or a new one? `,
