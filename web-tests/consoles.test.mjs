@@ -23,7 +23,7 @@ before(async () => {
   // dealer2, pit2 and ann change their passwords on the pages: the API's
   // sessions are dealer1's and pit1's, which those changes leave alone.
   for (const [username, role, licence] of [
-    ["dealer1", "dealer", "D-1001"], ["dealer2", "dealer", "D-1002"], ["pit1", "pit_supervisor", "P-2001"],
+    ["dealer1", "dealer", "D-1001"], ["dealer2", "dealer", "D-1002"], ["dealer3", "dealer", "D-1003"], ["pit1", "pit_supervisor", "P-2001"],
     ["pit2", "pit_supervisor", "P-2002"], ["cash1", "cashier"], ["ann", "player"], ["ben", "player"],
   ]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...(licence ? { licence } : {}) });
@@ -229,4 +229,21 @@ test("the terminal: a player changes their password and signs out", async () => 
   await signIn(ann, "/terminal?table=e1", "ann", "ann-secret-1");
   await changePasswordAndSignOut(ann, "/terminal?table=e1", "ann");
   await ann.context().close();
+});
+
+test("a console whose session ends shows the sign-in form, not a server out of reach", async () => {
+  const dealer = await newPage("consoles-session-over");
+  await signIn(dealer, "/dealer?table=c1", "dealer3", "dealer3-secret-1");
+  await textOf(dealer.locator("#phase"), /Round \d+/, "c1 shown");
+  const streams = [];
+  dealer.on("websocket", (ws) => streams.push(ws.url()));
+  await ask(adminToken, { op: "lock_user", username: "dealer3" });
+  await dealer.locator("#login-panel").waitFor({ state: "visible", timeout: WAIT_MS });
+  await textOf(dealer.locator("#message"), /Your session is over/, "said why");
+  assert.equal(await dealer.locator("#connection").isHidden(), true, "no notice of a server out of reach");
+  // No page left trying the ended session's stream every second.
+  const tried = streams.length;
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(streams.length, tried, `no stream tried after the sign-in form: ${streams.slice(tried)}`);
+  await dealer.context().close();
 });

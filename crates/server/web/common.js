@@ -154,10 +154,14 @@ const Croupier = (() => {
     }
     if (!response.ok) {
       const message = data?.message ?? (text || `The server answered ${response.status}.`);
-      if (response.status === 401 && data?.error === "unauthenticated" && s?.token) session.clear();
+      const ended = response.status === 401 && data?.error === "unauthenticated" && Boolean(s?.token);
+      if (ended) session.clear();
       // A write the disk refused (storage) pauses the casino: say so, as for a pause.
       if (data?.error === "paused" || data?.error === "storage") pausedNotice();
-      throw new ApiFailure(data?.error ?? "http", message, response.status);
+      const failure = new ApiFailure(data?.error ?? "http", message, response.status);
+      // The session this page held is over (not a sign-in refused).
+      failure.sessionEnded = ended;
+      throw failure;
     }
     return data;
   }
@@ -321,7 +325,27 @@ const Croupier = (() => {
   const whenRefused = (code, then) => refusalHooks.push([code, then]);
   const refused = (e) => {
     for (const [code, then] of refusalHooks) if (e instanceof ApiFailure && e.code === code) then(e);
+    if (e?.sessionEnded && !refusalHooks.some(([code]) => code === "unauthenticated")) sessionOver();
   };
+
+  // A session that is over (locked, signed out elsewhere, idle too long, a
+  // password changed elsewhere): a page with a way of its own (the terminal
+  // keeps its table) hears it as a refusal; any other is loaded again on its
+  // sign-in form, saying why, rather than left trying a session that is gone.
+  const SESSION_OVER_KEY = "croupier.session-over";
+  let endingSession = false;
+  function sessionOver() {
+    if (refusalHooks.some(([code]) => code === "unauthenticated")) {
+      refused(new ApiFailure("unauthenticated", "Your session is over; sign in again.", 401));
+      return;
+    }
+    if (endingSession) return;
+    endingSession = true;
+    session.clear();
+    forgetIntents();
+    sessionStorage.setItem(SESSION_OVER_KEY, "1");
+    location.reload();
+  }
 
   // Runs an action and shows its failure; returns its value or undefined.
   async function attempt(action) {
@@ -447,6 +471,8 @@ const Croupier = (() => {
   function follow(table, onEvent, onState) {
     let socket = null;
     let stopped = false;
+    let retries = 0;
+    let checkedAt = 0;
     const open = () => {
       if (stopped) return;
       const s = session.get();
@@ -455,6 +481,7 @@ const Croupier = (() => {
       const protocols = s?.token ? ["croupier.v1", `croupier-token.${s.token}`] : [];
       socket = new WebSocket(`${proto}://${location.host}/api/tables/${encodeURIComponent(table)}/stream`, protocols);
       socket.onopen = () => {
+        retries = 0;
         const again = link.lost;
         if (onState) onState("live", again);
         else connectionBack();
@@ -468,11 +495,22 @@ const Croupier = (() => {
       };
       socket.onclose = (closed) => {
         if (stopped) return;
+        // Closed with its session (4001), or refused before it opened: if
+        // the session is over, the sign-in form, not a server "out of reach".
+        if (session.get()?.token && (closed.code === 4001 || Date.now() - checkedAt > 10_000)) {
+          checkedAt = Date.now();
+          api("/api/me").catch((e) => { if (e?.sessionEnded) { stopped = true; sessionOver(); } });
+        }
+        if (stopped) return;
         connectionLost();
         onState?.("reconnecting");
         // Closed as the casino paused (1013, "try again later"): say why until it resumes.
         if (closed.code === 1013) pausedNotice();
-        setTimeout(open, 1000);
+        // Soon at first, then less often, and not every page in the same
+        // instant once the server is back: 1 s, growing to 5 s, with jitter.
+        const wait = Math.min(1000 * 1.5 ** retries, 5000) + Math.random() * 500;
+        retries += 1;
+        setTimeout(open, wait);
       };
     };
     open();
@@ -667,6 +705,10 @@ const Croupier = (() => {
       onTable(first, s);
     };
     loginForm(form, start);
+    if (sessionStorage.getItem(SESSION_OVER_KEY)) {
+      sessionStorage.removeItem(SESSION_OVER_KEY);
+      say("Your session is over (locked, signed out elsewhere, or idle too long): sign in again.", "error");
+    }
     resume(start);
   }
 
