@@ -229,6 +229,9 @@ pub struct SqliteStorage {
     /// Whether the journal's table has the column of entries' MACs (layout 3
     /// on): a database or a segment of an earlier layout is read without it.
     has_macs: bool,
+    /// The database's layout (`user_version`) as it stands: below [`LAYOUT`]
+    /// until the first entry with a MAC is appended.
+    layout: i64,
 }
 
 /// How often the writer deletes rows a segment holds, between groups.
@@ -312,13 +315,31 @@ impl SqliteStorage {
         if layout > LAYOUT {
             return Err(StorageError::Layout(layout));
         }
-        if layout < LAYOUT && !conn.is_readonly(rusqlite::DatabaseName::Main)? {
-            conn.pragma_update(None, "user_version", LAYOUT)?;
-        }
+        // A journal an earlier build wrote, with no entry under a MAC yet,
+        // stays of the layout before until this build appends its first
+        // entry (`append`): until then the build that wrote it can still
+        // open it, to recover a damaged end, say, which this build cannot
+        // do for entries no MAC vouches for. A new journal is of this layout
+        // at once, and so is one holding an entry with a MAC.
+        let layout = if layout < LAYOUT && !conn.is_readonly(rusqlite::DatabaseName::Main)? {
+            let unmarked: bool = conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM journal) AND NOT EXISTS (SELECT 1 FROM journal WHERE mac IS NOT NULL)",
+                [],
+                |r| r.get(0),
+            )?;
+            let to = if unmarked { LAYOUT - 1 } else { LAYOUT };
+            if to > layout {
+                conn.pragma_update(None, "user_version", to)?;
+            }
+            layout.max(to)
+        } else {
+            layout
+        };
         let codec = Codec::open(&conn)?;
         let has_macs = has_macs(&conn)?;
         Ok(SqliteStorage {
             has_macs,
+            layout,
             conn,
             sealer: crate::groups::Sealer::default(),
             checkpoints: None,
@@ -1137,6 +1158,13 @@ impl Storage for SqliteStorage {
             }
             Ok(())
         };
+        // The first entry under a MAC marks the database as of this layout,
+        // before it is written: an earlier build, which would append entries
+        // without MACs after it, refuses the database from then on.
+        if self.layout < LAYOUT && entry_key.is_some() && !entries.is_empty() {
+            self.conn.pragma_update(None, "user_version", LAYOUT)?;
+            self.layout = LAYOUT;
+        }
         let head = entries.last().map(|e| (e.seq, e.hash));
         if let Some((seq, _)) = head {
             self.last_appended = seq;
