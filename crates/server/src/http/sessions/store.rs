@@ -252,7 +252,17 @@ impl Store {
                         && hex::decode(mac).is_ok_and(|m| seal_mac(&key, &epoch, &set).verify_slice(&m).is_ok())
                 })
             });
-        if !bound && !rows.is_empty() {
+        if !bound && !rows.is_empty() && seal.is_none() {
+            // No seal at all: a file kept by a build before sessions were
+            // bound (the first start after an upgrade), or put back from then.
+            tracing::info!(
+                "{}: its {} sessions were kept by a build that did not bind them to the secret (kept before \
+                 this build was installed, or the file was put back from then): every session in it is \
+                 dropped, and their holders sign in again",
+                path.display(),
+                rows.len()
+            );
+        } else if !bound && !rows.is_empty() {
             tracing::warn!(
                 "{}: its {} sessions are not as this server last kept them (the file was put back from a copy \
                  made before a session ended, or changed, or {} is not the one it was kept with): every \
