@@ -55,7 +55,7 @@ pub struct ReportTotals {
 /// transfers that day (from journal format 14), in minor units.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct DayBooksView {
-    /// The gaming day, `YYYY-MM-DD` (a UTC day).
+    /// The gaming day, `YYYY-MM-DD`, as the casino's gaming day counts it (`set_gaming_day`).
     pub day: String,
     /// The float before the day's first movement, and after its last.
     pub float_open: i64,
