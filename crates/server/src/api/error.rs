@@ -57,6 +57,8 @@ error_codes! {
     /// The body is not the JSON the request needs.
     BadRequest = "bad_request" => 400,
     TooLarge = "too_large" => 413,
+    /// A body that did not arrive whole within the time a body is given.
+    BodyTooSlow = "body_too_slow" => 408,
     UnsupportedMediaType = "unsupported_media_type" => 415,
     /// Too many requests in flight on one socket, or sign-ins waiting.
     Busy = "busy" => 429,
