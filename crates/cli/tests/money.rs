@@ -663,6 +663,21 @@ fn the_cages_record_of_its_cash_and_coupons_outlives_a_restart() {
     assert_eq!(status, 403, "a player reads no cage's record");
     let (status, body) = server.http("GET", "/api/cage/transactions?day=2026-13-01", Some(&admin), None);
     assert_eq!(status, 400, "{body}");
+    // A day the cage keeps no record of is refused, not shown as a quiet day.
+    for day in ["1970-01-01", "9999-12-31"] {
+        let (status, body) = server.http("GET", &format!("/api/cage/transactions?day={day}"), Some(&admin), None);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (404, Some("not_found")),
+            "{day}: {body}"
+        );
+        assert!(
+            body["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("newest 7 gaming days")),
+            "{body}"
+        );
+    }
 
     // kill -9 and a start on the same data: the record is read back whole.
     server.kill();

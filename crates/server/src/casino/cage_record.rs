@@ -12,8 +12,9 @@
 //! records nothing. Replaying the journal makes the same record, and a
 //! checkpoint keeps it.
 //!
-//! It keeps the newest [`CAGE_DAYS_KEPT`] gaming days (UTC days, as the
-//! cashiers' daily limit counts them); older days are in the journal.
+//! It keeps the newest [`CAGE_DAYS_KEPT`] gaming days (the casino's gaming
+//! days, as the cashiers' daily limit counts them); older days are in the
+//! journal, and a read of one is refused.
 
 use std::collections::BTreeMap;
 
@@ -107,6 +108,26 @@ pub(super) fn entry_of(format: u32, at_ms: u64, actor: &Actor, request: &Request
         by: actor.username.clone(),
         table,
     })
+}
+
+/// Gaming day `day` if the cage keeps its record: one of the newest
+/// [`CAGE_DAYS_KEPT`] to `today`. A day before them, or after today, is
+/// refused, not shown as a day with no transactions.
+pub fn kept_day(day: u64, today: u64) -> Result<u64, crate::api::ApiError> {
+    let first = today.saturating_sub(CAGE_DAYS_KEPT as u64 - 1);
+    if (first..=today).contains(&day) {
+        return Ok(day);
+    }
+    Err(crate::api::ApiError::new(
+        crate::api::ErrorCode::NotFound,
+        format!(
+            "the cage keeps its record of its newest {CAGE_DAYS_KEPT} gaming days, {} to {}; {} is not among them \
+             (older days are in the journal)",
+            super::reads::day_text(first),
+            super::reads::day_text(today),
+            super::reads::day_text(day)
+        ),
+    ))
 }
 
 /// Enters `entry` on its gaming day `day`, keeping the newest days only.

@@ -13,7 +13,7 @@ use crate::casino::policy::{self, Act};
 /// Which gaming day's record is read.
 #[derive(serde::Deserialize, utoipa::IntoParams)]
 pub struct CageDay {
-    /// The gaming day, `YYYY-MM-DD` (a UTC day); left out: today's.
+    /// The gaming day, `YYYY-MM-DD`, as the casino counts it; left out: today's.
     day: Option<String>,
 }
 
@@ -21,7 +21,7 @@ pub struct CageDay {
 /// supervisor's) own cash-ins, cash-outs and coupons, an admin's or an
 /// auditor's everyone's; with the casino's currency and operator's name for
 /// the receipts. The cage keeps its newest 7 days (journal format 14).
-#[utoipa::path(get, path = "/api/cage/transactions", params(CageDay), responses((status = 200, description = "The day's transactions, newest first", body = CageTransactions), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/cage/transactions", params(CageDay), responses((status = 200, description = "The day's transactions, newest first", body = CageTransactions), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, description = "A day the cage keeps no record of", body = ErrorBody)))]
 pub async fn transactions(
     State(state): State<AppState>,
     Caller(actor): Caller,

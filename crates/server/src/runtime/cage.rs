@@ -360,17 +360,20 @@ impl CageWriter {
                     to: reply,
                 }),
                 CageMsg::CageRecord { day, by, reply } => {
-                    let day = day.unwrap_or_else(|| self.cage.directory().read().gaming_day(self.clock.now_ms()));
-                    let (entries, more) = self.cage.cage_record(day, by.as_deref());
-                    let (currency, operator) = self.cage.currency_and_operator();
-                    replies.push(Pending::Answer {
-                        answer: Answer::CageRecord(crate::api::bodies::CageTransactions {
+                    let today = self.cage.directory().read().gaming_day(self.clock.now_ms());
+                    let answer = crate::casino::cage_record::kept_day(day.unwrap_or(today), today).map(|day| {
+                        let (entries, more) = self.cage.cage_record(day, by.as_deref());
+                        let (currency, operator) = self.cage.currency_and_operator();
+                        crate::api::bodies::CageTransactions {
                             day: crate::casino::reads::day_text(day),
                             currency,
                             operator,
                             transactions: entries.iter().map(Into::into).collect(),
                             more,
-                        }),
+                        }
+                    });
+                    replies.push(Pending::Answer {
+                        answer: Answer::CageRecord(answer),
                         to: reply,
                     })
                 }

@@ -46,7 +46,7 @@ pub enum Answer {
     /// A player's accounts and coupons, if there is such a player.
     PlayerAccounts(Option<crate::api::bodies::PlayerAccounts>),
     /// The cage's record of a gaming day.
-    CageRecord(crate::api::bodies::CageTransactions),
+    CageRecord(Result<crate::api::bodies::CageTransactions, ApiError>),
     /// A user's own accounts and their balances.
     Balances(BTreeMap<String, i128>),
     /// One account's balance.
@@ -107,7 +107,7 @@ impl Answer {
 
     pub fn cage_record(self) -> Result<crate::api::bodies::CageTransactions, ApiError> {
         match self {
-            Answer::CageRecord(record) => Ok(record),
+            Answer::CageRecord(record) => record,
             other => Err(unexpected(&other)),
         }
     }
