@@ -4,7 +4,9 @@
 //! over the maximum and under the minimum (european-casino 3.12-3.13).
 
 use croupier_core::profile::StakeRange;
-use croupier_core::round::{Command, CommandError, Event, Inspection, Person, SpinReport, Table, TableConfig};
+use croupier_core::round::{
+    Command, CommandError, Event, Inspection, Person, Readings, ReturnReason, SpinReport, Table, TableConfig,
+};
 use croupier_core::{Kind, Minor, Pocket, Wheel};
 
 fn pit() -> Person {
@@ -188,6 +190,86 @@ fn over_the_maximum_and_under_the_minimum_act_at_a_european_table() {
     assert_eq!(returned(&settled, "under"), 50 * 36);
     // A losing bet over the maximum loses only the maximum.
     assert_eq!(returned(&settled, "lost"), 2_000);
+}
+
+fn bet_of(t: &mut Table, at_ms: u64, player: u64, id: &str, stake: i128) {
+    t.handle(Command::PlaceBet {
+        at_ms,
+        bet_id: id.into(),
+        player,
+        spot: "17".into(),
+        stake_minor: stake,
+        zero_choice: None,
+        coupon_minor: None,
+    })
+    .expect("taken");
+}
+
+fn handed_back(events: &[Event], id: &str) -> Option<(u64, ReturnReason)> {
+    events.iter().find_map(|e| match e {
+        Event::BetReturned {
+            bet_id, returned, why, ..
+        } if bet_id == id => Some((returned.get(), *why)),
+        _ => None,
+    })
+}
+
+// european-casino 3.13: "Bets below the table's minimum can be paid out or
+// collected only once. After this, they are returned to the player
+// regardless of whether they won or lost." Once per player at the table:
+// the first such bet of a player that settles is paid or collected, every
+// later one of theirs is returned, in the same round or any later one.
+#[test]
+fn a_players_bet_under_the_minimum_settles_once_and_the_next_are_returned() {
+    let mut t = open_table("european-casino", Wheel::SingleZero);
+    t.set_readings(Readings {
+        under_minimum_once: true,
+        ..Readings::default()
+    });
+    set(&mut t, 3, &[(Kind::Straight, 100, 1_000)]).expect("posted");
+    t.handle(Command::OpenBetting { at_ms: 4 }).expect("betting");
+    // A bet cancelled was neither paid nor collected: the once is still the player's.
+    bet_of(&mut t, 5, 1, "cancelled", 50);
+    t.handle(Command::CancelBet {
+        at_ms: 5,
+        bet_id: "cancelled".into(),
+        player: 1,
+    })
+    .expect("cancelled");
+    bet_of(&mut t, 5, 1, "first", 50);
+    bet_of(&mut t, 5, 1, "second", 50);
+    bet_of(&mut t, 5, 2, "other player", 50);
+    bet_of(&mut t, 5, 1, "at the minimum", 100);
+    let settled = spin(&mut t, 6, "17");
+    assert_eq!(returned(&settled, "first"), 50 * 36);
+    // Won, and returned all the same: only its stake.
+    assert_eq!(handed_back(&settled, "second"), Some((50, ReturnReason::UnderMinimum)));
+    assert_eq!(returned(&settled, "other player"), 50 * 36);
+    assert_eq!(returned(&settled, "at the minimum"), 100 * 36);
+    // The round's totals count only the bets that played.
+    let Some(Event::RoundSettled {
+        staked, returned: back, ..
+    }) = settled.last()
+    else {
+        panic!("{settled:?}")
+    };
+    assert_eq!((staked.get(), back.get()), (200, 200 * 36));
+    assert!(t.under_minimum_settled(1) && t.under_minimum_settled(2));
+
+    // A later round, a losing bet: returned, not collected.
+    t.handle(Command::OpenBetting { at_ms: 8 }).expect("betting");
+    bet_of(&mut t, 9, 1, "later", 50);
+    let settled = spin(&mut t, 10, "18");
+    assert_eq!(handed_back(&settled, "later"), Some((50, ReturnReason::UnderMinimum)));
+
+    // A table made before this reading settles every such bet, as it did.
+    let mut old = open_table("european-casino", Wheel::SingleZero);
+    set(&mut old, 3, &[(Kind::Straight, 100, 1_000)]).expect("posted");
+    old.handle(Command::OpenBetting { at_ms: 4 }).expect("betting");
+    bet_of(&mut old, 5, 1, "first", 50);
+    bet_of(&mut old, 5, 1, "second", 50);
+    let settled = spin(&mut old, 6, "18");
+    assert_eq!((returned(&settled, "first"), returned(&settled, "second")), (0, 0));
 }
 
 // Maryland ch.1 G(3): the limits posted at each table. A table is built

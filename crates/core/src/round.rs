@@ -48,6 +48,27 @@ pub struct TableConfig {
     pub betting_window_ms: u64,
 }
 
+/// Readings of the rule documents that changed after tables were made under
+/// the earlier ones. The server sets them from its journal's format when it
+/// makes a table; a table made before keeps them off, plays as it did, and
+/// writes the state it wrote (each is left out of the state while off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Readings {
+    /// european-casino 3.13: "Bets below the table's minimum can be paid
+    /// out or collected only once. After this, they are returned to the
+    /// player regardless of whether they won or lost." Once a player's bet
+    /// under the minimum is settled at the table, each later one of theirs
+    /// there is returned. Off, every such bet settles.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_minimum_once: bool,
+}
+
+impl Readings {
+    fn is_off(&self) -> bool {
+        *self == Readings::default()
+    }
+}
+
 /// A person acting on the table, as the logs require (Colorado 2212(5), Maryland ch.2 E(6)).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Person {
@@ -531,6 +552,9 @@ pub enum ReturnReason {
     RoundVoided,
     /// A no spin, where the profile returns the bets (european-casino 4.5-4.8).
     NoSpin(NoSpinReason),
+    /// Under the table's minimum, its player's once already used
+    /// (european-casino 3.13).
+    UnderMinimum,
 }
 
 impl ReturnReason {
@@ -541,6 +565,7 @@ impl ReturnReason {
             ReturnReason::TableClosed => "table_closed",
             ReturnReason::Annulled => "annulled",
             ReturnReason::RoundVoided => "round_voided",
+            ReturnReason::UnderMinimum => "under_minimum",
             ReturnReason::NoSpin(reason) => reason.name(),
         }
     }
@@ -550,6 +575,7 @@ impl ReturnReason {
             "table_closed" => Some(ReturnReason::TableClosed),
             "annulled" => Some(ReturnReason::Annulled),
             "round_voided" => Some(ReturnReason::RoundVoided),
+            "under_minimum" => Some(ReturnReason::UnderMinimum),
             other => NoSpinReason::parse(other).map(ReturnReason::NoSpin),
         }
     }
@@ -679,6 +705,12 @@ pub struct Table {
     bonus_wagers: Vec<BonusWager>,
     /// Bonus Spin Xtreme's progressive meters.
     meters: Meters,
+    #[serde(default, skip_serializing_if = "Readings::is_off")]
+    readings: Readings,
+    /// The players whose bet under the minimum was paid or collected here
+    /// (european-casino 3.13, with [`Readings::under_minimum_once`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    under_minimum_settled: std::collections::BTreeSet<PlayerId>,
 }
 
 /// How many past pockets a table remembers for displays.
@@ -738,7 +770,24 @@ impl Table {
                 primary: Minor::ZERO,
                 secondary: Minor::ZERO,
             },
+            readings: Readings::default(),
+            under_minimum_settled: std::collections::BTreeSet::new(),
         })
+    }
+
+    /// The readings this table follows; set once, as it is made.
+    pub fn set_readings(&mut self, readings: Readings) {
+        self.readings = readings;
+    }
+
+    pub fn readings(&self) -> Readings {
+        self.readings
+    }
+
+    /// Whether `player`'s bet under the minimum was paid or collected here
+    /// already, so that the next is returned (european-casino 3.13).
+    pub fn under_minimum_settled(&self, player: PlayerId) -> bool {
+        self.under_minimum_settled.contains(&player)
     }
 
     /// Switches the table between cash play and a tournament event's play
@@ -1272,11 +1321,30 @@ impl Table {
             return Ok(vec![Event::SpinVoided { at_ms, round, pocket }]);
         }
         let rules = self.rules();
+        let mut handed_back = Vec::new();
         let mut losers = Vec::new();
         let mut winners = Vec::new();
         let mut staked = Minor::ZERO;
         let mut returned = Minor::ZERO;
+        // european-casino 3.13: the players whose bet under the minimum this
+        // spin settles, in the order the bets were placed.
+        let mut once = std::collections::BTreeSet::new();
         for b in &self.bets {
+            if self.readings.under_minimum_once
+                && b.bet.under_minimum()
+                && (self.under_minimum_settled.contains(&b.player) || once.contains(&b.player))
+            {
+                // "After this, they are returned to the player regardless
+                // of whether they won or lost."
+                handed_back.push(Event::BetReturned {
+                    round,
+                    bet_id: b.bet_id.clone(),
+                    player: b.player,
+                    returned: b.bet.stake().minor(),
+                    why: ReturnReason::UnderMinimum,
+                });
+                continue;
+            }
             let mut spins = b.spins.clone();
             spins.push(pocket);
             let mut s = rules.settle(&b.bet, &spins);
@@ -1292,6 +1360,9 @@ impl Table {
                     held: s.held,
                 }),
                 outcome => {
+                    if self.readings.under_minimum_once && b.bet.under_minimum() {
+                        once.insert(b.player);
+                    }
                     returned = Minor::new(returned.get() + s.returned.get());
                     let event = Event::BetSettled {
                         round,
@@ -1310,6 +1381,7 @@ impl Table {
             }
         }
         let mut events = vec![Event::ResultRecorded { at_ms, round, pocket }];
+        events.extend(handed_back);
         // Colorado 2205(4): first collect all losing wagers, then pay the winning ones.
         events.extend(losers);
         events.extend(winners);
@@ -1457,6 +1529,7 @@ impl Table {
                 }
             }
             E::BetSettled { bet_id, .. } => {
+                self.note_settled(bet_id);
                 self.remove_bets(&[bet_id.as_str()]);
             }
             E::BetReturned { bet_id, .. } => {
@@ -1485,6 +1558,19 @@ impl Table {
             }
             E::BetsAnnulled { at_ms, .. } | E::DisputeDecided { at_ms, .. } => {
                 self.last_ms = *at_ms;
+            }
+        }
+    }
+
+    /// A bet settled: under european-casino 3.13 its player's bet under the
+    /// minimum has had its once.
+    fn note_settled(&mut self, bet_id: &str) {
+        if !self.readings.under_minimum_once {
+            return;
+        }
+        if let Some(b) = self.index.get(bet_id).map(|&i| &self.bets[i]) {
+            if b.bet.under_minimum() {
+                self.under_minimum_settled.insert(b.player);
             }
         }
     }
@@ -1533,7 +1619,10 @@ impl Table {
         let mut resolved: Vec<&str> = Vec::new();
         for event in events {
             match event {
-                Event::BetSettled { bet_id, .. } => resolved.push(bet_id),
+                Event::BetSettled { bet_id, .. } => {
+                    self.note_settled(bet_id);
+                    resolved.push(bet_id);
+                }
                 Event::BetReturned { bet_id, .. } => {
                     self.withdrawn.insert(bet_id.clone());
                     resolved.push(bet_id);

@@ -4,7 +4,7 @@
 //! posted notice allows it, a half that goes to the player whole).
 
 use croupier_core::profile::{EvenMoneyOnZero, Profile};
-use croupier_core::round::{Table, TableConfig};
+use croupier_core::round::{Readings, Table, TableConfig};
 use croupier_core::{HalfRounding, Wheel};
 use croupier_ledger::{Account, Storage};
 
@@ -12,6 +12,7 @@ use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
 use super::journal::{
     require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES,
+    FORMAT_UNDER_MINIMUM_ONCE,
 };
 use super::request::Request;
 use super::table::TableSlot;
@@ -130,6 +131,8 @@ impl<S: Storage> Cage<S> {
             },
         )
         .map_err(|e| err(ErrorCode::BadTable, e.to_string()))?;
+        let mut core = core;
+        core.set_readings(readings(dir.journal_format()));
         let core = match bonus_text {
             Some(text) => {
                 require_format(dir.journal_format(), FORMAT_BONUS_TABLES, "bonus tables are")?;
@@ -161,6 +164,14 @@ impl<S: Storage> Cage<S> {
             wheel_address.clone(),
         )?)));
         Ok(())
+    }
+}
+
+/// The readings of the rule documents a table made in a journal of
+/// `format` follows: a table keeps those of its journal's format.
+fn readings(format: u32) -> Readings {
+    Readings {
+        under_minimum_once: format >= FORMAT_UNDER_MINIMUM_ONCE,
     }
 }
 

@@ -12,6 +12,10 @@ pub fn return_sentence(code: &str) -> String {
         Some(ReturnReason::TableClosed) => "the table closed".into(),
         Some(ReturnReason::Annulled) => "annulled as a collective bet (european-casino 3.7)".into(),
         Some(ReturnReason::RoundVoided) => "the round was void before its result".into(),
+        Some(ReturnReason::UnderMinimum) => "under the table minimum: your bet under the minimum here was paid or \
+                                             collected once already, and the next ones are returned whatever the \
+                                             result (european-casino 3.13)"
+            .into(),
         Some(ReturnReason::NoSpin(reason)) => format!("no spin ({})", reason.name().replace('_', " ")),
         None => code.replace('_', " "),
     }

@@ -186,6 +186,13 @@ pub const FORMAT_CAGE_RECORD: u32 = 14;
 /// a filing recorded may be corrected before the start (Colorado 2213.06).
 pub const FORMAT_FILING_CHECKED: u32 = 14;
 
+/// The first format in which a player's bet under the table minimum is
+/// paid or collected once at a table, and each later one of theirs there is
+/// returned whatever the result (european-casino 3.13: "only once. After
+/// this, they are returned to the player"). Up to format 13 every such bet
+/// settled.
+pub const FORMAT_UNDER_MINIMUM_ONCE: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {
