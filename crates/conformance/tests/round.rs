@@ -1,7 +1,8 @@
 //! The life of a round, clause by clause, and invariants under random commands.
 
 use croupier_core::round::{
-    Adjustment, Command, CommandError, Event, Inspection, NoSpinReason, Person, Phase, SpinReport, Table, TableConfig,
+    Adjustment, Command, CommandError, Event, Inspection, NoSpinReason, Person, Phase, Readings, SpinReport, Table,
+    TableConfig,
 };
 use croupier_core::{Outcome, Pocket, Wheel, ZeroChoice};
 use proptest::prelude::*;
@@ -557,6 +558,36 @@ fn in_prison_carries_into_the_next_round() {
         .iter()
         .any(|e| matches!(e, Event::BetSettled { outcome: Outcome::Released, returned, .. } if returned.get() == 500)));
     assert!(t.bets().is_empty());
+}
+
+// Colorado 2204(2): "When the outcome is zero (0), the player may take back
+// half of the bet or leave the bet (in prison)". At a table following that
+// reading 00 loses an even-money bet; a table made before it (journal
+// format 13 and older) still sends it to prison on 00.
+#[test]
+fn in_prison_acts_on_zero_not_double_zero() {
+    let outcome_on_00 = |readings: Readings| {
+        let mut t = table("colorado-2014", Wheel::DoubleZero, true);
+        t.set_readings(readings);
+        open(&mut t);
+        t.handle(Command::OpenBetting { at_ms: 10 }).expect("betting");
+        bet(&mut t, 11, "red", 1, "red", 500).expect("accepted");
+        t.handle(Command::NoMoreBets { at_ms: 20 }).expect("nmb");
+        spin(&mut t, 30, ball("00", 9))
+            .into_iter()
+            .find_map(|e| match e {
+                Event::BetSettled { outcome, returned, .. } => Some((outcome, returned.get())),
+                Event::BetImprisoned { held, .. } => Some((Outcome::Prison, held.get())),
+                _ => None,
+            })
+            .expect("the bet is decided")
+    };
+    let now = Readings {
+        in_prison_on_zero_only: true,
+        ..Readings::default()
+    };
+    assert_eq!(outcome_on_00(now), (Outcome::Lose, 0));
+    assert_eq!(outcome_on_00(Readings::default()), (Outcome::Prison, 500));
 }
 
 #[test]

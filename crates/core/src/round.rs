@@ -61,6 +61,11 @@ pub struct Readings {
     /// there is returned. Off, every such bet settles.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub under_minimum_once: bool,
+    /// Colorado 2204(2): "When the outcome is zero (0), the player may take
+    /// back half of the bet or leave the bet (in prison)". In Prison acts on
+    /// 0 alone; on 00 an even-money bet loses. Off, it acts on every zero.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_prison_on_zero_only: bool,
 }
 
 impl Readings {
@@ -861,6 +866,14 @@ impl Table {
 
     pub fn rules(&self) -> TableRules<'_> {
         match TableRules::new(&self.profile, self.config.wheel, self.config.in_prison) {
+            Ok(rules) if !self.readings.in_prison_on_zero_only => {
+                let rules = rules.in_prison_on_every_zero();
+                if self.points_play {
+                    rules.ignoring_limits()
+                } else {
+                    rules
+                }
+            }
             Ok(rules) if self.points_play => rules.ignoring_limits(),
             Ok(rules) => rules,
             // Checked in `new`; the profile and configuration never change.

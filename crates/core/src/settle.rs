@@ -200,6 +200,9 @@ pub struct TableRules<'p> {
     in_prison: bool,
     /// Off only for game math, where the size of a stake does not matter.
     apply_limits: bool,
+    /// In Prison acts on every zero of the wheel (00 and 000 too), as tables
+    /// made before journal format 14 read Colorado 2204(2).
+    in_prison_every_zero: bool,
 }
 
 impl<'p> TableRules<'p> {
@@ -222,7 +225,18 @@ impl<'p> TableRules<'p> {
             wheel,
             in_prison,
             apply_limits: true,
+            in_prison_every_zero: false,
         })
+    }
+
+    /// The same rules with In Prison acting on every zero of the wheel, 00
+    /// included: how a table made before journal format 14 read Colorado
+    /// 2204(2), which names "zero (0)" only.
+    pub fn in_prison_on_every_zero(self) -> TableRules<'p> {
+        TableRules {
+            in_prison_every_zero: true,
+            ..self
+        }
     }
 
     /// The same rules with the table limits switched off, for game math:
@@ -483,6 +497,18 @@ impl<'p> TableRules<'p> {
         }
     }
 
+    /// The pockets on which [`Self::zero_rule`] acts: In Prison on 0 alone
+    /// (Colorado 2204(2): "When the outcome is zero (0)"), so an even-money
+    /// bet loses on 00 and 000 as on any pocket it does not cover; half back
+    /// on every zero.
+    fn zero_rule_acts_on(&self, pocket: Pocket) -> bool {
+        if self.in_prison && !self.in_prison_every_zero {
+            pocket == Pocket::ZERO
+        } else {
+            pocket.is_zero()
+        }
+    }
+
     fn half_back(&self, bet: &PlacedBet) -> Minor {
         let half = self.profile.spec().zero.half_rounding.half_of(bet.playing_stake());
         Minor::new(half.get() + bet.excess.get())
@@ -515,7 +541,7 @@ impl<'p> TableRules<'p> {
                     done(Outcome::Lose, bet.excess, i)
                 };
             }
-            if pocket.is_zero() {
+            if self.zero_rule_acts_on(pocket) {
                 match self.zero_rule(bet) {
                     Some(ZeroChoice::Half) => return done(Outcome::Half, self.half_back(bet), i),
                     Some(ZeroChoice::Prison) => {
@@ -571,8 +597,9 @@ pub struct Book {
     component_bet: Vec<u32>,
     bet_player: Vec<u32>,
     bet_excess: Vec<u64>,
-    /// Bets whose fate on zero is not a plain loss: (bet, choice, half-back amount).
-    zero_rules: Vec<(u32, ZeroChoice, u64)>,
+    /// Bets whose fate on zero is not a plain loss: (bet, choice, half-back
+    /// amount, the zeros it acts on).
+    zero_rules: Vec<(u32, ZeroChoice, u64, PocketSet)>,
 }
 
 /// The settlement of one spin of a [`Book`]; allocate once, reuse every round.
@@ -647,7 +674,13 @@ impl Book {
         self.bet_player.push(player);
         self.bet_excess.push(bet.excess.get());
         if let Some(choice) = rules.zero_rule(bet) {
-            self.zero_rules.push((index, choice, rules.half_back(bet).get()));
+            let on = self
+                .wheel
+                .pockets()
+                .iter()
+                .filter(|&p| rules.zero_rule_acts_on(p))
+                .fold(PocketSet::EMPTY, |set, p| set.with(p));
+            self.zero_rules.push((index, choice, rules.half_back(bet).get(), on));
         }
         Ok(())
     }
@@ -690,7 +723,10 @@ impl Book {
             out.per_player[player as usize] += *r;
         }
         if pocket.is_zero() {
-            for &(bet, choice, half) in &self.zero_rules {
+            for &(bet, choice, half, on) in &self.zero_rules {
+                if !on.contains(pocket) {
+                    continue;
+                }
                 let b = bet as usize;
                 let player = self.bet_player[b] as usize;
                 out.per_player[player] -= out.returned[b];

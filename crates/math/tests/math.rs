@@ -81,9 +81,11 @@ fn in_prison_edges() {
     // With no choice made, the chips stay: prison.
     let default = math(&colorado, Wheel::SingleZero, true, "red", None);
     assert_eq!(default.house_edge, prison.house_edge);
-    // On a double-zero wheel both zeros send the bet to prison: 2/38 * 20/38 = 10/361.
+    // On a double-zero wheel only 0 sends the bet to prison, "zero (0)": 00
+    // loses it (1/38), and 0 does with p 20/38 on the next spin: 1/38 +
+    // 1/38 * 20/38 = 29/722.
     let dz = math(&colorado, Wheel::DoubleZero, true, "low", None);
-    assert_eq!(fraction_text(dz.house_edge), "10/361");
+    assert_eq!(fraction_text(dz.house_edge), "29/722");
     // In Prison is for even-money bets only.
     let dozen = math(&colorado, Wheel::SingleZero, true, "dozen1", None);
     assert_eq!(fraction_text(dozen.house_edge), "1/37");

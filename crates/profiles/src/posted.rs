@@ -85,12 +85,13 @@ pub fn write_house_rules(out: &mut impl Write, profile: &Profile, wheels: &[Whee
             )?;
             writeln!(
                 out,
-                "  the player may take back half of the wager or leave it in prison for the next spin; a win"
+                "  on 0 (not 00) the player may take back half of the wager or leave it in prison for the next"
             )?;
             writeln!(
                 out,
-                "  releases it, anything else (a second zero included) loses it. A wager left alone stays in prison."
+                "  spin; a win releases it, anything else (a second zero included) loses it. A wager left alone"
             )?;
+            writeln!(out, "  stays in prison.")?;
         }
         (false, EvenMoneyOnZero::Lose) => writeln!(
             out,

@@ -193,6 +193,11 @@ pub const FORMAT_FILING_CHECKED: u32 = 14;
 /// settled.
 pub const FORMAT_UNDER_MINIMUM_ONCE: u32 = 14;
 
+/// The first format in which In Prison acts on 0 alone (Colorado 2204(2):
+/// "When the outcome is zero (0)"): on a double-zero wheel an even-money bet
+/// loses on 00. Up to format 13 In Prison acted on 00 too.
+pub const FORMAT_IN_PRISON_ON_ZERO: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {
