@@ -15,7 +15,7 @@ pub struct Args {
     /// Under In Prison, the player's choice on zero (default: the profile's).
     #[arg(long)]
     zero_choice: Option<String>,
-    /// The math of one spot instead of one row per kind, e.g. complete:0.
+    /// The math of one spot instead of one row per kind, e.g. complete:17.
     #[arg(long)]
     spot: Option<String>,
     /// The exact RTP of a bonus variant under its weights: roulette-x-a, -b, -c,

@@ -186,6 +186,44 @@ fn a_resend_after_a_crash_writes_nothing_and_a_used_leave_id_is_refused() {
 /// in a round is refused (422, naming the cap), the other player still
 /// bets, and a bet under the table minimum the profile states is refused
 /// (low-limit-house "The wager amounts for the game").
+// Maryland ch.3 F(19): "A Complete Wager that the Roulette ball will come to
+// rest in a compartment of the Roulette wheel that corresponds to any number or
+// numbers within a dozen": no zero is in a dozen, so a complete wager on 0 or
+// 00 is refused, and the felt offers none.
+#[test]
+fn a_complete_wager_on_a_zero_is_refused() {
+    let data = data_dir();
+    let (server, [_, cashier, dealer, _, p1, _]) = casino(data.path(), "maryland");
+    server.seat(&cashier, ("p1", &p1), "d1", 100_000, 100_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "d1"}));
+    for zero in ["0", "00"] {
+        let (status, code, message) = refused(
+            &server,
+            &p1,
+            bet(&format!("c{zero}"), &format!("complete:{zero}"), 1_800),
+        );
+        assert_eq!((status, code.as_str()), (422, "not_offered"), "{message}");
+        assert!(
+            message.contains(&format!("{zero} is in no dozen")) && message.contains("F(19)"),
+            "{message}"
+        );
+    }
+    server.ask(&p1, bet("c17", "complete:17", 4_000));
+    let (status, layout) = server.http("GET", "/api/public/tables/d1/layout", None, None);
+    assert_eq!(status, 200);
+    let spots: Vec<&str> = layout["spots"]
+        .as_array()
+        .expect("spots")
+        .iter()
+        .filter_map(|s| s["spot"].as_str())
+        .collect();
+    assert!(
+        spots.contains(&"complete:17") && !spots.contains(&"complete:0") && !spots.contains(&"complete:00"),
+        "{spots:?}"
+    );
+    assert_eq!(balance(&server, &p1, "chips:d1:p1"), 100_000 - 4_000);
+}
+
 #[test]
 fn one_player_cannot_fill_a_round_and_a_bet_under_the_minimum_is_refused() {
     let data = data_dir();

@@ -330,8 +330,8 @@ fn a_table_playing_a_tournament_takes_bets_of_any_size() {
 }
 
 // Maryland ch.3 F(19): a Complete Wager on a number is every inside wager
-// containing it, one chip on each number each covers. On a zero that is
-// what the words give: complete:0 and complete:00 on the double-zero layout
+// containing it, one chip on each number each covers. Tables made before
+// journal format 14 took it on a zero too: complete:0 and complete:00 on the double-zero layout
 // are 18 chips each (the straight, the splits, the trios and first five);
 // on the triple-zero layout no inside bet but the straight contains 000,
 // so complete:000 is 000 straight up. The "dozen section" form is not a
@@ -339,9 +339,11 @@ fn a_table_playing_a_tournament_takes_bets_of_any_size() {
 #[test]
 fn complete_on_a_zero_is_every_inside_bet_containing_it_and_the_dozen_section_is_refused() {
     let maryland = croupier_profiles::load("maryland").expect("profile");
+    // As a table made before journal format 14 takes a complete wager on a zero.
     let units = |wheel: Wheel, spot: &str| {
         croupier_core::TableRules::new(&maryland, wheel, false)
             .expect("rules")
+            .complete_on_zero_taken()
             .stake_units(spot)
     };
     assert_eq!(units(Wheel::DoubleZero, "complete:0"), Ok(18));
@@ -351,4 +353,22 @@ fn complete_on_a_zero_is_every_inside_bet_containing_it_and_the_dozen_section_is
     assert_eq!(units(Wheel::DoubleZero, "complete:17"), Ok(40));
     let refused = croupier_core::Spot::parse("complete:dozen1", Wheel::DoubleZero).expect_err("no dozen form");
     assert!(refused.to_string().contains("F(19)"), "{refused}");
+    // Maryland ch.3 F(19), read again: the wager is on "any number or numbers
+    // within a dozen", and no zero is in one. From journal format 14 a
+    // complete wager on a zero is refused, and the felt lists none.
+    for (wheel, zero) in [
+        (Wheel::SingleZero, "0"),
+        (Wheel::DoubleZero, "0"),
+        (Wheel::DoubleZero, "00"),
+        (Wheel::TripleZero, "000"),
+    ] {
+        let rules = croupier_core::TableRules::new(&maryland, wheel, false).expect("rules");
+        let spot = format!("complete:{zero}");
+        assert_eq!(
+            rules.stake_units(&spot),
+            Err(croupier_core::BetError::CompleteOnZero(zero.to_string()))
+        );
+        assert!(!rules.legal_spots().contains(&spot), "{spot}");
+        assert!(rules.legal_spots().contains(&"complete:17".to_string()));
+    }
 }

@@ -66,6 +66,12 @@ pub struct Readings {
     /// 0 alone; on 00 an even-money bet loses. Off, it acts on every zero.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_prison_on_zero_only: bool,
+    /// Maryland ch.3 F(19): "A Complete Wager that the Roulette ball will
+    /// come to rest in a compartment of the Roulette wheel that corresponds
+    /// to any number or numbers within a dozen": no zero is in a dozen, so a
+    /// complete wager on one is refused. Off, it is taken.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub complete_within_a_dozen: bool,
 }
 
 impl Readings {
@@ -866,16 +872,19 @@ impl Table {
 
     pub fn rules(&self) -> TableRules<'_> {
         match TableRules::new(&self.profile, self.config.wheel, self.config.in_prison) {
-            Ok(rules) if !self.readings.in_prison_on_zero_only => {
-                let rules = rules.in_prison_on_every_zero();
-                if self.points_play {
-                    rules.ignoring_limits()
-                } else {
-                    rules
+            Ok(mut rules) => {
+                // A table keeps the readings it was made with.
+                if !self.readings.in_prison_on_zero_only {
+                    rules = rules.in_prison_on_every_zero();
                 }
+                if !self.readings.complete_within_a_dozen {
+                    rules = rules.complete_on_zero_taken();
+                }
+                if self.points_play {
+                    rules = rules.ignoring_limits();
+                }
+                rules
             }
-            Ok(rules) if self.points_play => rules.ignoring_limits(),
-            Ok(rules) => rules,
             // Checked in `new`; the profile and configuration never change.
             Err(e) => unreachable!("table rules were valid at creation: {e}"),
         }

@@ -63,6 +63,10 @@ pub enum BetError {
     CouponNotMatched { coupon: i128, stake: u64 },
     #[error("a match play bet cannot also choose In Prison: it loses on zero")]
     CouponWithZeroChoice,
+    #[error(
+        "a complete wager is on \"any number or numbers within a dozen\" (Maryland ch.3 F(19)): {0} is in no dozen"
+    )]
+    CompleteOnZero(String),
 }
 
 /// A kind of bet in words, with its article: "a six line", "an odd".
@@ -203,6 +207,9 @@ pub struct TableRules<'p> {
     /// In Prison acts on every zero of the wheel (00 and 000 too), as tables
     /// made before journal format 14 read Colorado 2204(2).
     in_prison_every_zero: bool,
+    /// A complete wager may be on a zero, as tables made before journal
+    /// format 14 took it.
+    complete_on_zero: bool,
 }
 
 impl<'p> TableRules<'p> {
@@ -226,7 +233,18 @@ impl<'p> TableRules<'p> {
             in_prison,
             apply_limits: true,
             in_prison_every_zero: false,
+            complete_on_zero: false,
         })
+    }
+
+    /// The same rules taking a complete wager on a zero: how a table made
+    /// before journal format 14 read Maryland ch.3 F(19), whose "any number
+    /// or numbers within a dozen" no zero is.
+    pub fn complete_on_zero_taken(self) -> TableRules<'p> {
+        TableRules {
+            complete_on_zero: true,
+            ..self
+        }
     }
 
     /// The same rules with In Prison acting on every zero of the wheel, 00
@@ -300,6 +318,7 @@ impl<'p> TableRules<'p> {
                     wheel
                         .bettable()
                         .iter()
+                        .filter(|p| kind != Kind::Complete || self.complete_on_zero || !p.is_zero())
                         .map(|p| format!("{}:{}", kind.name(), p.label()))
                         .filter(|s| Spot::parse(s, wheel).is_ok()),
                 ),
@@ -356,6 +375,10 @@ impl<'p> TableRules<'p> {
                 .iter()
                 .map(|p| (Kind::Straight, PocketSet::EMPTY.with(p), 1))
                 .collect(),
+            // Maryland ch.3 F(19): "any number or numbers within a dozen".
+            (Kind::Complete, Some(centre)) if centre.is_zero() && !self.complete_on_zero => {
+                return Err(BetError::CompleteOnZero(centre.label().to_string()))
+            }
             (Kind::Complete, Some(centre)) => self
                 .complete_components(centre)
                 .into_iter()

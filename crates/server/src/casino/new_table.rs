@@ -11,8 +11,8 @@ use croupier_ledger::{Account, Storage};
 use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
 use super::journal::{
-    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND,
-    FORMAT_IN_PRISON_ON_ZERO, FORMAT_TABLE_RULES, FORMAT_UNDER_MINIMUM_ONCE,
+    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COMPLETE_IN_A_DOZEN, FORMAT_COVERED_FELT,
+    FORMAT_DISPUTES_BOUND, FORMAT_IN_PRISON_ON_ZERO, FORMAT_TABLE_RULES, FORMAT_UNDER_MINIMUM_ONCE,
 };
 use super::request::Request;
 use super::table::TableSlot;
@@ -173,6 +173,7 @@ fn readings(format: u32) -> Readings {
     Readings {
         under_minimum_once: format >= FORMAT_UNDER_MINIMUM_ONCE,
         in_prison_on_zero_only: format >= FORMAT_IN_PRISON_ON_ZERO,
+        complete_within_a_dozen: format >= FORMAT_COMPLETE_IN_A_DOZEN,
     }
 }
 

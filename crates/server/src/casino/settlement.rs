@@ -295,5 +295,6 @@ fn bet_code(e: &BetError) -> ErrorCode {
         BetError::CouponNotAccepted { .. } => K::CouponNotAccepted,
         BetError::CouponNotMatched { .. } => K::CouponNotMatched,
         BetError::CouponWithZeroChoice => K::CouponWithZeroChoice,
+        BetError::CompleteOnZero(_) => K::NotOffered,
     }
 }

@@ -198,6 +198,12 @@ pub const FORMAT_UNDER_MINIMUM_ONCE: u32 = 14;
 /// loses on 00. Up to format 13 In Prison acted on 00 too.
 pub const FORMAT_IN_PRISON_ON_ZERO: u32 = 14;
 
+/// The first format in which a complete wager on a zero is refused
+/// (Maryland ch.3 F(19): "any number or numbers within a dozen", and no
+/// zero is in a dozen). Up to format 13 it was taken, and those journals'
+/// tables replay so.
+pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {
