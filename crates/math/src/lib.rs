@@ -6,6 +6,11 @@
 //! through the core's own [`TableRules::settle`], so the math and the
 //! settlement cannot disagree. A bet sent to prison by a zero is followed
 //! through every outcome of the next spin.
+//!
+//! [`monitor`] holds the running tests of a wheel's results (game integrity
+//! monitoring): pure functions of the results in order.
+
+pub mod monitor;
 
 use croupier_core::{BetError, BetRequest, Kind, Outcome, Pocket, TableRules, ZeroChoice};
 use num_rational::Ratio;
