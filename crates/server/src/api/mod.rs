@@ -8,6 +8,7 @@ mod audience;
 pub mod bodies;
 mod error;
 mod event;
+pub mod integrity;
 mod report;
 mod request;
 mod tournament;

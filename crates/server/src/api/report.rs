@@ -112,6 +112,10 @@ pub struct TableReport {
     /// The table's match play coupons (Colorado 2203(1)). A coupon's
     /// winnings are paid from the table's float, like any other.
     pub coupons: CouponTotals,
+    /// The game integrity monitor's alarms (`/api/tables/{table}/integrity`):
+    /// filled in by the server as it answers, from the recall archive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<super::integrity::IntegrityStatus>,
 }
 
 /// How many coupons, and their face value in minor units.

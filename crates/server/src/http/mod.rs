@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod cage;
 pub mod error;
+pub mod integrity;
 pub mod listener;
 pub mod metrics;
 pub mod openapi;
@@ -65,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/log", get(tables::log))
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
+        .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::metrics))
         .route("/api/openapi.json", get(openapi::openapi))
@@ -249,6 +251,7 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
         floor: floor.clone(),
         sessions,
         channels,
+        integrity: Default::default(),
         throttle: throttle::Throttle::new(limits.sign_ins_per_client_per_minute),
         unknown_user_hash,
     };

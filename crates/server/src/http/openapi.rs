@@ -1,6 +1,6 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, cage, metrics, people, public, recall, requests, streams, tables, tournaments};
+use super::{auth, cage, integrity, metrics, people, public, recall, requests, streams, tables, tournaments};
 use crate::api::bodies::{
     ChipValue, Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PointsNotice,
     PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog,
@@ -32,6 +32,7 @@ use crate::api::{
         tables::log,
         tables::bets,
         tables::report,
+        integrity::integrity,
         recall::table_rounds,
         recall::player_rounds,
         recall::round,
@@ -83,6 +84,7 @@ use crate::api::{
         LogEntry,
         TableBets,
         TableReport,
+        crate::api::integrity::TableIntegrity,
         Rounds,
         RecalledRound,
         ErrorBody,
@@ -118,6 +120,7 @@ mod tests {
             "/api/tables/{table}/log",
             "/api/tables/{table}/bets",
             "/api/tables/{table}/report",
+            "/api/tables/{table}/integrity",
             "/api/me",
             "/api/users",
             "/api/players/{player}/accounts",

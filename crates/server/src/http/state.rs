@@ -17,6 +17,8 @@ pub struct AppState {
     pub floor: Floor,
     pub sessions: Arc<Sessions>,
     pub channels: Arc<Channels>,
+    /// Each table's game integrity monitor, derived from the recall archive.
+    pub integrity: Arc<crate::runtime::integrity::Integrity>,
     pub throttle: super::throttle::Throttle,
     /// A hash of no one's password, checked for a name no one has.
     pub unknown_user_hash: Arc<str>,

@@ -88,7 +88,10 @@ pub async fn report(
     policy::require(actor.role, Act::ReadTableBooks)?;
     let day = asked.day.as_deref().map(day_number).transpose()?;
     match state.floor.read_table(&table, TableQuery::Report { day }).await? {
-        TableAnswer::Report(report) => Ok(Json(report)),
+        TableAnswer::Report(mut report) => {
+            super::integrity::add_to_report(&state, &mut report).await;
+            Ok(Json(report))
+        }
         TableAnswer::Refused(refused) => Err(refused.into()),
         _ => Err(unexpected()),
     }

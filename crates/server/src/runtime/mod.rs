@@ -30,6 +30,7 @@ pub mod clock;
 pub mod committer;
 pub mod floor;
 pub mod health;
+pub mod integrity;
 pub mod keys;
 pub mod metrics;
 pub mod passwords;

@@ -341,6 +341,40 @@ impl Archive {
         Ok(rounds)
     }
 
+    /// The oldest `n` archived rounds of `table` after round `after` (from
+    /// its first if `None`; those waiting to be included), oldest first: the
+    /// game integrity monitor reads a table's results in order with it.
+    pub fn after(&self, table: &str, after: Option<u64>, n: usize) -> Result<Vec<RoundRecord>, String> {
+        let mut rounds: Vec<RoundRecord> = self
+            .waiting()
+            .iter()
+            .filter(|r| r.table == table && after.is_none_or(|a| r.round > a))
+            .map(|r| (**r).clone())
+            .collect();
+        {
+            let conn = self.conn();
+            let mut statement = conn
+                .prepare_cached(
+                    "SELECT table_id, round, record, mac FROM recall_rounds
+                     WHERE table_id = ?1 AND round > ?2 ORDER BY round LIMIT ?3",
+                )
+                .map_err(sql("read"))?;
+            let rows = statement
+                .query_map(
+                    params![table, after.map_or(-1, |a| a.min(i64::MAX as u64) as i64), n as i64],
+                    record_row,
+                )
+                .map_err(sql("read"))?;
+            for row in rows {
+                rounds.push(row.map_err(sql("read")).and_then(|r| self.parse_row(r))?);
+            }
+        }
+        rounds.sort_by_key(|r| r.round);
+        rounds.dedup_by(|a, b| a.round == b.round);
+        rounds.truncate(n);
+        Ok(rounds)
+    }
+
     /// The newest `n` archived rounds `player` bet in (those waiting to be
     /// included), over every table, newest first.
     pub fn player(&self, player: &str, n: usize) -> Result<Vec<RoundRecord>, String> {

@@ -120,6 +120,21 @@ fn rounds_a_full_disk_refused_wait_are_recalled_and_written_once_it_has_room() {
     assert_eq!(archive.round("t1", 30).expect("read").map(|r| r.round), Some(30));
     let mine: Vec<u64> = archive.player("p1", 3).expect("read").iter().map(|r| r.round).collect();
     assert_eq!(mine, [60, 59, 58]);
+    // The integrity monitor reads them in order after those on disk.
+    let after: Vec<u64> = archive
+        .after("t1", None, 4)
+        .expect("read")
+        .iter()
+        .map(|r| r.round)
+        .collect();
+    assert_eq!(after, [1, 2, 3, 4]);
+    let after: Vec<u64> = archive
+        .after("t1", Some(57), 10)
+        .expect("read")
+        .iter()
+        .map(|r| r.round)
+        .collect();
+    assert_eq!(after, [58, 59, 60]);
     // A round offered again is not kept twice; a try with nothing new fails too.
     assert!(archive.save(&many[..2]).is_err());
     assert_eq!(archive.rounds_waiting(), 59);
