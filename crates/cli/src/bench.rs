@@ -22,6 +22,8 @@ pub enum Which {
     History(crate::history::HistoryArgs),
     /// A casino's week on a simulated clock: resident memory and the journal's files after each gaming day.
     Week(crate::week::WeekArgs),
+    /// The game integrity monitor on simulated wheels: fair ones' false alarms, biased ones' results to an alarm.
+    Monitor(crate::monitor_bench::MonitorArgs),
 }
 
 #[derive(clap::Args)]
@@ -187,6 +189,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         Which::Load(args) => return crate::load::run(args),
         Which::History(args) => return crate::history::run(args),
         Which::Week(args) => return crate::week::run(args),
+        Which::Monitor(args) => return crate::monitor_bench::run(args),
     };
     if args.bets == 0 || args.bets > BETS_PER_ROUND_MAX {
         return Err(Invalid::one(format!("--bets must be 1 to {BETS_PER_ROUND_MAX}")).into());

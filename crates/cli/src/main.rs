@@ -6,6 +6,7 @@ mod history;
 mod load;
 mod math_cmd;
 mod memory;
+mod monitor_bench;
 mod recover_cmd;
 mod rng_cmd;
 mod rules_cmd;
