@@ -157,6 +157,21 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await admin.fill("#operator-name", "Harbour Lights Casino");
   await admin.click('#operator-form button[type="submit"]');
   await textOf(admin.locator("#operator-note"), /"Harbour Lights Casino"/, "the operator named");
+  // README step 2: the casino's gaming day, shown as the server counts it
+  // (a UTC day until set); an unknown time zone refused in the server's words.
+  assert.equal(await admin.inputValue("#gaming-day-zone"), "UTC", "a UTC day until set");
+  await textOf(admin.locator("#gaming-day-note"), /Today is gaming day \d{4}-\d\d-\d\d: from 00:00 to 00:00, UTC time/, "the gaming day before it is set");
+  await admin.fill("#gaming-day-zone", "America/Denverr");
+  await admin.fill("#gaming-day-starts", "06:00");
+  await admin.click("#gaming-day-save");
+  await textOf(admin.locator("#message"), /"America\/Denverr" is not a time zone of the tz database/, "an unknown time zone refused");
+  await admin.fill("#gaming-day-zone", "America/Denver");
+  await admin.click("#gaming-day-save");
+  await textOf(admin.locator("#message"), /The gaming day now starts at 06:00, America\/Denver time/, "the gaming day set");
+  await textOf(admin.locator("#gaming-day-note"), /from 06:00 to 06:00, America\/Denver time/, "the gaming day shown as set");
+  const adminToken = await login("admin", "admin-own-secret-1");
+  const set = (await call(adminToken, "/api/me")).gaming_day;
+  assert.deepEqual([set.time_zone, set.starts_at], ["America/Denver", "06:00"], "the server counts the day so");
   for (const [username, role, licence] of [["dana", "dealer", "D-4001"], ["pete", "pit_supervisor", "P-4002"], ["cass", "cashier", "C-4003"], ["ann", "player", ""], ["ben", "player", ""]]) {
     await admin.fill('#user-form [name="username"]', username);
     await admin.selectOption('#user-form [name="role"]', role);

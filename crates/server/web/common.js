@@ -572,6 +572,11 @@ const Croupier = (() => {
     location.reload();
   }
 
+  // The casino's gaming day, for staff ({time_zone, starts_at, today}), as /api/me says it.
+  const gamingDay = async () => (await api("/api/me")).gaming_day ?? null;
+  // A gaming day's span in words: "from 06:00 to 06:00, America/Denver time".
+  const gamingDayWords = (day) => `from ${day.starts_at} to ${day.starts_at}, ${day.time_zone} time`;
+
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
@@ -774,5 +779,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { connectionLost, connectionBack, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { connectionLost, connectionBack, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();

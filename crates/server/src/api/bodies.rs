@@ -35,6 +35,21 @@ pub struct Me {
     /// This session signed in with a password someone else chose: it takes
     /// nothing but `change_password` until it is changed.
     pub must_change_password: bool,
+    /// The casino's gaming day, for staff: its pages date their day by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaming_day: Option<GamingDayView>,
+}
+
+/// The casino's gaming day as an admin set it (`set_gaming_day`), and
+/// today's by it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GamingDayView {
+    /// An IANA time zone (`America/Denver`); `UTC` until set.
+    pub time_zone: String,
+    /// The local time the day starts, `HH:MM`.
+    pub starts_at: String,
+    /// Today's gaming day, `YYYY-MM-DD`.
+    pub today: String,
 }
 
 /// A profile shipped inside croupier, for a table to be made from.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::error::{Failure, Json};
 use super::state::{AppState, Caller};
 use crate::api::bodies::{Done, LoginAnswer, Me};
-use crate::api::{ApiError, ErrorBody, ErrorCode};
+use crate::api::{ApiError, ErrorBody, ErrorCode, Role};
 use crate::casino::users::valid_username;
 use crate::casino::Actor;
 use crate::runtime::passwords::{password_matches, PASSWORD_MAX_BYTES};
@@ -129,7 +129,7 @@ pub async fn logout(State(state): State<AppState>, _caller: Caller, headers: Hea
     Ok(Json(Done { ok: true }))
 }
 
-#[utoipa::path(get, path = "/api/me", responses((status = 200, description = "Who you are and your own accounts' balances", body = Me), (status = 401, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/me", responses((status = 200, description = "Who you are, your own accounts' balances and, for staff, the casino's gaming day", body = Me), (status = 401, body = ErrorBody)))]
 pub async fn me(State(state): State<AppState>, Caller(actor): Caller, headers: HeaderMap) -> Result<Json<Me>, Failure> {
     let accounts = state.floor.balances(&actor.username).await?;
     let must_change_password = headers
@@ -137,10 +137,12 @@ pub async fn me(State(state): State<AppState>, Caller(actor): Caller, headers: H
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .is_some_and(|token| state.sessions.must_change(token));
+    let gaming_day = (actor.role != Role::Player).then(|| state.floor.gaming_day());
     Ok(Json(Me {
         username: actor.username,
         role: actor.role,
         accounts,
         must_change_password,
+        gaming_day,
     }))
 }

@@ -2,9 +2,9 @@
 
 use super::{auth, cage, integrity, metrics, people, public, recall, requests, streams, tables, tournaments};
 use crate::api::bodies::{
-    ChipValue, Done, Events, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PointsNotice,
-    PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList, TableLog,
-    TableReport, UserList, UserSummary,
+    ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
+    PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
+    TableLog, TableReport, UserList, UserSummary,
 };
 use crate::api::{
     ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PaidWith, PlaceBet, Role, SpinView,
@@ -65,6 +65,7 @@ use crate::api::{
         LoginAnswer,
         Done,
         Me,
+        GamingDayView,
         UserList,
         UserSummary,
         PlayerAccounts,

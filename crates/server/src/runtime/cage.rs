@@ -19,6 +19,7 @@ use super::committer::{Committer, Pipeline, Spacing};
 use super::reply::{Answer, Pending, ReplyTo};
 use super::tables::Tables;
 use crate::api::{ApiError, ErrorCode};
+use crate::casino::gaming_day::GamingDay;
 use crate::casino::{Actor, Cage, Commit, Request};
 
 /// Messages queued for the cage before senders wait.
@@ -117,6 +118,8 @@ pub struct CageWriter {
     /// The operator's name as the cage holds it, published in the cage's
     /// own order for reads that never queue here (the public table list).
     operator: Arc<arc_swap::ArcSwapOption<String>>,
+    /// The casino's gaming day as the cage holds it, published as the operator is.
+    gaming_day: Arc<arc_swap::ArcSwap<GamingDay>>,
     /// Where a reload finds the casino's checkpoints.
     checkpoints: Option<super::checkpoints::Store>,
 }
@@ -182,7 +185,7 @@ impl CageWriter {
         self.cage = fresh;
         self.tables
             .replace_all(slots, self.epoch, self.cage.directory(), &self.sender);
-        self.publish_operator();
+        self.publish_casino();
         if let Some(health) = self.committer.health() {
             health.journal_resumed();
         }
@@ -202,6 +205,7 @@ impl CageWriter {
         clock: Arc<dyn Clock>,
     ) -> CageWriter {
         let operator = Arc::new(arc_swap::ArcSwapOption::empty());
+        let gaming_day = Arc::new(arc_swap::ArcSwap::from_pointee(GamingDay::utc()));
         let writer = CageWriter {
             cage,
             committer,
@@ -212,9 +216,10 @@ impl CageWriter {
             reload: false,
             last_reload: None,
             operator,
+            gaming_day,
             checkpoints: None,
         };
-        writer.publish_operator();
+        writer.publish_casino();
         writer
     }
 
@@ -228,9 +233,16 @@ impl CageWriter {
         self.operator.clone()
     }
 
-    fn publish_operator(&self) {
-        let named = self.cage.directory().read().operator().map(|n| Arc::new(n.to_string()));
-        self.operator.store(named);
+    /// Where the casino's gaming day is published.
+    pub fn gaming_day(&self) -> Arc<arc_swap::ArcSwap<GamingDay>> {
+        self.gaming_day.clone()
+    }
+
+    /// Publishes the operator's name and the gaming day, as the directory holds them.
+    fn publish_casino(&self) {
+        let dir = self.cage.directory().read();
+        self.operator.store(dir.operator().map(|n| Arc::new(n.to_string())));
+        self.gaming_day.store(Arc::new(dir.gaming_day_rule().clone()));
     }
 
     /// Which reload the tables' work belongs to now.
@@ -329,10 +341,10 @@ impl CageWriter {
         for message in group {
             match message {
                 CageMsg::Execute { actor, request, reply } => {
-                    let names = matches!(*request, Request::NameOperator { .. });
+                    let names = matches!(*request, Request::NameOperator { .. } | Request::SetGamingDay { .. });
                     let answer = Answer::Events(self.cage.execute(self.clock.now_ms(), &actor, *request));
                     if names {
-                        self.publish_operator();
+                        self.publish_casino();
                     }
                     replies.push(Pending::Answer { answer, to: reply });
                     for slot in self.cage.take_opened() {

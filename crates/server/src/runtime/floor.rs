@@ -43,6 +43,8 @@ pub struct Floor {
     pub(super) runtime: tokio::runtime::Handle,
     /// The operator's name as the cage publishes it, in its own order.
     pub(super) operator: Arc<arc_swap::ArcSwapOption<String>>,
+    /// The casino's gaming day as the cage publishes it, in its own order.
+    pub(super) gaming_day: Arc<arc_swap::ArcSwap<crate::casino::gaming_day::GamingDay>>,
     pub(super) health: super::health::Health,
 }
 
@@ -276,6 +278,16 @@ impl Floor {
     /// Kept here so that an anonymous read never queues at the cage.
     pub fn operator(&self) -> Option<String> {
         self.operator.load_full().map(|name| name.to_string())
+    }
+
+    /// The casino's gaming day as an admin set it, and today's by it.
+    pub fn gaming_day(&self) -> crate::api::bodies::GamingDayView {
+        let rule = self.gaming_day.load_full();
+        crate::api::bodies::GamingDayView {
+            time_zone: rule.zone().to_string(),
+            starts_at: rule.starts_at(),
+            today: crate::casino::reads::day_text(rule.day(self.clock.now_ms())),
+        }
     }
 
     /// A player's accounts and the coupons issued to them, if there is such a player.

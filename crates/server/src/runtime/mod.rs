@@ -111,6 +111,7 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
     let mut writer = cage::CageWriter::new(cage, committer, tables.clone(), sender.clone(), clock.clone());
     writer.reload_from(checkpoints);
     let operator = writer.operator();
+    let gaming_day = writer.gaming_day();
     std::thread::Builder::new()
         .name("cage".into())
         .spawn(move || writer.run(queue))
@@ -127,6 +128,7 @@ pub fn start(casino: Casino<Pipeline>, parts: Parts) -> Result<Floor, String> {
         archive,
         runtime,
         operator,
+        gaming_day,
         health,
     })
 }
