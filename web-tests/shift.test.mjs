@@ -201,6 +201,8 @@ test("a whole shift from the pages alone, with two players and every balance exa
     await cage.locator('#cash-form button[value="in"]').dblclick();
     await textOf(cage.locator("#receipt"), new RegExp(`Cash in[\\s\\S]*${amount.replace(".", "\\.")}`), `${player}'s receipt`);
   }
+  // The cage's day is the casino's gaming day as set, never a hard-coded UTC one.
+  await textOf(cage.locator("#journal-title"), new RegExp(`Your transactions today \\(gaming day ${set.today}, from 06:00 to 06:00, America/Denver time\\)`), "the cage's day named");
   await keep(cage, "cage");
 
   // ---- The pit: both tables inspected, with who and licence (Colorado 2212(1), (5); Maryland ch.2 A, E).
@@ -217,6 +219,7 @@ test("a whole shift from the pages alone, with two players and every balance exa
     await pit.click('#inspect-form button[type="submit"]');
     await textOf(pit.locator("#log"), /Inspection.*pete.*P-4002/s, `inspection of ${table}`);
   }
+  await textOf(pit.locator("#book-day-label"), /^Gaming day \(from 06:00 to 06:00, America\/Denver time\)$/, "the books' day named as set");
 
   // ---- The dealer opens c1; the board follows it.
   const dealer = await newPage("shift-dealer", WIDE);
