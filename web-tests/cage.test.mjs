@@ -212,6 +212,33 @@ test("the admin page: more users than a page, a password reset begun and cancell
   await page.fill('#user-form [name="password"]', "dot-secret-1");
   await page.click('#user-form button[type="submit"]');
   await textOf(page.locator('#users tr[data-user="dot"]'), /player/, "dot added");
+  // Typing the next user while the server answers: the confirmation is of
+  // what was sent, a second "Add" meanwhile is said, and nothing typed is lost.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route("**/api/requests", async (route) => {
+    if (JSON.parse(route.request().postData() ?? "{}").op !== "create_user") return route.continue();
+    await held;
+    return route.continue();
+  });
+  await page.fill('#user-form [name="username"]', "flo");
+  await page.selectOption('#user-form [name="role"]', "floorperson");
+  await page.fill('#user-form [name="password"]', "flo-secret-1");
+  const asked = page.waitForRequest((r) => r.url().endsWith("/api/requests") && JSON.parse(r.postData() ?? "{}").op === "create_user");
+  await page.click('#user-form button[type="submit"]');
+  await asked;
+  await page.fill('#user-form [name="username"]', "pia");
+  await page.selectOption('#user-form [name="role"]', "pit_supervisor");
+  await page.fill('#user-form [name="password"]', "pia-secret-1");
+  await page.click('#user-form button[type="submit"]');
+  await textOf(page.locator("#message"), /Still adding flo: add pia once the server has answered/, "a second add while busy said");
+  release();
+  await textOf(page.locator("#message"), /^flo is added as floorperson\.$/, "flo confirmed as sent");
+  await page.unroute("**/api/requests");
+  assert.deepEqual([await page.inputValue('#user-form [name="username"]'), await page.inputValue('#user-form [name="role"]'), await page.inputValue('#user-form [name="password"]')],
+    ["pia", "pit_supervisor", "pia-secret-1"], "what was typed meanwhile is kept");
+  await page.click('#user-form button[type="submit"]');
+  await textOf(page.locator('#users tr[data-user="pia"]'), /pit supervisor/, "pia added");
   await page.fill("#operator-name", "Test House");
   await page.click("#operator-save");
   await textOf(page.locator("#message"), /Every layout now shows Test House/, "the operator kept");
