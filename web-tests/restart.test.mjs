@@ -92,7 +92,7 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await bet(alice, 1, "17");
   await bet(bob, 1, "black");
   await textOf(dealer.locator("#bets-summary"), /^3 bets, USD 7\.00 staked, from 2 players\.$/, "the dealer sees the bets");
-  await textOf(pit.locator("#phase"), /Round 1: betting/, "the pit in betting");
+  await textOf(pit.locator("#phase"), /Round 1: Betting open/, "the pit in betting, in words");
   assert.equal(await pit.locator("#bets tr").count(), 3, "the pit lists the bets");
   await textOf(alice.locator("#chips-balance"), /USD 44\.00/, "alice's stakes on the layout");
 
@@ -148,7 +148,7 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await textOf(dealer.locator("#bets-summary"), /^0 bets, USD 0\.00 staked/, "no bets on the dealer's layout");
   assert.equal(await dealer.locator("#open-betting").isDisabled(), false, "the dealer may open betting");
   assert.equal(await dealer.locator("#no-more-bets").isDisabled(), true, "no more bets is not offered between rounds");
-  await textOf(pit.locator("#phase"), /^Round 1: open/, "the pit's state now");
+  await textOf(pit.locator("#phase"), /^Round 1: Open, between rounds/, "the pit's state now");
   assert.equal(await pit.locator("#bets tr").count(), 0, "no bets on the pit's list");
   await textOf(board.locator("#state"), /Waiting for the next round/, "the board's state now");
 
@@ -179,7 +179,7 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await textOf(dealer.locator("#phase"), /^Round 1: Open, between rounds$/, "the dealer console opened again in the tab");
   assert.equal(await dealer.locator("#table-select").inputValue(), TABLE, "the tab keeps the table chosen");
   await pit.reload();
-  await textOf(pit.locator("#phase"), /^Round 1: open/, "the reloaded pit console at the table chosen");
+  await textOf(pit.locator("#phase"), /^Round 1: Open, between rounds/, "the reloaded pit console at the table chosen");
   assert.equal(await pit.locator("#table-select").inputValue(), TABLE, "the reloaded pit console's table");
 
   // ---- A round run to settlement after the restart, from the dealer's buttons.

@@ -234,12 +234,17 @@ const Croupier = (() => {
     };
   })();
 
+  // A table's phase (the server's code) in words: as a console's header
+  // says it (`phaseWords`), and within a sentence (PHASE_WORDS).
+  const PHASES = { closed: "Table closed", open: "Open, between rounds", betting: "Betting open", "closed-betting": "No more bets" };
+  const phaseWords = (code) => PHASES[code] ?? code;
+  const PHASE_WORDS = { closed: "table closed", open: "between rounds", betting: "betting open", "closed-betting": "no more bets" };
+
   // What became of the table a page last read (`was`: its round and phase;
   // `pockets`, its last numbers, for a page with no session) while the
   // server was out of reach, now that it reads `now`: sentences, from the
   // server's own record of the round then in play (game recall), or, with no
   // session to read it, from the numbers the table shows the room.
-  const PHASE_WORDS = { closed: "table closed", open: "between rounds", betting: "betting open", "closed-betting": "no more bets" };
   const inPlay = (phase) => phase === "betting" || phase === "closed-betting";
   async function tableNews(table, was, now, currency = "") {
     if (!was || !now) return [];
@@ -779,5 +784,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { connectionLost, connectionBack, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();
