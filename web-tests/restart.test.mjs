@@ -133,13 +133,17 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await textOf(dealer.locator("#reconnected"), voided, "the dealer told the round was voided");
   await textOf(dealer.locator("#reconnected"), /The table now: round 1, between rounds\./, "the dealer told the table's state now");
   await textOf(pit.locator("#reconnected"), voided, "the pit told the round was voided");
+  // The void is in the dealer's feed of table events, and in the pit's log as a void at the restart.
+  await textOf(dealer.locator('#feed li[data-type="reconnected"]'), voided, "the dealer's feed has the void");
+  await textOf(pit.locator('#log tr[data-type="no_spin"]'), /Round void.*round 1: voided by the server as it started again, the round having no result; every stake in it was returned.*the server, at its restart/, "the pit's log says the restart voided round 1");
+  await textOf(pit.locator("#rounds-totals"), /^No settled round is kept yet; round 1 was voided, its stakes returned\.$/, "the voided round named, not counted as settled");
   await textOf(board.locator("#reconnected"), /Round 1 ended with no number spun while the server was out of reach: it was voided, and its stakes were returned\./, "the room told");
   for (const player of ["alice", "bob"]) {
     await textOf(pages[player].locator("#reconnected"), /Round 1 was voided while the server was out of reach: no result was recorded, so no bet in it won or lost; its stakes were returned\./, `${player} told`);
   }
   await textOf(cage.locator("#reconnected"), new RegExp(`alice's chips at ${TABLE}: USD 44\\.00 before, USD 50\\.00 now\\.`), "the cage told what moved in alice's chips");
   await textOf(cage.locator(`#accounts tr[data-account="chips:${TABLE}:alice"]`), /USD 50\.00/, "the cage reads alice's chips again");
-  await textOf(admin.locator("#reconnected"), new RegExp(`Table ${TABLE}: Round 1 was voided while the server was out of reach`), "the admin told");
+  await textOf(admin.locator("#reconnected"), new RegExp(`Table ${TABLE}: ${voided.source}`), "the admin told of the void as the others are");
   await textOf(admin.locator(`#tables tr[data-table="${TABLE}"]`), /open/, "the admin reads the table again");
   assert.ok(deskReads > 0, "the tournaments desk read its tournaments again");
 
