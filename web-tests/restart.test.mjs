@@ -203,6 +203,15 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await textOf(alice.locator("#chips-balance"), /^USD 55\.00$/, "alice's chips after round 2");
   await textOf(board.locator("#last"), /^1$/, "the board shows the number");
   await board.locator("#reconnected").waitFor({ state: "hidden", timeout: WAIT_MS });
+  // The last number is labelled with its own round, not the round now in play.
+  await textOf(board.locator("#round"), /^round 2$/, "the board's number is round 2's");
+  await dealer.click("#open-betting");
+  await textOf(board.locator("#state"), /Place your bets/, "round 3 on the board");
+  await textOf(board.locator("#now-round"), /^now round 3$/, "the round now");
+  assert.equal(await board.locator("#round").textContent(), "round 2", "round 2's number stays round 2's as round 3 opens");
+  await board.reload();
+  await textOf(board.locator("#now-round"), /^now round 3$/, "the round now, read again");
+  await textOf(board.locator("#round"), /^round 2$/, "round 2's number, read again");
 });
 
 test("no page raised an error", () => {

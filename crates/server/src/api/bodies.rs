@@ -310,6 +310,9 @@ pub struct PublicTable {
     pub display_length: u8,
     /// The last pockets, newest first.
     pub last_pockets: Vec<String>,
+    /// The round the newest of `last_pockets` came up in, while the table keeps that round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_round: Option<u64>,
     /// The tournament event the table plays in points, if it plays one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<PointsNotice>,

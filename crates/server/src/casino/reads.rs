@@ -85,6 +85,18 @@ fn pocket_colours(slot: &TableSlot) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The round the table's newest pocket came up in, if the table keeps that
+/// round: the newest kept round with a result, when its pocket is the newest.
+fn last_round(slot: &TableSlot) -> Option<u64> {
+    let newest = slot.table.last_pockets().last()?.label();
+    slot.rounds
+        .iter()
+        .rev()
+        .find(|r| r.pocket.is_some())
+        .filter(|r| r.pocket.as_deref() == Some(newest))
+        .map(|r| r.round)
+}
+
 /// `query` about `slot`; the report counts `dir`'s coupons as of `now_ms`.
 pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -> TableAnswer {
     match query {
@@ -147,6 +159,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     .rev()
                     .map(|p| p.label().to_string())
                     .collect(),
+                last_round: last_round(slot),
                 tournament: slot.points_notice(dir),
                 ball_to_inspect: slot.table.ball_awaits_inspection().map(|reason| BallToInspect {
                     reason: reason.name().to_string(),
