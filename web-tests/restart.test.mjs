@@ -121,6 +121,17 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
     await page.locator("#connection").waitFor({ state: "visible", timeout: WAIT_MS });
     await textOf(page.locator("#connection"), /out of reach|cannot reach the server/, `${name} says the server is gone`);
   }
+  // The terminal's bar says it is reconnecting, not "place your bets"; a
+  // bet tried meanwhile adds no second notice of the same thing.
+  for (const player of ["alice", "bob"]) {
+    await textOf(pages[player].locator("#phase"), /^Reconnecting…$/, `${player}'s bar while the server is gone`);
+    assert.equal(await pages[player].locator("#phase").getAttribute("data-phase"), "reconnecting");
+  }
+  const tried = bob.waitForEvent("requestfailed", { predicate: (r) => r.url().endsWith("/api/requests"), timeout: WAIT_MS });
+  await bob.locator('#felt [data-spot="red"]').click();
+  await tried;
+  await sleep(300);
+  assert.equal(await bob.locator("#message").textContent(), "", "one notice says the server is out of reach, not two");
   deskReads = 0;
   await restart();
 
@@ -138,8 +149,12 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await textOf(pit.locator('#log tr[data-type="no_spin"]'), /Round void.*round 1: voided by the server as it started again, the round having no result; every stake in it was returned.*the server, at its restart/, "the pit's log says the restart voided round 1");
   await textOf(pit.locator("#rounds-totals"), /^No settled round is kept yet; round 1 was voided, its stakes returned\.$/, "the voided round named, not counted as settled");
   await textOf(board.locator("#reconnected"), /Round 1 ended with no number spun while the server was out of reach: it was voided, and its stakes were returned\./, "the room told");
-  for (const player of ["alice", "bob"]) {
-    await textOf(pages[player].locator("#reconnected"), /Round 1 was voided while the server was out of reach: no result was recorded, so no bet in it won or lost; its stakes were returned\./, `${player} told`);
+  // Each player is told once what became of their bets: with their own stakes.
+  for (const [player, stakes] of [["alice", "Your stakes, USD 6\\.00, were"], ["bob", "Your stake, USD 1\\.00, was"]]) {
+    await textOf(pages[player].locator("#void-notice"), new RegExp(`^Round 1 was void: it has no result, so no bet in it won or lost\\. ${stakes} returned to your chips\\.`), `${player} told`);
+    await textOf(pages[player].locator("#reconnected"), /The table now: round 1, between rounds\./, `${player} told the table now`);
+    const said = (await pages[player].locator("#round-bar").textContent()).match(/Round 1 was void/g) ?? [];
+    assert.equal(said.length, 1, `${player} told of the void once: ${await pages[player].locator("#round-bar").textContent()}`);
   }
   await textOf(cage.locator("#reconnected"), new RegExp(`alice's chips at ${TABLE}: USD 44\\.00 before, USD 50\\.00 now\\.`), "the cage told what moved in alice's chips");
   await textOf(cage.locator(`#accounts tr[data-account="chips:${TABLE}:alice"]`), /USD 50\.00/, "the cage reads alice's chips again");

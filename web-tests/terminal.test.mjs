@@ -310,8 +310,13 @@ test("the server gone and back: the countdown stops, the error goes once reconne
   const stopped = await page.locator("#countdown").textContent();
   await sleep(2_200);
   assert.equal(await page.locator("#countdown").textContent(), stopped, "the countdown stays stopped");
+  // A bet tried meanwhile: the notice at the top says no bet is taken; no second notice says it again.
+  const tried = page.waitForEvent("requestfailed", { predicate: (r) => r.url().endsWith("/api/requests"), timeout: WAIT_MS });
   await page.locator('#felt [data-spot="black"]').click();
-  await textOf(page.locator("#message"), /cannot be reached/, "a bet while the server is down");
+  await tried;
+  await sleep(300);
+  assert.equal(await page.locator("#message").textContent(), "", "a bet while the server is down: one notice, not two");
+  assert.equal(await page.locator("#connection").isVisible(), true, "the notice says it");
   await restart();
   await page.locator("#connection").waitFor({ state: "hidden", timeout: WAIT_MS });
   await textOf(page.locator("#message"), /^(?![\s\S]*cannot be reached)/, "the error gone once reconnected");

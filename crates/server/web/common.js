@@ -246,10 +246,11 @@ const Croupier = (() => {
   // server's own record of the round then in play (game recall), or, with no
   // session to read it, from the numbers the table shows the room.
   const inPlay = (phase) => phase === "betting" || phase === "closed-betting";
-  async function tableNews(table, was, now, currency = "") {
+  // `told`: the page has told the round's end already (the terminal's own outcome).
+  async function tableNews(table, was, now, currency = "", told = false) {
     if (!was || !now) return [];
     const news = [];
-    if (inPlay(was.phase) && (now.round !== was.round || !inPlay(now.phase))) news.push(await roundEnd(table, was, now, currency));
+    if (!told && inPlay(was.phase) && (now.round !== was.round || !inPlay(now.phase))) news.push(await roundEnd(table, was, now, currency));
     if (now.round !== was.round || now.phase !== was.phase) news.push(`The table now: round ${now.round}, ${PHASE_WORDS[now.phase] ?? now.phase}.`);
     return news;
   }
