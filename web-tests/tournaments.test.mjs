@@ -85,6 +85,15 @@ test("a tournament set up from the page: the example from today, a filing checke
   const tables = await call(pitToken, "/api/tables");
   assert.equal(tables.tables.find((t) => t.table === "t5").tournament ?? null, null, "t5 plays no event");
 
+  // A value that is not one is said as typed, with why.
+  const first = pit.locator("#chips-form [data-colour]").first();
+  const colour = await first.getAttribute("data-colour"), kept = await first.inputValue();
+  for (const [typed, why] of [["0", 'is "0", not 1 or more'], ["-5", 'is "-5", below zero'], ["2.5", 'is "2.5", not a whole number'], ["abc", 'is "abc", not a number'], ["", "is empty"]]) {
+    await first.fill(typed);
+    await pit.click('#chips-form button[type="submit"]');
+    await textOf(pit.locator("#message"), new RegExp(`^Each colour counts a whole number of points, 1 or more: ${colour} ${why.replace(".", "\\.")}\\.$`), `the chip value "${typed}" refused`);
+  }
+  await first.fill(kept);
   await pit.click('#chips-form button[type="submit"]');
   await textOf(pit.locator("#message"), /chip values are posted/, "the chips' values posted (2214(2))");
   await pit.click('#start-form button[type="submit"]');
