@@ -65,6 +65,19 @@ test("the cage's record outlives a reload and another tab; receipts carry the ca
   await page.fill('#cash-form [name="amount"]', "50");
   await page.click('#cash-form button[value="out"]');
   await textOf(receipt, /Cash out\s*USD 50\.00/, "the cash-out's receipt");
+  // Each form's own mistake is said in place of the one before, an empty field too.
+  await page.fill('#cash-form [name="amount"]', "abc");
+  await page.click('#cash-form button[value="in"]');
+  await textOf(page.locator("#message"), /^Type the amount as money, such as 200\.00 \(got "abc"\)\.$/, "a cash amount refused");
+  await page.fill('#cash-form [name="amount"]', "");
+  await page.click('#cash-form button[value="in"]');
+  await textOf(page.locator("#message"), /^Type the amount as money, such as 200\.00 \(the field is empty\)\.$/, "an empty cash amount refused");
+  await page.fill('#cash-form [name="amount"]', "abc");
+  await page.click('#cash-form button[value="in"]');
+  await textOf(page.locator("#message"), /got "abc"/, "the cash form's error again");
+  await page.click('#coupon-form button[type="submit"]');
+  await textOf(page.locator("#message"), /^Type the coupon's value as money, such as 25\.00 \(the field is empty\)\.$/, "an empty coupon value said, the cash form's error gone");
+  await page.fill('#cash-form [name="amount"]', "");
   await page.selectOption("#coupon-table", "t2");
   await page.fill('#coupon-form [name="value"]', "20.00");
   await page.click('#coupon-form button[type="submit"]');
