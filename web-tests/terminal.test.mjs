@@ -107,6 +107,10 @@ test("on a phone the round's state and countdown stay in view, and an error cove
     await inView(`with ${spot} scrolled to the ${block}`);
     await textOf(page.locator("#countdown"), /^\d+s$/, "the countdown while scrolled");
   }
+  // "Bet by spot" suggests only spots this table offers (a Colorado table has no neighbours bet).
+  const offered = new Set((await call(null, "/api/public/tables/p6/layout")).spots.map((x) => x.spot));
+  const suggested = (await page.getAttribute("#notation", "placeholder")).split(", ");
+  assert.ok(suggested.length >= 2 && suggested.every((x) => offered.has(x)), `the spots suggested are the table's: ${suggested}`);
   // A refusal: a spot the layout has not.
   await page.fill("#notation", "17-35");
   await page.click('#notation-form button[type="submit"]');
