@@ -102,6 +102,22 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await cage.fill('#find-form [name="player"]', "alice");
   await cage.click('#find-form button[type="submit"]');
   await textOf(cage.locator(`#accounts tr[data-account="chips:${TABLE}:alice"]`), /USD 44\.00/, "the cage reads alice's chips");
+  // Two cash-ins with no answer: the first reached the server, the second never did.
+  const cashSent = [];
+  await cage.route("**/api/requests", async (route) => {
+    const body = JSON.parse(route.request().postData() ?? "{}");
+    if (body.op !== "cash_in") return route.continue();
+    cashSent.push(body.id);
+    if (cashSent.length === 1) await route.fetch();
+    return route.abort("connectionreset");
+  });
+  for (const amount of ["10.00", "20.00"]) {
+    await cage.fill('#cash-form [name="amount"]', amount);
+    await cage.click('#cash-form button[value="in"]');
+    await textOf(cage.locator("#message"), new RegExp(`No answer came for the cash in of USD ${amount.replace(".", "\\.")} for alice \\(reference cash-[0-9a-f]+\\): it may or may not have been recorded`), `the cash-in of ${amount} unanswered`);
+  }
+  await cage.unroute("**/api/requests");
+  assert.equal(cashSent.length, 2);
   const admin = await newPage("admin", PHONE);
   await signIn(admin, "/admin", "admin", "admin-secret-1");
   await textOf(admin.locator(`#tables tr[data-table="${TABLE}"]`), /betting/, "the admin lists the table in betting");
@@ -158,6 +174,10 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   }
   await textOf(cage.locator("#reconnected"), new RegExp(`alice's chips at ${TABLE}: USD 44\\.00 before, USD 50\\.00 now\\.`), "the cage told what moved in alice's chips");
   await textOf(cage.locator(`#accounts tr[data-account="chips:${TABLE}:alice"]`), /USD 50\.00/, "the cage reads alice's chips again");
+  // The record read again once the server is back tells the unanswered sends apart.
+  await textOf(cage.locator("#reconnected"), new RegExp(`The cash in of USD 10\\.00 for alice \\(reference ${cashSent[0]}\\), sent with no answer, is in the cage's record: it was recorded, once\\.`), "the recorded cash-in told");
+  await textOf(cage.locator("#reconnected"), new RegExp(`The cash in of USD 20\\.00 for alice \\(reference ${cashSent[1]}\\), sent with no answer, is not in the cage's record read now that the server is back: it was not recorded\\. Send it again`), "the cash-in not recorded told");
+  await textOf(cage.locator("#message"), /^(?![\s\S]*may or may not)/, "no longer \"may or may not\"");
   await textOf(admin.locator("#reconnected"), new RegExp(`Table ${TABLE}: ${voided.source}`), "the admin told of the void as the others are");
   await textOf(admin.locator(`#tables tr[data-table="${TABLE}"]`), /open/, "the admin reads the table again");
   assert.ok(deskReads > 0, "the tournaments desk read its tournaments again");
@@ -227,6 +247,18 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await board.reload();
   await textOf(board.locator("#now-round"), /^now round 3$/, "the round now, read again");
   await textOf(board.locator("#round"), /^round 2$/, "round 2's number, read again");
+
+  // ---- The cage sends the unrecorded cash-in again, under its reference; the recorded one is done with.
+  await cage.fill('#cash-form [name="amount"]', "10.00");
+  assert.equal(await cage.locator("#cash-ref").getAttribute("data-pending"), "false", "the recorded cash-in is no longer waiting for an answer");
+  assert.notEqual(await cage.locator("#cash-ref").getAttribute("data-reference"), cashSent[0], "a new cash-in of 10.00 would be a new one");
+  const aliceToken = await login("alice", "alice-secret-1");
+  const wallet = (await call(aliceToken, "/api/me")).accounts["wallet:alice"];
+  await cage.fill('#cash-form [name="amount"]', "20.00");
+  await cage.click('#cash-form button[value="in"]');
+  await cage.click(`[data-resend="again"]:text("Send ${cashSent[1]} again")`);
+  await textOf(cage.locator("#message"), new RegExp(`Cashed in USD 20\\.00 for alice \\(reference ${cashSent[1]}\\)`), "sent again under its reference");
+  assert.equal((await call(aliceToken, "/api/me")).accounts["wallet:alice"], wallet + 2_000, "recorded once, now");
 });
 
 test("no page raised an error", () => {

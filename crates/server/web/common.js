@@ -97,6 +97,8 @@ const Croupier = (() => {
         delete kept[keyOf(contents)];
         save(kept);
       },
+      // The sends not yet answered: each one's contents, id and when it was sent.
+      unanswered: () => Object.entries(load()).map(([key, v]) => ({ contents: JSON.parse(key), id: v.id, at: v.at })),
       // Forgets the unanswered sends whose outcome the page has learnt
       // otherwise (`settled(contents)` true): a leaving once the player is
       // seen away from the table, say.
