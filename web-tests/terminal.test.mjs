@@ -129,6 +129,23 @@ test("on a phone the round's state and countdown stay in view, and an error cove
   }
   await page.locator("#undo").evaluate((n) => n.scrollIntoView({ block: "end" }));
   await view(page, "40-terminal-phone-error");
+  // After a spin the result is in view in one line in the bar at the top,
+  // wherever on the felt the player is (the result panel is far below),
+  // until the next round opens.
+  await bet(page, "black", 5, /USD 5\.00 on black\./);
+  await page.locator(`#felt [data-spot="${lastRow[0]}"]`).evaluate((n) => n.scrollIntoView({ block: "end" }));
+  await ask(dealerToken, { op: "no_more_bets", table: "p6" });
+  await ask(dealerToken, { op: "spin", table: "p6", spin: { pocket: "17", direction: "opposite", revolutions: 6 } });
+  await textOf(page.locator("#bar-result"), /^17 black · net \+USD 5\.00 · chips USD 105\.00$/, "the result in the bar");
+  const seen = await page.locator("#bar-result").evaluate((node) => {
+    const r = node.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + Math.min(r.width, 40) / 2, r.top + r.height / 2);
+    return { top: r.top, bottom: r.bottom, onTop: node === top || node.contains(top), lines: Math.round(r.height / parseFloat(getComputedStyle(node).lineHeight || "20")) };
+  });
+  assert.ok(seen.top >= 0 && seen.bottom <= 844 && seen.onTop && seen.lines <= 1, `the result in view in one line: ${JSON.stringify(seen)}`);
+  assert.equal(await page.locator("#bar-result").getAttribute("title"), "Round 1");
+  await ask(dealerToken, { op: "open_betting", table: "p6" });
+  await page.locator("#bar-result").waitFor({ state: "hidden", timeout: WAIT_MS });
   await page.context().close();
 });
 
