@@ -224,6 +224,27 @@ test("the floor: an emergency declared and lifted, a new ball, a correction remo
   await pit.context().close();
 });
 
+test("on a phone the dealer's message at the foot of the screen leaves the row tapped in view", async () => {
+  const dealer = await newPage("consoles-dealer-phone", PHONE);
+  await signIn(dealer, "/dealer?table=e1", "dealer1", "dealer1-secret-1", "D-1001");
+  await textOf(dealer.locator("#phase"), /Round \d+/, "e1 shown");
+  const button = dealer.locator('#sell-form button[type="submit"]');
+  // The Sell chips row at the foot of the screen, as it is when tapped there.
+  await button.evaluate((n) => n.scrollIntoView({ block: "end" }));
+  await dealer.fill('#sell-form [name="player"]', "ann");
+  await button.click();
+  await textOf(dealer.locator("#message"), /Enter the cash taken, for example 100\.00\./, "the sale refused on the page");
+  await new Promise((r) => setTimeout(r, 300));
+  const [row, message] = await Promise.all([button, dealer.locator("#message")].map((l) => l.boundingBox()));
+  assert.ok(message.y > 600, `the message is at the foot of the screen: ${JSON.stringify(message)}`);
+  assert.ok(row.y + row.height <= message.y, `the Sell chips row is not under the message: ${JSON.stringify({ row, message })}`);
+  // And the page's foot scrolls clear of it.
+  await dealer.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const last = await dealer.locator("#feed").evaluate((n) => n.closest("section").getBoundingClientRect().bottom);
+  assert.ok(last <= (await dealer.locator("#message").boundingBox()).y, "the last panel scrolls clear of the message");
+  await dealer.context().close();
+});
+
 test("the terminal: a player changes their password and signs out", async () => {
   const ann = await newPage("consoles-ann", PHONE);
   await signIn(ann, "/terminal?table=e1", "ann", "ann-secret-1");

@@ -325,6 +325,15 @@ const Croupier = (() => {
     if (kind === "error") el.setAttribute("role", "alert");
     else el.setAttribute("role", "status");
     if (text && kind !== "error") sayTimer = setTimeout(() => { el.hidden = true; }, 8_000);
+    // On a phone the line is fixed at the foot of the screen: the page leaves
+    // room for it (common.css), and what was just tapped is kept above it.
+    const fixed = Boolean(text) && getComputedStyle(el).position === "fixed";
+    el.dataset.fixed = String(fixed);
+    if (fixed) {
+      document.documentElement.style.setProperty("--message-h", `${el.offsetHeight}px`);
+      const tapped = document.activeElement;
+      if (tapped && tapped !== document.body && tapped.getBoundingClientRect().bottom > el.getBoundingClientRect().top) tapped.scrollIntoView({ block: "nearest" });
+    }
   }
 
   // What a page does besides saying it when the server refuses with a code
