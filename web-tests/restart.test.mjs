@@ -225,7 +225,7 @@ test("every page through a kill -9 of the server in the middle of a round", asyn
   await dealer.click("#open-betting");
   await textOf(dealer.locator("#phase"), /^Round 2: Betting open$/, "round 2 open");
   await bet(alice, 5, "red");
-  await textOf(dealer.locator("#bets-summary"), /^1 bets, USD 5\.00 staked/, "the dealer sees alice's bet");
+  await textOf(dealer.locator("#bets-summary"), /^1 bet, USD 5\.00 staked, from 1 player\.$/, "the dealer sees alice's bet");
   await dealer.click("#no-more-bets");
   await textOf(dealer.locator("#phase"), /^Round 2: No more bets$/, "no more bets");
   await dealer.locator('#pockets [data-pocket="1"]').click();
