@@ -311,6 +311,8 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await ben.reload();
   await ben.locator('#felt[data-layout="single-zero"]').waitFor({ timeout: WAIT_MS });
   await textOf(ben.locator("#chips-balance"), moneyText(benChips1 - 100), "ben's chips after the tip");
+  // Repeat reads the last round from the recall the page loads: once it is shown.
+  await ben.locator("#history tr").first().waitFor({ timeout: WAIT_MS });
   await ben.locator("#repeat").click();
   await textOf(ben.locator("#message"), /placed again/, "ben's repeat on a fresh page");
   await rows(ben, 3, "ben's three bets again");
