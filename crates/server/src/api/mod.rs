@@ -9,6 +9,7 @@ pub mod bodies;
 mod error;
 mod event;
 pub mod integrity;
+mod recall;
 mod report;
 mod request;
 mod tournament;
