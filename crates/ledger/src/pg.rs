@@ -218,7 +218,6 @@ impl PgStorage {
                  hash BYTEA NOT NULL,
                  mac BYTEA
              );
-             ALTER TABLE journal ADD COLUMN IF NOT EXISTS mac BYTEA;
              CREATE TABLE IF NOT EXISTS seal (
                  id INTEGER PRIMARY KEY CHECK (id = 1),
                  seq BIGINT NOT NULL,
@@ -241,6 +240,24 @@ impl PgStorage {
                  timeout_ms BIGINT NOT NULL
              );",
         )?;
+        // A journal of an earlier layout gains the column of MACs. Only then:
+        // ALTER TABLE waits for every lock on the table, even with IF NOT
+        // EXISTS, and a node taking over from a holder cut off silently would
+        // wait out its statement timeout behind the old holder's readers,
+        // still blocked sending to it (seen in the lease test), and stop.
+        let has_macs: bool = storage
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = current_schema() AND table_name = 'journal' AND column_name = 'mac')",
+                &[],
+            )?
+            .get(0);
+        if !has_macs {
+            storage
+                .client
+                .batch_execute("ALTER TABLE journal ADD COLUMN IF NOT EXISTS mac BYTEA")?;
+        }
         storage.hold_lease(url, lease_timeout_ms, taken)?;
         storage.client.execute(
             "INSERT INTO layout (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
