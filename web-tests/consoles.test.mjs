@@ -10,7 +10,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
-import { ROOT, WAIT_MS, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot, loseNextAnswer } from "./harness.mjs";
+import { ROOT, WAIT_MS, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot, loseNextAnswer, postLimits } from "./harness.mjs";
 
 const PHONE = { width: 390, height: 844 };
 let adminToken, pitToken, dealerToken;
@@ -40,6 +40,7 @@ before(async () => {
   ]) {
     await ask(adminToken, { op: "create_table", table, profile_text: text, wheel, in_prison: false, betting_window_ms: 600_000, outcome: "dealer" });
     await ask(pitToken, { op: "inspect", table, no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+    if (table === "m1") await postLimits(pitToken, table);
     await ask(dealerToken, { op: "open_table", table });
   }
 });

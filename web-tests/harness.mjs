@@ -98,6 +98,16 @@ export async function call(token, path, body) {
 }
 export const login = async (username, password) => (await call(null, "/api/login", { username, password })).token;
 export const ask = (token, body) => call(token, "/api/requests", body);
+// The pit posts a limit on each kind of bet `table` takes with none (0.01
+// to the largest stake, keeping those posted): a Maryland table opens only
+// with its limits on its sign (ch.1 G(3)). A composite bet is limited by its parts.
+export async function postLimits(token, table) {
+  const layout = await call(null, `/api/public/tables/${table}/layout`);
+  const limits = layout.kinds
+    .filter((k) => k.kind !== "neighbours" && k.kind !== "complete")
+    .map((k) => ({ kind: k.kind, min: k.min ?? 1, max: k.max ?? 1_000_000_000 }));
+  await ask(token, { op: "set_limits", table, limits });
+}
 export const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
 
 // Lets the next money request of `op` from `page` reach the server, then

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import {
-  ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot,
+  ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot, postLimits,
 } from "./harness.mjs";
 
 let adminToken;
@@ -757,6 +757,7 @@ test("Bonus Spin Xtreme and Roulette X at the table: wager, targets, lucky numbe
   const dealerToken = await login("dealer1", "dealer1-secret-1");
   for (const table of ["bx", "rx"]) {
     await ask(pitToken, { op: "inspect", table, no_magnet_or_contrivance: true, wheel_level_and_rotating_freely: true, parts_secure: true, ball_non_magnetic: true, layout_and_signage_comply: true });
+    await postLimits(pitToken, table);
     await ask(dealerToken, { op: "open_table", table });
   }
   const alice = await login("alice", "alice-secret-1");

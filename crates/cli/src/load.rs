@@ -884,6 +884,12 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
     let (mut dealer, dealer_token) = login(address, "dealer", staff_password).await?;
     for t in &tables {
         expect_ok(&mut pit, &pit_token, json!({"op": "inspect", "table": t, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true})).await?;
+        expect_ok(
+            &mut pit,
+            &pit_token,
+            json!({"op": "set_limits", "table": t, "limits": bench_limits(&profile_text)?}),
+        )
+        .await?;
         expect_ok(&mut dealer, &dealer_token, json!({"op": "open_table", "table": t})).await?;
     }
     // Players are created and logged in a few at a time: each password is an argon2 hash.
@@ -1521,6 +1527,21 @@ async fn echo(clients: usize, seconds: f64) -> Result<(f64, f64), Failure> {
     server.abort();
     all.sort_by(f64::total_cmp);
     Ok((all.len() as f64 / elapsed, percentile(&all, 0.99)))
+}
+
+/// The limits a bench table posts before it opens (Maryland ch.1 G(3)):
+/// 1.00 to 1,000.00 on every kind of bet, so that the bench's 1.00 bets
+/// play anywhere.
+pub(crate) fn bench_limits(
+    profile_text: &str,
+) -> Result<Vec<croupier_server::casino::journal::event::StoredLimit>, Failure> {
+    croupier_server::casino::journal::event::StoredLimit::on_every_kind(
+        profile_text,
+        "double-zero",
+        (100, 100_000),
+        (100, 100_000),
+    )
+    .map_err(|e| Failure::Other(anyhow::anyhow!("the bench table's limits: {e}")))
 }
 
 #[cfg(test)]

@@ -257,6 +257,16 @@ async fn play(args: &WeekArgs, data: &Path) -> Result<WeekReport, Failure> {
             layout_and_signage_comply: true,
         };
         ask(&floor, &pit, inspect).await?;
+        let limits = crate::load::bench_limits(&profile_text)?;
+        ask(
+            &floor,
+            &pit,
+            Request::SetLimits {
+                table: t.clone(),
+                limits,
+            },
+        )
+        .await?;
         ask(&floor, &dealer, Request::OpenTable { table: t.clone() }).await?;
     }
     let players: Vec<Vec<Actor>> = tables

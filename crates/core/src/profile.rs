@@ -73,6 +73,10 @@ pub struct Jurisdiction {
     pub double_zero_layout_covered: bool,
     /// The layout shows the operator's name or logo (Maryland ch.1 G(1)).
     pub operator_on_layout: bool,
+    /// The layout carries signage of the table's minimum and maximum
+    /// wagers (Maryland ch.1 G(3)): the table opens only with a limit
+    /// posted on every kind of bet it takes.
+    pub limits_on_layout: bool,
     /// A hanging ball's no spin is announced by the floor, not the dealer
     /// (low-limit-house Irregularities (5)).
     pub hanging_ball_called_by_floor: bool,

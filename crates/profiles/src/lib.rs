@@ -186,6 +186,8 @@ struct JurisdictionFile {
     #[serde(default)]
     operator_on_layout: bool,
     #[serde(default)]
+    limits_on_layout: bool,
+    #[serde(default)]
     hanging_ball_called_by_floor: bool,
 }
 
@@ -220,6 +222,7 @@ impl JurisdictionFile {
             external_replacement_inspected_by_regulator: self.external_replacement_inspected_by_regulator,
             double_zero_layout_covered: self.double_zero_layout_covered,
             operator_on_layout: self.operator_on_layout,
+            limits_on_layout: self.limits_on_layout,
             hanging_ball_called_by_floor: self.hanging_ball_called_by_floor,
             wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
             permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,

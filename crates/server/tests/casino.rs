@@ -1,5 +1,7 @@
 //! The casino service: money, roles, recall and recovery.
 
+mod common;
+
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
@@ -31,9 +33,9 @@ struct World<S: Storage> {
 }
 
 impl<S: Storage> World<S> {
+    /// Runs `request`; a table it makes posts its limits at once.
     fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
-        self.now += 10;
-        self.casino.execute(self.now, who, request)
+        common::run_posting_limits(&mut self.casino, &mut self.now, who, request)
     }
 
     fn ok(&mut self, who: &Actor, request: Request) -> Vec<EventView> {
@@ -407,7 +409,7 @@ fn a_round_settles_in_one_transfer_of_losing_stakes_and_one_each_way_per_player(
         round_on_17(&mut w, 1),
         moves(&[
             ("t1/1/lost", "layout:t1", "float:t1", 1_000),
-            ("fill/t1/9", "house", "float:t1", 17_500),
+            ("fill/t1/10", "house", "float:t1", 17_500),
             ("t1/1/alice/back", "layout:t1", "chips:t1:alice", 500),
             ("t1/1/alice/won", "float:t1", "chips:t1:alice", 17_500),
             ("t1/1/bob/back", "layout:t1", "chips:t1:bob", 1_000),

@@ -8,6 +8,8 @@
 //! `CROUPIER_JOURNAL_OUT=FILE` writes the journal this test makes to FILE;
 //! `CROUPIER_JOURNAL_IN=FILE` replays FILE as well.
 
+mod common;
+
 use croupier_core::Minor;
 use croupier_ledger::{verify, Entry, MemoryStorage, Record, Storage};
 use croupier_server::api::{OutcomeSource, Role};
@@ -25,7 +27,13 @@ fn journal_of_every_kind() -> Vec<Entry> {
     let mut run = |who: Actor, r: Request| {
         now += 1_000;
         let shown = format!("{r:?}");
+        let limits = common::signage(&r, casino.journal_format());
         casino.execute(now, &who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
+        if let Some(limits) = limits {
+            casino
+                .execute(now, &actor("pit", Role::PitSupervisor), limits)
+                .expect("limits posted");
+        }
     };
     let admin = actor("admin", Role::Admin);
     // The first admin, as a first run makes one.

@@ -2,10 +2,13 @@
 //! than the rules let them. Each refusal names what was wrong, writes
 //! nothing, and leaves a journal that replays to itself.
 
+mod common;
+
 use croupier_core::round::PLAYER_ROUND_BETS_MAX;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::journal::event::StoredLimit;
 use croupier_server::casino::{
     replay, Actor, Casino, Request, Spin, StoredCorrection, StoredVerbalBet, JOURNAL_FORMAT,
 };
@@ -98,9 +101,9 @@ impl World {
         World::in_format(JOURNAL_FORMAT, "maryland")
     }
 
+    /// Runs `request`; a table it makes posts its limits at once.
     fn run(&mut self, who: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
-        self.now += 10;
-        self.casino.execute(self.now, who, request)
+        common::run_posting_limits(&mut self.casino, &mut self.now, who, request)
     }
 
     fn ok(&mut self, who: &Actor, request: Request) -> Vec<EventView> {
@@ -1739,5 +1742,88 @@ fn a_closed_table_sells_no_chips_for_cash_and_cashes_them_in() {
     w.ok(&alice(), leave("leave-after-close"));
     assert_eq!(w.balance("wallet:alice"), 10_000);
     assert_eq!(w.balance("drop:t1"), 0);
+    w.replays();
+}
+
+/// Maryland ch.1 G(3): the layout carries "Signage indicating the minimum
+/// and maximum wagers permitted at that table", so a Maryland table opens
+/// only with a limit posted on every kind of bet it takes (a composite bet
+/// is limited by the bets it stands for). Colorado 2207's limits "may be
+/// set": its table opens without. A format-14 journal's tables opened
+/// without and replay so.
+#[test]
+fn a_maryland_table_opens_only_with_its_limits_posted() {
+    let mut w = World::new();
+    let create = table("m2", "maryland");
+    w.casino.execute(w.now, &admin(), create).expect("made");
+    w.ok(&pit(), inspection("m2"));
+    let refused = w.refused(
+        &dealer(),
+        Request::OpenTable { table: "m2".into() },
+        "limits_not_posted",
+    );
+    assert!(refused.message.contains("Maryland ch.1 G(3)"), "{refused}");
+    assert!(
+        refused.message.contains("straight, split"),
+        "names the kinds: {refused}"
+    );
+    assert!(
+        !refused.message.contains("neighbours"),
+        "a composite bet is not named: {refused}"
+    );
+    let limit = |kind: &str| StoredLimit {
+        kind: kind.into(),
+        min: 100,
+        max: 10_000,
+    };
+    w.ok(
+        &pit(),
+        Request::SetLimits {
+            table: "m2".into(),
+            limits: vec![limit("straight"), limit("red")],
+        },
+    );
+    let refused = w.refused(
+        &dealer(),
+        Request::OpenTable { table: "m2".into() },
+        "limits_not_posted",
+    );
+    assert!(refused.message.contains("no limit is posted on split,"), "{refused}");
+    assert!(
+        !refused.message.contains("straight") && !refused.message.contains("red"),
+        "{refused}"
+    );
+    let every = StoredLimit::on_every_kind(
+        croupier_profiles::builtin_text("maryland").expect("shipped"),
+        "double-zero",
+        (100, 10_000),
+        (500, 50_000),
+    )
+    .expect("limits");
+    w.ok(
+        &pit(),
+        Request::SetLimits {
+            table: "m2".into(),
+            limits: every,
+        },
+    );
+    w.ok(&dealer(), Request::OpenTable { table: "m2".into() });
+
+    // Colorado 2207: "may be set by the licensee": no limits, and it opens.
+    w.casino
+        .execute(w.now + 10, &admin(), table("c1", "colorado-2014"))
+        .expect("made");
+    w.now += 10;
+    w.ok(&pit(), inspection("c1"));
+    w.ok(&dealer(), Request::OpenTable { table: "c1".into() });
+
+    // Format 14 opened a Maryland table without its limits; it still does.
+    let mut old = World::in_format(14, "colorado-2014");
+    old.casino
+        .execute(old.now, &admin(), table("m2", "maryland"))
+        .expect("made");
+    old.ok(&pit(), inspection("m2"));
+    old.ok(&dealer(), Request::OpenTable { table: "m2".into() });
+    old.replays();
     w.replays();
 }

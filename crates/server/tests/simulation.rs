@@ -23,6 +23,8 @@
 //!
 //! A failing seed is printed and replays the same run.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -143,7 +145,13 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
     let admin = actor("admin", Role::Admin);
     let mut run = |who: &Actor, r: Request| {
         let shown = format!("{r:?}");
+        let limits = common::signage(&r, casino.journal_format());
         casino.execute(1_000, who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
+        if let Some(limits) = limits {
+            casino
+                .execute(1_000, &actor("pit", Role::PitSupervisor), limits)
+                .expect("limits posted");
+        }
     };
     // The first admin, as a first run makes one.
     run(

@@ -1,5 +1,7 @@
 //! The server's writers: each table a writer of its own, one journal.
 
+mod common;
+
 use std::sync::Arc;
 
 use croupier_core::Minor;
@@ -77,7 +79,13 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
     let admin = actor("admin", Role::Admin);
     let mut run = |who: &Actor, r: Request| {
         let shown = format!("{r:?}");
+        let limits = common::signage(&r, casino.journal_format());
         casino.execute(1_000, who, r).unwrap_or_else(|e| panic!("{shown}: {e}"));
+        if let Some(limits) = limits {
+            casino
+                .execute(1_000, &actor("pit", Role::PitSupervisor), limits)
+                .expect("limits posted");
+        }
     };
     // The first admin, as a first run makes one.
     run(
@@ -471,20 +479,20 @@ fn a_deadline_timer_ends_when_betting_closes_first_and_a_later_window_still_clos
     // dealer, the second's by the window.
     let admin = actor("admin", Role::Admin);
     let pit = actor("pit", Role::PitSupervisor);
-    run(
-        &admin,
-        Request::CreateTable {
-            bonus_text: None,
-            table: "quick".into(),
-            profile_text: include_str!("../../../profiles/maryland.toml").into(),
-            wheel: "double-zero".into(),
-            in_prison: false,
-            betting_window_ms: 300,
-            outcome: OutcomeSource::Dealer,
-            shared_colours: true,
-            wheel_address: None,
-        },
-    );
+    let create = Request::CreateTable {
+        bonus_text: None,
+        table: "quick".into(),
+        profile_text: include_str!("../../../profiles/maryland.toml").into(),
+        wheel: "double-zero".into(),
+        in_prison: false,
+        betting_window_ms: 300,
+        outcome: OutcomeSource::Dealer,
+        shared_colours: true,
+        wheel_address: None,
+    };
+    let limits = common::signage(&create, croupier_server::casino::JOURNAL_FORMAT).expect("a Maryland table");
+    run(&admin, create);
+    run(&pit, limits);
     let inspect = Request::Inspect {
         table: "quick".into(),
         no_magnet_or_contrivance: true,

@@ -345,10 +345,38 @@ impl Server {
                "bonus_text": include_str!("../../../profiles/bonus/bonus-spin-xtreme.toml")})
     }
 
-    /// The pit logs a passing inspection and the dealer opens the table.
+    /// The pit logs a passing inspection and the dealer opens the table; a
+    /// table whose sign must show its limits first (Maryland ch.1 G(3)) has
+    /// the pit post them ([`Server::post_limits`]).
     pub fn inspect_and_open(&self, pit: &str, dealer: &str, table: &str) {
         self.ask(pit, json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true, "parts_secure": true, "ball_non_magnetic": true, "layout_and_signage_comply": true}));
-        self.ask(dealer, json!({"op": "open_table", "table": table}));
+        let open = json!({"op": "open_table", "table": table});
+        let (status, body) = self.http("POST", "/api/requests", Some(dealer), Some(&open));
+        if body["error"] == "limits_not_posted" {
+            self.post_limits(pit, table);
+            self.ask(dealer, open);
+        } else {
+            assert_eq!(status, 200, "{open}: {body}");
+        }
+    }
+
+    /// The pit posts a limit of 0.01 up to the largest stake on each kind of
+    /// bet at `table` with none, keeping those posted: a sign that bounds
+    /// nothing a test bets. A composite bet is limited by its parts.
+    pub fn post_limits(&self, pit: &str, table: &str) {
+        let (status, layout) = self.http("GET", &format!("/api/public/tables/{table}/layout"), None, None);
+        assert_eq!(status, 200, "{table}'s layout: {layout}");
+        let limits: Vec<Value> = layout["kinds"]
+            .as_array()
+            .expect("kinds")
+            .iter()
+            .filter(|k| !matches!(k["kind"].as_str(), Some("neighbours" | "complete")))
+            .map(|k| {
+                json!({"kind": k["kind"], "min": k["min"].as_u64().unwrap_or(1),
+                       "max": k["max"].as_u64().unwrap_or(1_000_000_000)})
+            })
+            .collect();
+        self.ask(pit, json!({"op": "set_limits", "table": table, "limits": limits}));
     }
 
     /// The cashier cashes in `cash` for `player`, who buys in for `chips` at `table` (chips of 1.00).

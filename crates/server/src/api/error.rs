@@ -94,6 +94,8 @@ error_codes! {
     CoverNotLocked = "cover_not_locked" => 422,
     /// Maryland ch.1 G(1): a table opens once the operator's name is on its layout.
     OperatorNotNamed = "operator_not_named" => 409,
+    /// Maryland ch.1 G(3): a table opens once its limits are posted on every kind of bet it takes.
+    LimitsNotPosted = "limits_not_posted" => 409,
     /// A bonus table's spin before its bonus numbers are drawn (Maryland ch.3 F(16), (18)).
     BonusNotDrawn = "bonus_not_drawn" => 409,
     /// A second Bonus Spin Xtreme wager at one position in a round (Maryland ch.3 F(17)(a)).

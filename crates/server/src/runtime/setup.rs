@@ -440,7 +440,9 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
             let profile_text = croupier_profiles::builtin_text(profile)
                 .ok_or("shipped profile missing")?
                 .to_string();
-            let limits = first_run_limits(&profile_text, table, wheel)?;
+            // Colorado 2207, Maryland ch.1 G(3): posted as a casino would, 1.00
+            // to 100.00 on each inside bet, 5.00 to 500.00 on each outside bet.
+            let limits = StoredLimit::on_every_kind(&profile_text, wheel, (100, 10_000), (500, 50_000))?;
             run(
                 casino,
                 Request::CreateTable {
@@ -465,26 +467,4 @@ fn first_run(casino: &mut Casino<Pipeline>, at: u64) -> Result<Option<(String, S
         }
     }
     Ok(admin_password)
-}
-
-/// A first run's table limits, posted as a casino would (Colorado 2207,
-/// Maryland ch.1 G(3)): 1.00 to 100.00 on each inside bet, 5.00 to 500.00
-/// on each outside bet. Composite bets (neighbours, complete) keep the
-/// limits of the bets they stand for.
-fn first_run_limits(profile_text: &str, table: &str, wheel: &str) -> Result<Vec<StoredLimit>, String> {
-    let profile = croupier_profiles::parse(profile_text, table).map_err(|e| e.to_string())?;
-    let wheel = croupier_core::Wheel::parse(wheel).ok_or("shipped wheel missing")?;
-    Ok(profile
-        .kinds_on(wheel)
-        .into_iter()
-        .filter(|k| !matches!(k, croupier_core::Kind::Neighbours | croupier_core::Kind::Complete))
-        .map(|k| {
-            let (min, max) = if k.is_inside() { (100, 10_000) } else { (500, 50_000) };
-            StoredLimit {
-                kind: k.name().to_string(),
-                min,
-                max,
-            }
-        })
-        .collect())
 }

@@ -71,8 +71,9 @@ pub use event::JournalEvent;
 /// taken away from the table, a dispute carries an id and is bounded by an
 /// RNG's or a wheel's recorded result, coupons count against the cashier's
 /// day, a dealer's sales are capped across every table, and each table
-/// keeps the books of its gaming day.
-pub const JOURNAL_FORMAT: u32 = 14;
+/// keeps the books of its gaming day. Format 15 reads again rules format 14
+/// read loosely: a Maryland table opens only with its limits posted.
+pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
@@ -203,6 +204,13 @@ pub const FORMAT_IN_PRISON_ON_ZERO: u32 = 14;
 /// zero is in a dozen). Up to format 13 it was taken, and those journals'
 /// tables replay so.
 pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
+
+/// The first format in which a table whose layout carries signage of its
+/// limits opens only with a limit posted on every kind of bet it takes
+/// (Maryland ch.1 G(3): "Signage indicating the minimum and maximum wagers
+/// permitted at that table"). Up to format 14 it opened without, and those
+/// journals' tables replay so.
+pub const FORMAT_LIMITS_POSTED: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

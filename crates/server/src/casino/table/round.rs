@@ -9,8 +9,8 @@ use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{
-    FORMAT_AUTHORITY_TITLES, FORMAT_BALL_INSPECTION, FORMAT_OPERATOR_NAMED, FORMAT_RESULTS_FROM_SOURCE,
-    FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
+    FORMAT_AUTHORITY_TITLES, FORMAT_BALL_INSPECTION, FORMAT_LIMITS_POSTED, FORMAT_OPERATOR_NAMED,
+    FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
 };
 use crate::casino::request::Request;
 
@@ -55,6 +55,15 @@ impl TableSlot {
                         "this table opens once an admin has named the operator, whose name its layout shows \
                          (Maryland ch.1 G(1)): \"The casino\" on the admin page, or name_operator",
                     ))
+                }
+                // Maryland ch.1 G(3): the layout carries "Signage indicating the
+                // minimum and maximum wagers permitted at that table".
+                Request::OpenTable { .. }
+                    if self.table.profile().jurisdiction().limits_on_layout
+                        && dir.journal_format() >= FORMAT_LIMITS_POSTED =>
+                {
+                    self.check_limits_posted()?;
+                    Command::Open { at_ms }
                 }
                 Request::OpenTable { .. } => Command::Open { at_ms },
                 // Maryland ch.2 F: a table not open for play has its wheel covered and the cover locked.
@@ -188,6 +197,33 @@ impl TableSlot {
         Ok(croupier_wheel::monitor::spin_report(
             result,
             self.table.profile().spec().min_ball_revolutions,
+        ))
+    }
+
+    /// Refuses to open a table whose sign leaves a kind of bet it takes
+    /// without a posted minimum and maximum (Maryland ch.1 G(3)).
+    fn check_limits_posted(&self) -> Result<(), ApiError> {
+        let posted = self.table.limits();
+        let wheel = self.table.config().wheel;
+        let missing: Vec<&str> = self
+            .table
+            .profile()
+            .kinds_on(wheel)
+            .into_iter()
+            // A composite bet is limited by the bets it stands for.
+            .filter(|kind| !kind.is_composite() && !posted.iter().any(|(k, _)| k == kind))
+            .map(|kind| kind.name())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(err(
+            ErrorCode::LimitsNotPosted,
+            format!(
+                "this table opens once its sign shows the minimum and maximum wagers permitted at it \
+                 (Maryland ch.1 G(3)); no limit is posted on {}: the pit posts them with set_limits",
+                missing.join(", ")
+            ),
         ))
     }
 }
