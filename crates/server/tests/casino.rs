@@ -2172,6 +2172,57 @@ fn a_bonus_tables_result_is_never_the_dealers_to_key() {
     refused_as(&mut w, &admin(), table, "bad_table");
 }
 
+// Maryland ch.3 F(16): "prior to each wheel spin, an electronic RNG will be
+// used to select 1, 2, or 3 target numbers". An automated wheel closes
+// betting as it launches its ball, when the targets would be drawn: from
+// journal format 15 a Bonus Spin Xtreme table's results come from the RNG.
+// Roulette X's lucky numbers name no moment and may follow a wheel; a
+// format-14 journal's Bonus Spin Xtreme table at a wheel still replays.
+#[test]
+fn a_bonus_spin_xtreme_table_does_not_follow_an_automated_wheel() {
+    let at_wheel = |table: Request| match table {
+        Request::CreateTable {
+            table,
+            profile_text,
+            wheel,
+            in_prison,
+            betting_window_ms,
+            shared_colours,
+            bonus_text,
+            ..
+        } => Request::CreateTable {
+            table,
+            profile_text,
+            wheel,
+            in_prison,
+            betting_window_ms,
+            shared_colours,
+            bonus_text,
+            outcome: OutcomeSource::Wheel,
+            wheel_address: Some("127.0.0.1:9".into()),
+        },
+        other => other,
+    };
+    let mut w = setup(MemoryStorage::default());
+    let before = w.casino.ledger().storage().entries.len();
+    let refused = w.run(&admin(), at_wheel(bsx_table("w1"))).expect_err("refused");
+    assert_eq!(refused.code, "bad_table", "{refused}");
+    assert!(refused.message.contains("prior to each wheel spin"), "{refused}");
+    assert_eq!(w.casino.ledger().storage().entries.len(), before, "nothing written");
+    let roulette_x = with_bonus(
+        maryland_dealer_table("w2"),
+        include_str!("../../../profiles/bonus/roulette-x-a.toml"),
+    );
+    w.ok(&admin(), at_wheel(roulette_x));
+    w.ok(&admin(), bsx_table("r1"));
+
+    let mut old = setup_in_format(MemoryStorage::default(), 14);
+    old.ok(&admin(), at_wheel(bsx_table("w1")));
+    let entries = &old.casino.ledger().storage().entries;
+    assert_eq!(verify(entries).first_problem, None);
+    assert!(replay(entries).expect("replays").table("w1").is_some());
+}
+
 /// The first of `candidates` whose words draw what `wanted` asks of the
 /// shipped bonus `name` at a double-zero table.
 fn words_drawing(

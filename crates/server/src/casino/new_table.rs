@@ -11,8 +11,9 @@ use croupier_ledger::{Account, Storage};
 use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
 use super::journal::{
-    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COMPLETE_IN_A_DOZEN, FORMAT_COVERED_FELT,
-    FORMAT_DISPUTES_BOUND, FORMAT_IN_PRISON_ON_ZERO, FORMAT_TABLE_RULES, FORMAT_UNDER_MINIMUM_ONCE,
+    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_BSX_NOT_AT_WHEEL, FORMAT_COMPLETE_IN_A_DOZEN,
+    FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_IN_PRISON_ON_ZERO, FORMAT_TABLE_RULES,
+    FORMAT_UNDER_MINIMUM_ONCE,
 };
 use super::request::Request;
 use super::table::TableSlot;
@@ -145,7 +146,22 @@ impl<S: Storage> Cage<S> {
                          the round's bonus numbers before the spin, does not key its pocket",
                     ));
                 }
-                with_bonus(core, text, table)?
+                let core = with_bonus(core, text, table)?;
+                // Maryland ch.3 F(16): "prior to each wheel spin, an electronic RNG
+                // will be used to select 1, 2, or 3 target numbers". A wheel tells
+                // the table betting is closed as it launches its ball, too late.
+                if core.bsx().is_some()
+                    && *outcome == OutcomeSource::Wheel
+                    && dir.journal_format() >= FORMAT_BSX_NOT_AT_WHEEL
+                {
+                    return Err(err(
+                        ErrorCode::BadTable,
+                        "a Bonus Spin Xtreme table's targets are drawn \"prior to each wheel spin\" (Maryland ch.3 \
+                         F(16)); an automated wheel says betting is closed as it launches its ball, after the spin \
+                         has begun: its results come from the RNG (outcome \"rng\")",
+                    ));
+                }
+                core
             }
             None => core,
         };

@@ -72,7 +72,8 @@ pub use event::JournalEvent;
 /// RNG's or a wheel's recorded result, coupons count against the cashier's
 /// day, a dealer's sales are capped across every table, and each table
 /// keeps the books of its gaming day. Format 15 reads again rules format 14
-/// read loosely: a Maryland table opens only with its limits posted.
+/// read loosely: a Maryland table opens only with its limits posted, and a
+/// Bonus Spin Xtreme table's results come from the RNG, not a wheel.
 pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
@@ -211,6 +212,13 @@ pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 /// permitted at that table"). Up to format 14 it opened without, and those
 /// journals' tables replay so.
 pub const FORMAT_LIMITS_POSTED: u32 = 15;
+
+/// The first format in which a Bonus Spin Xtreme table's results come only
+/// from the RNG: its targets are drawn "prior to each wheel spin" (Maryland
+/// ch.3 F(16)), and an automated wheel launches its ball before it tells
+/// the table betting is closed, when the targets are drawn. Up to format
+/// 14 such a table could follow a wheel, and those journals replay so.
+pub const FORMAT_BSX_NOT_AT_WHEEL: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
