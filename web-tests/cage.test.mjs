@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
-import { ROOT, WAIT_MS, base, start, stop, call, login, ask, newPage, signIn, textOf, shot, loseNextAnswer } from "./harness.mjs";
+import { ROOT, WAIT_MS, base, start, stop, call, login, ask, newPage, signIn, textOf, shot, loseNextAnswer, licenceOf } from "./harness.mjs";
 
 let adminToken;
 
@@ -18,7 +18,7 @@ before(async () => {
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   await ask(adminToken, { op: "name_operator", name: "Test House" });
   for (const [username, role] of [["cash1", "cashier"], ["pit1", "pit_supervisor"], ["dealer1", "dealer"], ["audit1", "auditor"], ["ann", "player"], ["bea", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
 });
 

@@ -108,6 +108,11 @@ export async function postLimits(token, table) {
     .map((k) => ({ kind: k.kind, min: k.min ?? 1, max: k.max ?? 1_000_000_000 }));
   await ask(token, { op: "set_limits", table, limits });
 }
+// The licence on a staff member's record (Colorado 2212(5), Maryland ch.2
+// E(6): only staff with one inspect or adjust there): the one each test types
+// at sign-in for dealer1, pit1 and floor1, `L-name` for the others; players none.
+const TYPED = { dealer1: "D-1001", pit1: "P-2002", floor1: "F-2003" };
+export const licenceOf = (username, role) => (role === "player" ? {} : { licence: TYPED[username] ?? `L-${username}` });
 export const chipsOf = async (token, table, player) => (await call(token, "/api/me")).accounts[`chips:${table}:${player}`] ?? 0;
 
 // Lets the next money request of `op` from `page` reach the server, then

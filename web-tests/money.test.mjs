@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ROOT, WAIT_MS, base, pageErrors, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot, loseNextAnswer } from "./harness.mjs";
+import { ROOT, WAIT_MS, base, pageErrors, start, stop, call, login, ask, chipsOf, newPage, signIn, textOf, shot, loseNextAnswer, licenceOf } from "./harness.mjs";
 
 let adminToken, pitToken, dealerToken;
 
@@ -16,7 +16,7 @@ before(async () => {
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   await ask(adminToken, { op: "name_operator", name: "Test House" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["ann", "player"], ["ben", "player"], ["cleo", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   pitToken = await login("pit1", "pit1-secret-1");
   dealerToken = await login("dealer1", "dealer1-secret-1");

@@ -8,7 +8,7 @@
 // screenshot at a phone's size and a desktop's.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { WAIT_MS, base, pageErrors, start, stop, killAndRestart, login, ask, call, chipsOf, newPage, signIn, textOf, shot } from "./harness.mjs";
+import { WAIT_MS, base, pageErrors, start, stop, killAndRestart, login, ask, call, chipsOf, newPage, signIn, textOf, shot, licenceOf } from "./harness.mjs";
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1400, height: 1000 };
@@ -20,7 +20,7 @@ before(async () => {
   adminToken = await login("admin", password);
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   const cashier = await login("cash1", "cash1-secret-1");
   for (const p of ["alice", "bob"]) await ask(cashier, { op: "cash_in", id: `cash-${p}`, player: p, amount: 100_000 });

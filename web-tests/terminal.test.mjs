@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
-import { ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot } from "./harness.mjs";
+import { ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot, licenceOf } from "./harness.mjs";
 
 let adminToken, pitToken, dealerToken, cashierToken;
 const PLAYERS = ["pat", "quinn", "rae", "sam", "tom", "uma", "vic"];
@@ -16,7 +16,7 @@ before(async () => {
   adminToken = await login("admin", password);
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["cash1", "cashier"], ...PLAYERS.map((p) => [p, "player"])]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   pitToken = await login("pit1", "pit1-secret-1");
   dealerToken = await login("dealer1", "dealer1-secret-1");

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import {
-  ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot, postLimits,
+  ROOT, WAIT_MS, base, pageErrors, start, stop, killAndRestart, call, login, ask, chipsOf, newPage, signIn, textOf, shot, postLimits, licenceOf
 } from "./harness.mjs";
 
 let adminToken;
@@ -18,7 +18,7 @@ before(async () => {
   // Maryland ch.1 G(1): a Maryland table opens once the operator's name is on its layout.
   await ask(adminToken, { op: "name_operator", name: "Test House" });
   for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["floor1", "floorperson"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   const cashier = await login("cash1", "cash1-secret-1");
   for (const p of ["alice", "bob"]) await ask(cashier, { op: "cash_in", id: `cash-${p}`, player: p, amount: 100_000 });

@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
-import { ROOT, WAIT_MS, start, stop, login, ask, call, newPage, signIn, textOf, shot } from "./harness.mjs";
+import { ROOT, WAIT_MS, start, stop, login, ask, call, newPage, signIn, textOf, shot, licenceOf } from "./harness.mjs";
 
 let adminToken;
 
@@ -18,7 +18,7 @@ before(async () => {
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   await ask(adminToken, { op: "name_operator", name: "Test House" });
   for (const [username, role] of [["pit1", "pit_supervisor"], ["alice", "player"], ["bob", "player"], ["carol", "player"], ["dave", "player"]]) {
-    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1` });
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   // A Colorado table of the example's profile, to give an event and take back.
   const profile = await readFile(path.join(ROOT, "profiles/colorado-2014.toml"), "utf8");

@@ -77,6 +77,10 @@ pub struct Jurisdiction {
     /// wagers (Maryland ch.1 G(3)): the table opens only with a limit
     /// posted on every kind of bet it takes.
     pub limits_on_layout: bool,
+    /// The inspection and adjustment log carries the licence number of who
+    /// made the entry (Colorado 2212(5), Maryland ch.2 E(6)): only staff
+    /// with a licence on their record inspect or adjust.
+    pub licence_on_record: bool,
     /// A hanging ball's no spin is announced by the floor, not the dealer
     /// (low-limit-house Irregularities (5)).
     pub hanging_ball_called_by_floor: bool,

@@ -188,6 +188,8 @@ struct JurisdictionFile {
     #[serde(default)]
     limits_on_layout: bool,
     #[serde(default)]
+    licence_on_record: bool,
+    #[serde(default)]
     hanging_ball_called_by_floor: bool,
 }
 
@@ -223,6 +225,7 @@ impl JurisdictionFile {
             double_zero_layout_covered: self.double_zero_layout_covered,
             operator_on_layout: self.operator_on_layout,
             limits_on_layout: self.limits_on_layout,
+            licence_on_record: self.licence_on_record,
             hanging_ball_called_by_floor: self.hanging_ball_called_by_floor,
             wheels: wheels_named(&format!("{name}.wheels"), &self.wheels)?,
             permitted: kinds_named(&format!("{name}.permitted"), &self.permitted)?,

@@ -88,7 +88,7 @@ fn setup_with_table<S: Storage>(storage: S, format: u32, table: Request) -> Worl
                 username: name.into(),
                 role,
                 password_hash: "test-hash".into(),
-                licence: None,
+                licence: common::licence_of(name, role),
             },
         );
     }
@@ -1128,7 +1128,7 @@ fn simulation_of_many_tables_against_a_reference_model() {
                     username: name.into(),
                     role,
                     password_hash: "h".into(),
-                    licence: None,
+                    licence: common::licence_of(name, role),
                 },
             )
             .expect("staff");

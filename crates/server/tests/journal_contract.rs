@@ -64,7 +64,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
                 username: name.into(),
                 role,
                 password_hash: "h".into(),
-                licence: None,
+                licence: common::licence_of(name, role),
             },
         );
     }

@@ -78,7 +78,7 @@ impl World {
                     username: name.into(),
                     role,
                     password_hash: "test-hash".into(),
-                    licence: None,
+                    licence: common::licence_of(name, role),
                 },
             );
         }
@@ -1826,4 +1826,57 @@ fn a_maryland_table_opens_only_with_its_limits_posted() {
     old.ok(&dealer(), Request::OpenTable { table: "m2".into() });
     old.replays();
     w.replays();
+}
+
+// Colorado 2212(5): the log holds "the name, license number and signature
+// of the person making the adjustment" (2212(1): inspections by a
+// "licensed" member or a pit supervisor); Maryland ch.2 E(6): "The
+// signature and license number of the individual making the adjustment or
+// replacement". From journal format 15 only staff with a licence on their
+// record inspect or adjust there; the european-casino rules keep no such
+// log. Up to format 14 the licence typed at sign-in signed it.
+#[test]
+fn only_staff_with_a_licence_on_record_inspect_or_adjust_where_the_log_names_it() {
+    let unlicensed = actor("pit3", Role::PitSupervisor);
+    let add_pit3 = |w: &mut World| {
+        w.ok(
+            &admin(),
+            Request::CreateUser {
+                username: "pit3".into(),
+                role: Role::PitSupervisor,
+                password_hash: "test-hash".into(),
+                licence: None,
+            },
+        );
+    };
+    for profile in ["colorado-2014", "maryland"] {
+        let mut w = World::in_format(JOURNAL_FORMAT, profile);
+        add_pit3(&mut w);
+        w.ok(&pit(), close(true));
+        let refused = w.refused(&unlicensed, inspection("t1"), "licence_not_recorded");
+        assert!(
+            refused.message.contains("pit3") && refused.message.contains("2212(5)"),
+            "{refused}"
+        );
+        w.refused(&unlicensed, adjust(Some(("Sam Guard", "S-77"))), "licence_not_recorded");
+        w.ok(
+            &admin(),
+            Request::SetLicence {
+                username: "pit3".into(),
+                licence: "P-3003".into(),
+            },
+        );
+        w.ok(&unlicensed, adjust(Some(("Sam Guard", "S-77"))));
+        w.ok(&unlicensed, inspection("t1"));
+        w.replays();
+    }
+    let mut european = World::in_format(JOURNAL_FORMAT, "european-casino");
+    add_pit3(&mut european);
+    european.ok(&pit(), close(true));
+    european.ok(&unlicensed, inspection("t1"));
+    let mut older = World::in_format(14, "colorado-2014");
+    add_pit3(&mut older);
+    older.ok(&pit(), close(true));
+    older.ok(&unlicensed, inspection("t1"));
+    older.replays();
 }

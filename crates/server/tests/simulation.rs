@@ -178,7 +178,7 @@ fn setup(casino: &mut Casino<croupier_server::runtime::committer::Pipeline>) {
                 username: name.into(),
                 role,
                 password_hash: "h".into(),
-                licence: None,
+                licence: common::licence_of(name, role),
             },
         );
     }

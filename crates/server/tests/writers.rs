@@ -112,7 +112,7 @@ fn setup<S: Storage>(casino: &mut Casino<S>, tables: &[&str], players: &[String]
                 username: name.into(),
                 role,
                 password_hash: "test-hash".into(),
-                licence: None,
+                licence: common::licence_of(name, role),
             },
         );
     }

@@ -316,13 +316,17 @@ impl Server {
         ]
     }
 
-    /// The admin adds each (name, role), with the password `NAME-password-1`.
+    /// The admin adds each (name, role), with the password `NAME-password-1`;
+    /// staff with the licence number `L-NAME` on record (Colorado 2212(5),
+    /// Maryland ch.2 E(6): only they inspect or adjust there).
     pub fn add_users(&self, admin: &str, users: &[(&str, &str)]) {
         for (name, role) in users {
-            self.ask(
-                admin,
-                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")}),
-            );
+            let mut user =
+                json!({"op": "create_user", "username": name, "role": role, "password": format!("{name}-password-1")});
+            if *role != "player" {
+                user["licence"] = json!(format!("L-{name}"));
+            }
+            self.ask(admin, user);
         }
     }
 

@@ -102,6 +102,8 @@ error_codes! {
     BonusWagerPlaced = "bonus_wager_placed" => 409,
     /// A licence number that cannot be recorded.
     BadLicence = "bad_licence" => 422,
+    /// An inspection or adjustment by staff with no licence on record (Colorado 2212(5), Maryland ch.2 E(6)).
+    LicenceNotRecorded = "licence_not_recorded" => 403,
     /// A match play coupon past its end.
     CouponExpired = "coupon_expired" => 422,
     /// Table limits out of bounds, or set while a round is under way.

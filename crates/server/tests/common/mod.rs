@@ -54,3 +54,10 @@ pub fn signage(create: &Request, format: u32) -> Option<Request> {
         limits: StoredLimit::on_every_kind(profile_text, wheel, wide, wide).expect("limits"),
     })
 }
+
+/// The licence number a test records for staff member `name` (Colorado
+/// 2212(5), Maryland ch.2 E(6): only staff with one on record inspect or
+/// adjust); players hold none.
+pub fn licence_of(name: &str, role: Role) -> Option<String> {
+    (role != Role::Player).then(|| format!("L-{name}"))
+}

@@ -73,7 +73,8 @@ pub use event::JournalEvent;
 /// day, a dealer's sales are capped across every table, and each table
 /// keeps the books of its gaming day. Format 15 reads again rules format 14
 /// read loosely: a Maryland table opens only with its limits posted, and a
-/// Bonus Spin Xtreme table's results come from the RNG, not a wheel.
+/// Bonus Spin Xtreme table's results come from the RNG, not a wheel, and
+/// only staff with a licence on record inspect or adjust (Colorado, Maryland).
 pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
@@ -219,6 +220,13 @@ pub const FORMAT_LIMITS_POSTED: u32 = 15;
 /// the table betting is closed, when the targets are drawn. Up to format
 /// 14 such a table could follow a wheel, and those journals replay so.
 pub const FORMAT_BSX_NOT_AT_WHEEL: u32 = 15;
+
+/// The first format in which only staff with a licence on their record
+/// inspect or adjust a table whose log carries licence numbers (Colorado
+/// 2212(5): "the name, license number and signature of the person making
+/// the adjustment"; Maryland ch.2 E(6)). Up to format 14 a user with none
+/// recorded signed the log with the licence typed at sign-in.
+pub const FORMAT_LICENCE_ON_RECORD: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

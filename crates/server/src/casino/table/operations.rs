@@ -12,11 +12,34 @@ use super::{person, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::{FORMAT_DISPUTES_BOUND, FORMAT_TABLE_RULES};
+use crate::casino::journal::{FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_TABLE_RULES};
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
 
 impl TableSlot {
+    /// Colorado 2212(1), (5) and Maryland ch.2 E(6): the log names "the
+    /// license number" of who inspects or adjusts, so from journal format 15
+    /// only staff whose licence is on their record do; the regulator's
+    /// account (Colorado 2212(4)) holds the regulator's, not the casino's.
+    fn check_licence_on_record(&self, dir: &Directory, actor: &Actor) -> Result<(), ApiError> {
+        let recorded = dir.user(&actor.username).is_some_and(|u| u.licence.is_some());
+        if recorded
+            || actor.role == Role::Auditor
+            || !self.table.profile().jurisdiction().licence_on_record
+            || dir.journal_format() < FORMAT_LICENCE_ON_RECORD
+        {
+            return Ok(());
+        }
+        Err(err(
+            ErrorCode::LicenceNotRecorded,
+            format!(
+                "{} has no licence number on record, and the inspection and adjustment log carries it \
+                 (Colorado 2212(5), Maryland ch.2 E(6)): an admin records it (set_licence) first",
+                actor.username
+            ),
+        ))
+    }
+
     pub(super) fn plan_operation(
         &self,
         dir: &Directory,
@@ -26,6 +49,9 @@ impl TableSlot {
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
         let by = || person(actor, actor.role.name());
+        if matches!(request, Request::Inspect { .. } | Request::Adjust { .. }) {
+            self.check_licence_on_record(dir, actor)?;
+        }
         let command = match request {
             Request::Inspect {
                 no_magnet_or_contrivance,
