@@ -319,6 +319,7 @@ fn no_player_holds_two_active_entries_and_a_player_found_with_two_wins_nothing()
     // Bob ends with the most points but is not in the standings, so wins nothing.
     is_refused(
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500), (2, 90_000), (3, 100)],
         }),
@@ -326,6 +327,7 @@ fn no_player_holds_two_active_entries_and_a_player_found_with_two_wins_nothing()
     );
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500), (3, 100)],
         })
@@ -548,6 +550,7 @@ fn qualifier_played() -> (Desk, Vec<Event>) {
     d.start(0, "2026-12-12").expect("started");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 30_000), (2, 9_000), (3, 1_000), (4, 0)],
         })
@@ -576,7 +579,7 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
         carried: 9_200,
         split: false
     }));
-    is_refused(d.t.execute(Command::Conclude), "has not ended");
+    is_refused(d.t.execute(Command::Conclude { day: None }), "has not ended");
     // Only bob may use his voucher (2213.05).
     let voucher = Paid::Voucher { number: 1 };
     is_refused(d.enter("ann", 1, voucher.clone(), voucher.clone()), "only its winner");
@@ -590,6 +593,7 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
     assert_eq!(d.t.pool, 9_200 + 10_000 + 10_000);
     d.start(1, "2027-01-16").expect("the Final");
     d.t.execute(Command::End {
+        day: None,
         event: 1,
         points: vec![(5, 100), (6, 40_000)],
     })
@@ -602,9 +606,9 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
         d.t.prizes_paid, buy_ins,
         "every buy-in is paid out as a prize (2213.05)"
     );
-    let events = d.t.execute(Command::Conclude).expect("concluded");
+    let events = d.t.execute(Command::Conclude { day: None }).expect("concluded");
     assert_eq!(events, vec![Event::Concluded]);
-    is_refused(d.t.execute(Command::Conclude), "concluded");
+    is_refused(d.t.execute(Command::Conclude { day: None }), "concluded");
 }
 
 #[test]
@@ -633,7 +637,10 @@ fn the_remaining_players_may_split_only_the_cash_prizes_unanimously_as_the_direc
     .expect("proposed");
     d.t.execute(Command::AgreeSplit { entry: 5 }).expect("agreed");
     is_refused(
-        d.t.execute(Command::ConfirmSplit { points: vec![] }),
+        d.t.execute(Command::ConfirmSplit {
+            points: vec![],
+            day: None,
+        }),
         "unanimous (2213.07(3))",
     );
     // (b): the director sees pressure and refuses; play goes on.
@@ -653,6 +660,7 @@ fn the_remaining_players_may_split_only_the_cash_prizes_unanimously_as_the_direc
     }
     let events =
         d.t.execute(Command::ConfirmSplit {
+            day: None,
             points: vec![(5, 100), (6, 200), (7, 300)],
         })
         .expect("confirmed");
@@ -730,6 +738,7 @@ fn a_tied_final_shares_its_cash_and_the_pool_still_ends_empty() {
     d.start(1, "2027-01-16").expect("the Final");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 1,
             points: vec![(5, 700), (6, 700), (7, 700)],
         })
@@ -823,9 +832,9 @@ mod money_is_kept {
                             .filter(|e| e.event == usize::from(event) && e.status == EntryStatus::Playing)
                             .map(|e| (e.number, (seed >> (e.number % 16)) % 4))
                             .collect();
-                        Command::End { event: event.into(), points }
+                        Command::End { event: event.into(), points, day: None }
                     }
-                    Step::Conclude => Command::Conclude,
+                    Step::Conclude => Command::Conclude { day: None },
                 };
                 let _ = t.execute(command);
                 let cancelled: u64 = t.vouchers.iter().filter(|v| v.cancelled).map(|v| v.value).sum();
@@ -876,6 +885,7 @@ fn eliminated_entries_place_after_those_playing_the_last_out_first() {
     d.t.execute(Command::Eliminate { entry: 7, points: 0 }).expect("di out");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 1,
             points: vec![(5, 60_000)],
         })
@@ -977,6 +987,7 @@ fn an_events_prizes_come_from_its_own_pool_not_from_later_events_buy_ins() {
     assert_eq!(d.t.event_pool(0), 10_000);
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500)],
         })
@@ -1020,6 +1031,7 @@ fn no_disqualification_leaves_the_pool_unpaid() {
         "2213.05",
     );
     d.t.execute(Command::End {
+        day: None,
         event: 1,
         points: vec![(5, 100)],
     })

@@ -249,13 +249,22 @@ pub enum Command {
     /// The director confirms the agreed split and ends the event (2213.07(3)(c)).
     ConfirmSplit {
         points: Vec<(u32, u64)>,
+        /// The day it ends: within the four months of 2213(1); see [`Command::Conclude`].
+        day: Option<Date>,
     },
     /// The event is played to its end; `points` holds every entry still playing.
     End {
         event: usize,
         points: Vec<(u32, u64)>,
+        /// The day it ends: within the four months of 2213(1); see [`Command::Conclude`].
+        day: Option<Date>,
     },
-    Conclude,
+    Conclude {
+        /// The day it concludes, no later than four months following the
+        /// first day of play (2213(1)). `None` is not checked: a record of
+        /// an end or a conclusion from before they carried a day.
+        day: Option<Date>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -603,7 +612,8 @@ impl Tournament {
                 }
                 Ok(vec![Event::SplitRefused { reason }])
             }
-            Command::ConfirmSplit { points } => {
+            Command::ConfirmSplit { points, day } => {
+                self.within_months("the event's end", day)?;
                 let Some(split) = &self.split else {
                     return refuse("no split is proposed");
                 };
@@ -620,8 +630,14 @@ impl Tournament {
                 }
                 self.decide_end(split.event, points, Some(split))
             }
-            Command::End { event, points } => self.decide_end(event, points, None),
-            Command::Conclude => self.decide_conclude(),
+            Command::End { event, points, day } => {
+                self.within_months("the event's end", day)?;
+                self.decide_end(event, points, None)
+            }
+            Command::Conclude { day } => {
+                self.within_months("the conclusion", day)?;
+                self.decide_conclude()
+            }
         }
     }
 
@@ -789,6 +805,25 @@ impl Tournament {
                  typed wrong, record the right one"
             )
         })
+    }
+
+    /// Colorado 2213(1): "A tournament must conclude no later than four
+    /// months following the first day of tournament play." An event ends,
+    /// and the tournament concludes, on a day within them.
+    fn within_months(&self, what: &str, day: Option<Date>) -> Result<(), TournamentError> {
+        let Some(day) = day else {
+            return Ok(());
+        };
+        let first = self.config.spec().first_day;
+        let months = self.config.rules().conclude_within_months;
+        let latest = super::config::add_months(first, months);
+        if latest.is_none_or(|latest| day > latest) {
+            return refuse(format!(
+                "{what} on {day} is after {}, {months} months following the first day of play {first}: a tournament must conclude no later than {months} months following its first day (2213(1)); the Division decides what becomes of it now",
+                latest.map_or_else(|| "-".to_string(), |d| d.to_string())
+            ));
+        }
+        Ok(())
     }
 
     fn decide_start(&self, event: usize, day: Date) -> Result<Vec<Event>, TournamentError> {

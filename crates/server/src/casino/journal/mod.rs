@@ -204,6 +204,14 @@ pub const FORMAT_IN_PRISON_ON_ZERO: u32 = 14;
 /// tables replay so.
 pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 
+/// The first format in which an event's end and a tournament's conclusion
+/// are checked against the four months of Colorado 2213(1) ("A tournament
+/// must conclude no later than four months following the first day of
+/// tournament play") on the day they are recorded. Up to format 13 they
+/// carried no day, and an event could end, and the tournament conclude,
+/// at any time.
+pub const FORMAT_TOURNAMENT_DAYS_CHECKED: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

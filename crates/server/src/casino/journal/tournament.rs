@@ -80,6 +80,7 @@ impl TournamentOrder {
             TournamentOrder::End { event: e, points } => Command::End {
                 event: event(e)?,
                 points: points.clone(),
+                day: Some(day),
             },
             TournamentOrder::ProposeSplit {
                 event: e,
@@ -92,14 +93,33 @@ impl TournamentOrder {
             },
             TournamentOrder::AgreeSplit { entry } => Command::AgreeSplit { entry: *entry },
             TournamentOrder::RefuseSplit { reason } => Command::RefuseSplit { reason: reason.clone() },
-            TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit { points: points.clone() },
-            TournamentOrder::Conclude => Command::Conclude,
+            TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit {
+                points: points.clone(),
+                day: Some(day),
+            },
+            TournamentOrder::Conclude => Command::Conclude { day: Some(day) },
             TournamentOrder::Table { .. }
             | TournamentOrder::ReleaseTable { .. }
             | TournamentOrder::ChipValues { .. } => {
                 return Err("this order is the server's, not the tournament's".into())
             }
         })
+    }
+}
+
+/// The command as a journal older than `FORMAT_TOURNAMENT_DAYS_CHECKED`
+/// decided it: an event's end and the conclusion carried no day, so the
+/// four months of Colorado 2213(1) were not checked at them.
+pub fn undated(command: Command) -> Command {
+    match command {
+        Command::End { event, points, .. } => Command::End {
+            event,
+            points,
+            day: None,
+        },
+        Command::ConfirmSplit { points, .. } => Command::ConfirmSplit { points, day: None },
+        Command::Conclude { .. } => Command::Conclude { day: None },
+        other => other,
     }
 }
 

@@ -264,6 +264,11 @@ pub(super) fn plan_order(
     let command = order
         .command(dir.gaming_date(at_ms), |name| event_index(t.config(), name))
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
+    let command = if dir.journal_format() >= super::journal::FORMAT_TOURNAMENT_DAYS_CHECKED {
+        command
+    } else {
+        super::journal::tournament::undated(command)
+    };
     let command = tables::counted(held, order, command, floor.balance)?;
     let events = t.decide(command).map_err(refused)?;
     let mut transfers = money(t, id, &events)?;

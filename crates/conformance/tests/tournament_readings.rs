@@ -1,0 +1,120 @@
+//! Readings of Colorado 2213 that the model holds beyond the checks of
+//! `tournaments.rs` (issue 58): each test quotes the clause it holds the
+//! model to, and fails on a model that does not read it so.
+
+use croupier_core::tournament::{Command, Event, Paid, Tournament, TournamentConfig, TournamentError};
+use croupier_profiles::tournament::{parse_day, parse_tournament};
+
+const WINTER: &str = include_str!("../../../profiles/tournaments/winter-classic.toml");
+
+fn day(text: &str) -> time::Date {
+    parse_day(text).expect("a day")
+}
+
+fn loaded(text: &str) -> TournamentConfig {
+    parse_tournament(text, "example", croupier_profiles::load)
+        .expect("the example passes")
+        .1
+}
+
+fn is_refused<T: std::fmt::Debug>(result: Result<T, TournamentError>, words: &[&str]) {
+    let message = result.expect_err("refused").to_string();
+    for w in words {
+        assert!(message.contains(w), "{message:?} does not say {w:?}");
+    }
+}
+
+fn register(t: &mut Tournament, player: &str, event: usize, on: &str) -> u32 {
+    let events = t
+        .execute(Command::Register {
+            player: player.into(),
+            event,
+            fee: Paid::Cash,
+            buy_in: Paid::Cash,
+            qualified: true,
+            day: day(on),
+        })
+        .expect("registered");
+    match &events[0] {
+        Event::Registered { entry, .. } => entry.number,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The winter classic filed, its Qualifier played by ann and bob and its
+/// Final started with both of them.
+fn final_under_way() -> Tournament {
+    let mut t = Tournament::new(loaded(WINTER));
+    t.execute(Command::FileRules { day: day("2026-12-01") }).expect("filed");
+    let (ann, bob) = (
+        register(&mut t, "ann", 0, "2026-12-10"),
+        register(&mut t, "bob", 0, "2026-12-10"),
+    );
+    t.execute(Command::Start {
+        event: 0,
+        day: day("2026-12-12"),
+    })
+    .expect("started");
+    t.execute(Command::End {
+        event: 0,
+        points: vec![(ann, 20_000), (bob, 1_000)],
+        day: Some(day("2026-12-12")),
+    })
+    .expect("ended");
+    register(&mut t, "ann", 1, "2027-01-02");
+    register(&mut t, "bob", 1, "2027-01-02");
+    t.execute(Command::Start {
+        event: 1,
+        day: day("2027-01-16"),
+    })
+    .expect("the Final");
+    t
+}
+
+#[test]
+fn an_event_ends_and_the_tournament_concludes_within_four_months_of_the_first_day() {
+    // Colorado-2014 2213(1): "A tournament must conclude no later than four
+    // months following the first day of tournament play." The first day is
+    // 2026-12-12; four months following it is 2027-04-12.
+    let mut t = final_under_way();
+    let end = |on: &str| Command::End {
+        event: 1,
+        points: vec![(3, 30_000), (4, 100)],
+        day: Some(day(on)),
+    };
+    is_refused(
+        t.decide(end("2027-04-13")),
+        &["2213(1)", "2027-04-13", "2027-04-12", "2026-12-12"],
+    );
+    t.execute(end("2027-04-12")).expect("the last day of the four months");
+    is_refused(
+        t.decide(Command::Conclude {
+            day: Some(day("2027-04-13")),
+        }),
+        &["2213(1)", "the conclusion on 2027-04-13", "2027-04-12"],
+    );
+    t.execute(Command::Conclude {
+        day: Some(day("2027-04-12")),
+    })
+    .expect("concluded within the four months");
+}
+
+#[test]
+fn a_split_ends_an_event_within_the_four_months_too() {
+    // Colorado-2014 2213(1), 2213.07(3)(c): the director's confirmation ends the event.
+    let mut t = final_under_way();
+    t.execute(Command::ProposeSplit {
+        event: 1,
+        places: vec![1, 2],
+        shares: vec![(3, 13_000), (4, 10_000)],
+    })
+    .expect("proposed");
+    t.execute(Command::AgreeSplit { entry: 3 }).expect("agreed");
+    t.execute(Command::AgreeSplit { entry: 4 }).expect("agreed");
+    let confirm = |on: &str| Command::ConfirmSplit {
+        points: vec![(3, 30_000), (4, 100)],
+        day: Some(day(on)),
+    };
+    is_refused(t.decide(confirm("2027-05-01")), &["2213(1)", "2027-05-01"]);
+    t.execute(confirm("2027-02-01")).expect("confirmed");
+}
