@@ -118,3 +118,33 @@ fn a_split_ends_an_event_within_the_four_months_too() {
     is_refused(t.decide(confirm("2027-05-01")), &["2213(1)", "2027-05-01"]);
     t.execute(confirm("2027-02-01")).expect("confirmed");
 }
+
+#[test]
+fn a_refund_is_booked_in_its_own_month_and_a_month_reported_stays_as_it_was() {
+    // Colorado-2014 2213.01: entry fees "shall be reported as such on the
+    // gaming tax return in the month in which the entry fee(s) are
+    // collected", and "The licensee may not declare a loss against adjusted
+    // gross proceeds for tournaments."
+    let mut t = Tournament::new(loaded(WINTER));
+    let ann = register(&mut t, "ann", 0, "2026-11-28");
+    let cy = register(&mut t, "cy", 0, "2026-11-29");
+    register(&mut t, "bob", 0, "2026-12-02");
+    let months = |t: &Tournament| t.proceeds_by_month();
+    assert_eq!(months(&t), vec![("2026-11".into(), 5_000), ("2026-12".into(), 2_500)]);
+    // November is over and reported: ann's refund in December is December's.
+    t.execute(Command::Withdraw {
+        entry: ann,
+        day: Some(day("2026-12-03")),
+    })
+    .expect("refunded");
+    assert_eq!(months(&t), vec![("2026-11".into(), 5_000), ("2026-12".into(), 0)]);
+    // Refunds past what December collected are no loss declared against it.
+    t.execute(Command::Withdraw {
+        entry: cy,
+        day: Some(day("2026-12-04")),
+    })
+    .expect("refunded");
+    assert_eq!(months(&t), vec![("2026-11".into(), 5_000), ("2026-12".into(), 0)]);
+    // The fees account holds bob's fee alone: the refunds left it.
+    assert_eq!(t.fees_held(), 2_500);
+}

@@ -444,15 +444,23 @@ fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_i
         },
     )
     .expect("bob");
-    d.t.execute(Command::Withdraw { entry: ann }).expect("withdrawn");
+    d.t.execute(Command::Withdraw { entry: ann, day: None })
+        .expect("withdrawn");
     assert_eq!(d.t.entry(ann).map(|e| e.status), Ok(EntryStatus::Withdrawn));
     assert_eq!((d.t.pool, d.t.fees_by_month.get(&(2026, 12))), (10_000, Some(&2_500)));
     // Ann may enter again: her entry is no longer active.
     let again = d.cash("ann", 0);
     d.start(0, "2026-12-12").expect("started");
-    is_refused(d.t.execute(Command::Withdraw { entry: again }), "has not started");
+    is_refused(
+        d.t.execute(Command::Withdraw {
+            entry: again,
+            day: None,
+        }),
+        "has not started",
+    );
     is_refused(
         d.t.execute(Command::Cancel {
+            day: None,
             reason: "the wheel broke".into(),
         }),
         "end it first",
@@ -462,6 +470,7 @@ fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_i
     c.cash("bob", 0);
     let events =
         c.t.execute(Command::Cancel {
+            day: None,
             reason: "the rules reached the Division too late".into(),
         })
         .expect("cancelled");
@@ -823,7 +832,7 @@ mod money_is_kept {
                     Step::Start { event } => Command::Start { event: event.into(), day: [day("2026-12-12"), day("2027-01-16")][usize::from(event)] },
                     Step::Rebuy { entry, form } => Command::Rebuy { entry: entry.into(), paid: paid(form, &t, ""), points: 0, between_games: true },
                     Step::Eliminate { entry } => Command::Eliminate { entry: entry.into(), points: 0 },
-                    Step::Withdraw { entry } => Command::Withdraw { entry: entry.into() },
+                    Step::Withdraw { entry } => Command::Withdraw { entry: entry.into(), day: None },
                     Step::Disqualify { player } => Command::Disqualify { player: format!("p{player}"), reason: "two entries".into() },
                     Step::End { event, seed } => {
                         let points = t
@@ -1054,11 +1063,12 @@ fn a_tournament_called_off_between_events_pays_its_carry_to_the_last_winner() {
     d.cash("ann", 1);
     let events =
         d.t.execute(Command::Cancel {
+            day: None,
             reason: "no table for the Final".into(),
         })
         .expect("called off");
     // Ann's Final entry refunded; the 92.00 carried to ann, the Qualifier's winner; bob's voucher cashed.
-    assert!(events.contains(&Event::Withdrawn { entry: 5 }));
+    assert!(events.contains(&Event::Withdrawn { entry: 5, day: None }));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Awarded(a) if a.player == "ann" && a.prize == Awarded::Cash(carried))));
@@ -1073,17 +1083,22 @@ fn a_withdrawal_is_no_way_in_after_the_start_and_has_a_limit() {
     // Colorado 2213.07(1): entries close at the start; only an elimination makes a re-entry (2213(2)(c)).
     let mut d = Desk::new();
     let cy = d.cash("cy", 0);
-    d.t.execute(Command::Withdraw { entry: cy }).expect("withdrawn");
+    d.t.execute(Command::Withdraw { entry: cy, day: None })
+        .expect("withdrawn");
     d.cash("ann", 0);
     d.start(0, "2026-12-12").expect("started");
     is_refused(d.enter("cy", 0, Paid::Cash, Paid::Cash), "2213.07(1)");
     let mut w = Desk::new();
     for _ in 0..3 {
         let e = w.cash("bob", 0);
-        w.t.execute(Command::Withdraw { entry: e }).expect("withdrawn");
+        w.t.execute(Command::Withdraw { entry: e, day: None })
+            .expect("withdrawn");
     }
     let e = w.cash("bob", 0);
-    is_refused(w.t.execute(Command::Withdraw { entry: e }), "withdrawn 3 entries");
+    is_refused(
+        w.t.execute(Command::Withdraw { entry: e, day: None }),
+        "withdrawn 3 entries",
+    );
     // Refunded entries do not count against the cap.
     assert_eq!(w.t.paid_by("bob"), 12_500);
 }

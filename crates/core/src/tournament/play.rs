@@ -224,11 +224,17 @@ pub enum Command {
     /// An entry leaves before its event starts: its fee and buy-in go back.
     Withdraw {
         entry: u32,
+        /// The day of the refund: its fee leaves that month's proceeds
+        /// (2213.01). `None`: the registration's month, as records from
+        /// before refunds carried a day were kept.
+        day: Option<Date>,
     },
     /// The tournament is called off before any event starts: every entry
     /// is withdrawn and refunded, and it concludes.
     Cancel {
         reason: String,
+        /// The day of the refunds, as for [`Command::Withdraw`].
+        day: Option<Date>,
     },
     Disqualify {
         player: String,
@@ -288,9 +294,11 @@ pub enum Event {
     Eliminated {
         entry: u32,
     },
-    /// Refunded: the fee and buy-in back to whoever paid them.
+    /// Refunded: the fee and buy-in back to whoever paid them, on `day`
+    /// (see [`Command::Withdraw`]).
     Withdrawn {
         entry: u32,
+        day: Option<Date>,
     },
     Cancelled {
         reason: String,
@@ -356,6 +364,11 @@ pub struct Tournament {
     pub concluded: bool,
     /// Entry fees by the month they were collected (2213.01), `(year, month)`.
     pub fees_by_month: BTreeMap<(i32, u8), u64>,
+    /// Entry fees refunded, by the month of the refund: a month's proceeds
+    /// are its fees less its refunds, so a refund never changes a month
+    /// already reported (2213.01).
+    #[serde(default)]
+    pub refunds_by_month: BTreeMap<(i32, u8), u64>,
     /// Buy-ins not yet paid out as prizes (2213.05).
     pub pool: u64,
     /// Vouchers awarded and not yet used or cashed, at their value.
@@ -378,6 +391,7 @@ impl Tournament {
             split: None,
             concluded: false,
             fees_by_month: BTreeMap::new(),
+            refunds_by_month: BTreeMap::new(),
             pool: 0,
             vouchers_held: 0,
             prizes_paid: 0,
@@ -491,7 +505,7 @@ impl Tournament {
                 }
                 Ok(vec![Event::RulesFiled { day }])
             }
-            Command::Withdraw { entry } => {
+            Command::Withdraw { entry, day } => {
                 let e = self.entry(entry)?;
                 if e.status != EntryStatus::Registered {
                     return refuse(format!(
@@ -510,9 +524,9 @@ impl Tournament {
                         e.player
                     ));
                 }
-                Ok(vec![Event::Withdrawn { entry }])
+                Ok(vec![Event::Withdrawn { entry, day }])
             }
-            Command::Cancel { reason } => self.decide_cancel(reason),
+            Command::Cancel { reason, day } => self.decide_cancel(reason, day),
             Command::Register {
                 player,
                 event,
@@ -1129,7 +1143,7 @@ impl Tournament {
     /// played are refunded, what the pool carried goes to the last played
     /// event's best-placed eligible winner (2213.05: the casino keeps no
     /// buy-in), unused vouchers are cashed, and it concludes.
-    fn decide_cancel(&self, reason: String) -> Result<Vec<Event>, TournamentError> {
+    fn decide_cancel(&self, reason: String, day: Option<Date>) -> Result<Vec<Event>, TournamentError> {
         if let Some(running) = self.events.iter().position(|e| e.started && !e.ended) {
             return refuse(format!(
                 "{:?} is being played: end it first; a tournament is called off only between events",
@@ -1147,7 +1161,7 @@ impl Tournament {
         let refunded: u64 = registered.iter().map(|e| e.buy_in.value).sum();
         let mut events: Vec<Event> = registered
             .iter()
-            .map(|e| Event::Withdrawn { entry: e.number })
+            .map(|e| Event::Withdrawn { entry: e.number, day })
             .collect();
         let carried = self.pool.saturating_sub(refunded);
         if carried > 0 {
@@ -1255,11 +1269,22 @@ impl Tournament {
                     e.rebuys.push(payment.clone());
                 }
             }
-            Event::Withdrawn { entry } => {
+            Event::Withdrawn { entry, day } => {
                 if let Ok(e) = self.entry(*entry).cloned() {
-                    let month = (e.day.year(), u8::from(e.day.month()));
-                    if let Some(fees) = self.fees_by_month.get_mut(&month) {
-                        *fees -= e.fee.value;
+                    match day {
+                        Some(day) if e.fee.value > 0 => {
+                            *self
+                                .refunds_by_month
+                                .entry((day.year(), u8::from(day.month())))
+                                .or_default() += e.fee.value;
+                        }
+                        Some(_) => {}
+                        None => {
+                            let month = (e.day.year(), u8::from(e.day.month()));
+                            if let Some(fees) = self.fees_by_month.get_mut(&month) {
+                                *fees -= e.fee.value;
+                            }
+                        }
                     }
                     self.pool -= e.buy_in.value;
                     if let Some(state) = self.events.get_mut(e.event) {
@@ -1387,6 +1412,14 @@ impl Tournament {
             self.apply(event);
         }
         Ok(events)
+    }
+
+    /// The entry fees collected and not refunded: what the fees account
+    /// holds until the conclusion counts them (2213.02).
+    pub fn fees_held(&self) -> u64 {
+        let collected: u64 = self.fees_by_month.values().sum();
+        let refunded: u64 = self.refunds_by_month.values().sum();
+        collected - refunded
     }
 
     /// Every buy-in at its value (re-buys and vouchers used as buy-ins included).

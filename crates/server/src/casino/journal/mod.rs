@@ -207,9 +207,11 @@ pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 /// The first format in which an event's end and a tournament's conclusion
 /// are checked against the four months of Colorado 2213(1) ("A tournament
 /// must conclude no later than four months following the first day of
-/// tournament play") on the day they are recorded. Up to format 13 they
-/// carried no day, and an event could end, and the tournament conclude,
-/// at any time.
+/// tournament play") on the day they are recorded, and a refund of an
+/// entry fee carries its day, leaving that month's proceeds (2213.01). Up
+/// to format 13 they carried no day: an event could end, and the
+/// tournament conclude, at any time, and a refund changed the proceeds of
+/// the month its fee was collected in, though that month was reported.
 pub const FORMAT_TOURNAMENT_DAYS_CHECKED: u32 = 14;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.

@@ -67,8 +67,14 @@ impl TournamentOrder {
                 points: points.unwrap_or(0),
                 between_games: true,
             },
-            TournamentOrder::Withdraw { entry } => Command::Withdraw { entry: *entry },
-            TournamentOrder::Cancel { reason } => Command::Cancel { reason: reason.clone() },
+            TournamentOrder::Withdraw { entry } => Command::Withdraw {
+                entry: *entry,
+                day: Some(day),
+            },
+            TournamentOrder::Cancel { reason } => Command::Cancel {
+                reason: reason.clone(),
+                day: Some(day),
+            },
             TournamentOrder::Eliminate { entry } => Command::Eliminate {
                 entry: *entry,
                 points: 0,
@@ -109,7 +115,8 @@ impl TournamentOrder {
 
 /// The command as a journal older than `FORMAT_TOURNAMENT_DAYS_CHECKED`
 /// decided it: an event's end and the conclusion carried no day, so the
-/// four months of Colorado 2213(1) were not checked at them.
+/// four months of Colorado 2213(1) were not checked at them; a refund
+/// carried none either, and took its fee from the registration's month.
 pub fn undated(command: Command) -> Command {
     match command {
         Command::End { event, points, .. } => Command::End {
@@ -119,6 +126,8 @@ pub fn undated(command: Command) -> Command {
         },
         Command::ConfirmSplit { points, .. } => Command::ConfirmSplit { points, day: None },
         Command::Conclude { .. } => Command::Conclude { day: None },
+        Command::Withdraw { entry, .. } => Command::Withdraw { entry, day: None },
+        Command::Cancel { reason, .. } => Command::Cancel { reason, day: None },
         other => other,
     }
 }
@@ -156,6 +165,9 @@ pub enum TournamentRecord {
     },
     Withdrawn {
         entry: u32,
+        /// The refund's day (journal format 14): its fee leaves that month's proceeds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        day: Option<String>,
     },
     Cancelled {
         reason: String,
@@ -252,7 +264,10 @@ impl TournamentRecord {
                 points: *points,
             },
             Event::Eliminated { entry } => R::Eliminated { entry: *entry },
-            Event::Withdrawn { entry } => R::Withdrawn { entry: *entry },
+            Event::Withdrawn { entry, day } => R::Withdrawn {
+                entry: *entry,
+                day: day.map(|d| d.to_string()),
+            },
             Event::Cancelled { reason } => R::Cancelled { reason: reason.clone() },
             Event::Disqualified {
                 player,

@@ -33,7 +33,7 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
             .map(|(id, held)| {
                 let t = &held.tournament;
                 let balance = |kind| Account::of_tournament(kind, id).map_or(0, |a| self.ledger.balance(&a));
-                let fees: u64 = t.fees_by_month.values().sum();
+                let fees: u64 = t.fees_held();
                 let awarded: u64 = t.events.iter().flat_map(|e| &e.awards).map(|a| a.prize.value()).sum();
                 let cancelled: u64 = t.vouchers.iter().filter(|v| v.cancelled).map(|v| v.value).sum();
                 let mut books = TournamentBooks {

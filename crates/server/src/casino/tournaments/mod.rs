@@ -395,7 +395,7 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
                 );
             }
             // A refund: each payment back to whoever made it.
-            Event::Withdrawn { entry } => {
+            Event::Withdrawn { entry, .. } => {
                 let e = t.entry(*entry).map_err(refused)?;
                 refunded_fees += e.fee.value;
                 push(
@@ -451,13 +451,12 @@ fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, Ap
             // Counted at the conclusion: the fees become the house's proceeds
             // (2213.01-.02), less those a cancel refunds in the same order.
             Event::Concluded => {
-                let collected: u64 = t.fees_by_month.values().sum();
                 push(
                     n,
                     "counted",
                     fees.clone(),
                     Account::House,
-                    collected - refunded_fees,
+                    t.fees_held() - refunded_fees,
                     "entry fees counted",
                 );
             }
