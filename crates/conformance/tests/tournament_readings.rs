@@ -148,3 +148,59 @@ fn a_refund_is_booked_in_its_own_month_and_a_month_reported_stays_as_it_was() {
     // The fees account holds bob's fee alone: the refunds left it.
     assert_eq!(t.fees_held(), 2_500);
 }
+
+#[test]
+fn no_event_starts_while_the_division_finds_the_written_rules_unacceptable() {
+    // Colorado-2014 2213.06: "The Division shall notify the retail licensee
+    // of any proposed tournament rules which the Division finds to be
+    // unacceptable, and the licensee shall not offer a tournament using the
+    // rules found unacceptable."
+    let mut t = Tournament::new(loaded(WINTER));
+    t.execute(Command::FileRules { day: day("2026-12-01") }).expect("filed");
+    register(&mut t, "ann", 0, "2026-12-02");
+    let resolve = |how: &str| Command::ResolveObjection { how: how.into() };
+    is_refused(t.decide(resolve("withdrawn")), &["no objection"]);
+    t.execute(Command::RecordObjection {
+        reason: "the re-buy terms are not in the printed rules".into(),
+        day: day("2026-12-04"),
+    })
+    .expect("recorded");
+    let start = Command::Start {
+        event: 0,
+        day: day("2026-12-12"),
+    };
+    is_refused(
+        t.decide(start.clone()),
+        &[
+            "2213.06",
+            "2026-12-04",
+            "the re-buy terms are not in the printed rules",
+            "resolved",
+        ],
+    );
+    is_refused(
+        t.decide(Command::RecordObjection {
+            reason: "again".into(),
+            day: day("2026-12-05"),
+        }),
+        &["stands already"],
+    );
+    is_refused(t.decide(resolve(" ")), &["say how"]);
+    t.execute(resolve("the Division withdrew it on 2026-12-06"))
+        .expect("resolved");
+    t.execute(start).expect("the objection no longer stands");
+}
+
+#[test]
+fn under_the_2013_text_no_filing_means_no_objection_to_record() {
+    // Colorado-2013 2213 has no 2213.06: nothing is filed with the Division.
+    let autumn = include_str!("../../../profiles/tournaments/autumn-2013.toml");
+    let mut t = Tournament::new(loaded(autumn));
+    is_refused(
+        t.execute(Command::RecordObjection {
+            reason: "unacceptable".into(),
+            day: day("2026-09-01"),
+        }),
+        &["2213.06 is not in its text"],
+    );
+}

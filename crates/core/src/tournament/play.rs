@@ -197,6 +197,18 @@ pub enum Command {
     CorrectFiling {
         day: Date,
     },
+    /// The Division notified the licensee on `day` that it finds the
+    /// written rules unacceptable, for `reason` (2213.06): no event starts
+    /// while the objection stands.
+    RecordObjection {
+        reason: String,
+        day: Date,
+    },
+    /// The objection no longer stands: the Division withdrew it, or accepted
+    /// rules changed to meet it; `how` says which.
+    ResolveObjection {
+        how: String,
+    },
     Register {
         player: String,
         event: usize,
@@ -278,6 +290,13 @@ pub enum Event {
     RulesFiled {
         day: Date,
     },
+    ObjectionRecorded {
+        reason: String,
+        day: Date,
+    },
+    ObjectionResolved {
+        how: String,
+    },
     Registered {
         entry: Entry,
         points: u64,
@@ -352,11 +371,21 @@ fn refuse<T>(message: impl Into<String>) -> Result<T, TournamentError> {
     Err(TournamentError::Refused(message.into()))
 }
 
+/// The Division's finding that the written rules are unacceptable (2213.06).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Objection {
+    pub day: Date,
+    pub reason: String,
+}
+
 /// A tournament: its configuration and everything that happened to it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Tournament {
     config: TournamentConfig,
     pub rules_filed: Option<Date>,
+    /// The Division's objection to the written rules, while it stands (2213.06).
+    #[serde(default)]
+    pub objection: Option<Objection>,
     pub entries: Vec<Entry>,
     pub events: Vec<EventState>,
     pub vouchers: Vec<Voucher>,
@@ -385,6 +414,7 @@ impl Tournament {
         Tournament {
             config,
             rules_filed: None,
+            objection: None,
             entries: Vec::new(),
             events,
             vouchers: Vec::new(),
@@ -504,6 +534,34 @@ impl Tournament {
                     return refuse("no filing is recorded to correct: record the filing (2213.06)");
                 }
                 Ok(vec![Event::RulesFiled { day }])
+            }
+            Command::RecordObjection { reason, day } => {
+                if self.config.rules().rules_filed_days_before.is_none() {
+                    return refuse(
+                        "the profile's rules file no copy with the Division, so it objects to none (2213.06 is not in its text)",
+                    );
+                }
+                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+                    return refuse(format!("give the Division's reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                if let Some(o) = &self.objection {
+                    return refuse(format!(
+                        "the Division's objection of {} stands already: resolve it before recording another",
+                        o.day
+                    ));
+                }
+                Ok(vec![Event::ObjectionRecorded { reason, day }])
+            }
+            Command::ResolveObjection { how } => {
+                if self.objection.is_none() {
+                    return refuse("no objection of the Division stands");
+                }
+                if how.trim().is_empty() || how.len() > ITEM_MAX_BYTES {
+                    return refuse(format!(
+                        "say how the objection was resolved (withdrawn, or the rules changed and filed again) in 1 to {ITEM_MAX_BYTES} bytes"
+                    ));
+                }
+                Ok(vec![Event::ObjectionResolved { how }])
             }
             Command::Withdraw { entry, day } => {
                 let e = self.entry(entry)?;
@@ -858,6 +916,12 @@ impl Tournament {
             return refuse(format!(
                 "{name:?} is scheduled for {}, as its written rules say, not {day} (2213.06, 2213.08); a tournament that cannot keep its days is cancelled and refunded before it starts",
                 scheduled.unwrap_or(day)
+            ));
+        }
+        if let Some(o) = &self.objection {
+            return refuse(format!(
+                "the Division found the written rules unacceptable on {} ({}), and the licensee shall not offer a tournament using the rules found unacceptable (2213.06): {name:?} starts once the objection is resolved",
+                o.day, o.reason
             ));
         }
         if day > spec.last_day {
@@ -1232,6 +1296,13 @@ impl Tournament {
         self.history.push(event.clone());
         match event {
             Event::RulesFiled { day } => self.rules_filed = Some(*day),
+            Event::ObjectionRecorded { reason, day } => {
+                self.objection = Some(Objection {
+                    day: *day,
+                    reason: reason.clone(),
+                })
+            }
+            Event::ObjectionResolved { .. } => self.objection = None,
             Event::Registered { entry, .. } => {
                 let month = (entry.day.year(), u8::from(entry.day.month()));
                 *self.fees_by_month.entry(month).or_default() += entry.fee.value;

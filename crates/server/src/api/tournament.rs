@@ -54,6 +54,17 @@ pub enum TournamentOrder {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         corrects: Option<String>,
     },
+    /// The Division notified the licensee that it finds the written rules
+    /// unacceptable, for `reason` (2213.06; journal format 14): no event
+    /// starts until the objection is resolved. Recorded on the day it is sent.
+    RecordObjection {
+        reason: String,
+    },
+    /// The Division's objection no longer stands: `how` (withdrawn, or the
+    /// rules changed, filed again and accepted).
+    ResolveObjection {
+        how: String,
+    },
     /// `id`, chosen by the client, makes a resend harmless: the same order
     /// under the same id is answered again with nothing written.
     Register {

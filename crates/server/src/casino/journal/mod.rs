@@ -214,6 +214,12 @@ pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 /// the month its fee was collected in, though that month was reported.
 pub const FORMAT_TOURNAMENT_DAYS_CHECKED: u32 = 14;
 
+/// The first format in which the Division's objection to a tournament's
+/// written rules is recorded, and no event starts while it stands (Colorado
+/// 2213.06: "the licensee shall not offer a tournament using the rules
+/// found unacceptable").
+pub const FORMAT_DIVISION_OBJECTION: u32 = 14;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

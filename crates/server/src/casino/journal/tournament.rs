@@ -43,6 +43,11 @@ impl TournamentOrder {
                     None => Command::FileRules { day: filed },
                 }
             }
+            TournamentOrder::RecordObjection { reason } => Command::RecordObjection {
+                reason: reason.clone(),
+                day,
+            },
+            TournamentOrder::ResolveObjection { how } => Command::ResolveObjection { how: how.clone() },
             TournamentOrder::Register {
                 player,
                 event: e,
@@ -138,6 +143,14 @@ pub fn undated(command: Command) -> Command {
 pub enum TournamentRecord {
     RulesFiled {
         day: String,
+    },
+    /// The Division objected to the written rules (2213.06; format 14).
+    ObjectionRecorded {
+        day: String,
+        reason: String,
+    },
+    ObjectionResolved {
+        how: String,
     },
     Registered {
         entry: u32,
@@ -242,6 +255,11 @@ impl TournamentRecord {
         use TournamentRecord as R;
         match event {
             Event::RulesFiled { day } => R::RulesFiled { day: day.to_string() },
+            Event::ObjectionRecorded { reason, day } => R::ObjectionRecorded {
+                day: day.to_string(),
+                reason: reason.clone(),
+            },
+            Event::ObjectionResolved { how } => R::ObjectionResolved { how: how.clone() },
             Event::Registered { entry, points } => R::Registered {
                 entry: entry.number,
                 player: entry.player.clone(),

@@ -237,6 +237,13 @@ pub(super) fn plan_order(
         ));
     }
     let t = &held.tournament;
+    if let TournamentOrder::RecordObjection { .. } | TournamentOrder::ResolveObjection { .. } = order {
+        super::journal::require_format(
+            dir.journal_format(),
+            super::journal::FORMAT_DIVISION_OBJECTION,
+            "the Division's objection is",
+        )?;
+    }
     if let TournamentOrder::FileRules { filed_on, corrects } = order {
         filing_checked(t, dir, at_ms, filed_on, corrects.as_deref())?;
     }
