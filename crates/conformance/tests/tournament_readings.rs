@@ -204,3 +204,58 @@ fn under_the_2013_text_no_filing_means_no_objection_to_record() {
         &["2213.06 is not in its text"],
     );
 }
+
+#[test]
+fn under_the_2013_text_the_prizes_are_in_escrow_before_the_start_and_paid_from_it() {
+    // Colorado-2013 2213(1): "If a tournament is to conclude on a date later
+    // than thirty-one days following the first day of tournament play, all
+    // prizes, including the cash equivalent of merchandise or other non-cash
+    // prizes, must be placed into escrow before the start of the tournament."
+    let autumn = include_str!("../../../profiles/tournaments/autumn-2013.toml");
+    let mut t = Tournament::new(loaded(autumn));
+    let ann = register(&mut t, "ann", 0, "2026-09-01");
+    register(&mut t, "bob", 0, "2026-09-01");
+    let start = |event: usize, on: &str| Command::Start { event, day: day(on) };
+    is_refused(
+        t.decide(start(0, "2026-09-05")),
+        &["2213(1)", "3000.00", "escrow before the start"],
+    );
+    // Every prize at its cash value: 1,000.00, 1,500.00 and the weekend's 500.00.
+    assert_eq!(
+        t.execute(Command::FundEscrow).expect("funded"),
+        vec![Event::EscrowFunded { amount: 300_000 }]
+    );
+    is_refused(t.decide(Command::FundEscrow), &["in escrow already"]);
+    t.execute(start(0, "2026-09-05")).expect("started, the prizes escrowed");
+    t.execute(Command::End {
+        event: 0,
+        points: vec![(ann, 2_000), (2, 10)],
+        day: Some(day("2026-09-05")),
+    })
+    .expect("ended");
+    assert_eq!(t.escrow, 200_000, "September's 1,000.00 was paid from the escrow");
+    // November has one finisher: its second prize has no winner.
+    register(&mut t, "ann", 1, "2026-11-01");
+    t.execute(start(1, "2026-11-28")).expect("started");
+    t.execute(Command::End {
+        event: 1,
+        points: vec![(3, 900)],
+        day: Some(day("2026-11-28")),
+    })
+    .expect("ended");
+    assert_eq!(t.escrow, 50_000);
+    // (2)(b): the prizes are awarded at the conclusion; the escrow of the one
+    // no one won goes back to the house that placed it, and none is left.
+    let events = t
+        .execute(Command::Conclude {
+            day: Some(day("2026-11-28")),
+        })
+        .expect("concluded");
+    assert_eq!(events, vec![Event::EscrowReturned { amount: 50_000 }, Event::Concluded]);
+    assert_eq!(t.escrow, 0);
+    // The 2014 text escrows nothing.
+    is_refused(
+        Tournament::new(loaded(WINTER)).decide(Command::FundEscrow),
+        &["nothing is escrowed"],
+    );
+}

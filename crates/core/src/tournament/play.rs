@@ -197,6 +197,9 @@ pub enum Command {
     CorrectFiling {
         day: Date,
     },
+    /// Every prize's value is placed into escrow before the start (2213(1)
+    /// as amended to 7/1/13), from the house.
+    FundEscrow,
     /// The Division notified the licensee on `day` that it finds the
     /// written rules unacceptable, for `reason` (2213.06): no event starts
     /// while the objection stands.
@@ -297,6 +300,15 @@ pub enum Event {
     ObjectionResolved {
         how: String,
     },
+    /// The prizes' value placed into escrow (2213(1), 2013).
+    EscrowFunded {
+        amount: u64,
+    },
+    /// What the escrow still held at the conclusion, back to the house:
+    /// prizes of places no one held, or of events called off.
+    EscrowReturned {
+        amount: u64,
+    },
     Registered {
         entry: Entry,
         points: u64,
@@ -383,6 +395,16 @@ pub struct Objection {
 pub struct Tournament {
     config: TournamentConfig,
     pub rules_filed: Option<Date>,
+    /// The prizes' value in escrow and not yet paid out (2213(1), 2013).
+    #[serde(default)]
+    pub escrow: u64,
+    /// Whether the escrow was funded; the start waits for it.
+    #[serde(default)]
+    pub escrow_funded: bool,
+    /// Whether the start waits for the escrow: a journal from before the
+    /// escrow was kept in the ledger (format 13 and older) started without it.
+    #[serde(default)]
+    pub escrow_kept: bool,
     /// The Division's objection to the written rules, while it stands (2213.06).
     #[serde(default)]
     pub objection: Option<Objection>,
@@ -414,6 +436,9 @@ impl Tournament {
         Tournament {
             config,
             rules_filed: None,
+            escrow: 0,
+            escrow_funded: false,
+            escrow_kept: true,
             objection: None,
             entries: Vec::new(),
             events,
@@ -534,6 +559,22 @@ impl Tournament {
                     return refuse("no filing is recorded to correct: record the filing (2213.06)");
                 }
                 Ok(vec![Event::RulesFiled { day }])
+            }
+            Command::FundEscrow => {
+                if !self.config.escrow_required() {
+                    return refuse(
+                        "nothing is escrowed: only a tournament that concludes more than the profile's days after its first day of play, under a text that says so, escrows its prizes (2213(1))",
+                    );
+                }
+                if self.escrow_funded {
+                    return refuse("the prizes are in escrow already (2213(1))");
+                }
+                if self.events.iter().any(|e| e.started) {
+                    return refuse("the tournament has started: the prizes go into escrow before the start (2213(1))");
+                }
+                Ok(vec![Event::EscrowFunded {
+                    amount: self.config.escrow_amount(),
+                }])
             }
             Command::RecordObjection { reason, day } => {
                 if self.config.rules().rules_filed_days_before.is_none() {
@@ -918,6 +959,13 @@ impl Tournament {
                 scheduled.unwrap_or(day)
             ));
         }
+        if self.escrow_kept && self.config.escrow_required() && !self.escrow_funded {
+            return refuse(format!(
+                "the tournament concludes more than {} days after its first day of play, so all prizes, {} with non-cash ones at their cash value, must be placed into escrow before the start (2213(1)): an admin places them (fund_escrow)",
+                self.config.rules().escrow_after_days.unwrap_or_default(),
+                crate::money::Minor::new(self.config.escrow_amount())
+            ));
+        }
         if let Some(o) = &self.objection {
             return refuse(format!(
                 "the Division found the written rules unacceptable on {} ({}), and the licensee shall not offer a tournament using the rules found unacceptable (2213.06): {name:?} starts once the objection is resolved",
@@ -1264,6 +1312,7 @@ impl Tournament {
                 }),
         );
         events.push(Event::Cancelled { reason });
+        events.extend(self.escrow_returned(&events));
         events.push(Event::Concluded);
         Ok(events)
     }
@@ -1288,8 +1337,21 @@ impl Tournament {
                 value: v.value,
             })
             .collect();
+        events.extend(self.escrow_returned(&events));
         events.push(Event::Concluded);
         Ok(events)
+    }
+
+    /// What the escrow holds once `events` are applied, back to the house
+    /// at the conclusion: the prizes' value less what was paid from it.
+    fn escrow_returned(&self, events: &[Event]) -> Option<Event> {
+        let mut left = self.escrow;
+        for e in events {
+            if let Event::Awarded(a) = e {
+                left -= a.prize.value().min(left);
+            }
+        }
+        (left > 0).then_some(Event::EscrowReturned { amount: left })
     }
 
     pub fn apply(&mut self, event: &Event) {
@@ -1303,6 +1365,11 @@ impl Tournament {
                 })
             }
             Event::ObjectionResolved { .. } => self.objection = None,
+            Event::EscrowFunded { amount } => {
+                self.escrow += amount;
+                self.escrow_funded = true;
+            }
+            Event::EscrowReturned { amount } => self.escrow -= amount,
             Event::Registered { entry, .. } => {
                 let month = (entry.day.year(), u8::from(entry.day.month()));
                 *self.fees_by_month.entry(month).or_default() += entry.fee.value;
@@ -1404,6 +1471,8 @@ impl Tournament {
             Event::Awarded(award) => {
                 let value = award.prize.value();
                 self.pool -= value;
+                // Paid from the escrow while it holds any (2213(1)).
+                self.escrow -= value.min(self.escrow);
                 match &award.prize {
                     Awarded::Voucher { number, event, value } => {
                         let payout = self

@@ -214,6 +214,13 @@ pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 /// the month its fee was collected in, though that month was reported.
 pub const FORMAT_TOURNAMENT_DAYS_CHECKED: u32 = 14;
 
+/// The first format in which a tournament under the 2013 text that runs
+/// past 31 days keeps its prizes' value in an escrow account of the ledger,
+/// funded before the start, pays its prizes from it and returns what is
+/// left at the conclusion (Colorado 2213(1) as amended to 7/1/13). Up to
+/// format 13 the escrow was only a figure in its file.
+pub const FORMAT_TOURNAMENT_ESCROW: u32 = 14;
+
 /// The first format in which the Division's objection to a tournament's
 /// written rules is recorded, and no event starts while it stands (Colorado
 /// 2213.06: "the licensee shall not offer a tournament using the rules

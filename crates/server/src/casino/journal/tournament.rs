@@ -43,6 +43,7 @@ impl TournamentOrder {
                     None => Command::FileRules { day: filed },
                 }
             }
+            TournamentOrder::FundEscrow => Command::FundEscrow,
             TournamentOrder::RecordObjection { reason } => Command::RecordObjection {
                 reason: reason.clone(),
                 day,
@@ -152,6 +153,14 @@ pub enum TournamentRecord {
     ObjectionResolved {
         how: String,
     },
+    /// The prizes' value placed into escrow (2213(1), 2013; format 14).
+    EscrowFunded {
+        amount: u64,
+    },
+    /// What the escrow held at the conclusion, back to the house.
+    EscrowReturned {
+        amount: u64,
+    },
     Registered {
         entry: u32,
         player: String,
@@ -260,6 +269,8 @@ impl TournamentRecord {
                 reason: reason.clone(),
             },
             Event::ObjectionResolved { how } => R::ObjectionResolved { how: how.clone() },
+            Event::EscrowFunded { amount } => R::EscrowFunded { amount: *amount },
+            Event::EscrowReturned { amount } => R::EscrowReturned { amount: *amount },
             Event::Registered { entry, points } => R::Registered {
                 entry: entry.number,
                 player: entry.player.clone(),
