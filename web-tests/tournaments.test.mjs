@@ -1,6 +1,7 @@
 // The tournaments page as a new casino set one up (Colorado 2213-2214): the
 // shipped example tried from today, a filing too late refused and a day
-// typed wrong corrected (2213.06), an entry withdrawn, a table given to an
+// typed wrong corrected (2213.06), the Division's objection holding up the
+// start until resolved (2213.06), an entry withdrawn, a table given to an
 // event and taken back, a re-buy (once a script error that did nothing),
 // an elimination, a split refused, a tournament called off. Every button of
 // the page is clicked here.
@@ -96,6 +97,16 @@ test("a tournament set up from the page: the example from today, a filing checke
   await first.fill(kept);
   await pit.click('#chips-form button[type="submit"]');
   await textOf(pit.locator("#message"), /chip values are posted/, "the chips' values posted (2214(2))");
+  // 2213.06: the Division objects to the rules; no event starts until it is resolved.
+  await pit.fill('#objection-form [name="reason"]', "the re-buy terms are missing");
+  await pit.click('#objection-form button[value="record"]');
+  await textOf(pit.locator("#objection"), new RegExp(`unacceptable on ${day(0)}: the re-buy terms are missing`), "the objection shown");
+  await pit.click('#start-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /unacceptable[\s\S]*2213\.06[\s\S]*once the objection is resolved/, "the start refused while it stands");
+  await pit.fill('#objection-form [name="how"]', "the Division withdrew it");
+  await pit.click('#objection-form button[value="resolve"]');
+  await textOf(pit.locator("#message"), /objection is resolved/, "the objection resolved");
+  await pit.locator("#objection").waitFor({ state: "hidden", timeout: WAIT_MS });
   await pit.click('#start-form button[type="submit"]');
   await textOf(pit.locator("#events"), /Qualifier[^]*running/, "the Qualifier running");
 

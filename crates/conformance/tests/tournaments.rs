@@ -319,6 +319,7 @@ fn no_player_holds_two_active_entries_and_a_player_found_with_two_wins_nothing()
     // Bob ends with the most points but is not in the standings, so wins nothing.
     is_refused(
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500), (2, 90_000), (3, 100)],
         }),
@@ -326,6 +327,7 @@ fn no_player_holds_two_active_entries_and_a_player_found_with_two_wins_nothing()
     );
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500), (3, 100)],
         })
@@ -442,15 +444,23 @@ fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_i
         },
     )
     .expect("bob");
-    d.t.execute(Command::Withdraw { entry: ann }).expect("withdrawn");
+    d.t.execute(Command::Withdraw { entry: ann, day: None })
+        .expect("withdrawn");
     assert_eq!(d.t.entry(ann).map(|e| e.status), Ok(EntryStatus::Withdrawn));
     assert_eq!((d.t.pool, d.t.fees_by_month.get(&(2026, 12))), (10_000, Some(&2_500)));
     // Ann may enter again: her entry is no longer active.
     let again = d.cash("ann", 0);
     d.start(0, "2026-12-12").expect("started");
-    is_refused(d.t.execute(Command::Withdraw { entry: again }), "has not started");
+    is_refused(
+        d.t.execute(Command::Withdraw {
+            entry: again,
+            day: None,
+        }),
+        "has not started",
+    );
     is_refused(
         d.t.execute(Command::Cancel {
+            day: None,
             reason: "the wheel broke".into(),
         }),
         "end it first",
@@ -460,6 +470,7 @@ fn an_entry_withdrawn_before_its_event_and_a_cancelled_tournament_are_refunded_i
     c.cash("bob", 0);
     let events =
         c.t.execute(Command::Cancel {
+            day: None,
             reason: "the rules reached the Division too late".into(),
         })
         .expect("cancelled");
@@ -548,6 +559,7 @@ fn qualifier_played() -> (Desk, Vec<Event>) {
     d.start(0, "2026-12-12").expect("started");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 30_000), (2, 9_000), (3, 1_000), (4, 0)],
         })
@@ -576,7 +588,7 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
         carried: 9_200,
         split: false
     }));
-    is_refused(d.t.execute(Command::Conclude), "has not ended");
+    is_refused(d.t.execute(Command::Conclude { day: None }), "has not ended");
     // Only bob may use his voucher (2213.05).
     let voucher = Paid::Voucher { number: 1 };
     is_refused(d.enter("ann", 1, voucher.clone(), voucher.clone()), "only its winner");
@@ -590,6 +602,7 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
     assert_eq!(d.t.pool, 9_200 + 10_000 + 10_000);
     d.start(1, "2027-01-16").expect("the Final");
     d.t.execute(Command::End {
+        day: None,
         event: 1,
         points: vec![(5, 100), (6, 40_000)],
     })
@@ -602,9 +615,9 @@ fn the_pool_pays_every_buy_in_out_by_the_conclusion_and_vouchers_serve_only_thei
         d.t.prizes_paid, buy_ins,
         "every buy-in is paid out as a prize (2213.05)"
     );
-    let events = d.t.execute(Command::Conclude).expect("concluded");
+    let events = d.t.execute(Command::Conclude { day: None }).expect("concluded");
     assert_eq!(events, vec![Event::Concluded]);
-    is_refused(d.t.execute(Command::Conclude), "concluded");
+    is_refused(d.t.execute(Command::Conclude { day: None }), "concluded");
 }
 
 #[test]
@@ -633,7 +646,10 @@ fn the_remaining_players_may_split_only_the_cash_prizes_unanimously_as_the_direc
     .expect("proposed");
     d.t.execute(Command::AgreeSplit { entry: 5 }).expect("agreed");
     is_refused(
-        d.t.execute(Command::ConfirmSplit { points: vec![] }),
+        d.t.execute(Command::ConfirmSplit {
+            points: vec![],
+            day: None,
+        }),
         "unanimous (2213.07(3))",
     );
     // (b): the director sees pressure and refuses; play goes on.
@@ -653,6 +669,7 @@ fn the_remaining_players_may_split_only_the_cash_prizes_unanimously_as_the_direc
     }
     let events =
         d.t.execute(Command::ConfirmSplit {
+            day: None,
             points: vec![(5, 100), (6, 200), (7, 300)],
         })
         .expect("confirmed");
@@ -730,6 +747,7 @@ fn a_tied_final_shares_its_cash_and_the_pool_still_ends_empty() {
     d.start(1, "2027-01-16").expect("the Final");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 1,
             points: vec![(5, 700), (6, 700), (7, 700)],
         })
@@ -814,7 +832,7 @@ mod money_is_kept {
                     Step::Start { event } => Command::Start { event: event.into(), day: [day("2026-12-12"), day("2027-01-16")][usize::from(event)] },
                     Step::Rebuy { entry, form } => Command::Rebuy { entry: entry.into(), paid: paid(form, &t, ""), points: 0, between_games: true },
                     Step::Eliminate { entry } => Command::Eliminate { entry: entry.into(), points: 0 },
-                    Step::Withdraw { entry } => Command::Withdraw { entry: entry.into() },
+                    Step::Withdraw { entry } => Command::Withdraw { entry: entry.into(), day: None },
                     Step::Disqualify { player } => Command::Disqualify { player: format!("p{player}"), reason: "two entries".into() },
                     Step::End { event, seed } => {
                         let points = t
@@ -823,9 +841,9 @@ mod money_is_kept {
                             .filter(|e| e.event == usize::from(event) && e.status == EntryStatus::Playing)
                             .map(|e| (e.number, (seed >> (e.number % 16)) % 4))
                             .collect();
-                        Command::End { event: event.into(), points }
+                        Command::End { event: event.into(), points, day: None }
                     }
-                    Step::Conclude => Command::Conclude,
+                    Step::Conclude => Command::Conclude { day: None },
                 };
                 let _ = t.execute(command);
                 let cancelled: u64 = t.vouchers.iter().filter(|v| v.cancelled).map(|v| v.value).sum();
@@ -876,6 +894,7 @@ fn eliminated_entries_place_after_those_playing_the_last_out_first() {
     d.t.execute(Command::Eliminate { entry: 7, points: 0 }).expect("di out");
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 1,
             points: vec![(5, 60_000)],
         })
@@ -977,6 +996,7 @@ fn an_events_prizes_come_from_its_own_pool_not_from_later_events_buy_ins() {
     assert_eq!(d.t.event_pool(0), 10_000);
     let events =
         d.t.execute(Command::End {
+            day: None,
             event: 0,
             points: vec![(1, 500)],
         })
@@ -1020,6 +1040,7 @@ fn no_disqualification_leaves_the_pool_unpaid() {
         "2213.05",
     );
     d.t.execute(Command::End {
+        day: None,
         event: 1,
         points: vec![(5, 100)],
     })
@@ -1042,11 +1063,12 @@ fn a_tournament_called_off_between_events_pays_its_carry_to_the_last_winner() {
     d.cash("ann", 1);
     let events =
         d.t.execute(Command::Cancel {
+            day: None,
             reason: "no table for the Final".into(),
         })
         .expect("called off");
     // Ann's Final entry refunded; the 92.00 carried to ann, the Qualifier's winner; bob's voucher cashed.
-    assert!(events.contains(&Event::Withdrawn { entry: 5 }));
+    assert!(events.contains(&Event::Withdrawn { entry: 5, day: None }));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Awarded(a) if a.player == "ann" && a.prize == Awarded::Cash(carried))));
@@ -1061,17 +1083,22 @@ fn a_withdrawal_is_no_way_in_after_the_start_and_has_a_limit() {
     // Colorado 2213.07(1): entries close at the start; only an elimination makes a re-entry (2213(2)(c)).
     let mut d = Desk::new();
     let cy = d.cash("cy", 0);
-    d.t.execute(Command::Withdraw { entry: cy }).expect("withdrawn");
+    d.t.execute(Command::Withdraw { entry: cy, day: None })
+        .expect("withdrawn");
     d.cash("ann", 0);
     d.start(0, "2026-12-12").expect("started");
     is_refused(d.enter("cy", 0, Paid::Cash, Paid::Cash), "2213.07(1)");
     let mut w = Desk::new();
     for _ in 0..3 {
         let e = w.cash("bob", 0);
-        w.t.execute(Command::Withdraw { entry: e }).expect("withdrawn");
+        w.t.execute(Command::Withdraw { entry: e, day: None })
+            .expect("withdrawn");
     }
     let e = w.cash("bob", 0);
-    is_refused(w.t.execute(Command::Withdraw { entry: e }), "withdrawn 3 entries");
+    is_refused(
+        w.t.execute(Command::Withdraw { entry: e, day: None }),
+        "withdrawn 3 entries",
+    );
     // Refunded entries do not count against the cap.
     assert_eq!(w.t.paid_by("bob"), 12_500);
 }

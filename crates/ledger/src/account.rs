@@ -105,13 +105,16 @@ pub enum TournamentAccount {
     Pool,
     /// Prize vouchers won and not yet used (2213.05).
     Vouchers,
+    /// The prizes' value placed into escrow before the start (2213(1), 2013).
+    Escrow,
 }
 
 impl TournamentAccount {
-    pub const ALL: [TournamentAccount; 3] = [
+    pub const ALL: [TournamentAccount; 4] = [
         TournamentAccount::Fees,
         TournamentAccount::Pool,
         TournamentAccount::Vouchers,
+        TournamentAccount::Escrow,
     ];
 
     pub fn name(self) -> &'static str {
@@ -119,6 +122,7 @@ impl TournamentAccount {
             TournamentAccount::Fees => "entry-fees",
             TournamentAccount::Pool => "prize-pool",
             TournamentAccount::Vouchers => "vouchers",
+            TournamentAccount::Escrow => "escrow",
         }
     }
 }

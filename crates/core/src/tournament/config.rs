@@ -249,6 +249,25 @@ impl TournamentConfig {
         escrow_required(&self.spec, &self.rules)
     }
 
+    /// What is placed in escrow before the start (2213(1), 2013): every
+    /// prize, non-cash ones at their cash value; 0 when none need be.
+    pub fn escrow_amount(&self) -> u64 {
+        if !self.escrow_required() {
+            return 0;
+        }
+        self.spec
+            .events
+            .iter()
+            .flat_map(|e| &e.prizes)
+            .map(|p| match &p.kind {
+                PrizeKind::Cash { amount } => amount.get(),
+                PrizeKind::NonCash { value, .. } | PrizeKind::Voucher { value, .. } => value.get(),
+                // Refused when the escrow is required (check_escrow).
+                PrizeKind::PoolShare { .. } => 0,
+            })
+            .sum()
+    }
+
     /// Everything an entry may pay over the whole tournament: each event's
     /// fee, buy-in and every allowed re-buy (2213.05).
     pub fn most_one_entry_pays(&self) -> u64 {

@@ -143,11 +143,28 @@ impl Tournament {
     }
 
     /// Adjusted gross proceeds by month, `YYYY-MM` (2213.01): entry fees at
-    /// their value, complimentary ones included. Never below zero.
+    /// their value, complimentary ones included, "reported as such on the
+    /// gaming tax return in the month in which the entry fee(s) are
+    /// collected". A refund is booked in its own month, less that month's
+    /// fees, so a month reported is never changed. Never below zero: "The
+    /// licensee may not declare a loss against adjusted gross proceeds for
+    /// tournaments", so refunds past a month's fees are declared nowhere.
     pub fn proceeds_by_month(&self) -> Vec<(String, u64)> {
-        self.fees_by_month
-            .iter()
-            .map(|((y, m), v)| (format!("{y:04}-{m:02}"), *v))
+        let mut months: Vec<(i32, u8)> = self
+            .fees_by_month
+            .keys()
+            .chain(self.refunds_by_month.keys())
+            .copied()
+            .collect();
+        months.sort_unstable();
+        months.dedup();
+        months
+            .into_iter()
+            .map(|(y, m)| {
+                let collected = self.fees_by_month.get(&(y, m)).copied().unwrap_or(0);
+                let refunded = self.refunds_by_month.get(&(y, m)).copied().unwrap_or(0);
+                (format!("{y:04}-{m:02}"), collected.saturating_sub(refunded))
+            })
             .collect()
     }
 
@@ -182,7 +199,7 @@ impl Tournament {
                     format!("voucher {number} cancelled: its holder was disqualified"),
                     i128::from(*value),
                 ),
-                Event::Withdrawn { entry } => {
+                Event::Withdrawn { entry, .. } => {
                     if let Some(e) = self.entry(*entry).ok().filter(|e| e.buy_in.value > 0) {
                         push(
                             format!("entry {entry} withdrawn: buy-in refunded to {}", e.player),

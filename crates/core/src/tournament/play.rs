@@ -197,6 +197,21 @@ pub enum Command {
     CorrectFiling {
         day: Date,
     },
+    /// Every prize's value is placed into escrow before the start (2213(1)
+    /// as amended to 7/1/13), from the house.
+    FundEscrow,
+    /// The Division notified the licensee on `day` that it finds the
+    /// written rules unacceptable, for `reason` (2213.06): no event starts
+    /// while the objection stands.
+    RecordObjection {
+        reason: String,
+        day: Date,
+    },
+    /// The objection no longer stands: the Division withdrew it, or accepted
+    /// rules changed to meet it; `how` says which.
+    ResolveObjection {
+        how: String,
+    },
     Register {
         player: String,
         event: usize,
@@ -224,11 +239,17 @@ pub enum Command {
     /// An entry leaves before its event starts: its fee and buy-in go back.
     Withdraw {
         entry: u32,
+        /// The day of the refund: its fee leaves that month's proceeds
+        /// (2213.01). `None`: the registration's month, as records from
+        /// before refunds carried a day were kept.
+        day: Option<Date>,
     },
     /// The tournament is called off before any event starts: every entry
     /// is withdrawn and refunded, and it concludes.
     Cancel {
         reason: String,
+        /// The day of the refunds, as for [`Command::Withdraw`].
+        day: Option<Date>,
     },
     Disqualify {
         player: String,
@@ -249,19 +270,44 @@ pub enum Command {
     /// The director confirms the agreed split and ends the event (2213.07(3)(c)).
     ConfirmSplit {
         points: Vec<(u32, u64)>,
+        /// The day it ends: within the four months of 2213(1); see [`Command::Conclude`].
+        day: Option<Date>,
     },
     /// The event is played to its end; `points` holds every entry still playing.
     End {
         event: usize,
         points: Vec<(u32, u64)>,
+        /// The day it ends: within the four months of 2213(1); see [`Command::Conclude`].
+        day: Option<Date>,
     },
-    Conclude,
+    Conclude {
+        /// The day it concludes, no later than four months following the
+        /// first day of play (2213(1)). `None` is not checked: a record of
+        /// an end or a conclusion from before they carried a day.
+        day: Option<Date>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     RulesFiled {
         day: Date,
+    },
+    ObjectionRecorded {
+        reason: String,
+        day: Date,
+    },
+    ObjectionResolved {
+        how: String,
+    },
+    /// The prizes' value placed into escrow (2213(1), 2013).
+    EscrowFunded {
+        amount: u64,
+    },
+    /// What the escrow still held at the conclusion, back to the house:
+    /// prizes of places no one held, or of events called off.
+    EscrowReturned {
+        amount: u64,
     },
     Registered {
         entry: Entry,
@@ -279,9 +325,11 @@ pub enum Event {
     Eliminated {
         entry: u32,
     },
-    /// Refunded: the fee and buy-in back to whoever paid them.
+    /// Refunded: the fee and buy-in back to whoever paid them, on `day`
+    /// (see [`Command::Withdraw`]).
     Withdrawn {
         entry: u32,
+        day: Option<Date>,
     },
     Cancelled {
         reason: String,
@@ -335,11 +383,31 @@ fn refuse<T>(message: impl Into<String>) -> Result<T, TournamentError> {
     Err(TournamentError::Refused(message.into()))
 }
 
+/// The Division's finding that the written rules are unacceptable (2213.06).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Objection {
+    pub day: Date,
+    pub reason: String,
+}
+
 /// A tournament: its configuration and everything that happened to it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Tournament {
     config: TournamentConfig,
     pub rules_filed: Option<Date>,
+    /// The prizes' value in escrow and not yet paid out (2213(1), 2013).
+    #[serde(default)]
+    pub escrow: u64,
+    /// Whether the escrow was funded; the start waits for it.
+    #[serde(default)]
+    pub escrow_funded: bool,
+    /// Whether the start waits for the escrow: a journal from before the
+    /// escrow was kept in the ledger (format 14 and older) started without it.
+    #[serde(default)]
+    pub escrow_kept: bool,
+    /// The Division's objection to the written rules, while it stands (2213.06).
+    #[serde(default)]
+    pub objection: Option<Objection>,
     pub entries: Vec<Entry>,
     pub events: Vec<EventState>,
     pub vouchers: Vec<Voucher>,
@@ -347,6 +415,11 @@ pub struct Tournament {
     pub concluded: bool,
     /// Entry fees by the month they were collected (2213.01), `(year, month)`.
     pub fees_by_month: BTreeMap<(i32, u8), u64>,
+    /// Entry fees refunded, by the month of the refund: a month's proceeds
+    /// are its fees less its refunds, so a refund never changes a month
+    /// already reported (2213.01).
+    #[serde(default)]
+    pub refunds_by_month: BTreeMap<(i32, u8), u64>,
     /// Buy-ins not yet paid out as prizes (2213.05).
     pub pool: u64,
     /// Vouchers awarded and not yet used or cashed, at their value.
@@ -363,12 +436,17 @@ impl Tournament {
         Tournament {
             config,
             rules_filed: None,
+            escrow: 0,
+            escrow_funded: false,
+            escrow_kept: true,
+            objection: None,
             entries: Vec::new(),
             events,
             vouchers: Vec::new(),
             split: None,
             concluded: false,
             fees_by_month: BTreeMap::new(),
+            refunds_by_month: BTreeMap::new(),
             pool: 0,
             vouchers_held: 0,
             prizes_paid: 0,
@@ -482,7 +560,51 @@ impl Tournament {
                 }
                 Ok(vec![Event::RulesFiled { day }])
             }
-            Command::Withdraw { entry } => {
+            Command::FundEscrow => {
+                if !self.config.escrow_required() {
+                    return refuse(
+                        "nothing is escrowed: only a tournament that concludes more than the profile's days after its first day of play, under a text that says so, escrows its prizes (2213(1))",
+                    );
+                }
+                if self.escrow_funded {
+                    return refuse("the prizes are in escrow already (2213(1))");
+                }
+                if self.events.iter().any(|e| e.started) {
+                    return refuse("the tournament has started: the prizes go into escrow before the start (2213(1))");
+                }
+                Ok(vec![Event::EscrowFunded {
+                    amount: self.config.escrow_amount(),
+                }])
+            }
+            Command::RecordObjection { reason, day } => {
+                if self.config.rules().rules_filed_days_before.is_none() {
+                    return refuse(
+                        "the profile's rules file no copy with the Division, so it objects to none (2213.06 is not in its text)",
+                    );
+                }
+                if reason.trim().is_empty() || reason.len() > ITEM_MAX_BYTES {
+                    return refuse(format!("give the Division's reason in 1 to {ITEM_MAX_BYTES} bytes"));
+                }
+                if let Some(o) = &self.objection {
+                    return refuse(format!(
+                        "the Division's objection of {} stands already: resolve it before recording another",
+                        o.day
+                    ));
+                }
+                Ok(vec![Event::ObjectionRecorded { reason, day }])
+            }
+            Command::ResolveObjection { how } => {
+                if self.objection.is_none() {
+                    return refuse("no objection of the Division stands");
+                }
+                if how.trim().is_empty() || how.len() > ITEM_MAX_BYTES {
+                    return refuse(format!(
+                        "say how the objection was resolved (withdrawn, or the rules changed and filed again) in 1 to {ITEM_MAX_BYTES} bytes"
+                    ));
+                }
+                Ok(vec![Event::ObjectionResolved { how }])
+            }
+            Command::Withdraw { entry, day } => {
                 let e = self.entry(entry)?;
                 if e.status != EntryStatus::Registered {
                     return refuse(format!(
@@ -501,9 +623,9 @@ impl Tournament {
                         e.player
                     ));
                 }
-                Ok(vec![Event::Withdrawn { entry }])
+                Ok(vec![Event::Withdrawn { entry, day }])
             }
-            Command::Cancel { reason } => self.decide_cancel(reason),
+            Command::Cancel { reason, day } => self.decide_cancel(reason, day),
             Command::Register {
                 player,
                 event,
@@ -603,7 +725,8 @@ impl Tournament {
                 }
                 Ok(vec![Event::SplitRefused { reason }])
             }
-            Command::ConfirmSplit { points } => {
+            Command::ConfirmSplit { points, day } => {
+                self.within_months("the event's end", day)?;
                 let Some(split) = &self.split else {
                     return refuse("no split is proposed");
                 };
@@ -620,8 +743,14 @@ impl Tournament {
                 }
                 self.decide_end(split.event, points, Some(split))
             }
-            Command::End { event, points } => self.decide_end(event, points, None),
-            Command::Conclude => self.decide_conclude(),
+            Command::End { event, points, day } => {
+                self.within_months("the event's end", day)?;
+                self.decide_end(event, points, None)
+            }
+            Command::Conclude { day } => {
+                self.within_months("the conclusion", day)?;
+                self.decide_conclude()
+            }
         }
     }
 
@@ -791,6 +920,25 @@ impl Tournament {
         })
     }
 
+    /// Colorado 2213(1): "A tournament must conclude no later than four
+    /// months following the first day of tournament play." An event ends,
+    /// and the tournament concludes, on a day within them.
+    fn within_months(&self, what: &str, day: Option<Date>) -> Result<(), TournamentError> {
+        let Some(day) = day else {
+            return Ok(());
+        };
+        let first = self.config.spec().first_day;
+        let months = self.config.rules().conclude_within_months;
+        let latest = super::config::add_months(first, months);
+        if latest.is_none_or(|latest| day > latest) {
+            return refuse(format!(
+                "{what} on {day} is after {}, {months} months following the first day of play {first}: a tournament must conclude no later than {months} months following its first day (2213(1)); the Division decides what becomes of it now",
+                latest.map_or_else(|| "-".to_string(), |d| d.to_string())
+            ));
+        }
+        Ok(())
+    }
+
     fn decide_start(&self, event: usize, day: Date) -> Result<Vec<Event>, TournamentError> {
         let state = self.event_state(event)?;
         let spec = self.config.spec();
@@ -809,6 +957,19 @@ impl Tournament {
             return refuse(format!(
                 "{name:?} is scheduled for {}, as its written rules say, not {day} (2213.06, 2213.08); a tournament that cannot keep its days is cancelled and refunded before it starts",
                 scheduled.unwrap_or(day)
+            ));
+        }
+        if self.escrow_kept && self.config.escrow_required() && !self.escrow_funded {
+            return refuse(format!(
+                "the tournament concludes more than {} days after its first day of play, so all prizes, {} with non-cash ones at their cash value, must be placed into escrow before the start (2213(1)): an admin places them (fund_escrow)",
+                self.config.rules().escrow_after_days.unwrap_or_default(),
+                crate::money::Minor::new(self.config.escrow_amount())
+            ));
+        }
+        if let Some(o) = &self.objection {
+            return refuse(format!(
+                "the Division found the written rules unacceptable on {} ({}), and the licensee shall not offer a tournament using the rules found unacceptable (2213.06): {name:?} starts once the objection is resolved",
+                o.day, o.reason
             ));
         }
         if day > spec.last_day {
@@ -1094,7 +1255,7 @@ impl Tournament {
     /// played are refunded, what the pool carried goes to the last played
     /// event's best-placed eligible winner (2213.05: the casino keeps no
     /// buy-in), unused vouchers are cashed, and it concludes.
-    fn decide_cancel(&self, reason: String) -> Result<Vec<Event>, TournamentError> {
+    fn decide_cancel(&self, reason: String, day: Option<Date>) -> Result<Vec<Event>, TournamentError> {
         if let Some(running) = self.events.iter().position(|e| e.started && !e.ended) {
             return refuse(format!(
                 "{:?} is being played: end it first; a tournament is called off only between events",
@@ -1112,7 +1273,7 @@ impl Tournament {
         let refunded: u64 = registered.iter().map(|e| e.buy_in.value).sum();
         let mut events: Vec<Event> = registered
             .iter()
-            .map(|e| Event::Withdrawn { entry: e.number })
+            .map(|e| Event::Withdrawn { entry: e.number, day })
             .collect();
         let carried = self.pool.saturating_sub(refunded);
         if carried > 0 {
@@ -1151,6 +1312,7 @@ impl Tournament {
                 }),
         );
         events.push(Event::Cancelled { reason });
+        events.extend(self.escrow_returned(&events));
         events.push(Event::Concluded);
         Ok(events)
     }
@@ -1175,14 +1337,39 @@ impl Tournament {
                 value: v.value,
             })
             .collect();
+        events.extend(self.escrow_returned(&events));
         events.push(Event::Concluded);
         Ok(events)
+    }
+
+    /// What the escrow holds once `events` are applied, back to the house
+    /// at the conclusion: the prizes' value less what was paid from it.
+    fn escrow_returned(&self, events: &[Event]) -> Option<Event> {
+        let mut left = self.escrow;
+        for e in events {
+            if let Event::Awarded(a) = e {
+                left -= a.prize.value().min(left);
+            }
+        }
+        (left > 0).then_some(Event::EscrowReturned { amount: left })
     }
 
     pub fn apply(&mut self, event: &Event) {
         self.history.push(event.clone());
         match event {
             Event::RulesFiled { day } => self.rules_filed = Some(*day),
+            Event::ObjectionRecorded { reason, day } => {
+                self.objection = Some(Objection {
+                    day: *day,
+                    reason: reason.clone(),
+                })
+            }
+            Event::ObjectionResolved { .. } => self.objection = None,
+            Event::EscrowFunded { amount } => {
+                self.escrow += amount;
+                self.escrow_funded = true;
+            }
+            Event::EscrowReturned { amount } => self.escrow -= amount,
             Event::Registered { entry, .. } => {
                 let month = (entry.day.year(), u8::from(entry.day.month()));
                 *self.fees_by_month.entry(month).or_default() += entry.fee.value;
@@ -1220,11 +1407,22 @@ impl Tournament {
                     e.rebuys.push(payment.clone());
                 }
             }
-            Event::Withdrawn { entry } => {
+            Event::Withdrawn { entry, day } => {
                 if let Ok(e) = self.entry(*entry).cloned() {
-                    let month = (e.day.year(), u8::from(e.day.month()));
-                    if let Some(fees) = self.fees_by_month.get_mut(&month) {
-                        *fees -= e.fee.value;
+                    match day {
+                        Some(day) if e.fee.value > 0 => {
+                            *self
+                                .refunds_by_month
+                                .entry((day.year(), u8::from(day.month())))
+                                .or_default() += e.fee.value;
+                        }
+                        Some(_) => {}
+                        None => {
+                            let month = (e.day.year(), u8::from(e.day.month()));
+                            if let Some(fees) = self.fees_by_month.get_mut(&month) {
+                                *fees -= e.fee.value;
+                            }
+                        }
                     }
                     self.pool -= e.buy_in.value;
                     if let Some(state) = self.events.get_mut(e.event) {
@@ -1273,6 +1471,8 @@ impl Tournament {
             Event::Awarded(award) => {
                 let value = award.prize.value();
                 self.pool -= value;
+                // Paid from the escrow while it holds any (2213(1)).
+                self.escrow -= value.min(self.escrow);
                 match &award.prize {
                     Awarded::Voucher { number, event, value } => {
                         let payout = self
@@ -1352,6 +1552,14 @@ impl Tournament {
             self.apply(event);
         }
         Ok(events)
+    }
+
+    /// The entry fees collected and not refunded: what the fees account
+    /// holds until the conclusion counts them (2213.02).
+    pub fn fees_held(&self) -> u64 {
+        let collected: u64 = self.fees_by_month.values().sum();
+        let refunded: u64 = self.refunds_by_month.values().sum();
+        collected - refunded
     }
 
     /// Every buy-in at its value (re-buys and vouchers used as buy-ins included).

@@ -54,6 +54,20 @@ pub enum TournamentOrder {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         corrects: Option<String>,
     },
+    /// Every prize's value placed into escrow before the start, from the
+    /// house (2213(1) as amended to 7/1/13; journal format 15): an admin's.
+    FundEscrow,
+    /// The Division notified the licensee that it finds the written rules
+    /// unacceptable, for `reason` (2213.06; journal format 15): no event
+    /// starts until the objection is resolved. Recorded on the day it is sent.
+    RecordObjection {
+        reason: String,
+    },
+    /// The Division's objection no longer stands: `how` (withdrawn, or the
+    /// rules changed, filed again and accepted).
+    ResolveObjection {
+        how: String,
+    },
     /// `id`, chosen by the client, makes a resend harmless: the same order
     /// under the same id is answered again with nothing written.
     Register {

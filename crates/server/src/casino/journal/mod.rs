@@ -228,6 +228,29 @@ pub const FORMAT_BSX_NOT_AT_WHEEL: u32 = 15;
 /// recorded signed the log with the licence typed at sign-in.
 pub const FORMAT_LICENCE_ON_RECORD: u32 = 15;
 
+/// The first format in which an event's end and a tournament's conclusion
+/// are checked against the four months of Colorado 2213(1) ("A tournament
+/// must conclude no later than four months following the first day of
+/// tournament play") on the day they are recorded, and a refund of an
+/// entry fee carries its day, leaving that month's proceeds (2213.01). Up
+/// to format 14 they carried no day: an event could end, and the
+/// tournament conclude, at any time, and a refund changed the proceeds of
+/// the month its fee was collected in, though that month was reported.
+pub const FORMAT_TOURNAMENT_DAYS_CHECKED: u32 = 15;
+
+/// The first format in which a tournament under the 2013 text that runs
+/// past 31 days keeps its prizes' value in an escrow account of the ledger,
+/// funded before the start, pays its prizes from it and returns what is
+/// left at the conclusion (Colorado 2213(1) as amended to 7/1/13). Up to
+/// format 14 the escrow was only a figure in its file.
+pub const FORMAT_TOURNAMENT_ESCROW: u32 = 15;
+
+/// The first format in which the Division's objection to a tournament's
+/// written rules is recorded, and no event starts while it stands (Colorado
+/// 2213.06: "the licensee shall not offer a tournament using the rules
+/// found unacceptable").
+pub const FORMAT_DIVISION_OBJECTION: u32 = 15;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

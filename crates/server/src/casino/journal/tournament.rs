@@ -43,6 +43,12 @@ impl TournamentOrder {
                     None => Command::FileRules { day: filed },
                 }
             }
+            TournamentOrder::FundEscrow => Command::FundEscrow,
+            TournamentOrder::RecordObjection { reason } => Command::RecordObjection {
+                reason: reason.clone(),
+                day,
+            },
+            TournamentOrder::ResolveObjection { how } => Command::ResolveObjection { how: how.clone() },
             TournamentOrder::Register {
                 player,
                 event: e,
@@ -67,8 +73,14 @@ impl TournamentOrder {
                 points: points.unwrap_or(0),
                 between_games: true,
             },
-            TournamentOrder::Withdraw { entry } => Command::Withdraw { entry: *entry },
-            TournamentOrder::Cancel { reason } => Command::Cancel { reason: reason.clone() },
+            TournamentOrder::Withdraw { entry } => Command::Withdraw {
+                entry: *entry,
+                day: Some(day),
+            },
+            TournamentOrder::Cancel { reason } => Command::Cancel {
+                reason: reason.clone(),
+                day: Some(day),
+            },
             TournamentOrder::Eliminate { entry } => Command::Eliminate {
                 entry: *entry,
                 points: 0,
@@ -80,6 +92,7 @@ impl TournamentOrder {
             TournamentOrder::End { event: e, points } => Command::End {
                 event: event(e)?,
                 points: points.clone(),
+                day: Some(day),
             },
             TournamentOrder::ProposeSplit {
                 event: e,
@@ -92,8 +105,11 @@ impl TournamentOrder {
             },
             TournamentOrder::AgreeSplit { entry } => Command::AgreeSplit { entry: *entry },
             TournamentOrder::RefuseSplit { reason } => Command::RefuseSplit { reason: reason.clone() },
-            TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit { points: points.clone() },
-            TournamentOrder::Conclude => Command::Conclude,
+            TournamentOrder::ConfirmSplit { points } => Command::ConfirmSplit {
+                points: points.clone(),
+                day: Some(day),
+            },
+            TournamentOrder::Conclude => Command::Conclude { day: Some(day) },
             TournamentOrder::Table { .. }
             | TournamentOrder::ReleaseTable { .. }
             | TournamentOrder::ChipValues { .. } => {
@@ -103,12 +119,47 @@ impl TournamentOrder {
     }
 }
 
+/// The command as a journal older than `FORMAT_TOURNAMENT_DAYS_CHECKED`
+/// decided it: an event's end and the conclusion carried no day, so the
+/// four months of Colorado 2213(1) were not checked at them; a refund
+/// carried none either, and took its fee from the registration's month.
+pub fn undated(command: Command) -> Command {
+    match command {
+        Command::End { event, points, .. } => Command::End {
+            event,
+            points,
+            day: None,
+        },
+        Command::ConfirmSplit { points, .. } => Command::ConfirmSplit { points, day: None },
+        Command::Conclude { .. } => Command::Conclude { day: None },
+        Command::Withdraw { entry, .. } => Command::Withdraw { entry, day: None },
+        Command::Cancel { reason, .. } => Command::Cancel { reason, day: None },
+        other => other,
+    }
+}
+
 /// What happened to a tournament, as the journal keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "what", rename_all = "snake_case")]
 pub enum TournamentRecord {
     RulesFiled {
         day: String,
+    },
+    /// The Division objected to the written rules (2213.06; format 15).
+    ObjectionRecorded {
+        day: String,
+        reason: String,
+    },
+    ObjectionResolved {
+        how: String,
+    },
+    /// The prizes' value placed into escrow (2213(1), 2013; format 15).
+    EscrowFunded {
+        amount: u64,
+    },
+    /// What the escrow held at the conclusion, back to the house.
+    EscrowReturned {
+        amount: u64,
     },
     Registered {
         entry: u32,
@@ -136,6 +187,9 @@ pub enum TournamentRecord {
     },
     Withdrawn {
         entry: u32,
+        /// The refund's day (journal format 15): its fee leaves that month's proceeds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        day: Option<String>,
     },
     Cancelled {
         reason: String,
@@ -210,6 +264,13 @@ impl TournamentRecord {
         use TournamentRecord as R;
         match event {
             Event::RulesFiled { day } => R::RulesFiled { day: day.to_string() },
+            Event::ObjectionRecorded { reason, day } => R::ObjectionRecorded {
+                day: day.to_string(),
+                reason: reason.clone(),
+            },
+            Event::ObjectionResolved { how } => R::ObjectionResolved { how: how.clone() },
+            Event::EscrowFunded { amount } => R::EscrowFunded { amount: *amount },
+            Event::EscrowReturned { amount } => R::EscrowReturned { amount: *amount },
             Event::Registered { entry, points } => R::Registered {
                 entry: entry.number,
                 player: entry.player.clone(),
@@ -232,7 +293,10 @@ impl TournamentRecord {
                 points: *points,
             },
             Event::Eliminated { entry } => R::Eliminated { entry: *entry },
-            Event::Withdrawn { entry } => R::Withdrawn { entry: *entry },
+            Event::Withdrawn { entry, day } => R::Withdrawn {
+                entry: *entry,
+                day: day.map(|d| d.to_string()),
+            },
             Event::Cancelled { reason } => R::Cancelled { reason: reason.clone() },
             Event::Disqualified {
                 player,

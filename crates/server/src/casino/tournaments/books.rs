@@ -20,6 +20,9 @@ pub struct TournamentBooks {
     pub pool_account: i128,
     pub vouchers_held: u64,
     pub vouchers_account: i128,
+    /// The prizes' value in escrow, not yet paid (2213(1), 2013).
+    pub escrow: u64,
+    pub escrow_account: i128,
     pub concluded: bool,
     /// The first figure that does not agree, if any.
     pub problem: Option<String>,
@@ -33,7 +36,7 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
             .map(|(id, held)| {
                 let t = &held.tournament;
                 let balance = |kind| Account::of_tournament(kind, id).map_or(0, |a| self.ledger.balance(&a));
-                let fees: u64 = t.fees_by_month.values().sum();
+                let fees: u64 = t.fees_held();
                 let awarded: u64 = t.events.iter().flat_map(|e| &e.awards).map(|a| a.prize.value()).sum();
                 let cancelled: u64 = t.vouchers.iter().filter(|v| v.cancelled).map(|v| v.value).sum();
                 let mut books = TournamentBooks {
@@ -47,6 +50,8 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                     pool_account: balance(TournamentAccount::Pool),
                     vouchers_held: t.vouchers_held,
                     vouchers_account: balance(TournamentAccount::Vouchers),
+                    escrow: t.escrow,
+                    escrow_account: balance(TournamentAccount::Escrow),
                     concluded: t.concluded,
                     problem: None,
                 };
@@ -65,6 +70,16 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                     Some(format!(
                         "the vouchers account holds {} but {} in vouchers is held",
                         books.vouchers_account, t.vouchers_held
+                    ))
+                } else if books.escrow_account != i128::from(t.escrow) {
+                    Some(format!(
+                        "the escrow account holds {} but {} is in escrow (2213(1))",
+                        books.escrow_account, t.escrow
+                    ))
+                } else if t.concluded && t.escrow > 0 {
+                    Some(format!(
+                        "concluded with {} still in escrow: the prizes are paid from it and the rest returned (2213(1))",
+                        t.escrow
                     ))
                 } else if t.pool + awarded != books.buy_ins + books.house_added + cancelled {
                     Some(format!(

@@ -3,7 +3,9 @@
 //! requests journaled. Entry fees go to the tournament's own account, kept
 //! apart from all other cash until counted at the conclusion (2213.02);
 //! buy-ins to its prize pool, prizes out of it (2213.05); vouchers are held
-//! in an account of their own until used, cashed or cancelled.
+//! in an account of their own until used, cashed or cancelled; under the
+//! 2013 text the prizes' value in escrow before the start, the prizes paid
+//! from it (2213(1), format 15). The transfers are [`money`]'s.
 //!
 //! An event given a table plays there in points ([`tables`], format 8),
 //! counted by the ledger; one played elsewhere takes the points the
@@ -11,8 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use croupier_core::tournament::{Awarded, Event, Paid, Tournament, TournamentConfig, TournamentError};
-use croupier_ledger::{Account, TournamentAccount, Transfer};
+use croupier_core::tournament::{Event, Tournament, TournamentConfig, TournamentError};
+use croupier_ledger::{Account, Transfer};
 use time::Date;
 
 use super::actor::Actor;
@@ -20,10 +22,10 @@ use super::directory::Directory;
 use super::err;
 use super::journal::tournament::{TournamentOrder, TournamentRecord, ORDER_ID_MAX_BYTES};
 use super::journal::{JournalEvent, FORMAT_TOURNAMENTS};
-use super::table::{account, transfer};
 use crate::api::{ApiError, ErrorCode, Role};
 
 mod books;
+mod money;
 mod reads;
 mod tables;
 pub use books::TournamentBooks;
@@ -140,7 +142,11 @@ pub(super) fn plan_create(
                 by_event: BTreeMap::new(),
                 chip_values: config.spec().chip_values.clone(),
             },
-            tournament: Tournament::new(config),
+            tournament: {
+                let mut t = Tournament::new(config);
+                t.escrow_kept = dir.journal_format() >= super::journal::FORMAT_TOURNAMENT_ESCROW;
+                t
+            },
             orders: std::collections::HashMap::new(),
         },
     ))
@@ -237,6 +243,26 @@ pub(super) fn plan_order(
         ));
     }
     let t = &held.tournament;
+    if let TournamentOrder::FundEscrow = order {
+        super::journal::require_format(
+            dir.journal_format(),
+            super::journal::FORMAT_TOURNAMENT_ESCROW,
+            "a tournament's escrow is",
+        )?;
+        if actor.role != Role::Admin {
+            return Err(err(
+                ErrorCode::Forbidden,
+                "the escrow is the house's money: an admin places it, not the director alone",
+            ));
+        }
+    }
+    if let TournamentOrder::RecordObjection { .. } | TournamentOrder::ResolveObjection { .. } = order {
+        super::journal::require_format(
+            dir.journal_format(),
+            super::journal::FORMAT_DIVISION_OBJECTION,
+            "the Division's objection is",
+        )?;
+    }
     if let TournamentOrder::FileRules { filed_on, corrects } = order {
         filing_checked(t, dir, at_ms, filed_on, corrects.as_deref())?;
     }
@@ -264,9 +290,14 @@ pub(super) fn plan_order(
     let command = order
         .command(dir.gaming_date(at_ms), |name| event_index(t.config(), name))
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
+    let command = if dir.journal_format() >= super::journal::FORMAT_TOURNAMENT_DAYS_CHECKED {
+        command
+    } else {
+        super::journal::tournament::undated(command)
+    };
     let command = tables::counted(held, order, command, floor.balance)?;
     let events = t.decide(command).map_err(refused)?;
-    let mut transfers = money(t, id, &events)?;
+    let mut transfers = money::money(t, id, &events)?;
     transfers.extend(tables::points_moves(held, id, &events, floor.balance)?);
     let journal = events
         .iter()
@@ -340,126 +371,6 @@ fn house_pays(actor: &Actor, payments: &[&crate::api::PaidWith]) -> Result<(), A
         ));
     }
     Ok(())
-}
-
-/// The ledger's movements for a tournament's events, each with an id of
-/// the tournament, the event's number in its history, and a part.
-fn money(t: &Tournament, id: &str, events: &[Event]) -> Result<Vec<Transfer>, ApiError> {
-    let own = |kind| account(Account::of_tournament(kind, id));
-    let (fees, pool, vouchers) = (
-        own(TournamentAccount::Fees)?,
-        own(TournamentAccount::Pool)?,
-        own(TournamentAccount::Vouchers)?,
-    );
-    let payer = |paid: &Paid| -> Result<Account, ApiError> {
-        match paid {
-            // Cash handed over at the tournament's desk, as for chips sold at
-            // a table: no one but the player spends their wallet.
-            Paid::Cash => Ok(Account::Outside),
-            // The house takes the item, or gives the entry: it pays the value.
-            Paid::NonCash { .. } | Paid::Complimentary => Ok(Account::House),
-            Paid::Voucher { .. } => Ok(vouchers.clone()),
-        }
-    };
-    let mut out = Vec::new();
-    let mut refunded_fees = 0u64;
-    let mut push = |n: usize, part: &str, from: Account, to: Account, amount: u64, memo: &str| {
-        if amount > 0 {
-            out.push(transfer(format!("tourney/{id}/{n}/{part}"), from, to, amount, memo));
-        }
-    };
-    for (i, event) in events.iter().enumerate() {
-        let n = t.history.len() + i;
-        match event {
-            Event::Registered { entry, .. } => {
-                push(
-                    n,
-                    "fee",
-                    payer(&entry.fee.paid)?,
-                    fees.clone(),
-                    entry.fee.value,
-                    "entry fee",
-                );
-                push(
-                    n,
-                    "buyin",
-                    payer(&entry.buy_in.paid)?,
-                    pool.clone(),
-                    entry.buy_in.value,
-                    "buy-in",
-                );
-            }
-            // A refund: each payment back to whoever made it.
-            Event::Withdrawn { entry } => {
-                let e = t.entry(*entry).map_err(refused)?;
-                refunded_fees += e.fee.value;
-                push(
-                    n,
-                    "refee",
-                    fees.clone(),
-                    payer(&e.fee.paid)?,
-                    e.fee.value,
-                    "entry fee refunded",
-                );
-                push(
-                    n,
-                    "rebuyin",
-                    pool.clone(),
-                    payer(&e.buy_in.paid)?,
-                    e.buy_in.value,
-                    "buy-in refunded",
-                );
-            }
-            Event::Rebought { payment, .. } => {
-                push(n, "rebuy", payer(&payment.paid)?, pool.clone(), payment.value, "re-buy");
-            }
-            Event::HouseAdded { amount, .. } => push(n, "added", Account::House, pool.clone(), *amount, "house adds"),
-            Event::Awarded(a) => {
-                let to = match a.prize {
-                    Awarded::Cash(_) => account(Account::wallet(&a.player))?,
-                    // The house supplies the item and takes its value.
-                    Awarded::NonCash { .. } => Account::House,
-                    Awarded::Voucher { .. } => vouchers.clone(),
-                };
-                push(n, "prize", pool.clone(), to, a.prize.value(), "prize");
-            }
-            Event::VoucherCashed { player, value, .. } => {
-                push(
-                    n,
-                    "cashed",
-                    vouchers.clone(),
-                    account(Account::wallet(player))?,
-                    *value,
-                    "voucher cashed",
-                );
-            }
-            Event::VoucherCancelled { value, .. } => {
-                push(
-                    n,
-                    "cancelled",
-                    vouchers.clone(),
-                    pool.clone(),
-                    *value,
-                    "voucher cancelled",
-                );
-            }
-            // Counted at the conclusion: the fees become the house's proceeds
-            // (2213.01-.02), less those a cancel refunds in the same order.
-            Event::Concluded => {
-                let collected: u64 = t.fees_by_month.values().sum();
-                push(
-                    n,
-                    "counted",
-                    fees.clone(),
-                    Account::House,
-                    collected - refunded_fees,
-                    "entry fees counted",
-                );
-            }
-            _ => {}
-        }
-    }
-    Ok(out)
 }
 
 /// A cage request's plan: its transfers, its journal events, what it changes once durable.

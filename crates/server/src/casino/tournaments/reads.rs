@@ -196,6 +196,11 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                     out["vouchers_held"] = t.vouchers_held.into();
                     out["prizes_paid"] = t.prizes_paid.into();
                     out["rules_filed"] = t.rules_filed.map(|d| d.to_string()).into();
+                    out["objection"] = t
+                        .objection
+                        .as_ref()
+                        .map(|o| serde_json::json!({"day": o.day.to_string(), "reason": o.reason}))
+                        .into();
                 } else {
                     // A player sees the prizes they won, and no one else's (no player's name or money reaches another).
                     out["payouts"] = t

@@ -268,17 +268,18 @@ pub(super) fn counted(
             }
             None => Command::Eliminate { entry, points },
         },
-        Command::End { event, points } => Command::End {
+        Command::End { event, points, day } => Command::End {
             points: ending(t, table_of(event), event, points, balance)?,
             event,
+            day,
         },
-        Command::ConfirmSplit { points } => {
+        Command::ConfirmSplit { points, day } => {
             let event = t.split.as_ref().map(|s| s.event);
             let points = match event {
                 Some(event) => ending(t, table_of(event), event, points, balance)?,
                 None => points,
             };
-            Command::ConfirmSplit { points }
+            Command::ConfirmSplit { points, day }
         }
         // An entry joining an event under way (a re-entry) starts between games (2213.07(5)).
         Command::Register { event, .. } if t.events.get(event).is_some_and(|s| s.started && !s.ended) => {
