@@ -2019,3 +2019,53 @@ fn a_bonus_spin_xtreme_wager_is_the_players_own_and_locked_out_once_the_round_st
     drop(server);
     assert!(verify(data.path()).0);
 }
+
+/// low-limit-house Irregularities (4): a bet after no more bets "will not be
+/// honored" and "will be addressed accordingly by casino management". Sent
+/// again and again by a player through the binary: refused each time, the
+/// first logged for the pit with its player, spot and stake, the rest
+/// writing nothing; no one may send the server's record of it.
+#[test]
+fn a_late_bet_is_refused_every_time_and_logged_once_for_the_pit() {
+    let data = data_dir();
+    let (mut server, [admin, cashier, dealer, pit, p1, _]) = casino(data.path());
+    server.ask(&admin, table("m1", "dealer"));
+    server.inspect_and_open(&pit, &dealer, "m1");
+    server.seat(&cashier, ("p1", &p1), "m1", 10_000, 5_000);
+    server.ask(&dealer, json!({"op": "open_betting", "table": "m1"}));
+    server.ask(&dealer, json!({"op": "no_more_bets", "table": "m1"}));
+    let before = journal_rows(data.path()).len();
+    for n in 0..50 {
+        let late = json!({"op": "place_bet", "table": "m1", "bet_id": format!("late{n}"), "spot": "17", "stake": 500});
+        let (status, code, message) = refused(&server, &p1, late);
+        assert_eq!((status, code.as_str()), (422, "past_posting"), "{message}");
+    }
+    assert_eq!(
+        journal_rows(data.path()).len(),
+        before + 1,
+        "fifty late bets, one entry"
+    );
+    let (status, log) = server.http("GET", "/api/tables/m1/log", Some(&pit), None);
+    assert_eq!(status, 200, "{log}");
+    let logged: Vec<&Value> = log["log"]
+        .as_array()
+        .expect("the log's entries")
+        .iter()
+        .filter(|e| e.to_string().contains("past_posting"))
+        .collect();
+    assert_eq!(logged.len(), 1, "{log}");
+    let entry = logged[0].to_string();
+    assert!(
+        entry.contains(r#""player":"p1""#) && entry.contains(r#""spot":"17""#) && entry.contains(r#""stake":500"#),
+        "{entry}"
+    );
+    // The server's own record is no client's request.
+    for token in [&p1, &dealer, &admin] {
+        let forged = json!({"op": "record_past_posting", "table": "m1", "player": "p1", "spot": "17", "stake": 100});
+        let (status, code, _) = refused(&server, token, forged);
+        assert_eq!((status, code.as_str()), (400, "bad_request"));
+    }
+    server.kill();
+    let (passed, report) = verify(data.path());
+    assert!(passed, "{report}");
+}

@@ -104,6 +104,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::DisputeDecided { .. } => [Nothing, OwnPart, Nothing, Whole],
         // european-casino 5.2: the player learns their chips were recorded taken away, not by whom.
         E::ChipsTakenAway { .. } => [Nothing, Unnamed, Nothing, Whole],
+        // low-limit-house Irregularities (4): a late bet logged; its player sees it, others do not.
+        E::PastPosting { .. } => [Nothing, Whole, Nothing, Whole],
     }
 }
 
@@ -227,6 +229,13 @@ fn every_kind() -> Vec<EventView> {
                 chips: 4,
                 unit: 500,
             }],
+        },
+        EventView::PastPosting {
+            table: t(),
+            player: p(),
+            spot: "17".into(),
+            stake: 500,
+            at_ms: 9,
         },
         EventView::ChipsTakenAway {
             table: t(),
@@ -599,7 +608,9 @@ fn a_writes_answer_shows_each_caller_only_what_they_may_see() {
             // A dispute, or chips recorded taken away, is the staff's whole;
             // a player's bet is on the streams.
             (false, false) => match e {
-                EventView::DisputeDecided { .. } | EventView::ChipsTakenAway { .. } => vec![e.clone()],
+                EventView::DisputeDecided { .. } | EventView::ChipsTakenAway { .. } | EventView::PastPosting { .. } => {
+                    vec![e.clone()]
+                }
                 _ => vec![],
             },
         };

@@ -184,6 +184,16 @@ fn journal_of_every_kind() -> Vec<Entry> {
     );
     run(ben.clone(), bet("b2", "17", 10_000, None));
     run(dealer.clone(), Request::NoMoreBets { table: t() });
+    // The server's record of a late bet (low-limit-house Irregularities (4); format 15).
+    run(
+        Actor::system(),
+        Request::RecordPastPosting {
+            table: t(),
+            player: "ben".into(),
+            spot: "red".into(),
+            stake: Minor::new(500),
+        },
+    );
     run(
         dealer.clone(),
         Request::Spin {
@@ -373,6 +383,7 @@ fn a_journal_of_every_kind_replays_and_holds_codes_not_the_apis_words() {
         "tipped",
         "table_closed",
         "left_table",
+        "past_posting",
     ] {
         assert!(kinds.contains(kind), "no {kind} in {kinds:?}");
     }

@@ -1880,3 +1880,73 @@ fn only_staff_with_a_licence_on_record_inspect_or_adjust_where_the_log_names_it(
     older.ok(&unlicensed, inspection("t1"));
     older.replays();
 }
+
+// low-limit-house Irregularities (4): "If a player attempts to place a
+// wager after the dealer states 'No More Bets' the late bet will not be
+// honored ... This is Past Posting and will be addressed accordingly by
+// casino management." From journal format 15 the refused bet is logged
+// with its player, spot, stake and time, once a player a round (a
+// thousand late bets write one entry), for a spot the wheel has.
+#[test]
+fn a_late_bet_is_refused_and_logged_once_a_player_a_round_for_management() {
+    let past_postings = |w: &World| -> Vec<(String, String, u64)> {
+        let slot = w.casino.table("t1").expect("t1");
+        slot.log
+            .iter()
+            .filter_map(|(_, e, _)| match e {
+                croupier_server::casino::JournalEvent::PastPosting {
+                    player, spot, stake, ..
+                } => Some((player.clone(), spot.clone(), *stake)),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut w = World::in_format(JOURNAL_FORMAT, "low-limit-house");
+    w.seat("alice", 10_000, 5_000);
+    w.seat("bob", 10_000, 5_000);
+    w.ok(&dealer(), open_betting());
+    w.ok(&alice(), bet("a1", "17", 500));
+    w.ok(&dealer(), no_more_bets());
+    let before = w.entries();
+    let refused = w.run(&bob(), bet("b1", "8-9", 1_000)).expect_err("past posting");
+    assert_eq!(refused.code, "past_posting", "{refused}");
+    assert_eq!(w.entries(), before + 1, "the attempt is logged");
+    assert_eq!(past_postings(&w), vec![("bob".to_string(), "8-9".to_string(), 1_000)]);
+    assert_eq!(w.balance("chips:t1:bob"), 5_000, "nothing of bob's moved");
+    // Again and again in the round: refused, logged no more.
+    for n in 0..20 {
+        let again = w
+            .run(&bob(), bet(&format!("b{n}x"), "red", 500))
+            .expect_err("past posting");
+        assert_eq!(again.code, "past_posting");
+    }
+    // A spot the wheel has not is refused and not logged; alice's resend of her bet is no attempt.
+    w.run(&alice(), bet("a2", "99", 500)).expect_err("past posting");
+    w.ok(&alice(), bet("a1", "17", 500));
+    assert_eq!(w.entries(), before + 1, "one entry for the round");
+    w.ok(&dealer(), spin("17"));
+    // The next round logs the next attempt.
+    w.ok(&dealer(), open_betting());
+    w.ok(&dealer(), no_more_bets());
+    w.run(&bob(), bet("b2", "red", 500)).expect_err("past posting");
+    assert_eq!(past_postings(&w).len(), 2);
+    // Only the server records one (the API has no such request; here an admin
+    // stands for the server's own account): a player or a dealer may not.
+    let record = Request::RecordPastPosting {
+        table: "t1".into(),
+        player: "bob".into(),
+        spot: "17".into(),
+        stake: Minor::new(100),
+    };
+    for who in [bob(), dealer()] {
+        w.refused(&who, record.clone(), "forbidden");
+    }
+    w.replays();
+
+    let mut older = World::in_format(14, "low-limit-house");
+    older.seat("bob", 10_000, 5_000);
+    older.ok(&dealer(), open_betting());
+    older.ok(&dealer(), no_more_bets());
+    older.refused(&bob(), bet("b1", "red", 500), "past_posting");
+    older.replays();
+}

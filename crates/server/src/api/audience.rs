@@ -116,6 +116,11 @@ impl EventView {
             | E::ChipsConfirmed { table, .. }
             | E::FloatFilled { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
+            // The player learns their late bet was logged, as the staff do.
+            E::PastPosting { table, player, .. } => A::StaffAndEachNamed {
+                table,
+                players: vec![player.as_str()],
+            },
             // The player learns their chips were recorded taken away, not who recorded it.
             E::ChipsTakenAway { table, player, .. } => A::StaffAndEachNamed {
                 table,

@@ -170,6 +170,15 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         lots: Vec<RevaluedLot>,
     },
+    /// A player's bet sent after no more bets was refused and logged for the
+    /// casino's management (low-limit-house Irregularities (4); format 15).
+    PastPosting {
+        table: String,
+        player: String,
+        spot: String,
+        stake: u64,
+        at_ms: u64,
+    },
     /// The staff recorded that a player took their colour chips away from
     /// the table (european-casino 5.2): they play no more until cashed in.
     ChipsTakenAway {

@@ -285,7 +285,7 @@ impl Request {
             R::OpenBetting { .. } => Act::OpenBetting,
             R::NoMoreBets { .. } => Act::NoMoreBets,
             R::Spin { .. } | R::Draw { .. } => Act::Spin,
-            R::WheelGame { .. } | R::DrawBonus { .. } => Act::RunTheServer,
+            R::WheelGame { .. } | R::DrawBonus { .. } | R::RecordPastPosting { .. } => Act::RunTheServer,
             R::BonusWager { .. } => Act::Bet,
             R::BuyIn { .. } => Act::BuyIn,
             R::SellChips { .. } => Act::SellChips,

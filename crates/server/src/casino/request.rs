@@ -197,6 +197,15 @@ pub enum Request {
     },
     /// A bonus table's draw after no more bets, by the server's RNG, with
     /// the words it came from: they give the draw again (journal format 11).
+    /// A player's bet sent after no more bets, refused and logged (journal
+    /// format 15): the server's own request, never a client's.
+    RecordPastPosting {
+        table: String,
+        player: String,
+        spot: String,
+        #[serde(with = "minor")]
+        stake: Minor,
+    },
     DrawBonus {
         table: String,
         words: Vec<u32>,
@@ -368,6 +377,7 @@ impl Request {
             | R::Spin { table, .. }
             | R::Draw { table, .. }
             | R::DrawBonus { table, .. }
+            | R::RecordPastPosting { table, .. }
             | R::BonusWager { table, .. }
             | R::WheelGame { table, .. }
             | R::BuyIn { table, .. }

@@ -172,6 +172,19 @@ pub fn view(event: &JournalEvent) -> EventView {
                 .map(|(day, chips, unit)| crate::api::RevaluedLot { day, chips, unit })
                 .collect(),
         },
+        J::PastPosting {
+            table,
+            player,
+            spot,
+            stake,
+            at_ms,
+        } => V::PastPosting {
+            table,
+            player,
+            spot,
+            stake,
+            at_ms,
+        },
         J::ChipsTakenAway {
             table,
             player,

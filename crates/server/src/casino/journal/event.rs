@@ -175,6 +175,15 @@ pub enum JournalEvent {
         by: String,
         licence: String,
     },
+    /// A player's bet sent after no more bets: refused, and logged for the
+    /// casino's management (low-limit-house Irregularities (4); format 15).
+    PastPosting {
+        table: String,
+        player: String,
+        spot: String,
+        stake: u64,
+        at_ms: u64,
+    },
     Tipped {
         table: String,
         player: String,

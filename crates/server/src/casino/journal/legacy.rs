@@ -295,8 +295,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             amount: 0,
             colour: String::new(),
         },
-        // Never written before format 11.
-        J::BonusDrawn { table, .. } => L::TableOpened { table },
+        // Never written before formats 11 and 15.
+        J::BonusDrawn { table, .. } | J::PastPosting { table, .. } => L::TableOpened { table },
         J::BonusWager { table, player, .. } => L::LeftTable {
             table,
             player,

@@ -228,6 +228,13 @@ pub const FORMAT_BSX_NOT_AT_WHEEL: u32 = 15;
 /// recorded signed the log with the licence typed at sign-in.
 pub const FORMAT_LICENCE_ON_RECORD: u32 = 15;
 
+/// The first format in which a player's bet sent after no more bets is
+/// logged, with the player, spot, stake and time, as well as refused
+/// (low-limit-house Irregularities (4): "This is Past Posting and will be
+/// addressed accordingly by casino management"): the server journals
+/// `record_past_posting`, its own request, once a player a round.
+pub const FORMAT_PAST_POSTING_LOGGED: u32 = 15;
+
 /// The first format in which an event's end and a tournament's conclusion
 /// are checked against the four months of Colorado 2213(1) ("A tournament
 /// must conclude no later than four months following the first day of

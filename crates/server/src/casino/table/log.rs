@@ -34,6 +34,17 @@ pub(super) fn logged(event: &Event) -> bool {
     )
 }
 
+/// Whether a request's effects put an act in the log, which its maker
+/// signs. Only a request the log keeps pays for the signature: not a bet.
+pub(super) fn signs(effects: &[super::Effect]) -> bool {
+    use super::chip_days::ChipsChange;
+    effects.iter().any(|e| match e {
+        super::Effect::Core { events } => events.iter().any(logged),
+        super::Effect::ChipDays(ChipsChange::Confirmed { .. } | ChipsChange::TakenAway { .. }) => true,
+        _ => false,
+    })
+}
+
 impl TableSlot {
     /// Logs the events the log keeps, signed by whoever's request it is, the
     /// oldest going past [`TABLE_LOG_MAX`].

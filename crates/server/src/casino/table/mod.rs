@@ -21,6 +21,7 @@ mod money;
 pub use log::Signed;
 pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
 mod operations;
+mod past_posting;
 mod plan;
 mod points;
 pub(in crate::casino) use plan::{Effect, Plan};
@@ -68,6 +69,9 @@ pub struct TableSlot {
     /// Who the request being applied is from, for the log (`None`: the server).
     #[serde(skip)]
     acting: Option<Signed>,
+    /// The round whose late bets were logged, and whose (once a player).
+    #[serde(skip)]
+    past_posted: (u64, Vec<String>),
     /// The balances of the table's own accounts (see [`TableSlot::balance`]):
     /// the table plans with them; the ledger holds them too, and checks again.
     #[serde(with = "croupier_core::canonical::map")]
@@ -267,6 +271,7 @@ impl TableSlot {
             rounds: VecDeque::new(),
             log: VecDeque::new(),
             acting: None,
+            past_posted: (0, Vec::new()),
             books: HashMap::new(),
             entries: 0,
             corrected: HashMap::new(),
@@ -327,12 +332,8 @@ impl TableSlot {
         Account::of_table(kind, &self.id).map_or(0, |a| self.balance_of(&a))
     }
 
-    /// Executes a request at this table, its single writer: plans it from the
-    /// table's own state, has `cage` write its entry, and applies it. A
-    /// request the table has checked in full is applied without waiting for
-    /// the cage; one whose money the ledger alone can judge waits for its
-    /// verdict. The events come with their texts for the streams.
-    pub fn execute(
+    /// [`TableSlot::execute`] without logging a refused late bet.
+    fn execute_request(
         &mut self,
         directory: &SharedDirectory,
         at_ms: u64,
@@ -401,18 +402,8 @@ impl TableSlot {
         }
         self.entries += 1;
         // The log says who did what (Colorado 2212(5)): the server's own acts are
-        // unsigned. Only a request the log keeps pays for the signature: not a bet.
-        let logs = effects.iter().any(|e| {
-            matches!(e, Effect::Core { events } if events.iter().any(log::logged))
-                || matches!(
-                    e,
-                    Effect::ChipDays(
-                        chip_days::ChipsChange::Confirmed { .. } | chip_days::ChipsChange::TakenAway { .. }
-                    )
-                )
-        });
-        // A licence never recorded shows as "-", as the events themselves say it.
-        self.acting = (logs && actor.username != Actor::system().username).then(|| Signed {
+        // unsigned. A licence never recorded shows as "-", as the events say it.
+        self.acting = (log::signs(&effects) && actor.username != Actor::system().username).then(|| Signed {
             by: actor.username.clone(),
             licence: person(actor, "").licence,
         });
@@ -467,6 +458,7 @@ impl TableSlot {
             }
             Request::ConfirmChips { player, .. } => self.plan_confirm_chips(dir, at_ms, actor, player, &mut plan)?,
             Request::ChipsTakenAway { player, .. } => self.plan_take_away(dir, at_ms, actor, player, &mut plan)?,
+            Request::RecordPastPosting { .. } => self.plan_past_posting(dir, at_ms, request, &mut plan)?,
             Request::PlaceBet { .. } | Request::CancelBet { .. } | Request::VerbalBets { .. } => {
                 self.plan_bet(dir, at_ms, actor, request, &mut plan)?
             }
@@ -543,6 +535,7 @@ impl TableSlot {
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
+            Effect::Log(event) => self.log_event(at_ms, event),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
             }

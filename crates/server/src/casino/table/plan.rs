@@ -44,6 +44,8 @@ pub(in crate::casino) enum Effect {
         id: String,
         digest: String,
     },
+    /// An event the operations log keeps that changes nothing else (format 15).
+    Log(JournalEvent),
 }
 
 /// A request's plan: the transfers that move its money, its events, and what it changes once durable.
