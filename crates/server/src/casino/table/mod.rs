@@ -9,6 +9,7 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+pub use bets::bet_id_max_bytes;
 mod bonus;
 pub mod books;
 pub(in crate::casino) use bonus::Flows;
@@ -18,6 +19,7 @@ mod coupons;
 mod disputes;
 mod log;
 mod money;
+pub(in crate::casino) use log::person;
 pub use log::Signed;
 pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
 mod operations;
@@ -31,7 +33,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use croupier_core::round::{Event, Person, Table};
+use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt};
 
@@ -208,28 +210,6 @@ fn needs_verdict(request: &Request) -> bool {
         request,
         Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
     )
-}
-
-/// Whether an event belongs in a table's operations log.
-/// The longest bet id a table takes: its movements are named
-/// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
-/// must fit the ledger's ids.
-pub fn bet_id_max_bytes(table: &str) -> usize {
-    let round_digits = u64::MAX.to_string().len();
-    croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
-}
-
-/// A person as the logs name them (Colorado 2212(5), Maryland ch.2 E(6)).
-pub(super) fn person(actor: &Actor, role_text: &str) -> Person {
-    Person {
-        name: actor.username.clone(),
-        role: role_text.to_string(),
-        licence: if actor.licence.is_empty() {
-            "-".to_string()
-        } else {
-            actor.licence.clone()
-        },
-    }
 }
 
 pub(super) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
