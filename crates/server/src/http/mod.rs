@@ -16,6 +16,7 @@ pub mod paused;
 pub mod people;
 pub mod public;
 pub mod recall;
+pub mod reports;
 pub mod requests;
 pub mod sessions;
 pub mod standby;
@@ -66,6 +67,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/log", get(tables::log))
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
+        .route("/api/reports/day", get(reports::day))
         .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::metrics))

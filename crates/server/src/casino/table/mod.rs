@@ -134,6 +134,12 @@ pub struct TableSlot {
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
+    /// The dealer on duty, and while the table is open its last entry's
+    /// time: the books' dealers' shares and open play count from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) on_duty: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) open_since_ms: Option<u64>,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -263,6 +269,8 @@ impl TableSlot {
             jackpots: bonus::Jackpots::new(),
             disputes: HashMap::new(),
             books_by_day: books::Books::new(),
+            on_duty: None,
+            open_since_ms: None,
             earlier_bets: std::sync::OnceLock::new(),
         })
     }
@@ -323,6 +331,7 @@ impl TableSlot {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
         let books = dir.journal_format() >= journal::FORMAT_TABLE_BOOKS;
+        let runs_game = books::runs_game(&request);
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -365,6 +374,7 @@ impl TableSlot {
                 .collect();
             let deltas = self.deltas(made.iter().copied());
             if books {
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
                 let tally = self.tally(made.into_iter());
                 self.enter(dir.gaming_day(at_ms), &tally);
             }
@@ -375,6 +385,7 @@ impl TableSlot {
             let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
             if let Some(tally) = tally {
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
                 self.enter(dir.gaming_day(at_ms), &tally);
             }
             self.book(deltas);
@@ -398,6 +409,9 @@ impl TableSlot {
         });
         for effect in effects {
             self.apply(&dir, at_ms, effect);
+        }
+        if books {
+            self.after_entry(at_ms);
         }
         self.acting = None;
         Ok(executed)
