@@ -58,6 +58,7 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(pages::favicon))
         .route("/cashier", get(pages::cashier))
         .route("/tournaments", get(pages::tournaments))
+        .route("/report", get(pages::report))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))
         .route("/api/public/tables", get(public::public_tables))
