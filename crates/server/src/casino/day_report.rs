@@ -43,7 +43,7 @@ pub fn table_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64
     }
     .with_rates();
     let dealers = b
-        .dealers
+        .shares()
         .iter()
         .map(|(name, d)| DealerDay {
             dealer: name.clone(),

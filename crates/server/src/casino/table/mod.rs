@@ -135,7 +135,8 @@ pub struct TableSlot {
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
     /// The dealer on duty, and while the table is open its last entry's
-    /// time: the books' dealers' shares and open play count from them.
+    /// time: the books' dealers' shares and open play count from them
+    /// (journal format 15). Left out while none, as older journals give.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) on_duty: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,7 +332,10 @@ impl TableSlot {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
         let books = dir.journal_format() >= journal::FORMAT_TABLE_BOOKS;
-        let runs_game = books::runs_game(&request);
+        // Open play and the dealer on duty are counted from format 15 only:
+        // an older journal's checkpoints hold the same bytes its build wrote.
+        let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+        let runs_game = shares && books::runs_game(&request);
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -373,10 +377,12 @@ impl TableSlot {
                 .map(|(t, _)| t)
                 .collect();
             let deltas = self.deltas(made.iter().copied());
-            if books {
+            if shares {
                 self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
+            }
+            if books {
                 let tally = self.tally(made.into_iter());
-                self.enter(dir.gaming_day(at_ms), &tally);
+                self.enter(dir.gaming_day(at_ms), &tally, shares);
             }
             self.book(deltas);
         } else {
@@ -384,9 +390,11 @@ impl TableSlot {
             // Entered once the cage has taken them: a refused write enters nothing.
             let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
-            if let Some(tally) = tally {
+            if shares {
                 self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
-                self.enter(dir.gaming_day(at_ms), &tally);
+            }
+            if let Some(tally) = tally {
+                self.enter(dir.gaming_day(at_ms), &tally, shares);
             }
             self.book(deltas);
         }
@@ -410,7 +418,7 @@ impl TableSlot {
         for effect in effects {
             self.apply(&dir, at_ms, effect);
         }
-        if books {
+        if shares {
             self.after_entry(at_ms);
         }
         self.acting = None;
@@ -575,7 +583,8 @@ impl TableSlot {
                     .iter()
                     .any(|e| matches!(e, Event::RoundSettled { pocket: Some(_), .. }));
                 if played && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
-                    self.count_round(dir.gaming_day(at_ms));
+                    let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+                    self.count_round(dir.gaming_day(at_ms), shares);
                 }
                 if settles {
                     let after = snapshot(self);
