@@ -5,6 +5,7 @@ mod common;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::table::books::DealerBooks;
 use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
 
 thread_local! {
@@ -2763,4 +2764,137 @@ fn a_journal_before_format_14_keeps_no_cage_record() {
         },
     );
     assert_eq!(w.casino.cage_record(w.now / 86_400_000, None), (Vec::new(), false));
+}
+
+/// Every text key of the maps in a checkpoint's CBOR, however deep.
+fn keys_of(value: &ciborium::Value, keys: &mut std::collections::BTreeSet<String>) {
+    match value {
+        ciborium::Value::Map(pairs) => {
+            for (k, v) in pairs {
+                if let ciborium::Value::Text(k) = k {
+                    keys.insert(k.clone());
+                }
+                keys_of(k, keys);
+                keys_of(v, keys);
+            }
+        }
+        ciborium::Value::Array(items) => items.iter().for_each(|v| keys_of(v, keys)),
+        ciborium::Value::Tag(_, v) => keys_of(v, keys),
+        _ => {}
+    }
+}
+
+/// A checkpoint's layout and its maps' keys.
+fn checkpoint_keys<S: Storage>(casino: &Casino<S>) -> (u32, std::collections::BTreeSet<String>) {
+    let taken = casino.checkpoint().expect("a checkpoint");
+    let value: ciborium::Value = ciborium::from_reader(taken.bytes.as_slice()).expect("CBOR");
+    let layout = match &value {
+        ciborium::Value::Map(pairs) => pairs
+            .iter()
+            .find(|(k, _)| k.as_text() == Some("format"))
+            .and_then(|(_, v)| v.as_integer())
+            .and_then(|n| u32::try_from(n).ok())
+            .expect("a layout"),
+        other => panic!("not a map: {other:?}"),
+    };
+    let mut keys = std::collections::BTreeSet::new();
+    keys_of(&value, &mut keys);
+    (layout, keys)
+}
+
+/// What the day report keeps from journal format 15, as a checkpoint names it.
+const DAY_REPORT_KEYS: [&str; 4] = ["open_ms", "dealers", "on_duty", "open_since_ms"];
+
+/// A casino upgrading from a format-14 build had every bound checkpoint
+/// mismatch its replay (a false tamper report from `croupier verify`, and
+/// full replays at each start): the day report's open play and dealers'
+/// shares were counted and written in format 14 too, in a new layout. They
+/// count from format 15, and until then the state is the bytes a format-14
+/// build wrote, in layout 2.
+#[test]
+fn a_format_14_casinos_checkpoint_keeps_its_bytes_until_format_15_fills_the_books() {
+    let mut w = setup_in_format(MemoryStorage::default(), 14);
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    round_on_17(&mut w, 1);
+    let day = w.now / 86_400_000;
+    let older = w.casino.table("t1").expect("t1").books_of(day);
+    assert_eq!((older.rounds, older.open_ms, older.dealers.len()), (1, 0, 0));
+    let (layout, keys) = checkpoint_keys(&w.casino);
+    assert_eq!(layout, 2);
+    assert!(keys.contains("books_by_day"), "the day's books are in it: {keys:?}");
+    for key in DAY_REPORT_KEYS {
+        assert!(!keys.contains(key), "{key} in a format-14 checkpoint");
+    }
+    // In format 14 the day's figures all go to no dealer.
+    let shares = older.shares();
+    assert_eq!(shares.keys().collect::<Vec<_>>(), ["-"]);
+    assert_eq!((shares["-"].rounds, shares["-"].win()), (1, older.win()));
+
+    // The upgrade: the new build's start moves the journal on to format 15.
+    let written = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(written), w.now).expect("reopen");
+    let mut w = World { casino, now: w.now };
+    assert_eq!(w.casino.journal_format(), JOURNAL_FORMAT);
+    let (_, keys) = checkpoint_keys(&w.casino);
+    for key in DAY_REPORT_KEYS {
+        assert!(!keys.contains(key), "{key} before a format-15 entry at the table");
+    }
+
+    // Another dealer takes over the open table and deals a round: theirs is
+    // that round's share, the day's earlier figures stay under `-`.
+    w.ok(
+        &admin(),
+        Request::CreateUser {
+            username: "dealer2".into(),
+            role: Role::Dealer,
+            password_hash: "test-hash".into(),
+            licence: None,
+        },
+    );
+    let first = w.now + 10;
+    let dealer2 = actor("dealer2", Role::Dealer);
+    w.ok(&dealer2, Request::OpenBetting { table: "t1".into() });
+    w.ok(&actor("alice", Role::Player), bet("t1", "a2", "red", 1_000));
+    w.ok(&actor("bob", Role::Player), bet("t1", "b2", "black", 2_000));
+    w.ok(&dealer2, Request::NoMoreBets { table: "t1".into() });
+    w.ok(
+        &dealer2,
+        Request::Spin {
+            bonus_words: Vec::new(),
+            table: "t1".into(),
+            spin: spin("17"),
+        },
+    );
+    let books = w.casino.table("t1").expect("t1").books_of(day);
+    assert_eq!(books.rounds, 2);
+    // Open play from the table's first entry after the upgrade to its last.
+    assert_eq!(books.open_ms, w.now - first);
+    let shares = books.shares();
+    assert_eq!(shares.keys().collect::<Vec<_>>(), ["-", "dealer2"]);
+    // alice's red loses 1,000 into the float, bob's black is paid 2,000 out of it.
+    assert_eq!(
+        shares["dealer2"],
+        DealerBooks {
+            float_in: 1_000,
+            float_out: 2_000,
+            rounds: 1,
+            ..DealerBooks::default()
+        }
+    );
+    assert_eq!(shares["-"], older.shares()["-"]);
+    assert_eq!(shares.values().map(|s| s.win()).sum::<i128>(), books.win());
+    let (layout, keys) = checkpoint_keys(&w.casino);
+    assert_eq!(layout, 2);
+    for key in DAY_REPORT_KEYS {
+        assert!(keys.contains(key), "{key} once format 15 fills it");
+    }
+    // The journal replayed: the same state, byte for byte.
+    let entries = w.casino.ledger().storage().entries.clone();
+    let again = replay(&entries).expect("the journal replays whole");
+    assert_eq!(
+        again.checkpoint().expect("a checkpoint").bytes,
+        w.casino.checkpoint().expect("a checkpoint").bytes
+    );
 }

@@ -559,4 +559,6 @@ pub use super::report::{
     AwayChips, CouponCount, CouponTotals, DayBooksView, ReportTotals, RoundTotals, SeatedChips, TableReport,
 };
 
+pub use super::day_report::{decimal, hold, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};
+
 pub use super::recall::{RecalledBet, RecalledRound, Rounds};

@@ -6,6 +6,7 @@
 
 mod audience;
 pub mod bodies;
+mod day_report;
 mod error;
 mod event;
 pub mod integrity;

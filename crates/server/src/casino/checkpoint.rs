@@ -27,7 +27,10 @@ use super::{Cage, Casino, OpenError, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 
 /// The layout of a checkpoint's bytes; a start refuses one it does not know
-/// (2: the ledger keeps a window of each table's rounds).
+/// (2: the ledger keeps a window of each table's rounds). A part a later
+/// journal format fills (a table's open play and dealers' shares, format
+/// 15) is left out while empty and read with its default, so it keeps the
+/// layout: a format-14 casino's checkpoints are the bytes its build wrote.
 pub const CHECKPOINT_FORMAT: u32 = 2;
 
 /// A checkpoint as a start is given it: the entry its state follows, and its bytes.

@@ -13,6 +13,7 @@ pub mod cage;
 pub mod cage_record;
 pub mod cash;
 pub mod checkpoint;
+pub mod day_report;
 pub mod directory;
 mod from_client;
 pub mod gaming_day;

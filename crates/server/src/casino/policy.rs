@@ -63,6 +63,8 @@ pub enum Act {
     DecideDispute,
     /// Read a table's operations log and report.
     ReadTableBooks,
+    /// Read the casino's books of a gaming day, every table's and every dealer's.
+    ReadCasinoBooks,
     /// Read the server's metrics (on its own listener, anyone who reaches it).
     ReadMetrics,
     /// Follow every event at a table on its stream, every player's bets included.
@@ -213,6 +215,18 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
             Role::Auditor,
         ],
         "read a table's log and report",
+    ),
+    (
+        Act::ReadCasinoBooks,
+        &[
+            Role::Admin,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Auditor,
+        ],
+        "read the casino's books of a gaming day",
     ),
     (Act::WatchTable, STAFF, "follow every player's bets"),
     (Act::RecallEveryPlayer, STAFF, "see another player's rounds"),

@@ -36,6 +36,8 @@ pub enum TableQuery {
     /// Its accounts, the books of gaming day `day` (days since 1970;
     /// `None`: today's) and the recent rounds' totals.
     Report { day: Option<u64> },
+    /// Its figures of gaming day `day` for the casino's report (`None`: today's).
+    Day { day: Option<u64> },
     /// Its last `n` rounds, newest first, as `viewer` may see them.
     Recall { n: usize, viewer: Actor },
     /// The last `n` rounds `player` bet in here, newest first, whole.
@@ -57,6 +59,7 @@ pub enum TableAnswer {
     Log(TableLog),
     Bets(TableBets),
     Report(TableReport),
+    Day(Box<super::day_report::TableDayBooks>),
     /// The question refused (a report of a day whose books the table does not keep).
     Refused(crate::api::ApiError),
     Rounds(Vec<RecalledRound>),
@@ -218,6 +221,10 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
         }
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
+            Err(refused) => TableAnswer::Refused(refused),
+        },
+        TableQuery::Day { day } => match super::day_report::table_day(slot, dir, now_ms, day) {
+            Ok(books) => TableAnswer::Day(Box::new(books)),
             Err(refused) => TableAnswer::Refused(refused),
         },
         TableQuery::Recall { n, viewer } => {
@@ -464,7 +471,7 @@ pub fn day_text(day: u64) -> String {
 /// Gaming day `day` if `slot` keeps its books: from its oldest kept day to
 /// today's (a day in between with no movement is a quiet one). A day before
 /// them or after today is refused, not shown as a quiet day.
-fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
+pub(crate) fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
     let today = dir.gaming_day(now_ms);
     let first = slot.book_days().next().unwrap_or(today);
     if (first..=today).contains(&day) {

@@ -16,6 +16,7 @@ pub mod paused;
 pub mod people;
 pub mod public;
 pub mod recall;
+pub mod reports;
 pub mod requests;
 pub mod sessions;
 pub mod standby;
@@ -57,6 +58,7 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(pages::favicon))
         .route("/cashier", get(pages::cashier))
         .route("/tournaments", get(pages::tournaments))
+        .route("/report", get(pages::report))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))
         .route("/api/public/tables", get(public::public_tables))
@@ -66,6 +68,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/log", get(tables::log))
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
+        .route("/api/reports/day", get(reports::day))
         .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::metrics))

@@ -1,6 +1,6 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, cage, integrity, metrics, people, public, recall, requests, streams, tables, tournaments};
+use super::{auth, cage, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments};
 use crate::api::bodies::{
     ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
     PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
@@ -32,6 +32,7 @@ use crate::api::{
         tables::log,
         tables::bets,
         tables::report,
+        reports::day,
         integrity::integrity,
         recall::table_rounds,
         recall::player_rounds,
@@ -85,6 +86,7 @@ use crate::api::{
         LogEntry,
         TableBets,
         TableReport,
+        crate::api::bodies::DayReport,
         crate::api::integrity::TableIntegrity,
         Rounds,
         RecalledRound,
@@ -121,6 +123,7 @@ mod tests {
             "/api/tables/{table}/log",
             "/api/tables/{table}/bets",
             "/api/tables/{table}/report",
+            "/api/reports/day",
             "/api/tables/{table}/integrity",
             "/api/me",
             "/api/users",

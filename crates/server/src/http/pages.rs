@@ -46,6 +46,7 @@ page!(PIT, "../../web/pit.html");
 page!(ADMIN, "../../web/admin.html");
 page!(CASHIER, "../../web/cashier.html");
 page!(TOURNAMENTS, "../../web/tournaments.html");
+page!(REPORT, "../../web/report.html");
 
 fn serve(page: &'static LazyLock<(&'static str, String)>) -> Response {
     let (html, policy) = &**page;
@@ -91,6 +92,12 @@ pub async fn cashier() -> Response {
 /// a player's own entries and agreement to a split.
 pub async fn tournaments() -> Response {
     serve(&TOURNAMENTS)
+}
+
+/// The back office's report of a gaming day: every table's books, the
+/// casino's and each dealer's, to print or download as CSV.
+pub async fn report() -> Response {
+    serve(&REPORT)
 }
 
 /// No icon: answered with nothing rather than a 404 in every browser's console.

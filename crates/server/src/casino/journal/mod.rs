@@ -72,9 +72,11 @@ pub use event::JournalEvent;
 /// RNG's or a wheel's recorded result, coupons count against the cashier's
 /// day, a dealer's sales are capped across every table, and each table
 /// keeps the books of its gaming day. Format 15 reads again rules format 14
-/// read loosely: a Maryland table opens only with its limits posted, and a
-/// Bonus Spin Xtreme table's results come from the RNG, not a wheel, and
-/// only staff with a licence on record inspect or adjust (Colorado, Maryland).
+/// read loosely: a Maryland table opens only with its limits posted, a
+/// Bonus Spin Xtreme table's results come from the RNG, not a wheel, only
+/// staff with a licence on record inspect or adjust (Colorado, Maryland), a
+/// late bet is logged, tournaments keep their dates, refunds and escrow,
+/// and a table's books keep its open play and each dealer's share.
 pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
@@ -257,6 +259,14 @@ pub const FORMAT_TOURNAMENT_ESCROW: u32 = 15;
 /// 2213.06: "the licensee shall not offer a tournament using the rules
 /// found unacceptable").
 pub const FORMAT_DIVISION_OBJECTION: u32 = 15;
+
+/// The first format in which a table's books of a gaming day keep its open
+/// play and each dealer's share (the day report, `GET /api/reports/day`):
+/// the dealer on duty and the time since the table's last entry are counted
+/// from it. Up to format 14 neither was kept, and those journals' tables
+/// replay without, so the state a checkpoint holds is the same bytes until a
+/// format-15 entry fills them.
+pub const FORMAT_DAY_REPORT: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

@@ -4,7 +4,7 @@ use croupier_core::round::{Command, Phase, PLAYER_ROUND_BETS_MAX};
 use croupier_core::{BetRequest, Kind, Minor, PocketSet, ZeroChoice};
 use foldhash::{HashMap, HashMapExt};
 
-use super::{bet_id_max_bytes, Plan, TableSlot};
+use super::{Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
@@ -380,4 +380,12 @@ impl TableSlot {
             ),
         ))
     }
+}
+
+/// The longest bet id a table takes: its movements are named
+/// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
+/// must fit the ledger's ids.
+pub fn bet_id_max_bytes(table: &str) -> usize {
+    let round_digits = u64::MAX.to_string().len();
+    croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
 }

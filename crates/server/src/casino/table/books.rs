@@ -23,6 +23,26 @@
 //!   balance less its opening, less fills, plus credits;
 //! - **hold**: win over drop.
 //!
+//! From journal format 15 (`FORMAT_DAY_REPORT`) each day's books also keep
+//! its **open play** and each **dealer's share**. Open play is measured
+//! between the table's own journaled entries: each entry written while the
+//! table is open adds the time since the table's entry before it (or its
+//! opening) to the gaming day the entry is written in, up to the entry that
+//! closes it; an idle stretch counts once the next entry comes, and one
+//! across the day's start counts to the new day. The journal records no
+//! dealer signing on at a table, so the dealer on duty is the staff member
+//! who last ran its game: opened the table, opened or closed betting, keyed a
+//! spin or asked the RNG's draw. A wheel's closing of betting and its games
+//! are the server's, and change no one. Every transfer a day's books count
+//! (drop, float in and out) and every round settled go to whoever was on
+//! duty when its entry was written (`-` before anyone was), so the dealers'
+//! shares sum to the table's figures.
+//! A format-14 journal's entries count neither: its days' figures all go to
+//! `-` and their open play is none; on the day a casino upgrades, both count
+//! from the table's first entry after the upgrade, the day's earlier figures
+//! under `-`. Until a format-15 entry fills them, the books are written as a
+//! format-14 build wrote them, so its checkpoints keep their bytes.
+//!
 //! A gaming day is the casino's (`casino/gaming_day.rs`): its own time zone
 //! from its own hour, a UTC day until an admin sets it.
 
@@ -31,12 +51,57 @@ use std::collections::BTreeMap;
 use croupier_ledger::{Account, Funds, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use croupier_core::round::Phase;
+
 use super::TableSlot;
 use crate::api::{ApiError, ErrorCode};
+use crate::casino::actor::Actor;
 use crate::casino::err;
 
 /// How many of its newest gaming days a table keeps the books of.
 pub const BOOK_DAYS_KEPT: usize = 31;
+
+/// Who a day's figures go to while no staff member has run the table's game.
+pub const NO_DEALER: &str = "-";
+
+/// A dealer's share of a table's gaming day: what moved and what settled
+/// while they were on duty, in minor units.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DealerBooks {
+    pub drop_cash: u64,
+    pub drop_wallet: u64,
+    pub float_in: u64,
+    pub float_out: u64,
+    pub rounds: u64,
+}
+
+impl DealerBooks {
+    /// Their win: what play moved into the float less what it paid out.
+    pub fn win(&self) -> i128 {
+        i128::from(self.float_in) - i128::from(self.float_out)
+    }
+
+    fn add(&mut self, more: &DealerBooks) {
+        self.drop_cash += more.drop_cash;
+        self.drop_wallet += more.drop_wallet;
+        self.float_in += more.float_in;
+        self.float_out += more.float_out;
+        self.rounds += more.rounds;
+    }
+}
+
+/// Whether a request runs the table's game: its maker is the dealer on duty.
+pub(super) fn runs_game(request: &crate::casino::request::Request) -> bool {
+    use crate::casino::request::Request as R;
+    matches!(
+        request,
+        R::OpenTable { .. } | R::OpenBetting { .. } | R::NoMoreBets { .. } | R::Spin { .. } | R::Draw { .. }
+    )
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// One gaming day's books at a table, in minor units.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -74,6 +139,14 @@ pub struct DayBooks {
     pub jackpots: u64,
     /// Rounds played to a result (a void round or a no spin that voids is none).
     pub rounds: u64,
+    /// Open play, in milliseconds (see the module's doc; journal format 15).
+    /// Left out while none, as a format-14 journal's books are written.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub open_ms: u64,
+    /// Each dealer's share, by username (`NO_DEALER` before anyone ran the
+    /// game; journal format 15). Left out while empty, as `open_ms`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dealers: BTreeMap<String, DealerBooks>,
 }
 
 impl DayBooks {
@@ -110,6 +183,29 @@ impl DayBooks {
     /// The float's balance after the day's last movement.
     pub fn float_close(&self) -> i128 {
         self.float_open + i128::from(self.fills) - i128::from(self.credits) + self.win()
+    }
+
+    /// Each dealer's share, with what no share holds under `NO_DEALER`: the
+    /// entries written before journal format 15 (all of a format-14 day's,
+    /// an upgrade day's up to the upgrade), so the shares sum to the day's
+    /// figures.
+    pub fn shares(&self) -> BTreeMap<String, DealerBooks> {
+        let mut shares = self.dealers.clone();
+        let mut held = DealerBooks::default();
+        for share in shares.values() {
+            held.add(share);
+        }
+        let rest = DealerBooks {
+            drop_cash: self.drop_cash.saturating_sub(held.drop_cash),
+            drop_wallet: self.drop_wallet.saturating_sub(held.drop_wallet),
+            float_in: self.float_in.saturating_sub(held.float_in),
+            float_out: self.float_out.saturating_sub(held.float_out),
+            rounds: self.rounds.saturating_sub(held.rounds),
+        };
+        if rest != DealerBooks::default() {
+            shares.entry(NO_DEALER.to_string()).or_default().add(&rest);
+        }
+        shares
     }
 }
 
@@ -207,29 +303,63 @@ impl TableSlot {
     }
 
     /// Enters `tally`, of transfers made on gaming day `day` and taken by the
-    /// cage, in that day's books, before the table's balances move with them.
-    pub(super) fn enter(&mut self, day: u64, tally: &DayBooks) {
-        let open = self.balance_of(&self.float);
-        let books = self.books_by_day.entry(day).or_insert_with(|| DayBooks {
-            float_open: open,
-            ..DayBooks::default()
-        });
+    /// cage, in that day's books, before the table's balances move with them;
+    /// with `shares` (journal format 15), in the dealer on duty's share too.
+    pub(super) fn enter(&mut self, day: u64, tally: &DayBooks, shares: bool) {
+        let dealer = self.on_duty.clone().unwrap_or_else(|| NO_DEALER.to_string());
+        let books = self.day_books(day);
         books.add(tally);
+        if shares && (tally.drop() > 0 || tally.float_in > 0 || tally.float_out > 0) {
+            let share = books.dealers.entry(dealer).or_default();
+            share.drop_cash += tally.drop_cash;
+            share.drop_wallet += tally.drop_wallet;
+            share.float_in += tally.float_in;
+            share.float_out += tally.float_out;
+        }
         while self.books_by_day.len() > BOOK_DAYS_KEPT {
             self.books_by_day.pop_first();
         }
     }
 
-    /// Counts a round played to a result on gaming day `day`.
-    pub(super) fn count_round(&mut self, day: u64) {
-        let float = self.balance_of(&self.float);
-        self.books_by_day
-            .entry(day)
-            .or_insert_with(|| DayBooks {
-                float_open: float,
-                ..DayBooks::default()
-            })
-            .rounds += 1;
+    /// Gaming day `day`'s books, begun with the float as it stands if the
+    /// day has none yet.
+    fn day_books(&mut self, day: u64) -> &mut DayBooks {
+        let open = self.balance_of(&self.float);
+        self.books_by_day.entry(day).or_insert_with(|| DayBooks {
+            float_open: open,
+            ..DayBooks::default()
+        })
+    }
+
+    /// Counts a round played to a result on gaming day `day`; with `shares`
+    /// (journal format 15), for the dealer on duty too.
+    pub(super) fn count_round(&mut self, day: u64, shares: bool) {
+        let dealer = self.on_duty.clone().unwrap_or_else(|| NO_DEALER.to_string());
+        let books = self.day_books(day);
+        books.rounds += 1;
+        if shares {
+            books.dealers.entry(dealer).or_default().rounds += 1;
+        }
+    }
+
+    /// Before an entry written at `at_ms` on gaming day `day` is applied
+    /// (journal format 15): `actor`, if they ran the table's game with it
+    /// (`runs_game`), is the dealer on duty from it on, and an open table's
+    /// time since its entry before counts as open play.
+    pub(super) fn before_entry(&mut self, day: u64, at_ms: u64, actor: &Actor, runs_game: bool) {
+        if runs_game && actor.username != Actor::system().username {
+            self.on_duty = Some(actor.username.clone());
+        }
+        if let Some(since) = self.open_since_ms {
+            let books = self.day_books(day);
+            books.open_ms = books.open_ms.saturating_add(at_ms.saturating_sub(since));
+        }
+    }
+
+    /// After an entry written at `at_ms` is applied (journal format 15):
+    /// open play counts on from it while the table is open.
+    pub(super) fn after_entry(&mut self, at_ms: u64) {
+        self.open_since_ms = (!matches!(self.table.phase(), Phase::Closed)).then_some(at_ms);
     }
 
     /// The books of gaming day `day`: nothing moved yet that day, the float as it stands.

@@ -9,6 +9,7 @@
 //! emergencies, annulments, disputes).
 
 mod bets;
+pub use bets::bet_id_max_bytes;
 mod bonus;
 pub mod books;
 pub(in crate::casino) use bonus::Flows;
@@ -18,6 +19,7 @@ mod coupons;
 mod disputes;
 mod log;
 mod money;
+pub(in crate::casino) use log::person;
 pub use log::Signed;
 pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
 mod operations;
@@ -32,7 +34,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use croupier_core::round::{Event, Person, Table};
+use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt};
 
@@ -136,6 +138,13 @@ pub struct TableSlot {
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
+    /// The dealer on duty, and while the table is open its last entry's
+    /// time: the books' dealers' shares and open play count from them
+    /// (journal format 15). Left out while none, as older journals give.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) on_duty: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) open_since_ms: Option<u64>,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -214,28 +223,6 @@ fn needs_verdict(request: &Request) -> bool {
     )
 }
 
-/// Whether an event belongs in a table's operations log.
-/// The longest bet id a table takes: its movements are named
-/// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
-/// must fit the ledger's ids.
-pub fn bet_id_max_bytes(table: &str) -> usize {
-    let round_digits = u64::MAX.to_string().len();
-    croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
-}
-
-/// A person as the logs name them (Colorado 2212(5), Maryland ch.2 E(6)).
-pub(super) fn person(actor: &Actor, role_text: &str) -> Person {
-    Person {
-        name: actor.username.clone(),
-        role: role_text.to_string(),
-        licence: if actor.licence.is_empty() {
-            "-".to_string()
-        } else {
-            actor.licence.clone()
-        },
-    }
-}
-
 pub(super) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
     made.map_err(|e| err(ErrorCode::BadAccount, e))
 }
@@ -288,6 +275,8 @@ impl TableSlot {
             jackpots: bonus::Jackpots::new(),
             disputes: HashMap::new(),
             books_by_day: books::Books::new(),
+            on_duty: None,
+            open_since_ms: None,
             earlier_bets: std::sync::OnceLock::new(),
         })
     }
@@ -344,6 +333,10 @@ impl TableSlot {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
         let books = dir.journal_format() >= journal::FORMAT_TABLE_BOOKS;
+        // Open play and the dealer on duty are counted from format 15 only:
+        // an older journal's checkpoints hold the same bytes its build wrote.
+        let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+        let runs_game = shares && books::runs_game(&request);
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -385,9 +378,12 @@ impl TableSlot {
                 .map(|(t, _)| t)
                 .collect();
             let deltas = self.deltas(made.iter().copied());
+            if shares {
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
+            }
             if books {
                 let tally = self.tally(made.into_iter());
-                self.enter(dir.gaming_day(at_ms), &tally);
+                self.enter(dir.gaming_day(at_ms), &tally, shares);
             }
             self.book(deltas);
         } else {
@@ -395,8 +391,11 @@ impl TableSlot {
             // Entered once the cage has taken them: a refused write enters nothing.
             let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
+            if shares {
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
+            }
             if let Some(tally) = tally {
-                self.enter(dir.gaming_day(at_ms), &tally);
+                self.enter(dir.gaming_day(at_ms), &tally, shares);
             }
             self.book(deltas);
         }
@@ -409,6 +408,9 @@ impl TableSlot {
         });
         for effect in effects {
             self.apply(&dir, at_ms, effect);
+        }
+        if shares {
+            self.after_entry(at_ms);
         }
         self.acting = None;
         Ok(executed)
@@ -574,7 +576,8 @@ impl TableSlot {
                     .iter()
                     .any(|e| matches!(e, Event::RoundSettled { pocket: Some(_), .. }));
                 if played && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
-                    self.count_round(dir.gaming_day(at_ms));
+                    let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+                    self.count_round(dir.gaming_day(at_ms), shares);
                 }
                 if settles {
                     let after = snapshot(self);

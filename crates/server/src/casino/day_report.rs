@@ -1,0 +1,105 @@
+//! The casino's report of a gaming day, from each table's books of it
+//! (`table/books.rs`): each table reads its own figures and dealers' shares
+//! on its writer, and the sums are taken here, so the casino's figures are
+//! the tables' added up and nothing else.
+
+use std::collections::BTreeMap;
+
+use super::directory::Directory;
+use super::reads::{day_text, kept_day};
+use super::TableSlot;
+use crate::api::bodies::{DayFigures, DayReport, DealerDay, TableDay};
+use crate::api::ApiError;
+
+/// A table's figures of a gaming day, as its writer reads them.
+#[derive(Clone, Debug)]
+pub struct TableDayBooks {
+    /// The gaming day, days since 1970.
+    pub day: u64,
+    pub currency: String,
+    pub table: TableDay,
+    /// Each dealer's share at this table, by username.
+    pub dealers: Vec<DealerDay>,
+}
+
+/// `slot`'s figures of gaming day `day` (`None`: today's), or the refusal
+/// of a day whose books it does not keep.
+pub fn table_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> Result<TableDayBooks, ApiError> {
+    let day = match day {
+        Some(d) => kept_day(slot, dir, now_ms, d)?,
+        None => dir.gaming_day(now_ms),
+    };
+    let b = slot.books_of(day);
+    let figures = DayFigures {
+        drop: b.drop(),
+        drop_cash: b.drop_cash,
+        drop_wallet: b.drop_wallet,
+        fills: b.fills,
+        credits: b.credits,
+        win: b.win() as i64,
+        rounds: b.rounds,
+        open_ms: b.open_ms,
+        ..DayFigures::default()
+    }
+    .with_rates();
+    let dealers = b
+        .shares()
+        .iter()
+        .map(|(name, d)| DealerDay {
+            dealer: name.clone(),
+            tables: vec![slot.id.clone()],
+            drop: d.drop_cash + d.drop_wallet,
+            drop_cash: d.drop_cash,
+            drop_wallet: d.drop_wallet,
+            win: d.win() as i64,
+            hold_basis_points: None,
+            rounds: d.rounds,
+        })
+        .collect();
+    Ok(TableDayBooks {
+        day,
+        currency: slot.table.profile().spec().currency.clone(),
+        table: TableDay {
+            table: slot.id.clone(),
+            profile: slot.profile_name.clone(),
+            figures,
+        },
+        dealers,
+    })
+}
+
+/// The casino's report of gaming day `day` from its tables' figures: the
+/// casino's the sums of the tables', each dealer's the sums of their shares.
+pub fn casino_day(day: u64, mut tables: Vec<TableDayBooks>) -> DayReport {
+    tables.sort_by(|a, b| a.table.table.cmp(&b.table.table));
+    let mut casino = DayFigures::default();
+    let mut dealers: BTreeMap<String, DealerDay> = BTreeMap::new();
+    for t in &tables {
+        casino.add(&t.table.figures);
+        for d in &t.dealers {
+            let sum = dealers.entry(d.dealer.clone()).or_insert_with(|| DealerDay {
+                dealer: d.dealer.clone(),
+                ..DealerDay::default()
+            });
+            sum.tables.extend(d.tables.iter().cloned());
+            sum.drop += d.drop;
+            sum.drop_cash += d.drop_cash;
+            sum.drop_wallet += d.drop_wallet;
+            sum.win += d.win;
+            sum.rounds += d.rounds;
+        }
+    }
+    DayReport {
+        day: day_text(day),
+        currency: tables.first().map(|t| t.currency.clone()),
+        casino: casino.with_rates(),
+        dealers: dealers
+            .into_values()
+            .map(|d| DealerDay {
+                hold_basis_points: crate::api::bodies::hold(d.win, d.drop),
+                ..d
+            })
+            .collect(),
+        tables: tables.into_iter().map(|t| t.table).collect(),
+    }
+}
