@@ -66,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/log", get(tables::log))
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
+        .route("/api/slips", get(tables::slips))
         .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::metrics))

@@ -295,8 +295,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             amount: 0,
             colour: String::new(),
         },
-        // Never written before format 11.
-        J::BonusDrawn { table, .. } => L::TableOpened { table },
+        // Never written before format 11 (slips: 15).
+        J::BonusDrawn { table, .. } | J::FloatSlip { table, .. } => L::TableOpened { table },
         J::BonusWager { table, player, .. } => L::LeftTable {
             table,
             player,

@@ -74,7 +74,8 @@ pub use event::JournalEvent;
 /// keeps the books of its gaming day. Format 15 reads again rules format 14
 /// read loosely: a Maryland table opens only with its limits posted, and a
 /// Bonus Spin Xtreme table's results come from the RNG, not a wheel, and
-/// only staff with a licence on record inspect or adjust (Colorado, Maryland).
+/// only staff with a licence on record inspect or adjust (Colorado, Maryland);
+/// and it moves a table's float by fill and credit slips with two signatures.
 pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
@@ -250,6 +251,13 @@ pub const FORMAT_TOURNAMENT_ESCROW: u32 = 15;
 /// 2213.06: "the licensee shall not offer a tournament using the rules
 /// found unacceptable").
 pub const FORMAT_DIVISION_OBJECTION: u32 = 15;
+
+/// The first format with fill and credit slips, each signed by the pit
+/// that asks and the cage that issues or receives, and the pit's counts of
+/// a table's float at opening and closing (`casino/table/slips.rs`; house
+/// practice: no rule document croupier follows speaks of them). Up to
+/// format 14 only the house's automatic fill moved money into a float.
+pub const FORMAT_FLOAT_SLIPS: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

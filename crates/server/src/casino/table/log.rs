@@ -3,9 +3,10 @@
 //! emergencies, annulments and disputes, each with who did it and their
 //! licence.
 
-use croupier_core::round::Event;
+use croupier_core::round::{Event, Person};
 
 use super::{TableSlot, TABLE_LOG_MAX};
+use crate::casino::actor::Actor;
 use crate::casino::journal;
 
 /// Who a logged act is from, and their licence number.
@@ -50,5 +51,18 @@ impl TableSlot {
             self.log.pop_front();
         }
         self.log.push_back((at_ms, event, self.acting.clone()));
+    }
+}
+
+/// A person as the logs name them (Colorado 2212(5), Maryland ch.2 E(6)).
+pub(in crate::casino) fn person(actor: &Actor, role_text: &str) -> Person {
+    Person {
+        name: actor.username.clone(),
+        role: role_text.to_string(),
+        licence: if actor.licence.is_empty() {
+            "-".to_string()
+        } else {
+            actor.licence.clone()
+        },
     }
 }

@@ -18,6 +18,7 @@ mod coupons;
 mod disputes;
 mod log;
 mod money;
+pub(super) use log::person;
 pub use log::Signed;
 pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
 mod operations;
@@ -26,12 +27,13 @@ mod points;
 pub(in crate::casino) use plan::{Effect, Plan};
 pub use points::PointsPlay;
 mod round;
+pub mod slips;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use croupier_core::round::{Event, Person, Table};
+use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt};
 
@@ -132,6 +134,9 @@ pub struct TableSlot {
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
+    /// Its fill and credit slips and its float's counts (journal format 15).
+    #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
+    pub(super) slips: slips::Slips,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -206,30 +211,20 @@ struct Prepared {
 fn needs_verdict(request: &Request) -> bool {
     matches!(
         request,
-        Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
+        Request::BuyIn { .. }
+            | Request::SellChips { .. }
+            | Request::LeaveTable { .. }
+            | Request::Tip { .. }
+            | Request::SignSlip { .. }
     )
 }
 
-/// Whether an event belongs in a table's operations log.
 /// The longest bet id a table takes: its movements are named
 /// `{table}/{round}/{bet_id}/returned`, for any round number to come, and
 /// must fit the ledger's ids.
 pub fn bet_id_max_bytes(table: &str) -> usize {
     let round_digits = u64::MAX.to_string().len();
     croupier_ledger::ID_MAX_BYTES.saturating_sub(table.len() + round_digits + "//".len() + "/returned".len())
-}
-
-/// A person as the logs name them (Colorado 2212(5), Maryland ch.2 E(6)).
-pub(super) fn person(actor: &Actor, role_text: &str) -> Person {
-    Person {
-        name: actor.username.clone(),
-        role: role_text.to_string(),
-        licence: if actor.licence.is_empty() {
-            "-".to_string()
-        } else {
-            actor.licence.clone()
-        },
-    }
 }
 
 pub(super) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
@@ -283,6 +278,7 @@ impl TableSlot {
             jackpots: bonus::Jackpots::new(),
             disputes: HashMap::new(),
             books_by_day: books::Books::new(),
+            slips: slips::Slips::default(),
             earlier_bets: std::sync::OnceLock::new(),
         })
     }
@@ -486,6 +482,10 @@ impl TableSlot {
             | Request::LiftEmergency { .. }
             | Request::AnnulBets { .. }
             | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
+            Request::RequestSlip { .. }
+            | Request::SignSlip { .. }
+            | Request::VoidSlip { .. }
+            | Request::CountFloat { .. } => self.plan_slip(dir, at_ms, actor, request, &mut plan)?,
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
             | Request::NameOperator { .. }
@@ -543,6 +543,7 @@ impl TableSlot {
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
+            Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
             }

@@ -38,6 +38,8 @@ pub(in crate::casino) enum Effect {
     Points(Option<PointsPlay>),
     /// A player's colour chips dated, confirmed at face value, or gone (european-casino 5.4-5.5).
     ChipDays(super::chip_days::ChipsChange),
+    /// A slip asked for, signed or voided, or the float counted (format 15).
+    Slip(super::slips::SlipChange),
     /// A dispute decided under the client's `id`, its contents' digest kept
     /// to tell a resend from another decision under the same id (format 14).
     DisputeId {
