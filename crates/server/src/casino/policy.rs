@@ -211,7 +211,19 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
         &[Role::Cashier, Role::Admin],
         "sign fill and credit slips",
     ),
-    (Act::ReadSlips, PIT_AND_CAGE, "read the slips waiting for a signature"),
+    (
+        Act::ReadSlips,
+        &[
+            Role::Cashier,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Admin,
+            Role::Auditor,
+        ],
+        "read the slips waiting for a signature",
+    ),
     (
         Act::ReadMetrics,
         &[Role::Admin, Role::Auditor],
