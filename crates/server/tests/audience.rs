@@ -96,7 +96,7 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::ChipsConfirmed { .. } => {
             [Nothing, Nothing, Nothing, Whole]
         }
-        E::FloatFilled { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
+        E::FloatFilled { .. } | E::FloatSlip { .. } | E::BetsAnnulled { .. } => [Nothing, Nothing, Nothing, Whole],
         E::EmergencyDeclared { .. } | E::EmergencyLifted { .. } => [Unnamed, Unnamed, Unnamed, Whole],
         // Colorado 2207: limits are posted for all; who set them, with their licence, is the staff's.
         E::LimitsSet { .. } => [Unnamed, Unnamed, Unnamed, Whole],
@@ -249,6 +249,16 @@ fn every_kind() -> Vec<EventView> {
             table: t(),
             player: p(),
             amount: 100,
+        },
+        EventView::FloatSlip {
+            table: t(),
+            slip: croupier_server::api::bodies::SlipStep::Signed {
+                id: "f1".into(),
+                kind: "fill".into(),
+                amount: 500,
+                by: "cage".into(),
+                licence: "C-1".into(),
+            },
         },
         EventView::FloatFilled {
             table: t(),

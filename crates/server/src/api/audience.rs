@@ -115,6 +115,8 @@ impl EventView {
             // Who confirmed a player's chips at face value, with their licence.
             | E::ChipsConfirmed { table, .. }
             | E::FloatFilled { table, .. }
+            // The table's float and who signed for it.
+            | E::FloatSlip { table, .. }
             | E::BetsAnnulled { table, .. } => A::Staff { table },
             // The player learns their late bet was logged, as the staff do.
             E::PastPosting { table, player, .. } => A::StaffAndEachNamed {

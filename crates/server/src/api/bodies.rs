@@ -556,7 +556,8 @@ pub struct TableBets {
 }
 
 pub use super::report::{
-    AwayChips, CouponCount, CouponTotals, DayBooksView, ReportTotals, RoundTotals, SeatedChips, TableReport,
+    AwayChips, CouponCount, CouponTotals, DayBooksView, FloatCountView, ReportTotals, RoundTotals, SeatedChips,
+    SlipList, SlipStep, SlipView, TableReport,
 };
 
 pub use super::day_report::{decimal, hold, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};

@@ -184,6 +184,14 @@ error_codes! {
     CouponUsed = "coupon_used" => 422,
     /// A coupon's id is not one a coupon can have.
     BadCoupon = "bad_coupon" => 422,
+    /// No slip of that id at the table.
+    NoSlip = "no_slip" => 404,
+    /// A slip signed twice by one person: its two signatures are two people's.
+    SameSigner = "same_signer" => 403,
+    /// A credit slip for more than the table's float holds.
+    InsufficientFloat = "insufficient_float" => 422,
+    /// A slip already signed or voided.
+    SlipClosed = "slip_closed" => 409,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -202,6 +202,12 @@ pub enum EventView {
         table: String,
         amount: u64,
     },
+    /// A fill or credit slip requested, signed (its money moved) or voided,
+    /// or the float counted: the table's staff's.
+    FloatSlip {
+        table: String,
+        slip: super::report::SlipStep,
+    },
     InspectionRecorded {
         table: String,
         at_ms: u64,

@@ -112,6 +112,13 @@ pub struct TableReport {
     /// The table's match play coupons (Colorado 2203(1)). A coupon's
     /// winnings are paid from the table's float, like any other.
     pub coupons: CouponTotals,
+    /// The fill and credit slips requested on the gaming day asked for, and
+    /// every slip still open whatever its day (from journal format 15).
+    #[serde(default)]
+    pub slips: Vec<SlipView>,
+    /// The float's counts of that day, each beside the ledger's balance then.
+    #[serde(default)]
+    pub float_counts: Vec<FloatCountView>,
     /// The game integrity monitor's alarms (`/api/tables/{table}/integrity`):
     /// filled in by the server as it answers, from the recall archive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,4 +140,84 @@ pub struct CouponTotals {
     pub redeemed: CouponCount,
     pub expired: CouponCount,
     pub outstanding: CouponCount,
+}
+
+/// A fill or credit slip (journal format 15): the pit's request, the first
+/// signature, and the cage's, the second, which moves the money; or void.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SlipView {
+    pub table: String,
+    pub id: String,
+    /// `fill` (the cage's chips to the float) or `credit` (the float's back).
+    pub kind: String,
+    pub amount: u64,
+    /// `open` (waiting for the cage's signature), `signed` or `voided`.
+    pub state: String,
+    pub day: String,
+    pub requested_at_ms: u64,
+    pub requested_by: String,
+    pub requested_licence: String,
+    /// Who signed or voided it, when, and (voided) why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_licence: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The slips waiting for the cage's signature, at every table.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SlipList {
+    pub slips: Vec<SlipView>,
+}
+
+/// A count of a table's float: what was counted, the ledger's balance of
+/// the float then, and `difference` (counted less ledger), shown whatever it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FloatCountView {
+    pub id: String,
+    /// `opening` or `closing`.
+    pub when: String,
+    pub at_ms: u64,
+    pub by: String,
+    pub licence: String,
+    pub counted: u64,
+    pub ledger: i64,
+    pub difference: i64,
+}
+
+/// A slip's step or a float's count, as a table's stream shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum SlipStep {
+    Requested {
+        id: String,
+        kind: String,
+        amount: u64,
+        by: String,
+        licence: String,
+    },
+    Signed {
+        id: String,
+        kind: String,
+        amount: u64,
+        by: String,
+        licence: String,
+    },
+    Voided {
+        id: String,
+        by: String,
+        reason: String,
+    },
+    Counted {
+        id: String,
+        when: String,
+        counted: u64,
+        ledger: i64,
+        by: String,
+        licence: String,
+    },
 }

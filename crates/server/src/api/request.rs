@@ -506,6 +506,42 @@ pub enum ClientRequest {
         bet_ids: Vec<String>,
         reason: String,
     },
+    /// The pit's fill slip: chips from the cage to the float, once the cage
+    /// signs it (`sign_slip`). `id`: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
+    RequestFill {
+        table: String,
+        id: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    /// The pit's credit slip: chips from the float back to the cage, between rounds.
+    RequestCredit {
+        table: String,
+        id: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    /// The cage's second signature on an open slip: its money moves.
+    SignSlip {
+        table: String,
+        id: String,
+    },
+    VoidSlip {
+        table: String,
+        id: String,
+        reason: String,
+    },
+    /// The pit's count of the float, `when` `opening` or `closing`.
+    CountFloat {
+        table: String,
+        id: String,
+        when: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
 }
 
 impl ClientRequest {
@@ -548,7 +584,12 @@ impl ClientRequest {
             | C::DeclareEmergency { table, .. }
             | C::LiftEmergency { table }
             | C::Dispute { table, .. }
-            | C::AnnulBets { table, .. } => Some(table),
+            | C::AnnulBets { table, .. }
+            | C::RequestFill { table, .. }
+            | C::RequestCredit { table, .. }
+            | C::SignSlip { table, .. }
+            | C::VoidSlip { table, .. }
+            | C::CountFloat { table, .. } => Some(table),
             C::PlaceBet(bet) => Some(&bet.table),
             C::VerbalBets { table, .. } => Some(table),
         }

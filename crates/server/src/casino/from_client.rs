@@ -205,6 +205,31 @@ impl Request {
                 id,
             },
             C::AnnulBets { table, bet_ids, reason } => Request::AnnulBets { table, bet_ids, reason },
+            C::RequestFill { table, id, amount } => Request::RequestSlip {
+                table,
+                id,
+                credit: false,
+                amount,
+            },
+            C::RequestCredit { table, id, amount } => Request::RequestSlip {
+                table,
+                id,
+                credit: true,
+                amount,
+            },
+            C::SignSlip { table, id } => Request::SignSlip { table, id },
+            C::VoidSlip { table, id, reason } => Request::VoidSlip { table, id, reason },
+            C::CountFloat {
+                table,
+                id,
+                when,
+                amount,
+            } => Request::CountFloat {
+                table,
+                id,
+                when,
+                amount,
+            },
         })
     }
 }

@@ -61,6 +61,13 @@ pub enum Act {
     /// Decide a dispute: a role that can be the profile's dispute authority
     /// (which the round checks besides, Colorado 2206(5)).
     DecideDispute,
+    /// Ask for a fill or credit slip, void one unsigned, count a float: the
+    /// first signature (house practice).
+    RequestSlip,
+    /// Sign a slip the pit asked for: the cage's second signature.
+    SignSlip,
+    /// Read the slips waiting for a signature, at every table.
+    ReadSlips,
     /// Read a table's operations log and report.
     ReadTableBooks,
     /// Read the casino's books of a gaming day, every table's and every dealer's.
@@ -198,6 +205,27 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::LiftEmergency, PIT, "lift emergencies"),
     (Act::AnnulBets, PIT, "annul bets"),
     (Act::DecideDispute, PIT, "decide disputes"),
+    (Act::RequestSlip, PIT, "request, void or count a table's float slips"),
+    // A second person, the cage's, makes the slip good: an admin only as
+    // someone other than who asked.
+    (
+        Act::SignSlip,
+        &[Role::Cashier, Role::Admin],
+        "sign fill and credit slips",
+    ),
+    (
+        Act::ReadSlips,
+        &[
+            Role::Cashier,
+            Role::PitSupervisor,
+            Role::Floorperson,
+            Role::FloorManager,
+            Role::CasinoManager,
+            Role::Admin,
+            Role::Auditor,
+        ],
+        "read the slips waiting for a signature",
+    ),
     (
         Act::ReadMetrics,
         &[Role::Admin, Role::Auditor],
@@ -315,6 +343,8 @@ impl Request {
             R::AnnulBets { .. } => Act::AnnulBets,
             R::VoidRound { .. } => Act::VoidRound,
             R::Dispute { .. } => Act::DecideDispute,
+            R::RequestSlip { .. } | R::VoidSlip { .. } | R::CountFloat { .. } => Act::RequestSlip,
+            R::SignSlip { .. } => Act::SignSlip,
         }
     }
 }

@@ -48,6 +48,8 @@ pub enum TableQuery {
     MinRevolutions,
     /// Whether `player`'s colour chips here were recorded taken away.
     ChipsAway { player: String },
+    /// Its slips waiting for the cage's signature.
+    OpenSlips,
 }
 
 /// The answer to a [`TableQuery`].
@@ -66,6 +68,7 @@ pub enum TableAnswer {
     Round(Option<RecalledRound>),
     MinRevolutions(u8),
     ChipsAway(Option<crate::api::bodies::AwayChips>),
+    Slips(Vec<crate::api::bodies::SlipView>),
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -219,6 +222,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                 coupons: playable_coupons(slot, dir, now_ms, &viewer.username),
             })
         }
+        TableQuery::OpenSlips => TableAnswer::Slips(slot.slip_views(None)),
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),
@@ -583,6 +587,8 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> T
         rounds,
         totals,
         coupons: coupon_totals(slot, dir, now_ms),
+        slips: slot.slip_views(Some(day)),
+        float_counts: slot.count_views(day),
         // The runtime's monitor fills it in: the casino keeps no such state.
         integrity: None,
     }

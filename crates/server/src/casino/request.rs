@@ -337,6 +337,36 @@ pub enum Request {
         table: String,
         reason: String,
     },
+    /// The pit's fill slip (`credit` false) or credit slip, under the
+    /// client's id: the first signature; no money moves until the cage
+    /// signs (journal format 15).
+    RequestSlip {
+        table: String,
+        id: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        credit: bool,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
+    /// The cage's signature on an open slip: the second; its money moves.
+    SignSlip {
+        table: String,
+        id: String,
+    },
+    /// The pit voids an open slip.
+    VoidSlip {
+        table: String,
+        id: String,
+        reason: String,
+    },
+    /// The pit's count of the float, `when` `opening` or `closing`.
+    CountFloat {
+        table: String,
+        id: String,
+        when: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
 }
 
 pub use super::stored::{stored_outcome, Spin, StoredCorrection, StoredVerbalBet};
@@ -393,7 +423,11 @@ impl Request {
             | R::LiftEmergency { table }
             | R::Dispute { table, .. }
             | R::AnnulBets { table, .. }
-            | R::VoidRound { table, .. } => Some(table),
+            | R::VoidRound { table, .. }
+            | R::RequestSlip { table, .. }
+            | R::SignSlip { table, .. }
+            | R::VoidSlip { table, .. }
+            | R::CountFloat { table, .. } => Some(table),
         }
     }
 }

@@ -213,6 +213,10 @@ pub fn view(event: &JournalEvent) -> EventView {
         },
         J::Tipped { table, player, amount } => V::Tipped { table, player, amount },
         J::FloatFilled { table, amount } => V::FloatFilled { table, amount },
+        J::FloatSlip { table, slip } => V::FloatSlip {
+            table,
+            slip: slip.into(),
+        },
         J::InspectionRecorded {
             table,
             at_ms,

@@ -5,7 +5,7 @@ use axum::extract::State;
 
 use super::error::{Failure, Json, Path};
 use super::state::{AppState, Caller};
-use crate::api::bodies::{TableBets, TableList, TableLog, TableReport};
+use crate::api::bodies::{SlipList, TableBets, TableList, TableLog, TableReport};
 use crate::api::{ApiError, ErrorBody};
 use crate::casino::policy::{self, Act};
 use crate::casino::reads::{TableAnswer, TableQuery};
@@ -95,4 +95,23 @@ pub async fn report(
         TableAnswer::Refused(refused) => Err(refused.into()),
         _ => Err(unexpected()),
     }
+}
+
+/// Every table's fill and credit slips waiting for the cage's signature,
+/// oldest first (journal format 15): the cashier's page signs them.
+#[utoipa::path(get, path = "/api/slips", responses((status = 200, description = "The open slips at every table", body = SlipList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn slips(State(state): State<AppState>, Caller(actor): Caller) -> Result<Json<SlipList>, Failure> {
+    policy::require(actor.role, Act::ReadSlips)?;
+    let mut slips: Vec<_> = state
+        .floor
+        .every_table(TableQuery::OpenSlips)
+        .await
+        .into_iter()
+        .flat_map(|a| match a {
+            TableAnswer::Slips(s) => s,
+            _ => Vec::new(),
+        })
+        .collect();
+    slips.sort_by_key(|s| (s.requested_at_ms, s.table.clone(), s.id.clone()));
+    Ok(Json(SlipList { slips }))
 }

@@ -384,6 +384,48 @@ pub enum JournalEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<u64>,
     },
+    /// A fill or credit slip's course, or a count of the float (journal format 15).
+    FloatSlip {
+        table: String,
+        slip: SlipRecord,
+    },
+}
+
+/// A slip's step or a float's count, as the journal keeps it: who signed,
+/// with their licence ("-" where none is recorded).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum SlipRecord {
+    /// The pit asked: the first signature. `kind` is `fill` or `credit`.
+    Requested {
+        id: String,
+        kind: String,
+        amount: u64,
+        by: String,
+        licence: String,
+    },
+    /// The cage signed, the second signature: the money moved.
+    Signed {
+        id: String,
+        kind: String,
+        amount: u64,
+        by: String,
+        licence: String,
+    },
+    Voided {
+        id: String,
+        by: String,
+        reason: String,
+    },
+    /// The float counted at `opening` or `closing`, beside the ledger's balance then.
+    Counted {
+        id: String,
+        when: String,
+        counted: u64,
+        ledger: i64,
+        by: String,
+        licence: String,
+    },
 }
 
 /// A table's limit for one kind of bet, as the journal keeps it.

@@ -296,7 +296,9 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             colour: String::new(),
         },
         // Never written before formats 11 and 15.
-        J::BonusDrawn { table, .. } | J::PastPosting { table, .. } => L::TableOpened { table },
+        J::BonusDrawn { table, .. } | J::PastPosting { table, .. } | J::FloatSlip { table, .. } => {
+            L::TableOpened { table }
+        }
         J::BonusWager { table, player, .. } => L::LeftTable {
             table,
             player,

@@ -76,7 +76,8 @@ pub use event::JournalEvent;
 /// Bonus Spin Xtreme table's results come from the RNG, not a wheel, only
 /// staff with a licence on record inspect or adjust (Colorado, Maryland), a
 /// late bet is logged, tournaments keep their dates, refunds and escrow,
-/// and a table's books keep its open play and each dealer's share.
+/// a table's books keep its open play and each dealer's share, and a
+/// table's float moves by fill and credit slips with two signatures.
 pub const JOURNAL_FORMAT: u32 = 15;
 
 /// The first format with tournaments: their requests, events and money.
@@ -267,6 +268,13 @@ pub const FORMAT_DIVISION_OBJECTION: u32 = 15;
 /// replay without, so the state a checkpoint holds is the same bytes until a
 /// format-15 entry fills them.
 pub const FORMAT_DAY_REPORT: u32 = 15;
+
+/// The first format with fill and credit slips, each signed by the pit
+/// that asks and the cage that issues or receives, and the pit's counts of
+/// a table's float at opening and closing (`casino/table/slips.rs`; house
+/// practice: no rule document croupier follows speaks of them). Up to
+/// format 14 only the house's automatic fill moved money into a float.
+pub const FORMAT_FLOAT_SLIPS: u32 = 15;
 
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {

@@ -26,9 +26,10 @@ mod operations;
 mod past_posting;
 mod plan;
 mod points;
-pub(in crate::casino) use plan::{Effect, Plan};
+pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
 mod round;
+pub mod slips;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -145,6 +146,9 @@ pub struct TableSlot {
     pub(super) on_duty: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) open_since_ms: Option<u64>,
+    /// Its fill and credit slips and its float's counts (journal format 15).
+    #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
+    pub(super) slips: slips::Slips,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -219,22 +223,12 @@ struct Prepared {
 fn needs_verdict(request: &Request) -> bool {
     matches!(
         request,
-        Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. }
+        Request::BuyIn { .. }
+            | Request::SellChips { .. }
+            | Request::LeaveTable { .. }
+            | Request::Tip { .. }
+            | Request::SignSlip { .. }
     )
-}
-
-pub(super) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
-    made.map_err(|e| err(ErrorCode::BadAccount, e))
-}
-
-pub(super) fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
-    Transfer {
-        id,
-        from,
-        to,
-        amount: croupier_core::Minor::new(amount),
-        memo: memo.to_string(),
-    }
 }
 
 impl TableSlot {
@@ -277,6 +271,7 @@ impl TableSlot {
             books_by_day: books::Books::new(),
             on_duty: None,
             open_since_ms: None,
+            slips: slips::Slips::default(),
             earlier_bets: std::sync::OnceLock::new(),
         })
     }
@@ -480,6 +475,10 @@ impl TableSlot {
             | Request::LiftEmergency { .. }
             | Request::AnnulBets { .. }
             | Request::Dispute { .. } => self.plan_operation(dir, at_ms, actor, request, &mut plan)?,
+            Request::RequestSlip { .. }
+            | Request::SignSlip { .. }
+            | Request::VoidSlip { .. }
+            | Request::CountFloat { .. } => self.plan_slip(dir, at_ms, actor, request, &mut plan)?,
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
             | Request::NameOperator { .. }
@@ -538,6 +537,7 @@ impl TableSlot {
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
             Effect::Log(event) => self.log_event(at_ms, event),
+            Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
             }

@@ -2,10 +2,28 @@
 //! journal events, and what it changes in the table once durable.
 
 use croupier_core::round::Event;
-use croupier_ledger::Transfer;
+use croupier_ledger::{Account, Transfer};
 
 use super::PointsPlay;
+use crate::api::{ApiError, ErrorCode};
+use crate::casino::err;
 use crate::casino::journal::JournalEvent;
+
+/// An account a plan names, or the refusal saying why it cannot be one.
+pub(in crate::casino) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
+    made.map_err(|e| err(ErrorCode::BadAccount, e))
+}
+
+/// A transfer of `amount` minor units a plan makes.
+pub(in crate::casino) fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
+    Transfer {
+        id,
+        from,
+        to,
+        amount: croupier_core::Minor::new(amount),
+        memo: memo.to_string(),
+    }
+}
 
 /// What a request does once its batch is durable.
 pub(in crate::casino) enum Effect {
@@ -38,6 +56,8 @@ pub(in crate::casino) enum Effect {
     Points(Option<PointsPlay>),
     /// A player's colour chips dated, confirmed at face value, or gone (european-casino 5.4-5.5).
     ChipDays(super::chip_days::ChipsChange),
+    /// A slip asked for, signed or voided, or the float counted (format 15).
+    Slip(super::slips::SlipChange),
     /// A dispute decided under the client's `id`, its contents' digest kept
     /// to tell a resend from another decision under the same id (format 14).
     DisputeId {
