@@ -869,7 +869,7 @@ async fn drive(args: &LoadArgs) -> Result<Report, Failure> {
         expect_ok(
             &mut admin,
             &admin_token,
-            json!({"op": "create_user", "username": name, "role": role, "password": staff_password}),
+            json!({"op": "create_user", "username": name, "role": role, "password": staff_password, "licence": format!("BENCH-{name}")}),
         )
         .await?;
     }

@@ -617,6 +617,11 @@ fn a_stranger_and_a_player_listening_to_a_table_learn_no_one_elses_business() {
     server.add_users(&admin, &[("p3", "player"), ("floor", "floorperson")]);
     let p3 = server.login("p3", "p3-password-1");
     let floor = server.login("floor", "floor-password-1");
+    // The pit's licence is on their record (Colorado 2212(5)): the log takes it from there.
+    server.ask(
+        &admin,
+        json!({"op": "set_licence", "username": "pit", "licence": LICENCE}),
+    );
     let (status, signed_in) = server.http(
         "POST",
         "/api/login",

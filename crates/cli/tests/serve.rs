@@ -977,7 +977,10 @@ fn betting_closes_by_itself_when_the_window_ends() {
         json!({"op": "create_table", "table": "quick", "profile_text": profile_text, "wheel": "double-zero",
                "in_prison": false, "betting_window_ms": 400, "outcome": "dealer"}),
     );
-    server.inspect_and_open(&admin, &admin, "quick");
+    // Only staff with a licence on record inspect (Colorado 2212(5), Maryland ch.2 E(6)).
+    server.add_users(&admin, &[("pit", "pit_supervisor")]);
+    let pit = server.login("pit", "pit-password-1");
+    server.inspect_and_open(&pit, &admin, "quick");
     let mut stream = server.subscribe("quick", None);
     server.ask(&admin, json!({"op": "open_betting", "table": "quick"}));
     assert_eq!(stream.next_frame()["type"], "betting_opened");
@@ -999,7 +1002,10 @@ fn a_terminal_bets_over_its_table_stream() {
         server.login("cashier", "cashier-password-1"),
         server.login("p1", "p1-password-1"),
     );
-    server.inspect_and_open(&admin, &admin, "t2");
+    // Only staff with a licence on record inspect (Colorado 2212(5), Maryland ch.2 E(6)).
+    server.add_users(&admin, &[("pit", "pit_supervisor")]);
+    let pit = server.login("pit", "pit-password-1");
+    server.inspect_and_open(&pit, &admin, "t2");
     server.seat(&cashier, ("p1", &p1), "t2", 10_000, 5_000);
     server.ask(&admin, json!({"op": "open_betting", "table": "t2"}));
 
