@@ -119,7 +119,10 @@ static CATALOGUES: LazyLock<String> = LazyLock::new(|| {
 
 /// The catalogues of the pages' words (see [`CATALOGUES`]).
 pub async fn catalogues() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], CATALOGUES.as_str())
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        CATALOGUES.as_str(),
+    )
 }
 
 /// Shared helpers of the pages.
