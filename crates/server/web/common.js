@@ -13,16 +13,42 @@ const Croupier = (() => {
   };
   const colourOf = (label) => pocketColours.get(String(label)) ?? "";
 
-  // Minor units as the currency's major units with two decimals; integers only.
+  // Minor units as the currency's major units with two decimals; integers
+  // only, and exact: the figure is cut from the integer's digits and handed
+  // to Intl.NumberFormat as a decimal string, never as a float. English
+  // keeps the casino's own form ("USD 1234.50", "−USD 5.00"); another
+  // language takes its locale's ("1 234,50 $" in Russian).
   const money = (minor, currency = "") => {
     const negative = minor < 0;
     const abs = Math.abs(Math.trunc(minor));
     const text = `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+    if (lang !== "en") return localMoney(`${negative ? "-" : ""}${text}`, currency);
     return `${negative ? "−" : ""}${currency ? currency + " " : ""}${text}`;
   };
+  const moneyFormats = new Map();
+  function localMoney(decimal, currency) {
+    if (!moneyFormats.has(currency)) {
+      const digits = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+      let format = null;
+      try {
+        format = new Intl.NumberFormat(LOCALES[lang], currency ? { style: "currency", currency, ...digits } : digits);
+      } catch {
+        // Not an ISO 4217 code: the figure in the locale's form, the code after it.
+        format = null;
+      }
+      moneyFormats.set(currency, format ?? new Intl.NumberFormat(LOCALES[lang], digits));
+      if (!format) moneyFormats.set(`${currency}:suffix`, true);
+    }
+    const figure = moneyFormats.get(currency).format(decimal);
+    return moneyFormats.get(`${currency}:suffix`) ? `${figure} ${currency}` : figure;
+  }
+  // A count in the page's language ("1 234" in Russian).
+  const number = (n) => new Intl.NumberFormat(LOCALES[lang]).format(n);
 
-  // A major-unit amount typed by a person, as minor units; null if it is not one.
+  // A major-unit amount typed by a person, as minor units; null if it is not
+  // one. Groups of thousands may be spaced ("1 234,50").
   const parseMoney = (text) => {
+    text = String(text ?? "").replace(/(\d)[ \u00a0\u202f](?=\d{3}(?!\d))/g, "$1");
     const m = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
     if (!m) return null;
     return Number(m[1]) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
@@ -126,6 +152,98 @@ const Croupier = (() => {
     },
   };
 
+  // ---- Languages ----
+  // Every word a page shows comes from a catalogue, one a language
+  // (web/i18n/<lang>.json, served as /static/i18n.js), by message id: in the
+  // HTML, an element's `data-i18n` (its text), `data-i18n-placeholder`,
+  // `data-i18n-title` and `data-i18n-aria-label`, filled as the page loads;
+  // in scripts, `t(id, params)`. A message with a `{count}` in several
+  // forms is an object keyed by the language's plural categories
+  // (Intl.PluralRules: English one/other, Russian one/few/many/other).
+  // The language is, first to last: the address's `?lang=` (a number
+  // display's, kept there like its `?table=`), the signed-in user's own
+  // choice, this browser's last choice (both in localStorage), the
+  // browser's language if it is Russian, else English.
+  const CATALOGUES = typeof CROUPIER_CATALOGUES === "object" ? CROUPIER_CATALOGUES : { en: {} };
+  const LANGUAGES = { en: "English", ru: "Русский" };
+  const LOCALES = { en: "en-US", ru: "ru-RU" };
+  const LANG_KEY = "croupier.lang";
+  const known = (lang) => (lang && CATALOGUES[lang] && LANGUAGES[lang] ? lang : null);
+  const stored = (key) => { try { return localStorage.getItem(key); } catch { return null; } };
+  const userLangKey = (username) => `${LANG_KEY}.user.${username}`;
+  const langFor = (username) =>
+    known(new URLSearchParams(location.search).get("lang"))
+    ?? (username ? known(stored(userLangKey(username))) : null)
+    ?? known(stored(LANG_KEY))
+    ?? (/^ru\b/i.test(navigator.language ?? "") ? "ru" : "en");
+  const lang = langFor(session.get()?.username);
+  const catalogue = CATALOGUES[lang] ?? {};
+  const plurals = new Intl.PluralRules(LOCALES[lang]);
+  // The message `id` in the page's language (English if the catalogue lacks
+  // it), its `{name}`s replaced by `params`; a plural message takes the
+  // form for `params.count`.
+  function t(id, params = {}) {
+    let text = catalogue[id] ?? CATALOGUES.en?.[id];
+    if (text === undefined) {
+      console.error(`croupier: no message ${id}`);
+      return id;
+    }
+    if (typeof text === "object") text = text[plurals.select(Number(params.count))] ?? text.other;
+    return text.replace(/\{(\w+)\}/g, (whole, name) => (params[name] === undefined ? whole : String(params[name])));
+  }
+  const hasMessage = (id) => catalogue[id] !== undefined;
+  // Fills the marked text of `root` (the page, or what a script just drew).
+  function translate(root = document) {
+    for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+    for (const [attr, data] of [["placeholder", "i18nPlaceholder"], ["title", "i18nTitle"], ["aria-label", "i18nAriaLabel"]]) {
+      for (const node of root.querySelectorAll(`[data-i18n-${attr}]`)) node.setAttribute(attr, t(node.dataset[data]));
+    }
+  }
+  // Chooses `choice` for this browser and the user signed in, and shows
+  // the page again in it; a number display keeps it in its address.
+  function chooseLanguage(choice, inAddress = false) {
+    if (!known(choice)) return;
+    const username = session.get()?.username;
+    try {
+      localStorage.setItem(LANG_KEY, choice);
+      if (username) localStorage.setItem(userLangKey(username), choice);
+    } catch { /* a browser that keeps nothing: the address alone says it */ }
+    const url = new URL(location.href);
+    if (inAddress || url.searchParams.has("lang")) url.searchParams.set("lang", choice);
+    if (url.href === location.href) location.reload();
+    else location.replace(url.href);
+  }
+  // The header's choice of language.
+  const languagePicker = (inAddress = false) => {
+    const select = document.createElement("select");
+    select.id = "lang-select";
+    select.setAttribute("aria-label", t("common.language"));
+    for (const [code, name] of Object.entries(LANGUAGES)) {
+      const option = document.createElement("option");
+      option.value = code;
+      option.lang = code;
+      option.textContent = name;
+      select.append(option);
+    }
+    select.value = lang;
+    select.addEventListener("change", () => chooseLanguage(select.value, inAddress));
+    return select;
+  };
+  // A user signed in whose own choice differs from the page's: the page again, in theirs.
+  const inUsersLanguage = (username) => {
+    if (langFor(username) === lang) return true;
+    location.reload();
+    return false;
+  };
+  // The casino's codes in words, where the catalogue has them: a role
+  // ("pit_supervisor"), a kind of bet ("split"), a chip colour ("navy blue").
+  const coded = (prefix, code) => (hasMessage(`${prefix}.${code}`) ? t(`${prefix}.${code}`) : String(code ?? "").replaceAll("_", " "));
+  const roleName = (role) => coded("role", role);
+  const betKind = (kind) => coded("bet-kind", kind);
+  const colourName = (colour) => (hasMessage(`colour.${String(colour ?? "").toLowerCase()}`) ? t(`colour.${String(colour).toLowerCase()}`) : colour);
+  document.documentElement.lang = lang;
+  translate();
+
   class ApiFailure extends Error {
     constructor(code, message, status) {
       super(message);
@@ -145,7 +263,7 @@ const Croupier = (() => {
     } catch (e) {
       // A page that watches the server (one with no table stream) looks at once.
       serverWatch.soon();
-      throw new ApiFailure("network", NETWORK_SAID, 0);
+      throw new ApiFailure("network", t("common.network"), 0);
     }
     const text = await response.text();
     let data = null;
@@ -155,7 +273,7 @@ const Croupier = (() => {
       data = null;
     }
     if (!response.ok) {
-      const message = data?.message ?? (text || `The server answered ${response.status}.`);
+      const message = data?.message ?? (text || t("common.server-answered", { status: response.status }));
       const ended = response.status === 401 && data?.error === "unauthenticated" && Boolean(s?.token);
       if (ended) session.clear();
       // A write the disk refused (storage) pauses the casino: say so, as for a pause.
@@ -176,9 +294,9 @@ const Croupier = (() => {
   // what it shows is as it was then. Once it is back, the page reads its data
   // again and says so (#reconnected), with what changed meanwhile as the
   // server tells it (a restart voids the round in play), until dismissed.
-  const NETWORK_SAID = "The server cannot be reached; check the connection and try again.";
+  const NETWORK_SAID = t("common.network");
   const link = { lost: false, since: 0 };
-  const clock = (ms) => new Date(ms).toLocaleTimeString();
+  const clock = (ms) => new Date(ms).toLocaleTimeString(LOCALES[lang]);
   const connectionLost = (text) => {
     if (!link.lost) { link.lost = true; link.since = Date.now(); }
     const back = document.getElementById("reconnected");
@@ -186,7 +304,7 @@ const Croupier = (() => {
     const node = document.getElementById("connection");
     if (!node) return;
     node.dataset.state = "lost";
-    node.textContent = text ?? `The server has been out of reach since ${clock(link.since)}: this page reconnects by itself. What it shows is as it was then, and nothing sent is taken until the server is back.`;
+    node.textContent = text ?? t("common.out-of-reach", { since: clock(link.since) });
     node.hidden = false;
   };
   // Back: `changes` are sentences of what changed meanwhile. `dismiss`
@@ -200,9 +318,9 @@ const Croupier = (() => {
     const node = document.getElementById("reconnected");
     if (node) {
       node.replaceChildren(
-        el("span", { class: "said", text: `Reconnected at ${clock(Date.now())} (the server was out of reach since ${clock(link.since)}): this page has read everything again.` }),
+        el("span", { class: "said", text: t("common.reconnected", { at: clock(Date.now()), since: clock(link.since) }) }),
         ...changes.filter(Boolean).map((c) => el("span", { class: "change", text: c })),
-        ...(dismiss ? [el("button", { type: "button", id: "reconnected-dismiss", text: "Dismiss", onclick: () => { node.hidden = true; } })] : []));
+        ...(dismiss ? [el("button", { type: "button", id: "reconnected-dismiss", text: t("common.dismiss"), onclick: () => { node.hidden = true; } })] : []));
       node.hidden = false;
     }
     // What was said while the server was gone is no longer so.
@@ -237,10 +355,9 @@ const Croupier = (() => {
   })();
 
   // A table's phase (the server's code) in words: as a console's header
-  // says it (`phaseWords`), and within a sentence (PHASE_WORDS).
-  const PHASES = { closed: "Table closed", open: "Open, between rounds", betting: "Betting open", "closed-betting": "No more bets" };
-  const phaseWords = (code) => PHASES[code] ?? code;
-  const PHASE_WORDS = { closed: "table closed", open: "between rounds", betting: "betting open", "closed-betting": "no more bets" };
+  // says it (`phaseWords`), and within a sentence (`phaseInSentence`).
+  const phaseWords = (code) => (hasMessage(`phase.${code}`) ? t(`phase.${code}`) : code);
+  const phaseInSentence = (code) => (hasMessage(`phase-in-sentence.${code}`) ? t(`phase-in-sentence.${code}`) : code);
 
   // What became of the table a page last read (`was`: its round and phase;
   // `pockets`, its last numbers, for a page with no session) while the
@@ -253,34 +370,33 @@ const Croupier = (() => {
     if (!was || !now) return [];
     const news = [];
     if (!told && inPlay(was.phase) && (now.round !== was.round || !inPlay(now.phase))) news.push(await roundEnd(table, was, now, currency));
-    if (now.round !== was.round || now.phase !== was.phase) news.push(`The table now: round ${now.round}, ${PHASE_WORDS[now.phase] ?? now.phase}.`);
+    if (now.round !== was.round || now.phase !== was.phase) news.push(t("common.table-now", { round: now.round, phase: phaseInSentence(now.phase) }));
     return news;
   }
   async function roundEnd(table, was, now, currency) {
-    const away = "while the server was out of reach";
     const s = session.get();
     let record = null;
     if (s?.token) {
       try { record = await api(`/api/rounds/${encodeURIComponent(table)}/${was.round}`); } catch { record = null; }
     }
-    if (record && !record.settled) return `Round ${was.round} has no result yet.`;
-    if (record && record.pocket) return `Round ${was.round} was settled ${away}: the ball rested in ${record.pocket}.`;
+    if (record && !record.settled) return t("common.round-no-result", { round: was.round });
+    if (record && record.pocket) return t("common.round-settled-away", { round: was.round, pocket: record.pocket });
     if (record) {
       const back = record.bets.filter((b) => b.result === "returned");
       const total = back.reduce((sum, b) => sum + (b.returned ?? 0), 0);
       // Money in the table's currency, from its layout where the page does not know it.
       if (!currency && back.length) currency = (await api(`/api/public/tables/${encodeURIComponent(table)}/layout`).catch(() => null))?.currency ?? "";
       // A player's record holds their own bets only: the table's stakes are said without a count.
-      const stakes = s.role === "player" || !back.length ? "its stakes were returned"
-        : `its ${back.length === 1 ? "bet's stake" : `${back.length} bets' stakes`}, ${money(total, currency)}, ${back.length === 1 ? "was" : "were"} returned`;
-      return `Round ${was.round} was voided ${away}: no result was recorded, so no bet in it won or lost; ${stakes}.`;
+      const stakes = s.role === "player" || !back.length ? t("common.stakes-returned")
+        : t("common.bets-stakes-returned", { count: back.length, amount: money(total, currency) });
+      return t("common.round-voided-away", { round: was.round, stakes });
     }
     if (was.pockets && now.pockets && now.round === was.round) {
       const same = was.pockets.length === now.pockets.length && was.pockets.every((p, i) => p === now.pockets[i]);
-      return same ? `Round ${was.round} ended with no number spun ${away}: it was voided, and its stakes were returned.`
-        : `Round ${was.round} ended ${away} on ${now.pockets[0]}.`;
+      return same ? t("common.round-no-spin-away", { round: was.round })
+        : t("common.round-ended-away-on", { round: was.round, pocket: now.pockets[0] });
     }
-    return `Round ${was.round} ended ${away}.`;
+    return t("common.round-ended-away", { round: was.round });
   }
 
   // While the casino is paused (its journal cannot be written), says why,
@@ -300,11 +416,11 @@ const Croupier = (() => {
         report = null;
       }
       if (report?.status === "paused") {
-        say(`The casino is paused: its journal cannot be written (${report.journal?.why ?? "storage"}). Nothing acknowledged is lost; it resumes by itself.`, "error");
+        say(t("common.paused", { why: report.journal?.why ?? "storage" }), "error");
         pauseWatch = setTimeout(look, 2000);
       } else {
         pauseWatch = 0;
-        if (report) say("The casino has resumed.", "info");
+        if (report) say(t("common.resumed"), "info");
         onResumed.splice(0).forEach((f) => f());
       }
     };
@@ -314,12 +430,22 @@ const Croupier = (() => {
   // The page's message line: every refusal is shown, never swallowed.
   // A notice goes away by itself after a while (on a phone it sits over the
   // page's foot); an error stays until the next message.
+  // `detail`: the server's own English sentence under a refusal said in
+  // another language (`refusalWords`), kept beneath and in the title.
   let sayTimer = 0;
-  function say(text, kind = "error") {
+  function say(text, kind = "error", detail = "") {
     const el = document.getElementById("message");
     if (!el) return;
     clearTimeout(sayTimer);
     el.textContent = text;
+    if (detail) {
+      const small = document.createElement("small");
+      small.className = "detail";
+      small.lang = "en";
+      small.textContent = detail;
+      el.append(small);
+      el.title = detail;
+    } else el.removeAttribute("title");
     el.dataset.kind = kind;
     el.hidden = !text;
     if (kind === "error") el.setAttribute("role", "alert");
@@ -353,7 +479,7 @@ const Croupier = (() => {
   let endingSession = false;
   function sessionOver() {
     if (refusalHooks.some(([code]) => code === "unauthenticated")) {
-      refused(new ApiFailure("unauthenticated", "Your session is over; sign in again.", 401));
+      refused(new ApiFailure("unauthenticated", t("common.session-over"), 401));
       return;
     }
     if (endingSession) return;
@@ -364,12 +490,25 @@ const Croupier = (() => {
     location.reload();
   }
 
+  // A refusal in the page's language: in English, the server's own
+  // sentence; in another, its code's sentence from the catalogue
+  // (`error.<code>`), the server's English kept as the detail.
+  function refusalWords(e) {
+    if (!(e instanceof ApiFailure)) return [String(e?.message ?? e)];
+    if (lang === "en" || e.code === "network" || !hasMessage(`error.${e.code}`)) return [e.message];
+    return [t(`error.${e.code}`), e.message];
+  }
+  const sayRefusal = (e) => {
+    const [text, detail] = refusalWords(e);
+    say(text, "error", detail);
+  };
+
   // Runs an action and shows its failure; returns its value or undefined.
   async function attempt(action) {
     try {
       return await action();
     } catch (e) {
-      say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
+      sayRefusal(e);
       refused(e);
       return undefined;
     }
@@ -393,11 +532,11 @@ const Croupier = (() => {
       // A pause (or a write the disk refused) changed nothing: the pause notice says so.
       const unanswered = e instanceof ApiFailure && (e.code === "network" || (e.status >= 500 && e.code !== "paused" && e.code !== "storage"));
       if (unanswered) {
-        say(`No answer came for ${what} (reference ${id}): it may or may not have been recorded. Send it again without changing anything: under the same reference it is recorded once.`, "error");
+        say(t("common.no-answer", { what, id }), "error");
       } else {
         // Answered (refused, or nothing changed): whatever is sent next is a new intent.
         intended.answered(contents);
-        say(e instanceof ApiFailure ? e.message : String(e?.message ?? e), "error");
+        sayRefusal(e);
       }
       refused(e);
       return undefined;
@@ -429,9 +568,9 @@ const Croupier = (() => {
       openQuestion = (again) => choose(again)();
       node.hidden = false;
       node.replaceChildren(
-        `No answer came for ${what} (reference ${id}). Is this that one, sent again (it is recorded once), or a new one? `,
-        el("button", { type: "button", "data-resend": "again", text: `Send ${id} again`, onclick: choose(true) }), " ",
-        el("button", { type: "button", "data-resend": "new", text: "It is a new one", onclick: choose(false) }),
+        t("common.again-or-new", { what, id }) + " ",
+        el("button", { type: "button", "data-resend": "again", text: t("common.send-again", { id }), onclick: choose(true) }), " ",
+        el("button", { type: "button", "data-resend": "new", text: t("common.a-new-one"), onclick: choose(false) }),
       );
     });
   }
@@ -453,8 +592,8 @@ const Croupier = (() => {
     node.dataset.reference = id;
     node.dataset.pending = String(Boolean(pending));
     node.textContent = pending
-      ? `Reference ${id}: sent, with no answer yet. Send it again unchanged and it is recorded once.`
-      : `Reference ${id}`;
+      ? t("common.reference-pending", { id })
+      : t("common.reference", { id });
   }
 
   // Runs a console's action with its buttons held: a double click sends nothing twice.
@@ -546,7 +685,7 @@ const Croupier = (() => {
       const licence = data.get("licence");
       if (licence) body.licence = String(licence).trim();
       if (!body.username || !body.password) {
-        say("Enter your username and password.");
+        say(t("common.enter-username-password"));
         return;
       }
       const answer = await attempt(() => api("/api/login", body));
@@ -578,7 +717,7 @@ const Croupier = (() => {
         return;
       }
       session.clear();
-      say("Your session is over; sign in again.", "info");
+      say(t("common.session-over"), "info");
     }
   }
 
@@ -592,7 +731,7 @@ const Croupier = (() => {
   // The casino's gaming day, for staff ({time_zone, starts_at, today}), as /api/me says it.
   const gamingDay = async () => (await api("/api/me")).gaming_day ?? null;
   // A gaming day's span in words: "from 06:00 to 06:00, America/Denver time".
-  const gamingDayWords = (day) => `from ${day.starts_at} to ${day.starts_at}, ${day.time_zone} time`;
+  const gamingDayWords = (day) => t("common.gaming-day-span", { starts: day.starts_at, zone: day.time_zone });
 
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
@@ -622,20 +761,20 @@ const Croupier = (() => {
   // Also a user's own choice, from the header's "Password" button (`forced` false).
   function passwordChange(onChanged, forced = true) {
     const intro = forced
-      ? "Your password was chosen by someone else: choose your own (10 characters or more) before you go on."
-      : "Choose a new password (10 characters or more); your other sessions end, this one goes on.";
+      ? t("common.password-forced")
+      : t("common.password-own");
     const form = el("form", { id: "password-form" },
       el("p", { class: "note", text: intro }),
-      el("label", {}, "Current password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
-      el("label", {}, "New password ", el("input", { name: "new_password", type: "password", autocomplete: "new-password", minlength: 10, required: true })),
-      el("label", {}, "New password again ", el("input", { name: "again", type: "password", autocomplete: "new-password", required: true })),
-      el("button", { class: "primary", type: "submit", text: "Change my password" }),
-      ...(forced ? [] : [el("button", { type: "button", text: "Cancel", onclick: () => panel.remove() })]));
-    const panel = el("section", { class: "panel login", id: "password-panel" }, el("h2", { text: "Choose your password" }), form);
+      el("label", {}, t("common.current-password") + " ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
+      el("label", {}, t("common.new-password") + " ", el("input", { name: "new_password", type: "password", autocomplete: "new-password", minlength: 10, required: true })),
+      el("label", {}, t("common.new-password-again") + " ", el("input", { name: "again", type: "password", autocomplete: "new-password", required: true })),
+      el("button", { class: "primary", type: "submit", text: t("common.change-my-password") }),
+      ...(forced ? [] : [el("button", { type: "button", text: t("common.cancel"), onclick: () => panel.remove() })]));
+    const panel = el("section", { class: "panel login", id: "password-panel" }, el("h2", { text: t("common.choose-password") }), form);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       const f = form.elements;
-      if (f.new_password.value !== f.again.value) { say("The new password and its repeat differ."); return; }
+      if (f.new_password.value !== f.again.value) { say(t("common.password-repeat-differs")); return; }
       const button = form.querySelector("button");
       button.disabled = true;
       const ok = await attempt(() => request({ op: "change_password", password: f.password.value, new_password: f.new_password.value }));
@@ -643,7 +782,7 @@ const Croupier = (() => {
       if (ok) {
         panel.remove();
         session.set({ ...session.get(), must_change_password: false });
-        say("Your password is changed.", "info");
+        say(t("common.password-changed"), "info");
         onChanged();
       }
     });
@@ -659,17 +798,18 @@ const Croupier = (() => {
     const header = el("header", { class: "bar" },
       el("h1", { text: `croupier · ${title}` }),
       el("span", { id: "who", class: "note" }),
-      el("label", { class: "inline", id: "table-label", hidden: true }, "Table ", el("select", { id: "table-select", "aria-label": "Table" })),
-      el("span", { id: "phase", class: "pill", role: "status", "aria-live": "polite", text: "signed out" }),
-      ...(countdown ? [el("span", { id: "countdown", "aria-label": "Seconds to no more bets" })] : []),
-      el("button", { id: "change-password", hidden: true, text: "Password", title: "Change your password" }),
-      el("button", { id: "sign-out", hidden: true, text: "Sign out", onclick: signOut }));
+      el("label", { class: "inline", id: "table-label", hidden: true }, t("common.table") + " ", el("select", { id: "table-select", "aria-label": t("common.table") })),
+      el("span", { id: "phase", class: "pill", role: "status", "aria-live": "polite", text: t("common.signed-out") }),
+      ...(countdown ? [el("span", { id: "countdown", "aria-label": t("common.seconds-to-no-more-bets") })] : []),
+      el("label", { class: "inline", id: "lang-label" }, languagePicker()),
+      el("button", { id: "change-password", hidden: true, text: t("common.password"), title: t("common.change-your-password") }),
+      el("button", { id: "sign-out", hidden: true, text: t("common.sign-out"), onclick: signOut }));
     const form = el("form", { id: "login-form" },
-      el("label", {}, "Username ", el("input", { name: "username", autocomplete: "username", required: true })),
-      el("label", {}, "Password ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
-      ...(licence ? [el("label", {}, "Licence number (if none is on your record) ", el("input", { name: "licence", autocomplete: "off" }))] : []),
-      el("button", { class: "primary", type: "submit", text: "Sign in" }));
-    const login = el("section", { class: "panel login", id: "login-panel" }, el("h2", { text: "Sign in" }), form);
+      el("label", {}, t("common.username") + " ", el("input", { name: "username", autocomplete: "username", required: true })),
+      el("label", {}, t("common.password") + " ", el("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
+      ...(licence ? [el("label", {}, t("common.licence-if-none") + " ", el("input", { name: "licence", autocomplete: "off" }))] : []),
+      el("button", { class: "primary", type: "submit", text: t("common.sign-in") }));
+    const login = el("section", { class: "panel login", id: "login-panel" }, el("h2", { text: t("common.sign-in") }), form);
     document.body.insertBefore(header, main);
     // The connection's notices, unless the page keeps its own where it wants them.
     const notices = document.getElementById("connection") ? []
@@ -691,6 +831,8 @@ const Croupier = (() => {
     };
     select.addEventListener("change", () => { keepTable(select.value); onTable(select.value, current); });
     const start = async (s) => {
+      // A user who chose another language sees the page again in it.
+      if (!inUsersLanguage(s.username)) return;
       current = s;
       login.hidden = true;
       document.getElementById("sign-out").hidden = false;
@@ -705,7 +847,7 @@ const Croupier = (() => {
       }
       if (!roles.includes(s.role)) {
         // The server would refuse what the page offers: it offers nothing.
-        say(`This page is for ${roles.map((r) => r.replace("_", " ")).join(", ")}; you are signed in as ${s.role.replace("_", " ")}.`);
+        say(t("common.wrong-role", { roles: roles.map(roleName).join(", "), role: roleName(s.role) }));
         return;
       }
       document.getElementById(content).hidden = false;
@@ -721,7 +863,7 @@ const Croupier = (() => {
       select.replaceChildren(...list.tables.map((id) => el("option", { value: id, text: id })));
       const wanted = [new URLSearchParams(location.search).get("table"), sessionStorage.getItem(TABLE_KEY)].find((id) => list.tables.includes(id));
       const first = wanted ?? list.tables[0];
-      if (!first) { say("There are no tables yet."); return; }
+      if (!first) { say(t("common.no-tables")); return; }
       select.value = first;
       keepTable(first);
       onTable(first, s);
@@ -729,7 +871,7 @@ const Croupier = (() => {
     loginForm(form, start);
     if (sessionStorage.getItem(SESSION_OVER_KEY)) {
       sessionStorage.removeItem(SESSION_OVER_KEY);
-      say("Your session is over (locked, signed out elsewhere, or idle too long): sign in again.", "error");
+      say(t("common.session-over-why"), "error");
     }
     resume(start);
   }
@@ -737,16 +879,16 @@ const Croupier = (() => {
   // A table sign's limits (Colorado 2207, Maryland ch.1 G(3)): inside and
   // outside bets each in one line where their limits agree, else kind by kind.
   function limitsSign(kinds, currency) {
-    const range = (k) => `${money(k.min, currency)} to ${money(k.max, currency)}`;
+    const range = (k) => t("common.limit-range", { min: money(k.min, currency), max: money(k.max, currency) });
     const lines = [];
-    for (const [inside, name] of [[true, "Inside bets"], [false, "Outside bets"]]) {
+    for (const [inside, name] of [[true, t("common.inside-bets")], [false, t("common.outside-bets")]]) {
       const limited = kinds.filter((k) => k.inside === inside && k.min != null);
       if (!limited.length) continue;
       const ranges = new Set(limited.map(range));
-      if (ranges.size === 1) lines.push(`${name}: ${range(limited[0])} each`);
-      else lines.push(`${name}: ${limited.map((k) => `${k.kind.replaceAll("_", " ")} ${range(k)}`).join(", ")}`);
+      if (ranges.size === 1) lines.push(t("common.limits-each", { name, range: range(limited[0]) }));
+      else lines.push(`${name}: ${limited.map((k) => `${betKind(k.kind)} ${range(k)}`).join(", ")}`);
     }
-    return lines.length ? lines : ["No limits are posted at this table."];
+    return lines.length ? lines : [t("common.no-limits")];
   }
 
   // The players seated at a table with their chips (the report's
@@ -762,39 +904,39 @@ const Croupier = (() => {
     if (!players.some((x) => x.player === state.asking)) state.asking = null;
     const awayCell = (x) => {
       if (x.away) {
-        const said = `Taken away at ${new Date(x.away.at_ms).toLocaleTimeString()}${x.away.confirmed ? "; face value confirmed" : ""}`;
+        const said = t(x.away.confirmed ? "common.taken-away-confirmed" : "common.taken-away-at", { at: clock(x.away.at_ms) });
         const parts = [el("span", { "data-away": x.player, text: said })];
         if (canConfirm && !x.away.confirmed) {
-          parts.push(" ", el("button", { type: "button", "data-confirm-chips": x.player, text: "Confirm their face value", onclick: () => confirm(x.player) }));
+          parts.push(" ", el("button", { type: "button", "data-confirm-chips": x.player, text: t("common.confirm-face-value"), onclick: () => confirm(x.player) }));
         }
         return parts;
       }
       if (!canRecord) return ["–"];
       if (state.asking === x.player) {
-        return [`Record that ${x.player} took their colour chips away from the table? It cannot be undone. `,
-          el("button", { type: "button", class: "danger", "data-record-away": x.player, text: "Record it", onclick: () => { state.asking = null; record(x.player); } }), " ",
-          el("button", { type: "button", text: "Cancel", onclick: () => { state.asking = null; redraw(); } })];
+        return [t("common.record-away-question", { player: x.player }) + " ",
+          el("button", { type: "button", class: "danger", "data-record-away": x.player, text: t("common.record-it"), onclick: () => { state.asking = null; record(x.player); } }), " ",
+          el("button", { type: "button", text: t("common.cancel"), onclick: () => { state.asking = null; redraw(); } })];
       }
-      return [el("button", { type: "button", "data-take-away": x.player, text: "Chips taken away", onclick: () => { state.asking = x.player; redraw(); } })];
+      return [el("button", { type: "button", "data-take-away": x.player, text: t("common.chips-taken-away"), onclick: () => { state.asking = x.player; redraw(); } })];
     };
     const away = canRecord || players.some((x) => x.away);
     box.replaceChildren(el("table", { class: "data" },
-      el("thead", {}, el("tr", {}, ...["Player", "Colour", "Chip value", "Chips", ...(away ? ["Away from the table"] : [])].map((h) => el("th", { text: h })))),
+      el("thead", {}, el("tr", {}, ...["common.player", "common.colour", "common.chip-value", "common.chips", ...(away ? ["common.away-from-table"] : [])].map((h) => el("th", { text: t(h) })))),
       el("tbody", { id: "players" }, ...(players.length
         ? players.map((x) => el("tr", { "data-player": x.player, "data-away": x.away ? "true" : "false" },
             el("td", { text: x.player }),
-            el("td", {}, el("span", { class: "swatch", style: `background:${chipColour(x.colour)}` }), ` ${x.colour}`),
+            el("td", {}, el("span", { class: "swatch", style: `background:${chipColour(x.colour)}` }), ` ${colourName(x.colour)}`),
             el("td", { text: money(x.chip_value, currency) }), el("td", { text: money(x.chips, currency) }),
             ...(away ? [el("td", {}, ...awayCell(x))] : [])))
-        : [el("tr", {}, el("td", { colspan: away ? 5 : 4, class: "note", text: "No one holds colour chips here." }))]))));
+        : [el("tr", {}, el("td", { colspan: away ? 5 : 4, class: "note", text: t("common.no-colour-chips") }))]))));
   }
 
-  const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
+  const when = (ms) => new Date(ms).toLocaleString(LOCALES[lang], { dateStyle: "short", timeStyle: "medium" });
 
   // Those who supervise the game on the floor, by each document's title: the
   // pit supervisor (Colorado), the floorperson (Maryland), the floor manager
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();

@@ -61,6 +61,7 @@ pub fn router(state: AppState) -> Router {
         .route("/report", get(pages::report))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))
+        .route("/static/i18n.js", get(pages::catalogues))
         .route("/api/public/tables", get(public::public_tables))
         .route("/api/public/profiles", get(public::profiles))
         .route("/api/public/tables/{table}", get(public::public_table))

@@ -113,6 +113,25 @@ pub async fn common_css() -> impl IntoResponse {
     )
 }
 
+/// The pages' words in each language, one catalogue a language
+/// (`web/i18n/<lang>.json`, keyed by message id), as one script the pages
+/// load before common.js: `Croupier.t` reads it.
+static CATALOGUES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\"use strict\";\nconst CROUPIER_CATALOGUES = {{\"en\": {}, \"ru\": {}}};\n",
+        include_str!("../../web/i18n/en.json"),
+        include_str!("../../web/i18n/ru.json")
+    )
+});
+
+/// The catalogues of the pages' words (see [`CATALOGUES`]).
+pub async fn catalogues() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        CATALOGUES.as_str(),
+    )
+}
+
 /// Shared helpers of the pages.
 pub async fn common_js() -> impl IntoResponse {
     (
