@@ -982,13 +982,25 @@ fn limits(kinds: &[&str], min: u64, max: u64) -> Request {
 fn a_players_bets_on_one_spot_stay_within_its_maximum_together_from_format_6() {
     for format in [JOURNAL_FORMAT, 5] {
         let mut w = World::in_format(format, "maryland");
+        // 1.00 to 10.00 inside; outside bets bounded only as Maryland's sign
+        // must bound every kind (ch.1 G(3), from format 15).
+        let wheel = croupier_profiles::load("maryland")
+            .expect("shipped")
+            .spec()
+            .default_wheel;
+        let sign = croupier_server::casino::journal::event::StoredLimit::on_every_kind(
+            croupier_profiles::builtin_text("maryland").expect("shipped"),
+            wheel.name(),
+            (100, 1_000),
+            (100, croupier_core::STAKE_MAX_MINOR),
+        )
+        .expect("limits");
         w.ok(
             &pit(),
-            limits(
-                &["straight", "split", "street", "corner", "six_line", "first_five"],
-                100,
-                1_000,
-            ),
+            Request::SetLimits {
+                table: "t1".into(),
+                limits: sign,
+            },
         );
         w.seat("alice", 100_000, 50_000);
         w.seat("bob", 100_000, 50_000);
@@ -1776,21 +1788,15 @@ fn a_maryland_table_opens_only_with_its_limits_posted() {
         min: 100,
         max: 10_000,
     };
-    w.ok(
-        &pit(),
-        Request::SetLimits {
-            table: "m2".into(),
-            limits: vec![limit("straight"), limit("red")],
-        },
-    );
-    let refused = w.refused(
-        &dealer(),
-        Request::OpenTable { table: "m2".into() },
-        "limits_not_posted",
-    );
+    // A sign that leaves kinds off is refused as it is posted, naming them.
+    let partial = Request::SetLimits {
+        table: "m2".into(),
+        limits: vec![limit("straight"), limit("red")],
+    };
+    let refused = w.refused(&pit(), partial, "limits_not_posted");
     assert!(refused.message.contains("no limit is posted on split,"), "{refused}");
     assert!(
-        !refused.message.contains("straight") && !refused.message.contains("red"),
+        !refused.message.contains("straight") && !refused.message.contains("red,"),
         "{refused}"
     );
     let every = StoredLimit::on_every_kind(
@@ -1808,6 +1814,14 @@ fn a_maryland_table_opens_only_with_its_limits_posted() {
         },
     );
     w.ok(&dealer(), Request::OpenTable { table: "m2".into() });
+    // Open, its sign is never emptied nor a kind taken off it.
+    for limits in [Vec::new(), vec![limit("straight")]] {
+        let taken_off = Request::SetLimits {
+            table: "m2".into(),
+            limits,
+        };
+        w.refused(&pit(), taken_off, "limits_not_posted");
+    }
 
     // Colorado 2207: "may be set by the licensee": no limits, and it opens.
     w.casino

@@ -213,8 +213,9 @@ pub const FORMAT_COMPLETE_IN_A_DOZEN: u32 = 14;
 /// The first format in which a table whose layout carries signage of its
 /// limits opens only with a limit posted on every kind of bet it takes
 /// (Maryland ch.1 G(3): "Signage indicating the minimum and maximum wagers
-/// permitted at that table"). Up to format 14 it opened without, and those
-/// journals' tables replay so.
+/// permitted at that table"), and `set_limits` there never leaves a kind off
+/// the sign. Up to format 14 it opened without, and those journals' tables
+/// replay so.
 pub const FORMAT_LIMITS_POSTED: u32 = 15;
 
 /// The first format in which a Bonus Spin Xtreme table's results come only

@@ -12,7 +12,9 @@ use super::{person, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::{FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_TABLE_RULES};
+use crate::casino::journal::{
+    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES,
+};
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
 
@@ -162,6 +164,12 @@ impl TableSlot {
                         max: Minor::new(l.max),
                     };
                     core_limits.push((kind, range));
+                }
+                // Maryland ch.1 G(3): once a sign is required, no posting leaves a kind off it.
+                if self.table.profile().jurisdiction().limits_on_layout && dir.journal_format() >= FORMAT_LIMITS_POSTED
+                {
+                    let kinds: Vec<Kind> = core_limits.iter().map(|(k, _)| *k).collect();
+                    self.check_sign_complete(&kinds, "the table's sign shows")?;
                 }
                 Command::SetLimits {
                     at_ms,

@@ -203,7 +203,14 @@ impl TableSlot {
     /// Refuses to open a table whose sign leaves a kind of bet it takes
     /// without a posted minimum and maximum (Maryland ch.1 G(3)).
     fn check_limits_posted(&self) -> Result<(), ApiError> {
-        let posted = self.table.limits();
+        let posted: Vec<croupier_core::Kind> = self.table.limits().iter().map(|(k, _)| *k).collect();
+        self.check_sign_complete(&posted, "this table opens once its sign shows")
+    }
+
+    /// Refuses a sign that leaves a kind of bet the table takes without a
+    /// posted minimum and maximum (Maryland ch.1 G(3)): at opening, and from
+    /// then on whenever the limits are posted again (`set_limits`).
+    pub(super) fn check_sign_complete(&self, posted: &[croupier_core::Kind], what: &str) -> Result<(), ApiError> {
         let wheel = self.table.config().wheel;
         let missing: Vec<&str> = self
             .table
@@ -211,7 +218,7 @@ impl TableSlot {
             .kinds_on(wheel)
             .into_iter()
             // A composite bet is limited by the bets it stands for.
-            .filter(|kind| !kind.is_composite() && !posted.iter().any(|(k, _)| k == kind))
+            .filter(|kind| !kind.is_composite() && !posted.contains(kind))
             .map(|kind| kind.name())
             .collect();
         if missing.is_empty() {
@@ -220,8 +227,8 @@ impl TableSlot {
         Err(err(
             ErrorCode::LimitsNotPosted,
             format!(
-                "this table opens once its sign shows the minimum and maximum wagers permitted at it \
-                 (Maryland ch.1 G(3)); no limit is posted on {}: the pit posts them with set_limits",
+                "{what} the minimum and maximum wagers permitted at this table (Maryland ch.1 G(3)); \
+                 no limit is posted on {}: the pit posts one on every kind of bet with set_limits",
                 missing.join(", ")
             ),
         ))
