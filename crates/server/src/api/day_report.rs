@@ -105,12 +105,20 @@ pub fn decimal(minor: i128) -> String {
     format!("{sign}{}.{:02}", abs / 100, abs % 100)
 }
 
-/// A CSV field, quoted where it must be (RFC 4180).
+/// A CSV field of text (a name, a table, a profile), quoted where it must be
+/// (RFC 4180). A spreadsheet takes a cell beginning `=`, `+`, `-`, `@`, a tab
+/// or a carriage return for a formula (a dealer named `-2-3` would read as
+/// -5), so such text is led by `'`, which shows it as written.
 fn field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_string()
+        text
     }
 }
 
@@ -195,6 +203,17 @@ mod tests {
         assert_eq!(field("t1"), "t1");
         assert_eq!(field("a,b"), "\"a,b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn a_name_a_spreadsheet_would_take_for_a_formula_reads_as_written() {
+        assert_eq!(field("-2-3"), "'-2-3");
+        assert_eq!(field("=1+1"), "'=1+1");
+        assert_eq!(field("@sum"), "'@sum");
+        assert_eq!(field("+a,b"), "\"'+a,b\"");
+        assert_eq!(field("dana"), "dana");
+        // Money stays a number: only text fields are led by a quote.
+        assert_eq!(decimal(-1_230), "-12.30");
     }
 
     #[test]
