@@ -103,3 +103,15 @@ test("a number display in Russian keeps its language in its address, like its ta
   await textOf(other.locator("#state"), /[а-я]/, "a new browser on the Russian address");
   assert.deepEqual(pageErrors, []);
 });
+
+test("an address naming no language, only what every object inherits, is read as none", async () => {
+  for (const lang of ["constructor", "__proto__", "toString"]) {
+    const board = await newPage(`board-lang-${lang}`);
+    await board.goto(`${base}/board?table=ru1&lang=${lang}`);
+    await textOf(board.locator("h2[data-i18n='board.hot']"), /^Hot numbers$/, `?lang=${lang} shows English`);
+    assert.equal(await board.evaluate(() => document.documentElement.lang), "en", `?lang=${lang} is no language`);
+    assert.equal(await board.locator("#lang-select").inputValue(), "en", `the picker says English for ?lang=${lang}`);
+    await board.context().close();
+  }
+  assert.deepEqual(pageErrors, []);
+});

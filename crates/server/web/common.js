@@ -168,7 +168,8 @@ const Croupier = (() => {
   const LANGUAGES = { en: "English", ru: "Русский" };
   const LOCALES = { en: "en-US", ru: "ru-RU" };
   const LANG_KEY = "croupier.lang";
-  const known = (lang) => (lang && CATALOGUES[lang] && LANGUAGES[lang] ? lang : null);
+  // Own keys only: `?lang=constructor` names no language, whatever an object inherits.
+  const known = (lang) => (typeof lang === "string" && Object.hasOwn(CATALOGUES, lang) && Object.hasOwn(LANGUAGES, lang) ? lang : null);
   const stored = (key) => { try { return localStorage.getItem(key); } catch { return null; } };
   const userLangKey = (username) => `${LANG_KEY}.user.${username}`;
   const langFor = (username) =>
