@@ -2898,3 +2898,100 @@ fn a_format_14_casinos_checkpoint_keeps_its_bytes_until_format_15_fills_the_book
         w.casino.checkpoint().expect("a checkpoint").bytes
     );
 }
+
+/// The golden journal of `format`: a first shift written in it (the staff,
+/// a Maryland table inspected and opened, two players funded, two rounds
+/// on 17), one entry a line as the journal keeps it.
+fn golden_shift(format: u32) -> Vec<croupier_ledger::Entry> {
+    let mut w = setup_in_format(MemoryStorage::default(), format);
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    round_on_17(&mut w, 1);
+    round_on_17(&mut w, 2);
+    w.casino.ledger().storage().entries.clone()
+}
+
+fn golden_lines(entries: &[croupier_ledger::Entry]) -> String {
+    entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "seq": e.seq,
+                "at_ms": e.at_ms,
+                "text": e.text,
+                "prev_hash": hex::encode(e.prev_hash),
+                "hash": hex::encode(e.hash),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+fn golden_entries(lines: &str) -> Vec<croupier_ledger::Entry> {
+    lines
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a line of JSON");
+            let text = v["text"].as_str().expect("text").to_string();
+            let hash = |key: &str| -> [u8; 32] {
+                hex::decode(v[key].as_str().expect("hash"))
+                    .expect("hex")
+                    .try_into()
+                    .expect("32 bytes")
+            };
+            croupier_ledger::Entry {
+                seq: v["seq"].as_u64().expect("seq"),
+                at_ms: v["at_ms"].as_u64().expect("at_ms"),
+                record: serde_json::from_str(&text).expect("a record"),
+                text,
+                prev_hash: hash("prev_hash"),
+                hash: hash("hash"),
+            }
+        })
+        .collect()
+}
+
+/// A journal of every format from 3 to today's, written once and kept in
+/// `tests/fixtures/golden/`: each must verify and replay byte for byte, so
+/// that renaming or retyping a stored field, which would strand every
+/// casino's journal of that format, fails here. A new format's journal is
+/// written by running this test with CROUPIER_BLESS=1 (never to change an
+/// existing one: a changed golden journal is a broken promise to a casino).
+#[test]
+fn a_golden_journal_of_every_format_verifies_and_replays_byte_for_byte() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden");
+    let bless = std::env::var_os("CROUPIER_BLESS").is_some();
+    for format in 3..=JOURNAL_FORMAT {
+        let path = dir.join(format!("format-{format:02}.jsonl"));
+        if bless && !path.exists() {
+            std::fs::create_dir_all(&dir).expect("the golden folder");
+            std::fs::write(&path, golden_lines(&golden_shift(format))).expect("written");
+        }
+        let kept = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; a new format's is written with CROUPIER_BLESS=1",
+                path.display()
+            )
+        });
+        let entries = golden_entries(&kept);
+        assert!(entries.len() > 20, "format {format}: {} entries", entries.len());
+        assert_eq!(verify(&entries).first_problem, None, "format {format} verifies");
+        let replayed = replay(&entries).unwrap_or_else(|e| panic!("format {format} replays: {e}"));
+        assert_eq!(
+            replayed.ledger().next_seq(),
+            entries.len() as u64 + 1,
+            "format {format}"
+        );
+        // What the format's journal says of the money is what it said when written.
+        // Two rounds on 17: alice's 5.00 straight paid 35 to 1 and her 10.00 on red lost, each
+        // time; bob's 10.00 on black won.
+        let chips = |p: &str| replayed.balance(&format!("chips:t1:{p}"));
+        assert_eq!(
+            (chips("alice"), chips("bob")),
+            (5_000 + 2 * 16_500, 5_000 + 2 * 1_000),
+            "format {format}"
+        );
+    }
+}
