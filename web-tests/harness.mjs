@@ -5,8 +5,8 @@
 // the check that every button of every page is driven by some test
 // (buttons.test.mjs), and a script error on any page fails the test file.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,11 +24,23 @@ export let base = null;
 let server = null, data = null, browser = null;
 export const pageErrors = [];
 
-// Starts `croupier serve` on a new data folder, or again on `data` at `listen` (a restart).
-function startServer(listen = "127.0.0.1:0") {
+// libfaketime's library, from Debian's `faketime` (scripts/setup.sh installs it).
+const FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+// Starts `croupier serve` on a new data folder, or again on `data` at `listen`
+// (a restart); with `later` ("+25h", "@2026-03-08 12:30:00" UTC), its wall
+// clock moved by libfaketime as crates/testkit's `Server::start_later` moves
+// it: the wall clock only, its timers keeping the machine's pace.
+function startServer(listen = "127.0.0.1:0", { later } = {}) {
   data ??= mkdtempSync(path.join(tmpdir(), "croupier-web-"));
   const first = listen.endsWith(":0");
-  const child = spawn(BIN, ["serve", "--data", data, "--listen", listen], { stdio: ["ignore", "pipe", "inherit"] });
+  let env = process.env;
+  if (later) {
+    assert.ok(existsSync(FAKETIME_LIBRARY), `${FAKETIME_LIBRARY} is missing: scripts/setup.sh installs Debian's faketime`);
+    // libfaketime reads an absolute time in the process's own zone.
+    env = { ...process.env, LD_PRELOAD: FAKETIME_LIBRARY, FAKETIME: later, FAKETIME_DONT_FAKE_MONOTONIC: "1", FAKETIME_NO_CACHE: "1", TZ: "UTC" };
+  }
+  const child = spawn(BIN, ["serve", "--data", data, "--listen", listen], { stdio: ["ignore", "pipe", "inherit"], env });
   return new Promise((resolve, reject) => {
     let address = null, password = null, buffer = "";
     const timer = setTimeout(() => reject(new Error("croupier serve did not start in 30 s")), 30_000);
@@ -67,6 +79,25 @@ export async function killAndRestart() {
   server.kill("SIGKILL");
   await stopped;
   return () => startServer(`127.0.0.1:${port}`);
+}
+
+// The server stopped as an operator stops it (SIGTERM: it writes its
+// journal's head and exits), then started again on the same address and
+// data with its wall clock `later` ("+25h"): the gaming day it served is
+// over. Answers once it serves again.
+export async function restartLater(later) {
+  const port = new URL(base).port;
+  const stopped = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGTERM");
+  await stopped;
+  return startServer(`127.0.0.1:${port}`, { later });
+}
+
+// The journal's entries as `croupier entries --data` prints them, each
+// line's JSON parsed: read-only, so the server may run meanwhile.
+export function journalEntries() {
+  const out = execFileSync(BIN, ["entries", "--data", data], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  return out.split("\n").filter(Boolean).map((line) => JSON.parse(line));
 }
 
 export async function stop() {

@@ -2,16 +2,21 @@
 // makes the staff, the players and a table; the cage cashes in; the pit
 // inspects; the dealer runs rounds by entry and by RNG; two players bet, one
 // of them from two tabs, with reloads and double clicks; the board follows;
-// the cage cashes out, and every balance is exact. Each page is kept as a
-// screenshot at 1920x1080 and at 390 px wide, checked for overlapping chips
-// and cut-off text.
+// the cage cashes out, and every balance is exact. Then the gaming day
+// closes (the server started again a day later): the day report and the
+// pit's books show it, each figure equal to the journal's transfers summed
+// here (ledger.mjs). Each page is kept as a screenshot at 1920x1080 and at
+// 390 px wide, checked for overlapping chips and cut-off text.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { base, pageErrors, start, stop, call, login, newPage, signIn, textOf, shot, WAIT_MS } from "./harness.mjs";
+import { base, pageErrors, start, stop, call, login, newPage, signIn, textOf, shot, restartLater, journalEntries, WAIT_MS } from "./harness.mjs";
+import { readEntries, dayBooks, holdOf, paceOf } from "./ledger.mjs";
 
 const WIDE = { width: 1920, height: 1080 };
 const PHONE = { width: 390, height: 844 };
 let firstPassword;
+// The gaming day the shift ended on, once it has run.
+let shiftDay = null;
 
 before(async () => { firstPassword = await start(); });
 after(stop);
@@ -406,4 +411,115 @@ test("a whole shift from the pages alone, with two players and every balance exa
   await keep(cage, "cage-end");
   for (const p of [admin, cage, pit, dealer, board, ann, ben]) await p.context().close();
   assert.deepEqual(pageErrors, [], "no page raised an error");
+  shiftDay = (await call(adminToken, "/api/me")).gaming_day.today;
+});
+
+// As the pages write figures: Croupier.money's "USD 12.30", hundredths "12.34", open play "1 h 05 min".
+const usd = (minor) => `${minor < 0 ? "−" : ""}USD ${Math.floor(Math.abs(minor) / 100)}.${String(Math.abs(minor) % 100).padStart(2, "0")}`;
+const hundredths = (n) => `${n < 0 ? "−" : ""}${Math.floor(Math.abs(n) / 100)}.${String(Math.abs(n) % 100).padStart(2, "0")}`;
+const hours = (ms) => `${Math.floor(ms / 3_600_000)} h ${String(Math.floor((ms % 3_600_000) / 60_000)).padStart(2, "0")} min`;
+const holdText = (f, none) => (holdOf(f) == null ? none : `${hundredths(holdOf(f))} %`);
+// The figures that show a table moved money or played.
+const played = (f) => ["drop", "fills", "credits", "win", "cashed_out", "tips", "rounds", "open_ms"].some((k) => f[k] !== 0);
+
+// What the day report (/report) shows: each row's named cells, an amount
+// as its text and the minor units it carries ("USD 1.00 [100]").
+const reportShown = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#tables tr[data-row], #dealers tr[data-dealer]")].map((tr) => [
+  `${tr.closest("tbody").id} ${tr.dataset.row ?? tr.dataset.dealer}`,
+  Object.fromEntries([...tr.querySelectorAll("td")].flatMap((td) => {
+    const name = td.getAttributeNames().find((n) => n.startsWith("data-") && n !== "data-minor");
+    return name ? [[name.slice(5), td.dataset.minor === undefined ? td.textContent : `${td.textContent} [${td.dataset.minor}]`]] : [];
+  })),
+])));
+
+// The same, worked out from the ledger's books of the day (ledger.mjs). A
+// table the journal shows moving money or playing that day must be listed;
+// one listed that did neither (kept since an earlier day) shows zeros.
+function reportExpected(books, shown) {
+  const amount = (minor) => `${usd(minor)} [${minor}]`;
+  const row = (f) => ({
+    drop: amount(f.drop), "drop-cash": amount(f.drop_cash), "drop-wallet": amount(f.drop_wallet), fills: amount(f.fills), credits: amount(f.credits),
+    win: amount(f.win), hold: holdText(f, "—"), rounds: String(f.rounds), open: hours(f.open_ms), pace: paceOf(f) == null ? "—" : hundredths(paceOf(f)),
+  });
+  const expected = {};
+  for (const [table, f] of Object.entries(books.tables)) if (played(f) || `tables ${table}` in shown) expected[`tables ${table}`] = row(f);
+  expected["tables Casino"] = row(books.casino);
+  for (const [dealer, f] of Object.entries(books.dealers)) {
+    expected[`dealers ${dealer}`] = { tables: f.tables.join(", "), drop: amount(f.drop), "drop-cash": amount(f.drop_cash), "drop-wallet": amount(f.drop_wallet), win: amount(f.win), hold: holdText(f, "—"), rounds: String(f.rounds) };
+  }
+  return expected;
+}
+
+// The pit's books of the day shown, and as the ledger's books of table `f` say they must read.
+const booksShown = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#books [data-figure]")].map((d) => [d.dataset.figure, d.textContent])));
+const booksExpected = (day, f) => ({
+  day,
+  float_open: usd(f.float_open),
+  drop: `${usd(f.drop)} (cash ${usd(f.drop_cash)}, wallets ${usd(f.drop_wallet)})`,
+  fills: usd(f.fills),
+  credits: usd(f.credits),
+  win: usd(f.win),
+  hold: holdText(f, "no drop, no hold"),
+  float_close: usd(f.float_close),
+  cashed_out: usd(f.cashed_out),
+  tips: usd(f.tips),
+  rounds: String(f.rounds),
+});
+const pick = (shown, expected) => Object.fromEntries(Object.keys(expected).map((k) => [k, shown[k]]));
+
+// Issue 58: the gaming day closes, and every figure the day report and the
+// pit's books show for it is the journal's transfers of that day summed by
+// account, worked out here from `croupier entries` alone (ledger.mjs).
+test("the gaming day closes: the day report and the pit's books equal the ledger to the cent", async () => {
+  assert.ok(shiftDay, "the shift ran to its end");
+  // The casino stops for the night and opens a day later on the same data.
+  await restartLater("+25h");
+  const pete = await ownLogin("pete");
+  const today = (await call(pete, "/api/me")).gaming_day.today;
+  assert.ok(today > shiftDay, `the server started a day later is on a later gaming day (${today}) than the shift's (${shiftDay})`);
+
+  const entries = readEntries(journalEntries());
+  const tables = entries.filter((e) => e.request.op === "create_table").map((e) => e.request.table);
+  assert.deepEqual(tables, ["t1", "t2", "c1"], "the tables the journal made: the first run's and the admin's");
+  const closed = dayBooks(entries, tables, shiftDay);
+  const now = dayBooks(entries, tables, today);
+  // The ledger's reading is the shift's: what the players bought at the tables, the rounds dealt, the tip.
+  assert.equal(closed.casino.drop, 20_000 + 10_000 + 10_000 + 5_000, "the shift's buy-ins, from the journal");
+  assert.ok(closed.casino.rounds >= 3 && closed.tables.c1.rounds === 2, `the shift's rounds, from the journal: ${JSON.stringify(closed.casino)}`);
+  assert.equal(closed.tables.c1.tips, 100, "ben's tip, from the journal");
+  assert.deepEqual(Object.keys(closed.dealers), ["dana"], "dana dealt every round of the shift");
+  assert.ok(!played(now.casino), `nothing moved on the new day: ${JSON.stringify(now.casino)}`);
+  // The new day opens with each float as the shift closed it.
+  for (const t of tables) assert.equal(now.tables[t].float_open, closed.tables[t].float_close, `${t}'s float overnight`);
+
+  // ---- The day report: the new day's by default; the shift's day picked.
+  const report = await newPage("shift-report", WIDE);
+  await signIn(report, "/report", "pete", "pete-own-secret-1");
+  await textOf(report.locator("#title"), new RegExp(`gaming day ${today}$`), "the day report opens on the new gaming day");
+  assert.equal(await report.inputValue("#day"), today, "the new gaming day is picked");
+  let shown = await reportShown(report);
+  assert.deepEqual(shown, reportExpected(now, shown), `the day report's figures of ${today} are the ledger's`);
+  await report.fill("#day", shiftDay);
+  await report.click('#day-form button[type="submit"]');
+  await textOf(report.locator("#title"), new RegExp(`gaming day ${shiftDay}$`), "the closed day's report");
+  shown = await reportShown(report);
+  assert.deepEqual(shown, reportExpected(closed, shown), `the day report's figures of ${shiftDay}, the closed day, are the ledger's`);
+  assert.ok("tables c1" in shown && "tables t1" in shown && "dealers dana" in shown, "the tables played and their dealer are listed");
+  await keep(report, "report-closed-day");
+
+  // ---- The pit: each table's books, the new day's by default; the shift's day picked.
+  const pit = await newPage("shift-pit-closed", WIDE);
+  await signIn(pit, "/pit?table=c1", "pete", "pete-own-secret-1", "P-4002");
+  for (const table of Object.keys(shown).filter((k) => k.startsWith("tables ") && k !== "tables Casino").map((k) => k.slice(7))) {
+    if (table !== "c1") await pit.goto(`${base}/pit?table=${table}`);
+    await textOf(pit.locator('#books [data-figure="day"]'), new RegExp(`^${today}$`), `${table}'s books open on the new gaming day`);
+    let expected = booksExpected(today, now.tables[table]);
+    assert.deepEqual(pick(await booksShown(pit), expected), expected, `${table}'s books of ${today} at the pit are the ledger's`);
+    await pit.selectOption("#book-day", shiftDay);
+    await textOf(pit.locator('#books [data-figure="day"]'), new RegExp(`^${shiftDay}$`), `${table}'s books of the closed day`);
+    expected = booksExpected(shiftDay, closed.tables[table]);
+    assert.deepEqual(pick(await booksShown(pit), expected), expected, `${table}'s books of ${shiftDay}, the closed day, at the pit are the ledger's`);
+  }
+  await keep(pit, "pit-closed-day");
+  for (const p of [report, pit]) await p.context().close();
 });
