@@ -103,3 +103,22 @@ test("a number display in Russian keeps its language in its address, like its ta
   await textOf(other.locator("#state"), /[а-я]/, "a new browser on the Russian address");
   assert.deepEqual(pageErrors, []);
 });
+
+// The terminal's script speaks Russian too: a bet said back in Russian words
+// with its amount in the Russian form, and the round's total likewise.
+test("a player's bet on the terminal is said in Russian, its money in the Russian form", async () => {
+  await ask(dealerToken, { op: "open_betting", table: "ru1" });
+  const page = await newPage("terminal-bet-ru");
+  await signIn(page, "/terminal?table=ru1&lang=ru", "olga", "olga-secret-1");
+  await textOf(page.locator("#seat-panel h2"), /^Ваше место$/, "the seat's title");
+  await page.fill('#buy-in-form [name="amount"]', "100");
+  await page.click('#buy-in-form button[type="submit"]');
+  await textOf(page.locator("#message"), /^Фишки куплены на 100,00\s\$ \(номер buyin-[0-9a-f]+\)\.$/, "the buy-in said in Russian");
+  await page.locator("#buy-in-form").waitFor({ state: "hidden", timeout: WAIT_MS });
+  await page.locator('#felt [data-spot="red"]').click();
+  await textOf(page.locator("#message"), /^Ставка 5,00\s\$ на красное\.$/, "the bet said in Russian");
+  await textOf(page.locator("#my-total"), /^5,00\s\$$/, "the round's total in the Russian form");
+  await textOf(page.locator('#my-bets tr[data-spot="red"] td').first(), /^красное$/, "the spot in Russian words");
+  assert.deepEqual(pageErrors, []);
+});
+
