@@ -122,3 +122,15 @@ test("a player's bet on the terminal is said in Russian, its money in the Russia
   assert.deepEqual(pageErrors, []);
 });
 
+// The dealer's console in Russian: its headings, and the round's bets with
+// their total in the Russian form (after the bet above).
+test("a dealer's console in Russian: its headings and the round's bets", async () => {
+  const page = await newPage("dealer-ru");
+  await signIn(page, "/dealer?table=ru1&lang=ru", "dealer1", "dealer1-secret-1", licenceOf("dealer1", "dealer").licence);
+  await textOf(page.locator("h2[data-i18n='dealer.bets-this-round']"), /^Ставки этого раунда$/, "a heading in Russian");
+  await textOf(page.locator("#open-betting"), /^Начать раунд \(открыть ставки\)$/, "a button in Russian");
+  await textOf(page.locator("#bets-summary"), /^1 ставка на 5,00\s\$ от 1 игрока\.$/, "the round's bets in Russian, money in the Russian form");
+  await textOf(page.locator("#phase"), /^Раунд \d+: /, "the round's state in Russian");
+  await shot(page, "languages-dealer-ru");
+  assert.deepEqual(pageErrors, []);
+});
