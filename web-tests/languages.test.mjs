@@ -104,6 +104,37 @@ test("a number display in Russian keeps its language in its address, like its ta
   assert.deepEqual(pageErrors, []);
 });
 
+// The terminal's script speaks Russian too: a bet said back in Russian words
+// with its amount in the Russian form, and the round's total likewise.
+test("a player's bet on the terminal is said in Russian, its money in the Russian form", async () => {
+  await ask(dealerToken, { op: "open_betting", table: "ru1" });
+  const page = await newPage("terminal-bet-ru");
+  await signIn(page, "/terminal?table=ru1&lang=ru", "olga", "olga-secret-1");
+  await textOf(page.locator("#seat-panel h2"), /^Ваше место$/, "the seat's title");
+  await page.fill('#buy-in-form [name="amount"]', "100");
+  await page.click('#buy-in-form button[type="submit"]');
+  await textOf(page.locator("#message"), /^Фишки куплены на 100,00\s\$ \(номер buyin-[0-9a-f]+\)\.$/, "the buy-in said in Russian");
+  await page.locator("#buy-in-form").waitFor({ state: "hidden", timeout: WAIT_MS });
+  await page.locator('#felt [data-spot="red"]').click();
+  await textOf(page.locator("#message"), /^Ставка 5,00\s\$ на красное\.$/, "the bet said in Russian");
+  await textOf(page.locator("#my-total"), /^5,00\s\$$/, "the round's total in the Russian form");
+  await textOf(page.locator('#my-bets tr[data-spot="red"] td').first(), /^красное$/, "the spot in Russian words");
+  assert.deepEqual(pageErrors, []);
+});
+
+// The dealer's console in Russian: its headings, and the round's bets with
+// their total in the Russian form (after the bet above).
+test("a dealer's console in Russian: its headings and the round's bets", async () => {
+  const page = await newPage("dealer-ru");
+  await signIn(page, "/dealer?table=ru1&lang=ru", "dealer1", "dealer1-secret-1", licenceOf("dealer1", "dealer").licence);
+  await textOf(page.locator("h2[data-i18n='dealer.bets-this-round']"), /^Ставки этого раунда$/, "a heading in Russian");
+  await textOf(page.locator("#open-betting"), /^Начать раунд \(открыть ставки\)$/, "a button in Russian");
+  await textOf(page.locator("#bets-summary"), /^1 ставка на 5,00\s\$ от 1 игрока\.$/, "the round's bets in Russian, money in the Russian form");
+  await textOf(page.locator("#phase"), /^Раунд \d+: /, "the round's state in Russian");
+  await shot(page, "languages-dealer-ru");
+  assert.deepEqual(pageErrors, []);
+});
+
 test("an address naming no language, only what every object inherits, is read as none", async () => {
   for (const lang of ["constructor", "__proto__", "toString"]) {
     const board = await newPage(`board-lang-${lang}`);
