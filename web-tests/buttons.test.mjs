@@ -31,7 +31,9 @@ before(async () => {
 after(stop);
 
 test("every other browser test file has left its record of buttons, newer than the file itself", () => {
-  const files = readdirSync(HERE).filter((f) => f.endsWith(".test.mjs") && f !== THIS);
+  // A file that opens no page (the catalogues' check) leaves no record.
+  const files = readdirSync(HERE).filter((f) => f.endsWith(".test.mjs") && f !== THIS
+    && readFileSync(path.join(HERE, f), "utf8").includes("newPage"));
   const problems = [];
   for (const file of files) {
     const record = path.join(BUTTONS_DIR, `${file}.json`);

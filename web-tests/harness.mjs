@@ -186,7 +186,9 @@ export const BUTTON_KIND = `(b) => {
   if (b.getAttribute("id")) return location.pathname + " #" + b.getAttribute("id");
   const data = b.getAttributeNames().filter((n) => n.startsWith("data-"));
   const text = (b.textContent || b.value || b.getAttribute("aria-label") || "").trim();
-  const words = data.some((n) => b.getAttribute(n) === text) ? "#"
+  // A button whose words come from the catalogues is its message's id, in any language.
+  const words = b.getAttribute("data-i18n") ? "{" + b.getAttribute("data-i18n") + "}"
+    : data.some((n) => b.getAttribute(n) === text) ? "#"
     : text.split(/\\s+/).map((w) => (/\\d/.test(w) ? "#" : w)).join(" ");
   const named = b.getAttribute("name") ? "[name=" + b.getAttribute("name") + " value=" + b.value + "]" : "";
   return [location.pathname, scope, data.map((n) => "[" + n + "]").join("") + named, words].filter(Boolean).join(" ");
@@ -197,7 +199,12 @@ export const BUTTON_SELECTOR = 'button, input[type="submit"], input[type="button
 // makes on them (trusted events only: what a person could have done).
 const BUTTON_WATCH = `(() => {
   const kind = ${BUTTON_KIND};
-  const report = (what, kinds) => window.__croupierButtons?.(what, kinds);
+  // The rule is kept on the pages in English: a page in another language
+  // shows the same buttons, some with words a script put in that language.
+  const report = (what, kinds) => {
+    if ((document.documentElement.lang || "en") !== "en") return;
+    window.__croupierButtons?.(what, kinds);
+  };
   let queued = false;
   const scan = () => {
     queued = false;
