@@ -2995,3 +2995,49 @@ fn a_golden_journal_of_every_format_verifies_and_replays_byte_for_byte() {
         );
     }
 }
+
+// A first run posts its tables' limits on the UTC day; an admin then sets
+// the casino's gaming day to Denver's from 06:00, where it is still the
+// day before. The tables' books must follow the ledger's float across the
+// days that come: a quiet entry opens no day's books (format 15), and a
+// kept day is shown.
+#[test]
+fn a_gaming_day_set_back_leaves_no_quiet_day_ahead_of_the_books() {
+    let mut w = setup(MemoryStorage::default());
+    // 2026-11-18 08:26 UTC: 01:26 in Denver, where the gaming day from 06:00 is still the 17th.
+    w.now = 1_795_000_000_000;
+    let sign = common::signage(&maryland_dealer_table("t1"), JOURNAL_FORMAT).expect("Maryland's sign");
+    w.ok(&actor("pit", Role::PitSupervisor), sign);
+    w.ok(
+        &admin(),
+        Request::SetGamingDay {
+            time_zone: "America/Denver".into(),
+            starts_at: "06:00".into(),
+        },
+    );
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    round_on_17(&mut w, 1);
+    let slot = w.casino.table("t1").expect("t1");
+    let float = slot.own_balance(croupier_ledger::TableAccount::Float);
+    let shift = slot
+        .book_days()
+        .find(|d| slot.books_of(*d).rounds == 1)
+        .expect("the shift's day");
+    assert!(
+        slot.book_days().all(|d| d <= shift),
+        "no day's books ahead of the shift's"
+    );
+    // The next day, nothing moved yet: it opens with the float as it stands.
+    assert_eq!(
+        slot.books_of(shift + 1).float_open,
+        float,
+        "the float carried into the next day"
+    );
+    assert_eq!(
+        slot.books_of(shift).float_close(),
+        float,
+        "the shift's day closes on the ledger's float"
+    );
+}

@@ -478,7 +478,9 @@ pub fn day_text(day: u64) -> String {
 pub(crate) fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
     let today = dir.gaming_day(now_ms);
     let first = slot.book_days().next().unwrap_or(today);
-    if (first..=today).contains(&day) {
+    // A day it keeps is shown, even one after today's (a gaming day set back
+    // to a time zone where it is still yesterday).
+    if (first..=today).contains(&day) || slot.book_days().any(|kept| kept == day) {
         return Ok(day);
     }
     Err(crate::api::ApiError::new(

@@ -306,6 +306,14 @@ impl TableSlot {
     /// cage, in that day's books, before the table's balances move with them;
     /// with `shares` (journal format 15), in the dealer on duty's share too.
     pub(super) fn enter(&mut self, day: u64, tally: &DayBooks, shares: bool) {
+        // From format 15 an entry that moves nothing opens no day's books: a
+        // table posting its limits on its first run, before an admin set the
+        // casino's gaming day back to a time zone where it is still
+        // yesterday, left a quiet day ahead of the days that followed, and
+        // that day's float read 0.00 when it came.
+        if shares && *tally == DayBooks::default() {
+            return;
+        }
         let dealer = self.on_duty.clone().unwrap_or_else(|| NO_DEALER.to_string());
         let books = self.day_books(day);
         books.add(tally);
