@@ -59,6 +59,9 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::GamingDaySet { .. }
         | E::CashedIn { .. }
         | E::CashedOut { .. }
+        // The cage's drawer and voids reach the cashier's page by its read.
+        | E::DrawerCounted { .. }
+        | E::CageTransactionVoided { .. }
         // A tournament's events reach its pages by their own reads, on no table's stream.
         | E::TournamentCreated { .. }
         | E::Tournament { .. } => [Nothing; 4],
@@ -181,6 +184,21 @@ fn every_kind() -> Vec<EventView> {
         EventView::CashedOut {
             player: p(),
             amount: 9_000,
+        },
+        EventView::DrawerCounted {
+            id: "shift-1".into(),
+            cashier: "cashier".into(),
+            counted: 37_000,
+            expected: 38_000,
+        },
+        EventView::CageTransactionVoided {
+            id: "v1".into(),
+            transaction: "in-2".into(),
+            kind: "cash_in".into(),
+            player: p(),
+            amount: 7_000,
+            made_by: "cashier".into(),
+            reason: "typed twice".into(),
         },
         EventView::CouponIssued {
             id: "mp-1".into(),

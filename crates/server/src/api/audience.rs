@@ -152,6 +152,8 @@ impl EventView {
             | E::GamingDaySet { .. }
             | E::CashedIn { .. }
             | E::CashedOut { .. }
+            | E::DrawerCounted { .. }
+            | E::CageTransactionVoided { .. }
             // A tournament's events go to those who ask for them: its pages read them.
             | E::TournamentCreated { .. }
             | E::Tournament { .. } => A::NoStream,

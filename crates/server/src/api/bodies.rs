@@ -120,15 +120,32 @@ pub struct CageTransactions {
     pub transactions: Vec<CageTransaction>,
     /// Older ones of the day were left out (at most 1,000 are listed).
     pub more: bool,
+    /// What the reader's own drawer should hold now, in minor units: their
+    /// cash-ins less cash-outs of the day (voided ones left out), less what
+    /// their earlier counts of the day expected. `None` in an admin's or
+    /// auditor's read of everyone's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drawer: Option<i64>,
 }
 
-/// What the cage did: `cash_in`, `cash_out` or `coupon` (issued).
+/// What the cage did: `cash_in`, `cash_out`, `coupon` (issued) or
+/// `drawer_count` (a cashier's count of their drawer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CageTransactionKind {
     CashIn,
     CashOut,
     Coupon,
+    DrawerCount,
+}
+
+/// A cash-in or cash-out voided: under which id, when, by whom and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CageVoid {
+    pub id: String,
+    pub at_ms: u64,
+    pub by: String,
+    pub reason: String,
 }
 
 /// One transaction of the cage, as its record lists it.
@@ -148,6 +165,14 @@ pub struct CageTransaction {
     /// A coupon's table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
+    /// A count's: what the drawer should have held (`amount` is the count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<i64>,
+    /// A count's: `amount` less `expected`, short below 0, over above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voided: Option<CageVoid>,
 }
 
 /// A player's accounts and coupons, as the cage looks them up.

@@ -192,6 +192,12 @@ error_codes! {
     InsufficientFloat = "insufficient_float" => 422,
     /// A slip already signed or voided.
     SlipClosed = "slip_closed" => 409,
+    /// No cash-in or cash-out of that reference in the cage's record of the gaming day.
+    NoCageTransaction = "no_cage_transaction" => 404,
+    /// A cash-in or cash-out voided already.
+    AlreadyVoided = "already_voided" => 409,
+    /// A cash-in voided after the player's wallet spent it.
+    WalletSpent = "wallet_spent" => 422,
 }
 
 impl std::fmt::Display for ErrorCode {

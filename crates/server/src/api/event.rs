@@ -112,6 +112,21 @@ pub enum EventView {
         player: String,
         amount: u64,
     },
+    DrawerCounted {
+        id: String,
+        cashier: String,
+        counted: u64,
+        expected: i64,
+    },
+    CageTransactionVoided {
+        id: String,
+        transaction: String,
+        kind: String,
+        player: String,
+        amount: u64,
+        made_by: String,
+        reason: String,
+    },
     /// A match play coupon issued to a player for a table: theirs to play once.
     CouponIssued {
         id: String,

@@ -13,6 +13,7 @@ pub mod integrity;
 mod recall;
 mod report;
 mod request;
+mod role;
 mod tournament;
 
 pub use audience::{Audience, Viewer};

@@ -7,74 +7,7 @@ use utoipa::ToSchema;
 
 use super::TournamentOrder;
 
-/// A user's role: what they may do is the casino's policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Admin,
-    PitSupervisor,
-    /// Maryland's floor supervisor (ch.2 A-B, ch.6 B(2)): the pit's work,
-    /// and the disputes of a profile that names the floorperson.
-    Floorperson,
-    /// The low-limit house's floor supervisor: the pit's work, the disputes
-    /// of a profile that names the floor manager, and the hanging ball's no
-    /// spin (Irregularities (5)).
-    FloorManager,
-    /// The european-casino house's manager: the pit's work, and the
-    /// disputes of a profile that names the casino manager ("the casino
-    /// manager's decision is final").
-    CasinoManager,
-    Dealer,
-    Cashier,
-    Auditor,
-    Player,
-}
-
-impl Role {
-    /// Every role, in the order the API documents them.
-    pub const ALL: [Role; 9] = [
-        Role::Admin,
-        Role::PitSupervisor,
-        Role::Floorperson,
-        Role::FloorManager,
-        Role::CasinoManager,
-        Role::Dealer,
-        Role::Cashier,
-        Role::Auditor,
-        Role::Player,
-    ];
-
-    /// Those who supervise the game on the floor, by each document's title.
-    pub const SUPERVISORS: [Role; 4] = [
-        Role::PitSupervisor,
-        Role::Floorperson,
-        Role::FloorManager,
-        Role::CasinoManager,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::PitSupervisor => "pit_supervisor",
-            Role::Floorperson => "floorperson",
-            Role::FloorManager => "floor_manager",
-            Role::CasinoManager => "casino_manager",
-            Role::Dealer => "dealer",
-            Role::Cashier => "cashier",
-            Role::Auditor => "auditor",
-            Role::Player => "player",
-        }
-    }
-
-    /// A supervisor of the game on the floor, whatever the document calls them.
-    pub fn supervises(self) -> bool {
-        Role::SUPERVISORS.contains(&self)
-    }
-
-    pub fn parse(name: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.name() == name)
-    }
-}
+pub use super::role::Role;
 
 /// How a table learns its outcomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -371,6 +304,22 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         amount: Minor,
     },
+    /// A cashier's count of their own drawer at shift end, in minor units
+    /// (0 allowed), kept beside what the cage's record says it holds.
+    /// `id`: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
+    CountDrawer {
+        id: String,
+        #[serde(with = "minor")]
+        #[schema(value_type = u64)]
+        amount: Minor,
+    },
+    /// A mistaken cash-in or cash-out, `transaction` its reference, undone
+    /// by the reverse transfer: the pit's or an admin's, never its cashier's.
+    VoidCageTransaction {
+        id: String,
+        transaction: String,
+        reason: String,
+    },
     /// A tournament from its file's text (TOML, as `croupier tournament
     /// check` reads it): checked against its profile, each refusal naming
     /// its clause (Colorado 2213-2214). An admin's.
@@ -560,6 +509,8 @@ impl ClientRequest {
             | C::CreateTable { .. }
             | C::CashIn { .. }
             | C::CashOut { .. }
+            | C::CountDrawer { .. }
+            | C::VoidCageTransaction { .. }
             | C::IssueCoupon { .. }
             | C::CreateTournament { .. }
             | C::Tournament { .. } => None,

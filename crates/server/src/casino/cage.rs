@@ -62,6 +62,8 @@ pub(super) enum Effect {
     },
     /// An entry of the cage's own record (journal format 14).
     Recorded(super::cage_record::CageEntry),
+    /// A cash-in or cash-out (its day, kind, reference) voided (journal format 15).
+    Voided(u64, super::cage_record::CageKind, String, super::cage_drawer::VoidMark),
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
         player: String,
@@ -229,7 +231,9 @@ impl<S: Storage> Cage<S> {
         let dir = self.directory.read();
         dir.check_actor(actor)?;
         policy::require(actor.role, request.act(actor))?;
-        let (transfers, events, mut effects) = match self.plan_tournament(&dir, at_ms, actor, &request) {
+        let planned = (self.plan_tournament(&dir, at_ms, actor, &request))
+            .or_else(|| self.plan_drawer(&dir, at_ms, actor, &request));
+        let (transfers, events, mut effects) = match planned {
             Some(planned) => planned?,
             None => self.plan(&dir, at_ms, &request)?,
         };
@@ -574,6 +578,7 @@ impl<S: Storage> Cage<S> {
                 let day = self.directory.read().gaming_day(entry.at_ms);
                 super::cage_record::enter(&mut self.record, day, entry)
             }
+            Effect::Voided(day, kind, reference, mark) => self.mark_voided(day, kind, &reference, mark),
             Effect::CashMoved {
                 player,
                 cash_in,

@@ -37,6 +37,9 @@ pub enum CageKind {
     CashIn,
     CashOut,
     Coupon,
+    /// A cashier's count of their drawer (journal format 15): `amount` is
+    /// the count, `player` and `by` the cashier, `reference` the count's id.
+    DrawerCount,
 }
 
 /// One transaction of the cage, as its record keeps it (a stored form:
@@ -57,6 +60,12 @@ pub struct CageEntry {
     /// A coupon's table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
+    /// A drawer count's: what the record said the drawer held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<i64>,
+    /// A cash-in's or cash-out's void, once voided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voided: Option<super::cage_drawer::VoidMark>,
 }
 
 impl From<&CageEntry> for crate::api::bodies::CageTransaction {
@@ -68,12 +77,18 @@ impl From<&CageEntry> for crate::api::bodies::CageTransaction {
                 CageKind::CashIn => K::CashIn,
                 CageKind::CashOut => K::CashOut,
                 CageKind::Coupon => K::Coupon,
+                CageKind::DrawerCount => K::DrawerCount,
             },
             player: entry.player.clone(),
             amount: entry.amount,
             reference: entry.reference.clone(),
             by: entry.by.clone(),
             table: entry.table.clone(),
+            expected: entry.expected,
+            difference: entry
+                .expected
+                .map(|expected| i64::try_from(entry.amount).unwrap_or(i64::MAX).saturating_sub(expected)),
+            voided: entry.voided.clone().map(Into::into),
         }
     }
 }
@@ -107,6 +122,8 @@ pub(super) fn entry_of(format: u32, at_ms: u64, actor: &Actor, request: &Request
         reference: reference.clone(),
         by: actor.username.clone(),
         table,
+        expected: None,
+        voided: None,
     })
 }
 

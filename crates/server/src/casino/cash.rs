@@ -190,7 +190,7 @@ impl<S: Storage> Cage<S> {
 }
 
 /// A coupon's id: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
-fn valid_coupon_id(id: &str) -> bool {
+pub(super) fn valid_coupon_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
         && id

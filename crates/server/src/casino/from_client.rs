@@ -131,6 +131,16 @@ impl Request {
             C::BonusWager { table, wager_id } => Request::BonusWager { table, wager_id },
             C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
+            C::CountDrawer { id, amount } => Request::CountDrawer { id, amount },
+            C::VoidCageTransaction {
+                id,
+                transaction,
+                reason,
+            } => Request::VoidCageTransaction {
+                id,
+                transaction,
+                reason,
+            },
             C::CreateTournament { config } => Request::CreateTournament { config },
             C::Tournament { tournament, order } => Request::Tournament { tournament, order },
             C::TablePlay { table, tournament } => Request::TablePlay { table, tournament },

@@ -10,6 +10,7 @@
 
 pub mod actor;
 pub mod cage;
+pub mod cage_drawer;
 pub mod cage_record;
 pub mod cash;
 pub mod checkpoint;

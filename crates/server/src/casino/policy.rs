@@ -18,6 +18,11 @@ pub enum Act {
     /// Set the casino's gaming day: its time zone and the hour it starts.
     SetGamingDay,
     HandleCash,
+    /// Count one's own drawer at shift end (house practice).
+    CountDrawer,
+    /// Void a mistaken cash-in or cash-out: a second person, never the
+    /// cashier who made it (which the cage checks besides).
+    VoidCageTransaction,
     /// Issue a match play coupon to a player for a table.
     IssueCoupon,
     /// Configure a tournament from its file.
@@ -143,6 +148,8 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::SetGamingDay, ADMIN, "set the casino's gaming day"),
     // An admin makes a cash-in or cash-out larger than a cashier's day allows.
     (Act::HandleCash, &[Role::Cashier, Role::Admin], "handle cash"),
+    (Act::CountDrawer, &[Role::Cashier, Role::Admin], "count a cage drawer"),
+    (Act::VoidCageTransaction, PIT, "void a cash-in or cash-out"),
     (Act::IssueCoupon, PIT_AND_CAGE, "issue match play coupons"),
     (Act::RunTheServer, ADMIN, "record logins or set the journal's format"),
     (Act::CreateTournament, ADMIN, "configure tournaments"),
@@ -311,6 +318,8 @@ impl Request {
             R::NameOperator { .. } => Act::NameOperator,
             R::SetGamingDay { .. } => Act::SetGamingDay,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,
+            R::CountDrawer { .. } => Act::CountDrawer,
+            R::VoidCageTransaction { .. } => Act::VoidCageTransaction,
             R::IssueCoupon { .. } => Act::IssueCoupon,
             R::CreateTournament { .. } => Act::CreateTournament,
             R::Tournament {

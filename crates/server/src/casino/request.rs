@@ -239,6 +239,19 @@ pub enum Request {
         #[serde(with = "minor")]
         amount: Minor,
     },
+    /// A cashier's count of their drawer, under the client's id (journal format 15).
+    CountDrawer {
+        id: String,
+        #[serde(with = "minor")]
+        amount: Minor,
+    },
+    /// A mistaken cash-in or cash-out (`transaction`, its reference) undone
+    /// by the reverse transfer `cagevoid/{id}` (journal format 15).
+    VoidCageTransaction {
+        id: String,
+        transaction: String,
+        reason: String,
+    },
     /// A match play coupon issued to `player` for `table` (journal format 5).
     IssueCoupon {
         id: String,
@@ -392,6 +405,8 @@ impl Request {
             | R::CreateTable { .. }
             | R::CashIn { .. }
             | R::CashOut { .. }
+            | R::CountDrawer { .. }
+            | R::VoidCageTransaction { .. }
             | R::IssueCoupon { .. }
             | R::CreateTournament { .. }
             | R::Tournament { .. } => None,

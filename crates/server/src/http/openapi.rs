@@ -74,6 +74,7 @@ use crate::api::{
         IssuedCoupon,
         crate::api::bodies::CageTransactions,
         crate::api::bodies::CageTransaction,
+        crate::api::bodies::CageVoid,
         crate::api::bodies::CageTransactionKind,
         ShippedProfile,
         ShippedProfiles,

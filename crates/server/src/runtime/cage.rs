@@ -382,6 +382,7 @@ impl CageWriter {
                             operator,
                             transactions: entries.iter().map(Into::into).collect(),
                             more,
+                            drawer: by.as_deref().map(|by| self.cage.drawer(day, by)),
                         }
                     });
                     replies.push(Pending::Answer {

@@ -107,6 +107,24 @@ pub enum JournalEvent {
         player: String,
         amount: u64,
     },
+    /// A cashier counted their drawer: `counted` beside the `expected` of
+    /// the cage's record (journal format 15).
+    DrawerCounted {
+        id: String,
+        cashier: String,
+        counted: u64,
+        expected: i64,
+    },
+    /// A cash-in or cash-out (`kind`) voided by the reverse transfer (journal format 15).
+    CageTransactionVoided {
+        id: String,
+        transaction: String,
+        kind: String,
+        player: String,
+        amount: u64,
+        made_by: String,
+        reason: String,
+    },
     CouponIssued {
         id: String,
         player: String,

@@ -313,6 +313,9 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::OperatorNamed { name } => L::LoginSucceeded { username: name },
         // Never written before format 14.
         J::GamingDaySet { time_zone, .. } => L::LoginSucceeded { username: time_zone },
+        // Never written before format 15.
+        J::DrawerCounted { cashier, .. } => L::LoginSucceeded { username: cashier },
+        J::CageTransactionVoided { player, .. } => L::LoginSucceeded { username: player },
         J::TableCreated {
             table,
             profile,

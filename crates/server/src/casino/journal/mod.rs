@@ -277,6 +277,13 @@ pub const FORMAT_DAY_REPORT: u32 = 15;
 /// format 14 only the house's automatic fill moved money into a float.
 pub const FORMAT_FLOAT_SLIPS: u32 = 15;
 
+/// The first format in which a cashier counts their drawer at shift end,
+/// the count kept beside what the cage's record says the drawer holds, and
+/// a second person (the pit or an admin) voids a mistaken cash-in or
+/// cash-out by the reverse transfer (`casino/cage_drawer.rs`; house
+/// practice: no rule document croupier follows speaks of them).
+pub const FORMAT_CAGE_DRAWER: u32 = 15;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

@@ -494,6 +494,8 @@ impl TableSlot {
             | Request::CreateTable { .. }
             | Request::CashIn { .. }
             | Request::CashOut { .. }
+            | Request::CountDrawer { .. }
+            | Request::VoidCageTransaction { .. }
             | Request::IssueCoupon { .. }
             | Request::CreateTournament { .. }
             | Request::Tournament { .. } => return Err(err(ErrorCode::Internal, "the cage's request reached a table")),
