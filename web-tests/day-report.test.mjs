@@ -107,3 +107,25 @@ test("a dealer is told the day report is not theirs", async () => {
   assert.equal(await page.locator("#report").isHidden(), true);
   await page.context().close();
 });
+
+test("on a phone no figure breaks across lines, and nothing scrolls sideways: each row a card", async () => {
+  const page = await newPage("day-report-phone", { width: 390, height: 844 });
+  // pit1 chose a new password in the first test.
+  await signIn(page, "/report", "pit1", "pit1-chosen-2");
+  await page.locator("#tables tr").first().waitFor({ timeout: WAIT_MS });
+  const broken = await page.evaluate(() => [...document.querySelectorAll("#report table.data td, #report table.data th")]
+    .filter((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      return cell.textContent.trim() && range.getClientRects().length > 1;
+    })
+    .map((cell) => cell.textContent.trim()));
+  assert.deepEqual(broken, [], "cells whose text breaks across lines");
+  const wide = await page.evaluate(() => [...document.querySelectorAll("#report .scroll")].filter((s) => s.scrollWidth > s.clientWidth + 1).length);
+  assert.equal(wide, 0, "no table scrolls sideways on a phone");
+  // Each figure says which it is.
+  await textOf(page.locator('#tables tr[data-row="Casino"] [data-drop]'), /^USD 250\.00$/, "the casino's drop on a phone");
+  assert.equal(await page.locator('#tables tr[data-row="Casino"] [data-drop]').getAttribute("data-label"), "Drop");
+  await shot(page, "day-report-phone");
+  await page.context().close();
+});

@@ -427,7 +427,7 @@ const played = (f) => ["drop", "fills", "credits", "win", "cashed_out", "tips", 
 const reportShown = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#tables tr[data-row], #dealers tr[data-dealer]")].map((tr) => [
   `${tr.closest("tbody").id} ${tr.dataset.row ?? tr.dataset.dealer}`,
   Object.fromEntries([...tr.querySelectorAll("td")].flatMap((td) => {
-    const name = td.getAttributeNames().find((n) => n.startsWith("data-") && n !== "data-minor");
+    const name = td.getAttributeNames().find((n) => n.startsWith("data-") && n !== "data-minor" && n !== "data-label");
     return name ? [[name.slice(5), td.dataset.minor === undefined ? td.textContent : `${td.textContent} [${td.dataset.minor}]`]] : [];
   })),
 ])));
@@ -456,7 +456,8 @@ const booksExpected = (day, f) => ({
   day,
   float_open: usd(f.float_open),
   drop: `${usd(f.drop)} (cash ${usd(f.drop_cash)}, wallets ${usd(f.drop_wallet)})`,
-  fills: usd(f.fills),
+  // The shift signs no slip: every fill is the house's automatic one, said apart.
+  fills: f.fills ? `${usd(f.fills)} (by slips ${usd(0)}, the house's automatic fills when the float could not pay a round ${usd(f.fills)})` : usd(f.fills),
   credits: usd(f.credits),
   win: usd(f.win),
   hold: holdText(f, "no drop, no hold"),
