@@ -520,9 +520,11 @@ fn write_rules(out: &mut String, config: &TournamentConfig, profile: &Profile, c
     Ok(())
 }
 
-/// A CSV field, quoted when it must be. A text a spreadsheet would take
-/// for a formula (`=`, `+`, `-`, `@` first) is kept as text by a leading `'`.
-fn csv_field(text: &str) -> String {
+/// A CSV field of text, quoted when it must be (RFC 4180). A text a
+/// spreadsheet would take for a formula (`=`, `+`, `-`, `@`, a tab or a
+/// carriage return first) is kept as text by a leading `'`. The tournament
+/// forms and the server's day report both write their text cells with it.
+pub fn csv_field(text: &str) -> String {
     let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {

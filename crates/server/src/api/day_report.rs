@@ -6,6 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+// A CSV field of text (a name, a table, a profile): quoted where it must be,
+// and led by `'` where a spreadsheet would compute it (a dealer named `-2-3`
+// would read as -5), as the tournament forms write theirs.
+use croupier_profiles::tournament::csv_field as field;
 
 /// A table's, or the casino's, figures of a gaming day.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -103,23 +107,6 @@ pub fn decimal(minor: i128) -> String {
     let sign = if minor < 0 { "-" } else { "" };
     let abs = minor.unsigned_abs();
     format!("{sign}{}.{:02}", abs / 100, abs % 100)
-}
-
-/// A CSV field of text (a name, a table, a profile), quoted where it must be
-/// (RFC 4180). A spreadsheet takes a cell beginning `=`, `+`, `-`, `@`, a tab
-/// or a carriage return for a formula (a dealer named `-2-3` would read as
-/// -5), so such text is led by `'`, which shows it as written.
-fn field(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_string()
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
-    }
 }
 
 /// The CSV's header row.
