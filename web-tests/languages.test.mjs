@@ -94,6 +94,11 @@ test("a number display in Russian keeps its language in its address, like its ta
   assert.match(board.url(), /table=ru1/);
   assert.match(board.url(), /lang=ru/);
   await textOf(board.locator("#sign"), /Ставки внутри поля|Внешние ставки|Лимиты этого стола не вывешены/, "the table sign in Russian");
+  // The spins counted take Russian's plural form: 1 спин, 2 спина, 5 спинов.
+  const title = await board.locator("#stats-title").textContent();
+  const n = Number(/\d+/.exec(title)?.[0]);
+  const word = { one: "спин", few: "спина", many: "спинов", other: "спина" }[new Intl.PluralRules("ru").select(n)];
+  assert.match(title, new RegExp(`^За последни?[йе] ${n} ${word}$`), `the spins' count said in Russian: ${title}`);
   await shot(board, "languages-board-ru");
   await board.reload();
   await textOf(board.locator("h2[data-i18n='board.hot']"), /^Горячие номера$/, "Russian after a reload");
