@@ -457,7 +457,7 @@ const booksExpected = (day, f) => ({
   float_open: usd(f.float_open),
   drop: `${usd(f.drop)} (cash ${usd(f.drop_cash)}, wallets ${usd(f.drop_wallet)})`,
   // The shift signs no slip: every fill is the house's automatic one, said apart.
-  fills: f.fills ? `${usd(f.fills)} (by slips ${usd(0)}, the house's automatic fills when the float could not pay a round ${usd(f.fills)})` : usd(f.fills),
+  fills: f.fills ? `${usd(f.fills)} (the house's automatic fills, when the float could not pay a round)` : usd(f.fills),
   credits: usd(f.credits),
   win: usd(f.win),
   hold: holdText(f, "no drop, no hold"),
