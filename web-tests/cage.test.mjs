@@ -219,15 +219,15 @@ test("the admin page: more users than a page, a password reset begun and cancell
   await textOf(page.locator("#message"), /password of ann is set/, "ann reset");
   // A staff member's licence recorded from the page (Colorado 2212(5)), begun and called off first.
   const pit1 = page.locator('#users tr[data-user="pit1"]');
-  await pit1.getByRole("button", { name: /licence$/ }).click();
+  await pit1.getByRole("button", { name: "Licence", exact: true }).click();
   await pit1.getByRole("button", { name: "Cancel" }).click();
   assert.equal(await pit1.locator("input").count(), 0, "the licence called off");
-  await pit1.getByRole("button", { name: /licence$/ }).click();
+  await pit1.getByRole("button", { name: "Licence", exact: true }).click();
   await pit1.locator("input[type=text]").fill("P-7777");
   await pit1.getByRole("button", { name: "Record" }).click();
   await textOf(page.locator("#message"), /pit1's licence P-7777 is on record/, "pit1's licence recorded");
   await textOf(pit1, /P-7777/, "the licence in pit1's row");
-  assert.equal(await ann.getByRole("button", { name: /licence$/ }).count(), 0, "a player holds no licence");
+  assert.equal(await ann.getByRole("button", { name: "Licence", exact: true }).count(), 0, "a player holds no licence");
   await ann.getByRole("button", { name: "Lock" }).click();
   await textOf(ann, /locked/, "ann locked");
   await ann.getByRole("button", { name: "Unlock" }).click();
