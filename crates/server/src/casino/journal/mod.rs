@@ -78,7 +78,10 @@ pub use event::JournalEvent;
 /// late bet is logged, tournaments keep their dates, refunds and escrow,
 /// a table's books keep its open play and each dealer's share, and a
 /// table's float moves by fill and credit slips with two signatures.
-pub const JOURNAL_FORMAT: u32 = 15;
+/// Format 16 gives the back office its last parts: the security member
+/// who witnesses an adjustment confirms it from their own account, and
+/// tables and users can be edited and retired.
+pub const JOURNAL_FORMAT: u32 = 16;
 
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
