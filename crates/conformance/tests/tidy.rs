@@ -231,3 +231,93 @@ fn the_server_logs_through_tracing_not_print() {
     }
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
+
+/// ARCHITECTURE.md's code map: its items, each a bullet with the lines that continue it.
+fn map_items(map: &str) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    for line in map.lines() {
+        if line.trim_start().starts_with("- `") {
+            items.push(line.to_string());
+        } else if let Some(last) = items.last_mut() {
+            last.push(' ');
+            last.push_str(line.trim());
+        }
+    }
+    items
+}
+
+/// The modules a folder holds that the map must name: its files but `lib.rs`,
+/// `mod.rs` and `tests.rs`, and its folders that hold one.
+fn named_modules(dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
+    let mut files = Vec::new();
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if path.is_dir() {
+            let mut inside = Vec::new();
+            rust_sources(&path, &mut inside);
+            if inside
+                .iter()
+                .any(|f| !f.ends_with("tests.rs") && !f.ends_with("mod.rs"))
+            {
+                files.push(format!("{name}/"));
+                folders.push(path);
+            }
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "rs" || e == "html" || e == "js" || e == "css")
+            && !["lib.rs", "mod.rs", "tests.rs"].contains(&name.as_str())
+        {
+            files.push(name);
+        }
+    }
+    (files, folders)
+}
+
+// Issue 59.5: the map a newcomer reads in five minutes names every module
+// and page, and stays short.
+#[test]
+fn the_architecture_map_is_short_and_names_every_module() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let words = map.split_whitespace().count();
+    assert!(
+        words < 1500,
+        "ARCHITECTURE.md has {words} words; keep it under 1,500 (history goes to docs/)"
+    );
+    let items = map_items(&map);
+    let item_of = |key: &str| items.iter().find(|i| i.contains(&format!("`{key}`"))).cloned();
+    let mut unnamed = Vec::new();
+    for krate in std::fs::read_dir(root().join("crates")).expect("crates").flatten() {
+        let name = krate.file_name().to_string_lossy().to_string();
+        let Some(crate_item) = item_of(&format!("{name}/")) else {
+            unnamed.push(format!("the crate `{name}/`"));
+            continue;
+        };
+        let mut folders = vec![(krate.path().join("src"), String::new(), crate_item, 1)];
+        if name == "server" {
+            folders.push((krate.path().join("web"), "web/".into(), String::new(), 1));
+        }
+        while let Some((dir, rel, parent_item, depth)) = folders.pop() {
+            // A folder with a bullet of its own names its modules there.
+            let item = item_of(&format!("{name}/{rel}")).unwrap_or(parent_item);
+            let (modules, inner) = named_modules(&dir);
+            for module in modules {
+                if !item.contains(&format!("`{module}`")) {
+                    unnamed.push(format!("`{module}` in {name}/{rel}"));
+                }
+            }
+            if depth < 2 {
+                for folder in inner {
+                    let sub = folder.file_name().unwrap_or_default().to_string_lossy().to_string();
+                    folders.push((folder, format!("{rel}{sub}/"), item.clone(), depth + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md's code map does not name: {}",
+        unnamed.join(", ")
+    );
+}
