@@ -2912,47 +2912,6 @@ fn golden_shift(format: u32) -> Vec<croupier_ledger::Entry> {
     w.casino.ledger().storage().entries.clone()
 }
 
-fn golden_lines(entries: &[croupier_ledger::Entry]) -> String {
-    entries
-        .iter()
-        .map(|e| {
-            serde_json::json!({
-                "seq": e.seq,
-                "at_ms": e.at_ms,
-                "text": e.text,
-                "prev_hash": hex::encode(e.prev_hash),
-                "hash": hex::encode(e.hash),
-            })
-            .to_string()
-                + "\n"
-        })
-        .collect()
-}
-
-fn golden_entries(lines: &str) -> Vec<croupier_ledger::Entry> {
-    lines
-        .lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("a line of JSON");
-            let text = v["text"].as_str().expect("text").to_string();
-            let hash = |key: &str| -> [u8; 32] {
-                hex::decode(v[key].as_str().expect("hash"))
-                    .expect("hex")
-                    .try_into()
-                    .expect("32 bytes")
-            };
-            croupier_ledger::Entry {
-                seq: v["seq"].as_u64().expect("seq"),
-                at_ms: v["at_ms"].as_u64().expect("at_ms"),
-                record: serde_json::from_str(&text).expect("a record"),
-                text,
-                prev_hash: hash("prev_hash"),
-                hash: hash("hash"),
-            }
-        })
-        .collect()
-}
-
 /// A journal of every format from 3 to today's, written once and kept in
 /// `tests/fixtures/golden/`: each must verify and replay byte for byte, so
 /// that renaming or retyping a stored field, which would strand every
@@ -2967,7 +2926,7 @@ fn a_golden_journal_of_every_format_verifies_and_replays_byte_for_byte() {
         let path = dir.join(format!("format-{format:02}.jsonl"));
         if bless && !path.exists() {
             std::fs::create_dir_all(&dir).expect("the golden folder");
-            std::fs::write(&path, golden_lines(&golden_shift(format))).expect("written");
+            std::fs::write(&path, common::jsonl::to_lines(&golden_shift(format))).expect("written");
         }
         let kept = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
@@ -2975,7 +2934,7 @@ fn a_golden_journal_of_every_format_verifies_and_replays_byte_for_byte() {
                 path.display()
             )
         });
-        let entries = golden_entries(&kept);
+        let entries = common::jsonl::from_lines(&kept);
         assert!(entries.len() > 20, "format {format}: {} entries", entries.len());
         assert_eq!(verify(&entries).first_problem, None, "format {format} verifies");
         let replayed = replay(&entries).unwrap_or_else(|e| panic!("format {format} replays: {e}"));

@@ -11,7 +11,7 @@
 mod common;
 
 use croupier_core::Minor;
-use croupier_ledger::{verify, Entry, MemoryStorage, Record, Storage};
+use croupier_ledger::{verify, Entry, MemoryStorage, Storage};
 use croupier_server::api::{OutcomeSource, Role};
 use croupier_server::casino::views::return_sentence;
 use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection};
@@ -301,43 +301,6 @@ fn journal_of_every_kind() -> Vec<Entry> {
     entries
 }
 
-fn write_jsonl(entries: &[Entry]) -> String {
-    entries
-        .iter()
-        .map(|e| {
-            serde_json::json!({
-                "seq": e.seq, "at_ms": e.at_ms, "text": e.text,
-                "prev_hash": hex::encode(e.prev_hash), "hash": hex::encode(e.hash),
-            })
-            .to_string()
-                + "\n"
-        })
-        .collect()
-}
-
-fn read_jsonl(text: &str) -> Vec<Entry> {
-    text.lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("a line of JSON");
-            let text = v["text"].as_str().expect("text").to_string();
-            let hash = |key: &str| -> [u8; 32] {
-                hex::decode(v[key].as_str().expect("hash"))
-                    .expect("hex")
-                    .try_into()
-                    .expect("32 bytes")
-            };
-            Entry {
-                seq: v["seq"].as_u64().expect("seq"),
-                at_ms: v["at_ms"].as_u64().expect("at_ms"),
-                record: serde_json::from_str::<Record>(&text).expect("a record"),
-                text,
-                prev_hash: hash("prev_hash"),
-                hash: hash("hash"),
-            }
-        })
-        .collect()
-}
-
 #[test]
 fn a_journal_of_every_kind_replays_and_holds_codes_not_the_apis_words() {
     let entries = journal_of_every_kind();
@@ -417,7 +380,7 @@ fn a_journal_of_every_kind_replays_and_holds_codes_not_the_apis_words() {
         }
     }
     if let Ok(path) = std::env::var("CROUPIER_JOURNAL_OUT") {
-        std::fs::write(&path, write_jsonl(&entries)).expect("write the journal");
+        std::fs::write(&path, common::jsonl::to_lines(&entries)).expect("write the journal");
     }
 }
 
@@ -430,9 +393,12 @@ fn a_journal_kept_as_text_replays_whole() {
             let text = std::fs::read_to_string(&path).expect("the journal to replay");
             (path, text)
         }
-        Err(_) => ("this code's own".to_string(), write_jsonl(&journal_of_every_kind())),
+        Err(_) => (
+            "this code's own".to_string(),
+            common::jsonl::to_lines(&journal_of_every_kind()),
+        ),
     };
-    let entries = read_jsonl(&text);
+    let entries = common::jsonl::from_lines(&text);
     assert!(!entries.is_empty());
     let again = replay(&entries).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(

@@ -2,7 +2,9 @@
 //! and 2, event bodies as JSON strings holding the API's event views) still
 //! opens, verifies and replays.
 
-use croupier_ledger::{verify, Entry, MemoryStorage, Record};
+mod common;
+
+use croupier_ledger::{verify, Entry, MemoryStorage};
 use croupier_server::casino::{replay, Casino};
 
 /// The fixture: one entry a line, as the server before the reshaping wrote
@@ -10,27 +12,7 @@ use croupier_server::casino::{replay, Casino};
 /// format 1 to begin with, then format 2 after a restart that voided the
 /// rounds under way.
 fn old_journal() -> Vec<Entry> {
-    include_str!("fixtures/journal-formats-1-and-2.jsonl")
-        .lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("a line of JSON");
-            let text = v["text"].as_str().expect("text").to_string();
-            let hash = |key: &str| -> [u8; 32] {
-                hex::decode(v[key].as_str().expect("hash"))
-                    .expect("hex")
-                    .try_into()
-                    .expect("32 bytes")
-            };
-            Entry {
-                seq: v["seq"].as_u64().expect("seq"),
-                at_ms: v["at_ms"].as_u64().expect("at_ms"),
-                record: serde_json::from_str::<Record>(&text).expect("a record"),
-                text,
-                prev_hash: hash("prev_hash"),
-                hash: hash("hash"),
-            }
-        })
-        .collect()
+    common::jsonl::from_lines(include_str!("fixtures/journal-formats-1-and-2.jsonl"))
 }
 
 #[test]

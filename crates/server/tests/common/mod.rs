@@ -1,6 +1,8 @@
 //! What every test casino does as a casino would before its tables open.
 #![allow(dead_code)] // each test file uses what it needs
 
+pub mod jsonl;
+
 use croupier_ledger::Storage;
 use croupier_server::api::{ApiError, ErrorCode, EventView, Role};
 use croupier_server::casino::journal::event::StoredLimit;
