@@ -4,6 +4,7 @@
 
 use croupier_ledger::MemoryStorage;
 use croupier_server::api::{PaidWith, Role, TournamentOrder};
+use croupier_server::casino::tournaments::{TournamentAnswer, TournamentRead};
 use croupier_server::casino::{Actor, Casino, Request, JOURNAL_FORMAT};
 
 const DAY_MS: u64 = 86_400_000;
@@ -81,6 +82,31 @@ fn the_escrow_holds_the_prizes_before_the_start_pays_them_and_ends_empty() {
     assert!(director.to_string().contains("admin"), "{director}");
     run(4 * DAY_MS + 3, &admin, order(t, TournamentOrder::FundEscrow)).expect("funded");
     let books = |casino: &Casino<MemoryStorage>| casino.tournament_books().into_iter().next().expect("books");
+    // The director reads the escrow beside the prizes' value it must hold;
+    // a player reads no books. The 2013 text asks for no filing of the rules.
+    let view = |casino: &Casino<MemoryStorage>, who: &Actor| {
+        let read = TournamentRead::One {
+            id: t.into(),
+            role: who.role,
+            username: who.username.clone(),
+        };
+        match casino.read_tournament(read).expect("read") {
+            TournamentAnswer::One(view) => serde_json::to_value(*view).expect("JSON"),
+            other => panic!("{other:?}"),
+        }
+    };
+    let seen = view(&casino, &pit);
+    assert_eq!(
+        (&seen["escrow"], &seen["escrow_account"], &seen["escrow_funded"]),
+        (&300_000.into(), &300_000.into(), &true.into())
+    );
+    assert_eq!(
+        (&seen["escrow_required"], &seen["rules_filed_days_before"]),
+        (&true.into(), &serde_json::Value::Null)
+    );
+    let ann = view(&casino, &actor("ann", Role::Player));
+    assert!(ann.get("escrow").is_none() && ann.get("pool").is_none(), "{ann}");
+    let mut run = |at_ms: u64, who: &Actor, request: Request| casino.execute(at_ms, who, request).map(|_| ());
     run(4 * DAY_MS + 4, &pit, start("September")).expect("started");
     run(
         4 * DAY_MS + 5,

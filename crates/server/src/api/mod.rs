@@ -14,7 +14,7 @@ mod recall;
 mod report;
 mod request;
 mod role;
-mod tournament;
+pub mod tournament;
 
 pub use audience::{Audience, Viewer};
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};

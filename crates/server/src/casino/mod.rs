@@ -447,6 +447,14 @@ impl<S: Storage> Casino<S> {
         self.cage.tournament_books()
     }
 
+    /// A tournament, or the list of them, as the reader may see it.
+    pub fn read_tournament(
+        &self,
+        read: tournaments::TournamentRead,
+    ) -> Result<tournaments::TournamentAnswer, ApiError> {
+        self.cage.read_tournament(read)
+    }
+
     pub fn tables(&self) -> impl Iterator<Item = &TableSlot> {
         self.tables.values()
     }

@@ -2,9 +2,13 @@
 //! reader may see it, its written rules, its forms.
 
 use super::Held;
+use crate::api::tournament::{
+    EventStandings, MonthProceeds, ObjectionView, PayoutLineView, SplitShare, SplitView, Standing, TournamentBooksView,
+    TournamentBrief, TournamentEntryLine, TournamentEventBrief, TournamentStandings, TournamentView,
+};
 use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::err;
-use croupier_core::tournament::Tournament;
+use croupier_core::tournament::{EventStatus, Tournament};
 
 /// What a client reads of the tournaments.
 #[derive(Debug)]
@@ -22,14 +26,16 @@ pub enum TournamentRead {
     Standings { id: String },
 }
 
-/// What a read answers: JSON, or text.
+/// What a read answers.
 #[derive(Debug)]
 pub enum TournamentAnswer {
-    Json(serde_json::Value),
+    List(Vec<TournamentBrief>),
+    One(Box<TournamentView>),
+    Standings(TournamentStandings),
     Text(String),
 }
 
-fn brief(held: &Held) -> serde_json::Value {
+fn brief(held: &Held) -> TournamentBrief {
     let t = &held.tournament;
     let spec = t.config().spec();
     let status = if t.concluded {
@@ -39,70 +45,104 @@ fn brief(held: &Held) -> serde_json::Value {
     } else {
         "announced"
     };
-    serde_json::json!({
-        "id": spec.id,
-        "name": spec.name,
-        "profile": held.profile,
-        "currency": held.currency,
-        "first_day": spec.first_day.to_string(),
-        "last_day": spec.last_day.to_string(),
-        "status": status,
-        "events": spec.events.iter().zip(&t.events).enumerate().map(|(i, (e, s))| serde_json::json!({
-            "name": e.name,
-            "table": held.tables.by_event.get(&i),
-            "day": e.day.to_string(),
-            "entry_fee": e.entry_fee.get(),
-            "buy_in": e.buy_in.get(),
-            "starting_points": e.starting_points,
-            "rebuys_max": e.rebuys.max,
-            "status": match s.status() {
-                // A concluded tournament's event never started was not played (a cancel).
-                croupier_core::tournament::EventStatus::Open if t.concluded => "not played",
-                croupier_core::tournament::EventStatus::Open => "open",
-                croupier_core::tournament::EventStatus::Running => "running",
-                croupier_core::tournament::EventStatus::Ended => "ended",
-            },
-        })).collect::<Vec<_>>(),
+    TournamentBrief {
+        id: spec.id.clone(),
+        name: spec.name.clone(),
+        profile: held.profile.clone(),
+        currency: held.currency.clone(),
+        first_day: spec.first_day.to_string(),
+        last_day: spec.last_day.to_string(),
+        status: status.into(),
+        events: spec
+            .events
+            .iter()
+            .zip(&t.events)
+            .enumerate()
+            .map(|(i, (e, s))| TournamentEventBrief {
+                name: e.name.clone(),
+                table: held.tables.by_event.get(&i).cloned(),
+                day: e.day.to_string(),
+                entry_fee: e.entry_fee.get(),
+                buy_in: e.buy_in.get(),
+                starting_points: e.starting_points,
+                rebuys_max: e.rebuys.max,
+                status: match s.status() {
+                    // A concluded tournament's event never started was not played (a cancel).
+                    EventStatus::Open if t.concluded => "not played",
+                    EventStatus::Open => "open",
+                    EventStatus::Running => "running",
+                    EventStatus::Ended => "ended",
+                }
+                .into(),
+            })
+            .collect(),
         // 2214(2): the notice of each colour's points, as posted now.
-        "chips": held.tables.chip_values.iter().map(|(c, p)| serde_json::json!({"colour": c, "points": p})).collect::<Vec<_>>(),
-        "split_permitted": spec.split_permitted,
-    })
+        chips: held
+            .tables
+            .chip_values
+            .iter()
+            .map(|(colour, points)| crate::api::bodies::ChipValue {
+                colour: colour.clone(),
+                points: *points,
+            })
+            .collect(),
+        split_permitted: spec.split_permitted,
+        rules_filed_days_before: t.config().rules().rules_filed_days_before,
+        escrow_required: t.config().escrow_required(),
+    }
 }
 
-fn entry_json(e: &croupier_core::tournament::EntryLine) -> serde_json::Value {
-    serde_json::json!({
-        "entry": e.entry, "player": e.player, "event": e.event, "day": e.day, "status": e.status,
-        "fee_paid": e.fee_paid, "fee": e.fee_minor, "buy_in_paid": e.buy_in_paid, "buy_in": e.buy_in_minor,
-        "rebuys": e.rebuys, "rebuys_paid": e.rebuys_minor, "note": e.note,
-    })
+fn entry_line(e: &croupier_core::tournament::EntryLine) -> TournamentEntryLine {
+    TournamentEntryLine {
+        entry: e.entry,
+        player: e.player.clone(),
+        event: e.event.clone(),
+        day: e.day.clone(),
+        status: e.status.into(),
+        fee_paid: e.fee_paid.into(),
+        fee: e.fee_minor,
+        buy_in_paid: e.buy_in_paid.into(),
+        buy_in: e.buy_in_minor,
+        rebuys: e.rebuys,
+        rebuys_paid: e.rebuys_minor,
+        note: e.note.clone(),
+    }
 }
 
-fn payout_json(p: &croupier_core::tournament::PayoutLine) -> serde_json::Value {
-    serde_json::json!({
-        "event": p.event, "place": p.place, "entry": p.entry, "player": p.player, "prize": p.prize,
-        "value": p.value_minor, "payout": p.payout, "by_split": p.by_split,
-    })
+fn payout_line(p: &croupier_core::tournament::PayoutLine) -> PayoutLineView {
+    PayoutLineView {
+        event: p.event.clone(),
+        place: p.place,
+        entry: p.entry,
+        player: p.player.clone(),
+        prize: p.prize.clone(),
+        value: p.value_minor,
+        payout: p.payout,
+        by_split: p.by_split,
+    }
 }
 
-fn split_json(t: &Tournament) -> serde_json::Value {
-    t.split.as_ref().map_or(serde_json::Value::Null, |s| {
-        serde_json::json!({
-            "event": t.config().event(s.event).map(|e| e.name.clone()),
-            "places": s.places,
-            "shares": s.shares.iter().map(|(e, v)| serde_json::json!({"entry": e, "amount": v})).collect::<Vec<_>>(),
-            "agreed": s.agreed,
-        })
+fn split_view(t: &Tournament) -> Option<SplitView> {
+    t.split.as_ref().map(|s| SplitView {
+        event: t.config().event(s.event).map(|e| e.name.clone()),
+        places: s.places.clone(),
+        shares: s
+            .shares
+            .iter()
+            .map(|&(entry, amount)| SplitShare { entry, amount })
+            .collect(),
+        agreed: s.agreed.clone(),
     })
 }
 
 impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
     /// Each event under way at a table, its entries ranked by their points
     /// there now; a player's name only where `named` says the reader may see it.
-    fn standings(&self, held: &Held, named: impl Fn(&str) -> bool) -> serde_json::Value {
+    fn standings(&self, held: &Held, named: impl Fn(&str) -> bool) -> Vec<EventStandings> {
         let t = &held.tournament;
         let mut out = Vec::new();
         for (&event, table) in &held.tables.by_event {
-            if t.events[event].status() != croupier_core::tournament::EventStatus::Running {
+            if t.events[event].status() != EventStatus::Running {
                 continue;
             }
             let mut rows: Vec<(u64, u32, &str)> = t
@@ -117,17 +157,44 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                 .collect();
             // Most points first; a tie by entry number, as the written rules say.
             rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            out.push(serde_json::json!({
-                "event": t.config().spec().events[event].name,
-                "table": table,
-                "entries": rows.iter().map(|(points, entry, player)| serde_json::json!({
-                    "entry": entry,
-                    "points": points,
-                    "player": named(player).then_some(*player),
-                })).collect::<Vec<_>>(),
-            }));
+            out.push(EventStandings {
+                event: t.config().spec().events[event].name.clone(),
+                table: table.clone(),
+                entries: rows
+                    .iter()
+                    .map(|&(points, entry, player)| Standing {
+                        entry,
+                        points,
+                        player: named(player).then(|| player.to_string()),
+                    })
+                    .collect(),
+            });
         }
-        out.into()
+        out
+    }
+
+    /// The books of a tournament, for those who keep them.
+    fn books(&self, id: &str, t: &Tournament) -> TournamentBooksView {
+        let escrow_account = croupier_ledger::Account::of_tournament(croupier_ledger::TournamentAccount::Escrow, id)
+            .map_or(0, |a| self.ledger.balance(&a));
+        TournamentBooksView {
+            proceeds: t
+                .proceeds_by_month()
+                .into_iter()
+                .map(|(month, proceeds)| MonthProceeds { month, proceeds })
+                .collect(),
+            pool: t.pool,
+            vouchers_held: t.vouchers_held,
+            prizes_paid: t.prizes_paid,
+            rules_filed: t.rules_filed.map(|d| d.to_string()),
+            objection: t.objection.as_ref().map(|o| ObjectionView {
+                day: o.day.to_string(),
+                reason: o.reason.clone(),
+            }),
+            escrow: t.escrow,
+            escrow_account: i64::try_from(escrow_account).unwrap_or(i64::MAX),
+            escrow_funded: t.escrow_funded,
+        }
     }
 
     /// A tournament, or the list of them, as the reader may see it.
@@ -138,9 +205,7 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
                 .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))
         };
         match read {
-            TournamentRead::List => Ok(TournamentAnswer::Json(serde_json::Value::Array(
-                self.tournaments.values().map(brief).collect(),
-            ))),
+            TournamentRead::List => Ok(TournamentAnswer::List(self.tournaments.values().map(brief).collect())),
             TournamentRead::Rules { id } => {
                 let t = find(&id)?;
                 let profile =
@@ -152,11 +217,11 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
             }
             TournamentRead::Standings { id } => {
                 let held = find(&id)?;
-                Ok(TournamentAnswer::Json(serde_json::json!({
-                    "tournament": id,
-                    "name": held.tournament.config().spec().name,
-                    "standings": self.standings(held, |_| false),
-                })))
+                Ok(TournamentAnswer::Standings(TournamentStandings {
+                    name: held.tournament.config().spec().name.clone(),
+                    standings: self.standings(held, |_| false),
+                    tournament: id,
+                }))
             }
             TournamentRead::Forms { id } => Ok(TournamentAnswer::Text(croupier_profiles::tournament::forms_csv(
                 &find(&id)?.tournament,
@@ -164,54 +229,34 @@ impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
             TournamentRead::One { id, role, username } => {
                 let held = find(&id)?;
                 let t = &held.tournament;
-                let mut out = brief(held);
                 let books = crate::casino::policy::allows(role, crate::casino::policy::Act::ReadTournament)
                     || crate::casino::policy::allows(role, crate::casino::policy::Act::DirectTournament);
-                let entries: Vec<serde_json::Value> = t
-                    .entry_form()
-                    .iter()
-                    .filter(|e| books || e.player == username)
-                    .map(entry_json)
-                    .collect();
-                out["entries"] = entries.into();
                 // A player sees a proposed split they are part of, to agree to it.
                 let in_split = t.split.as_ref().is_some_and(|s| {
                     s.shares
                         .iter()
                         .any(|(e, _)| t.entry(*e).is_ok_and(|e| e.player == username))
                 });
-                if books || in_split {
-                    out["split"] = split_json(t);
-                }
-                out["standings"] = self.standings(held, |player| books || player == username);
-                if books {
-                    out["payouts"] = t.payout_form().iter().map(payout_json).collect::<Vec<_>>().into();
-                    out["proceeds"] = t
-                        .proceeds_by_month()
+                Ok(TournamentAnswer::One(Box::new(TournamentView {
+                    brief: brief(held),
+                    entries: t
+                        .entry_form()
                         .iter()
-                        .map(|(m, v)| serde_json::json!({"month": m, "proceeds": v}))
-                        .collect::<Vec<_>>()
-                        .into();
-                    out["pool"] = t.pool.into();
-                    out["vouchers_held"] = t.vouchers_held.into();
-                    out["prizes_paid"] = t.prizes_paid.into();
-                    out["rules_filed"] = t.rules_filed.map(|d| d.to_string()).into();
-                    out["objection"] = t
-                        .objection
-                        .as_ref()
-                        .map(|o| serde_json::json!({"day": o.day.to_string(), "reason": o.reason}))
-                        .into();
-                } else {
-                    // A player sees the prizes they won, and no one else's (no player's name or money reaches another).
-                    out["payouts"] = t
+                        .filter(|e| books || e.player == username)
+                        .map(entry_line)
+                        .collect(),
+                    split: if books || in_split { split_view(t) } else { None },
+                    standings: self.standings(held, |player| books || player == username),
+                    // A player sees the prizes they won, and no one else's (no
+                    // player's name or money reaches another).
+                    payouts: t
                         .payout_form()
                         .iter()
-                        .filter(|p| p.player == username)
-                        .map(payout_json)
-                        .collect::<Vec<_>>()
-                        .into();
-                }
-                Ok(TournamentAnswer::Json(out))
+                        .filter(|p| books || p.player == username)
+                        .map(payout_line)
+                        .collect(),
+                    books: books.then(|| self.books(&id, t)),
+                })))
             }
         }
     }
