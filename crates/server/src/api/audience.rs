@@ -66,36 +66,47 @@ impl Audience<'_> {
     }
 }
 
+/// A match over an event: each plain event's audience by its group in
+/// `plain_events.rs`, then the arms given for the others.
+macro_rules! audience_of {
+    ({ $event:expr, $($special:tt)* }
+     player { $( $(#[$pm:meta])* $player:ident { $($pf:tt)* } ),* $(,)? }
+     everyone { $( $(#[$em:meta])* $everyone:ident { $($ef:tt)* } ),* $(,)? }
+     staff { $( $(#[$sm:meta])* $staff:ident { $($sf:tt)* } ),* $(,)? }
+     staff_and_player { $( $(#[$nm:meta])* $named:ident { $($nf:tt)* } ),* $(,)? }
+     no_stream { $( $(#[$qm:meta])* $quiet:ident { $($qf:tt)* } ),* $(,)? }) => {
+        match $event {
+            $( EventView::$player { table, player, .. } => Audience::Player { table, player }, )*
+            $( EventView::$everyone { table, .. } => Audience::Everyone { table }, )*
+            $( EventView::$staff { table, .. } => Audience::Staff { table }, )*
+            $( EventView::$named { table, player, .. } => Audience::StaffAndEachNamed {
+                table,
+                players: vec![player.as_str()],
+            }, )*
+            $( EventView::$quiet { .. } => Audience::NoStream, )*
+            $($special)*
+        }
+    };
+}
+
 impl EventView {
-    /// Who may see this event: one arm per kind, with no catch-all, so that
-    /// a new kind of event does not compile until its audience is decided.
+    /// Who may see this event: the plain events by their group in
+    /// `plain_events.rs`, the others one arm per kind here, with no
+    /// catch-all, so that a new kind of event does not compile until its
+    /// audience is decided.
     pub fn audience(&self) -> Audience<'_> {
         use Audience as A;
         use EventView as E;
-        match self {
-            // A player's own bets, chips and money.
-            E::BoughtIn { table, player, .. }
-            | E::ChipsSold { table, player, .. }
-            | E::LeftTable { table, player, .. }
-            | E::ChipsRevalued { table, player, .. }
-            | E::Tipped { table, player, .. }
-            | E::BetAccepted { table, player, .. }
-            | E::BetCancelled { table, player, .. }
+        super::plain_events!(audience_of! {
+            self,
+            // A player's own bets and money.
+            E::ChipsRevalued { table, player, .. }
             | E::BetSettled { table, player, .. }
             | E::BetReturned { table, player, .. }
-            | E::BetImprisoned { table, player, .. }
-            | E::BonusWager { table, player, .. }
-            | E::CouponIssued { table, player, .. } => A::Player { table, player },
-            // What a number display board shows: the table's phases, results and each round's totals.
+            | E::BonusWager { table, player, .. } => A::Player { table, player },
+            // What a number display board shows: the table's results.
             E::TableCreated { table, .. }
-            | E::TableOpened { table }
-            | E::TableClosed { table }
-            | E::BettingOpened { table, .. }
-            | E::NoMoreBets { table, .. }
-            | E::NoSpin { table, .. }
-            | E::SpinVoided { table, .. }
             | E::Result { table, .. }
-            | E::RoundSettled { table, .. }
             // Maryland ch.3 F(16), (18): the numbers are shown to the table before the spin.
             | E::BonusDrawn { table, .. }
             // Everyone at the table learns it plays in points (Colorado 2214).
@@ -104,25 +115,8 @@ impl EventView {
             E::EmergencyDeclared { table, .. } | E::EmergencyLifted { table, .. } => A::EveryoneStaffUnnamed { table },
             // The limits are posted for all (Colorado 2207); who set them is the staff's business.
             E::LimitsSet { table, .. } => A::EveryoneStaffUnnamed { table },
-            // Licences (Colorado 2212(5)), the table's float, and the bets of
-            // several players at once: each player learns of their own annulled
-            // bets from its `bet_returned`.
-            E::InspectionRecorded { table, .. }
-            | E::AdjustmentRecorded { table, .. }
-            | E::BallInspected { table, .. }
-            // Who entered a player's verbal series, with their licence: the pit's log.
-            | E::VerbalSeries { table, .. }
-            // Who confirmed a player's chips at face value, with their licence.
-            | E::ChipsConfirmed { table, .. }
-            | E::FloatFilled { table, .. }
             // The table's float and who signed for it.
-            | E::FloatSlip { table, .. }
-            | E::BetsAnnulled { table, .. } => A::Staff { table },
-            // The player learns their late bet was logged, as the staff do.
-            E::PastPosting { table, player, .. } => A::StaffAndEachNamed {
-                table,
-                players: vec![player.as_str()],
-            },
+            E::FloatSlip { table, .. } => A::Staff { table },
             // The player learns their chips were recorded taken away, not who recorded it.
             E::ChipsTakenAway { table, player, .. } => A::StaffAndEachNamed {
                 table,
@@ -138,26 +132,9 @@ impl EventView {
                 }
                 A::StaffAndEachNamed { table, players }
             }
-            E::UserCreated { .. }
-            | E::LoginFailed { .. }
-            | E::LoginSucceeded { .. }
-            | E::JournalFormatSet { .. }
-            | E::CheckpointTaken { .. }
-            | E::JournalRecovered { .. }
-            | E::UserLocked { .. }
-            | E::UserUnlocked { .. }
-            | E::PasswordSet { .. }
-            | E::LicenceSet { .. }
-            | E::OperatorNamed { .. }
-            | E::GamingDaySet { .. }
-            | E::CashedIn { .. }
-            | E::CashedOut { .. }
-            | E::DrawerCounted { .. }
-            | E::CageTransactionVoided { .. }
-            // A tournament's events go to those who ask for them: its pages read them.
-            | E::TournamentCreated { .. }
-            | E::Tournament { .. } => A::NoStream,
-        }
+            // Accounts; a tournament's events go to those who ask for them: its pages read them.
+            E::UserCreated { .. } | E::Tournament { .. } => A::NoStream,
+        })
     }
 
     /// The event as `viewer` sees it on its table's stream, or `None` where

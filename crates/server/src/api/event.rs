@@ -15,80 +15,30 @@ pub struct LuckyView {
     pub odds: u32,
 }
 
-/// What happened, as everyone outside the core sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum EventView {
+macro_rules! event_view {
+    ({ $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
+        /// What happened, as everyone outside the core sees it.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum EventView {
+            $($special)*
+            $( $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )* )*
+        }
+    };
+}
+
+// What happened, as everyone outside the core sees it: the plain events of
+// `plain_events.rs`, and those shown otherwise than the journal keeps them.
+crate::api::plain_events!(event_view! {
     UserCreated {
         username: String,
         role: Role,
-    },
-    LoginFailed {
-        username: String,
-        failures: u32,
-        locked: bool,
-    },
-    LoginSucceeded {
-        username: String,
-    },
-    JournalFormatSet {
-        format: u32,
-    },
-    /// A checkpoint of the casino's state after entry `through` (its
-    /// SHA-256 `digest` and length in `bytes`) is bound into the journal:
-    /// a start replays only what follows it.
-    CheckpointTaken {
-        through: u64,
-        digest: String,
-        bytes: u64,
-    },
-    /// The journal's damaged end was cut off by `croupier recover`: the
-    /// entries after `kept_through` are kept only in the copy `backup`.
-    JournalRecovered {
-        kept_through: u64,
-        cut: u64,
-        cut_head: String,
-        backup: String,
-        reason: String,
-        /// What `croupier verify` found broken, at the entry after `kept_through`.
-        damage: String,
-        /// The entry and hash the secret had sealed ("" where the seal was not the secret's).
-        sealed: String,
-    },
-    UserLocked {
-        username: String,
-    },
-    UserUnlocked {
-        username: String,
-    },
-    PasswordSet {
-        username: String,
-    },
-    /// A staff member's licence number recorded (Colorado 2212(5), Maryland ch.2 E).
-    LicenceSet {
-        username: String,
-        licence: String,
-    },
-    /// The casino's operator named, for every layout (Maryland ch.1 G(1)).
-    OperatorNamed {
-        name: String,
-    },
-    /// The casino's gaming day: its time zone and the local time it starts.
-    GamingDaySet {
-        time_zone: String,
-        starts_at: String,
     },
     TableCreated {
         table: String,
         profile: String,
         wheel: String,
         outcome: OutcomeSource,
-    },
-    /// A tournament configured from its file (Colorado 2213).
-    TournamentCreated {
-        tournament: String,
-        name: String,
-        profile: String,
     },
     /// Something that happened to a tournament: `record.what` names it
     /// (registered, started, rebought, eliminated, awarded, ended...).
@@ -103,69 +53,6 @@ pub enum EventView {
         table: String,
         tournament: Option<String>,
         event: Option<String>,
-    },
-    CashedIn {
-        player: String,
-        amount: u64,
-    },
-    CashedOut {
-        player: String,
-        amount: u64,
-    },
-    DrawerCounted {
-        id: String,
-        cashier: String,
-        counted: u64,
-        expected: i64,
-    },
-    CageTransactionVoided {
-        id: String,
-        transaction: String,
-        kind: String,
-        player: String,
-        amount: u64,
-        made_by: String,
-        reason: String,
-    },
-    /// A match play coupon issued to a player for a table: theirs to play once.
-    CouponIssued {
-        id: String,
-        player: String,
-        table: String,
-        value: u64,
-        /// Played only before this instant (Unix ms); absent: no end.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        expires_at_ms: Option<u64>,
-    },
-    BoughtIn {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-        chip_value: u64,
-    },
-    /// Colour chips sold for cash at the table; the cash went into the drop box.
-    ChipsSold {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-        chip_value: u64,
-    },
-    LeftTable {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-    },
-    /// A supervisor confirmed a player's colour chips at their face value
-    /// past the gaming day (european-casino 5.5).
-    ChipsConfirmed {
-        table: String,
-        player: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
     },
     /// Colour chips kept past the gaming day they were bought on, cashed in
     /// at `unit` each instead of their face value (european-casino 5.4).
@@ -185,15 +72,6 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         lots: Vec<RevaluedLot>,
     },
-    /// A player's bet sent after no more bets was refused and logged for the
-    /// casino's management (low-limit-house Irregularities (4); format 15).
-    PastPosting {
-        table: String,
-        player: String,
-        spot: String,
-        stake: u64,
-        at_ms: u64,
-    },
     /// The staff recorded that a player took their colour chips away from
     /// the table (european-casino 5.2): they play no more until cashed in.
     ChipsTakenAway {
@@ -208,67 +86,11 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         licence: Option<String>,
     },
-    Tipped {
-        table: String,
-        player: String,
-        amount: u64,
-    },
-    FloatFilled {
-        table: String,
-        amount: u64,
-    },
     /// A fill or credit slip requested, signed (its money moved) or voided,
     /// or the float counted: the table's staff's.
     FloatSlip {
         table: String,
         slip: super::report::SlipStep,
-    },
-    InspectionRecorded {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        /// The regulator's inspection after an external part was replaced
-        /// (Colorado 2212(4)).
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        regulator: bool,
-    },
-    AdjustmentRecorded {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        replacement: bool,
-        description: String,
-        /// The security member present, and their licence; absent where none was recorded.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        witness: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        witness_licence: Option<String>,
-        /// An external part of the wheel (Colorado 2212(2), (4)).
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        external: bool,
-    },
-    /// A croupier entered a player's announced series of verbal bets
-    /// (european-casino 3.5): who, for whom, which bets.
-    VerbalSeries {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        player: String,
-        bet_ids: Vec<String>,
-    },
-    /// A no spin's ball inspected before it goes back into the wheel, and
-    /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
-    /// B-C).
-    BallInspected {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        reason: String,
-        damaged: bool,
     },
     /// The table's limits from the next round on, per kind of bet, in minor units.
     LimitsSet {
@@ -279,51 +101,6 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         licence: Option<String>,
         limits: Vec<crate::api::KindLimit>,
-    },
-    TableOpened {
-        table: String,
-    },
-    TableClosed {
-        table: String,
-    },
-    BettingOpened {
-        table: String,
-        round: u64,
-        deadline_ms: u64,
-    },
-    BetAccepted {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        spot: String,
-        kind: String,
-        stake: u64,
-        /// Under the table's minimum, taken to be paid or collected once and
-        /// no more (european-casino 3.13); present only when true.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        under_minimum: bool,
-    },
-    BetCancelled {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        returned: u64,
-    },
-    NoMoreBets {
-        table: String,
-        round: u64,
-    },
-    NoSpin {
-        table: String,
-        round: u64,
-        reason: String,
-    },
-    SpinVoided {
-        table: String,
-        round: u64,
-        pocket: String,
     },
     Result {
         table: String,
@@ -352,13 +129,6 @@ pub enum EventView {
         /// Why, in words.
         why: String,
     },
-    BetImprisoned {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        held: u64,
-    },
     /// A bonus table's draw after no more bets (Maryland ch.3 F(16), (18)):
     /// Bonus Spin Xtreme's target numbers, or Roulette X's lucky numbers
     /// with the odds each pays.
@@ -384,13 +154,6 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         for_wager: Option<String>,
     },
-    RoundSettled {
-        table: String,
-        round: u64,
-        pocket: Option<String>,
-        staked: u64,
-        returned: u64,
-    },
     EmergencyDeclared {
         table: String,
         /// Who declared it: shown to the table's staff only.
@@ -404,12 +167,6 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         by: Option<String>,
     },
-    BetsAnnulled {
-        table: String,
-        by: String,
-        bet_ids: Vec<String>,
-        reason: String,
-    },
     /// A dispute decided (Colorado 2206(5)): a player sees it only with their own corrections.
     DisputeDecided {
         table: String,
@@ -422,7 +179,7 @@ pub enum EventView {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<u64>,
     },
-}
+});
 
 /// One purchase of colour chips revalued on its return (european-casino 5.4).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

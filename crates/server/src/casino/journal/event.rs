@@ -11,15 +11,20 @@ use crate::api::{OutcomeSource, Role};
 use crate::casino::actor::stored_role;
 use crate::casino::request::stored_outcome;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum JournalEvent {
-    /// A tournament configured from its file (journal format 7).
-    TournamentCreated {
-        tournament: String,
-        name: String,
-        profile: String,
-    },
+macro_rules! journal_event {
+    ({ $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum JournalEvent {
+            $($special)*
+            $( $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )* )*
+        }
+    };
+}
+
+// What happened, as the journal keeps it: the plain events of
+// `api/plain_events.rs`, and those the API shows otherwise, declared here.
+crate::api::plain_events!(journal_event! {
     /// Something that happened to a tournament (journal format 7).
     Tournament {
         tournament: String,
@@ -39,129 +44,12 @@ pub enum JournalEvent {
         #[serde(with = "stored_role")]
         role: Role,
     },
-    LoginFailed {
-        username: String,
-        failures: u32,
-        locked: bool,
-    },
-    LoginSucceeded {
-        username: String,
-    },
-    JournalFormatSet {
-        format: u32,
-    },
-    /// A checkpoint of the state after entry `through` is bound into the
-    /// chain (see `Request::Checkpoint`).
-    CheckpointTaken {
-        through: u64,
-        digest: String,
-        bytes: u64,
-    },
-    /// The journal's damaged end was cut off after `kept_through` (see
-    /// `Request::RecoverJournal`).
-    JournalRecovered {
-        kept_through: u64,
-        cut: u64,
-        cut_head: String,
-        backup: String,
-        reason: String,
-        /// What `croupier verify` found broken, at the entry after `kept_through`.
-        damage: String,
-        /// The entry and hash the secret had sealed ("" where the seal was not the secret's).
-        sealed: String,
-    },
-    UserLocked {
-        username: String,
-    },
-    UserUnlocked {
-        username: String,
-    },
-    /// A password set; the journal's request holds its hash, never the event.
-    PasswordSet {
-        username: String,
-    },
-    LicenceSet {
-        username: String,
-        licence: String,
-    },
-    OperatorNamed {
-        name: String,
-    },
-    /// The casino's gaming day, from this entry on (format 14).
-    GamingDaySet {
-        time_zone: String,
-        starts_at: String,
-    },
     TableCreated {
         table: String,
         profile: String,
         wheel: String,
         #[serde(with = "stored_outcome")]
         outcome: OutcomeSource,
-    },
-    CashedIn {
-        player: String,
-        amount: u64,
-    },
-    CashedOut {
-        player: String,
-        amount: u64,
-    },
-    /// A cashier counted their drawer: `counted` beside the `expected` of
-    /// the cage's record (journal format 15).
-    DrawerCounted {
-        id: String,
-        cashier: String,
-        counted: u64,
-        expected: i64,
-    },
-    /// A cash-in or cash-out (`kind`) voided by the reverse transfer (journal format 15).
-    CageTransactionVoided {
-        id: String,
-        transaction: String,
-        kind: String,
-        player: String,
-        amount: u64,
-        made_by: String,
-        reason: String,
-    },
-    CouponIssued {
-        id: String,
-        player: String,
-        table: String,
-        value: u64,
-        /// Played only before this instant (Unix ms); absent: no end.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        expires_at_ms: Option<u64>,
-    },
-    BoughtIn {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-        chip_value: u64,
-    },
-    ChipsSold {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-        chip_value: u64,
-    },
-    LeftTable {
-        table: String,
-        player: String,
-        amount: u64,
-        colour: String,
-    },
-    /// A supervisor confirmed a player's colour chips at their face value
-    /// past the gaming day (european-casino 5.5).
-    ChipsConfirmed {
-        table: String,
-        player: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
     },
     /// Colour chips kept past the gaming day they were bought on, cashed in
     /// at `unit` each instead of their face value (european-casino 5.4).
@@ -193,123 +81,12 @@ pub enum JournalEvent {
         by: String,
         licence: String,
     },
-    /// A player's bet sent after no more bets: refused, and logged for the
-    /// casino's management (low-limit-house Irregularities (4); format 15).
-    PastPosting {
-        table: String,
-        player: String,
-        spot: String,
-        stake: u64,
-        at_ms: u64,
-    },
-    Tipped {
-        table: String,
-        player: String,
-        amount: u64,
-    },
-    FloatFilled {
-        table: String,
-        amount: u64,
-    },
-    InspectionRecorded {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        /// The regulator's inspection after an external part was replaced
-        /// (Colorado 2212(4); journal format 9); written only when it is.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        regulator: bool,
-    },
-    AdjustmentRecorded {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        replacement: bool,
-        description: String,
-        /// The security member present, and their licence; absent where none was recorded.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        witness: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        witness_licence: Option<String>,
-        /// An external part (journal format 9); written only when it is.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        external: bool,
-    },
-    /// A croupier entered a player's announced series of verbal bets
-    /// (european-casino 3.5; journal format 9): who, for whom, which bets.
-    VerbalSeries {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        player: String,
-        bet_ids: Vec<String>,
-    },
-    /// A no spin's ball inspected before it goes back into the wheel, and
-    /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6
-    /// B-C; journal format 9).
-    BallInspected {
-        table: String,
-        at_ms: u64,
-        by: String,
-        licence: String,
-        reason: String,
-        damaged: bool,
-    },
     LimitsSet {
         table: String,
         at_ms: u64,
         by: String,
         licence: String,
         limits: Vec<StoredLimit>,
-    },
-    TableOpened {
-        table: String,
-    },
-    TableClosed {
-        table: String,
-    },
-    BettingOpened {
-        table: String,
-        round: u64,
-        deadline_ms: u64,
-    },
-    BetAccepted {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        spot: String,
-        kind: String,
-        stake: u64,
-        /// Under the table's minimum, taken to be settled once
-        /// (european-casino 3.13); written only when true.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        under_minimum: bool,
-    },
-    BetCancelled {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        returned: u64,
-    },
-    NoMoreBets {
-        table: String,
-        round: u64,
-    },
-    NoSpin {
-        table: String,
-        round: u64,
-        /// A no spin's reason code (`same_direction`, ...).
-        reason: String,
-    },
-    SpinVoided {
-        table: String,
-        round: u64,
-        pocket: String,
     },
     Result {
         table: String,
@@ -334,20 +111,6 @@ pub enum JournalEvent {
         returned: u64,
         /// Why, as a code: `table_closed`, `annulled`, `round_voided`, or a no spin's reason.
         reason: String,
-    },
-    BetImprisoned {
-        table: String,
-        round: u64,
-        bet_id: String,
-        player: String,
-        held: u64,
-    },
-    RoundSettled {
-        table: String,
-        round: u64,
-        pocket: Option<String>,
-        staked: u64,
-        returned: u64,
     },
     /// A bonus table's draw after no more bets (journal format 11):
     /// Bonus Spin Xtreme's targets, or Roulette X's lucky numbers.
@@ -387,12 +150,6 @@ pub enum JournalEvent {
         table: String,
         by: String,
     },
-    BetsAnnulled {
-        table: String,
-        by: String,
-        bet_ids: Vec<String>,
-        reason: String,
-    },
     DisputeDecided {
         table: String,
         by: String,
@@ -407,7 +164,7 @@ pub enum JournalEvent {
         table: String,
         slip: SlipRecord,
     },
-}
+});
 
 /// A slip's step or a float's count, as the journal keeps it: who signed,
 /// with their licence ("-" where none is recorded).

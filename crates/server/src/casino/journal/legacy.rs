@@ -234,17 +234,12 @@ fn why(reason: &str, request: &Request) -> String {
     }
 }
 
-/// An event as formats 1 and 2 write it, for the request that caused it.
-pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
+/// An event as formats 1 and 2 write it, for the request that caused it;
+/// none for a kind those formats never held.
+pub fn render(event: &JournalEvent, request: &Request) -> Option<LegacyEvent> {
     use JournalEvent as J;
     use LegacyEvent as L;
-    match event.clone() {
-        // Never written: tournaments are refused before format 7, tables'
-        // play in points before format 8.
-        J::TournamentCreated { tournament, .. } | J::Tournament { tournament, .. } => L::Tournament { tournament },
-        J::TablePlay { tournament, .. } => L::Tournament {
-            tournament: tournament.unwrap_or_default(),
-        },
+    Some(match event.clone() {
         J::UserCreated { username, role } => L::UserCreated { username, role },
         J::LoginFailed {
             username,
@@ -257,25 +252,6 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         },
         J::LoginSucceeded { username } => L::LoginSucceeded { username },
         J::JournalFormatSet { format } => L::JournalFormatSet { format },
-        // Never in formats 1 and 2: a journal is moved on to the current
-        // format before it is recovered.
-        J::JournalRecovered {
-            kept_through,
-            cut,
-            cut_head,
-            backup,
-            reason,
-            damage,
-            sealed,
-        } => L::JournalRecovered {
-            kept_through,
-            cut,
-            cut_head,
-            backup,
-            reason,
-            damage,
-            sealed,
-        },
         // Formats 1 and 2 had no such requests; a journal still in them shows
         // an account's lock or password as the login events it knew.
         J::UserLocked { username } => L::LoginFailed {
@@ -286,36 +262,6 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
             L::LoginSucceeded { username }
         }
-        // Never written before formats 10 and 14.
-        J::ChipsConfirmed { table, player, .. }
-        | J::ChipsRevalued { table, player, .. }
-        | J::ChipsTakenAway { table, player, .. } => L::LeftTable {
-            table,
-            player,
-            amount: 0,
-            colour: String::new(),
-        },
-        // Never written before formats 11 and 15.
-        J::BonusDrawn { table, .. } | J::PastPosting { table, .. } | J::FloatSlip { table, .. } => {
-            L::TableOpened { table }
-        }
-        J::BonusWager { table, player, .. } => L::LeftTable {
-            table,
-            player,
-            amount: 0,
-            colour: String::new(),
-        },
-        // Never written: checkpoints are taken from format 12.
-        J::CheckpointTaken { .. } => L::JournalFormatSet {
-            format: super::FORMAT_CHECKPOINTS,
-        },
-        // Never written: the operator is named from format 10.
-        J::OperatorNamed { name } => L::LoginSucceeded { username: name },
-        // Never written before format 14.
-        J::GamingDaySet { time_zone, .. } => L::LoginSucceeded { username: time_zone },
-        // Never written before format 15.
-        J::DrawerCounted { cashier, .. } => L::LoginSucceeded { username: cashier },
-        J::CageTransactionVoided { player, .. } => L::LoginSucceeded { username: player },
         J::TableCreated {
             table,
             profile,
@@ -578,5 +524,8 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
                 })
                 .collect(),
         },
-    }
+        // Every other kind came after format 2, and is refused in a journal
+        // still in it before any event is made.
+        _ => return None,
+    })
 }

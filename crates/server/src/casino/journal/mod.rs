@@ -420,7 +420,13 @@ pub fn write(
             at_ms,
             actor,
             request,
-            events: events.iter().map(|e| legacy::render(e, request)).collect(),
+            events: events
+                .iter()
+                .map(|e| {
+                    legacy::render(e, request)
+                        .ok_or_else(|| ApiError::internal(format!("{e:?} has no form in journal formats 1 and 2")))
+                })
+                .collect::<Result<_, _>>()?,
         })
         .map_err(ApiError::internal)?;
         serde_json::value::to_raw_value(&text)
