@@ -158,13 +158,24 @@ pub enum BetOp {
     PlaceBet,
 }
 
-/// Everything a client may ask of the casino. The casino checks the
-/// caller's role against its policy for each. Requests only the server
-/// itself makes (recording logins, voiding an interrupted round, the
-/// journal's format) are not among them: no client can send one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ClientRequest {
+macro_rules! client_request {
+    ({ $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+        /// Everything a client may ask of the casino. The casino checks the
+        /// caller's role against its policy for each. Requests only the server
+        /// itself makes (recording logins, voiding an interrupted round, the
+        /// journal's format) are not among them: no client can send one.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+        pub enum ClientRequest {
+            $($special)*
+            $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )*
+        }
+    };
+}
+
+// Everything a client may ask of the casino: the plain requests of
+// `plain_requests.rs`, and those the casino takes otherwise, declared here.
+crate::api::plain_requests!(client_request! {
     CreateUser {
         username: String,
         role: Role,
@@ -178,19 +189,6 @@ pub enum ClientRequest {
         #[serde(default)]
         licence: Option<String>,
     },
-    /// An admin records a staff member's licence number (Colorado 2212(5), Maryland ch.2 E).
-    SetLicence {
-        username: String,
-        licence: String,
-    },
-    /// An admin locks an account: it signs in no more, and its sessions end.
-    LockUser {
-        username: String,
-    },
-    /// An admin unlocks an account.
-    UnlockUser {
-        username: String,
-    },
     /// An admin sets another user's password; that user's sessions end.
     ResetPassword {
         username: String,
@@ -200,19 +198,6 @@ pub enum ClientRequest {
     ChangePassword {
         password: String,
         new_password: String,
-    },
-    /// An admin names the casino's operator, shown on every table's layout
-    /// (Maryland ch.1 G(1): "the name or logo of the facility operator").
-    NameOperator {
-        name: String,
-    },
-    /// An admin sets the casino's gaming day (journal format 14): the day its
-    /// books close and its daily limits begin again, in `time_zone` (an IANA
-    /// name, `America/Denver`) from `starts_at` (`HH:MM`, local). A UTC day
-    /// from midnight until set.
-    SetGamingDay {
-        time_zone: String,
-        starts_at: String,
     },
     CreateTable {
         table: String,
@@ -233,14 +218,6 @@ pub enum ClientRequest {
         /// Xtreme), where the profile's document permits it.
         #[serde(default)]
         bonus_text: Option<String>,
-    },
-    Inspect {
-        table: String,
-        no_magnet_or_contrivance: bool,
-        wheel_level_and_rotating_freely: bool,
-        parts_secure: bool,
-        ball_non_magnetic: bool,
-        layout_and_signage_comply: bool,
     },
     Adjust {
         table: String,
@@ -270,20 +247,11 @@ pub enum ClientRequest {
         table: String,
         limits: Vec<KindLimit>,
     },
-    OpenTable {
-        table: String,
-    },
     CloseTable {
         table: String,
         /// The wheel's cover is on and locked (Maryland ch.2 F).
         #[serde(default)]
         wheel_cover_locked: bool,
-    },
-    OpenBetting {
-        table: String,
-    },
-    NoMoreBets {
-        table: String,
     },
     /// The outcome, as keyed by a dealer.
     Spin {
@@ -312,19 +280,6 @@ pub enum ClientRequest {
         #[serde(with = "minor")]
         #[schema(value_type = u64)]
         amount: Minor,
-    },
-    /// A mistaken cash-in or cash-out, `transaction` its reference, undone
-    /// by the reverse transfer: the pit's or an admin's, never its cashier's.
-    VoidCageTransaction {
-        id: String,
-        transaction: String,
-        reason: String,
-    },
-    /// A tournament from its file's text (TOML, as `croupier tournament
-    /// check` reads it): checked against its profile, each refusal naming
-    /// its clause (Colorado 2213-2214). An admin's.
-    CreateTournament {
-        config: String,
     },
     /// An order to a tournament: the director's (a pit supervisor's or an
     /// admin's), or a player's agreement to a split for their own entry.
@@ -380,26 +335,6 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         chip_value: Minor,
     },
-    LeaveTable {
-        id: String,
-        table: String,
-    },
-    /// A supervisor confirms a player's colour chips at their face value
-    /// past the gaming day they were bought on (european-casino 5.5; the
-    /// low-limit house's floor manager): they are not cashed at the table
-    /// minimum, or at $1 each, when the player leaves.
-    ConfirmChips {
-        table: String,
-        player: String,
-    },
-    /// The dealer or a supervisor records that a seated player took their
-    /// colour chips away from the table (european-casino 5.2): they play no
-    /// more until cashed in, and come back as the profile values chips
-    /// taken away (5.4; the low-limit house's $1 each), unless confirmed.
-    ChipsTakenAway {
-        table: String,
-        player: String,
-    },
     Tip {
         id: String,
         table: String,
@@ -415,23 +350,6 @@ pub enum ClientRequest {
         table: String,
         player: String,
         bets: Vec<VerbalBet>,
-    },
-    CancelBet {
-        table: String,
-        bet_id: String,
-    },
-    /// A player's $5 Bonus Spin Xtreme wager at their position, before no
-    /// more bets (Maryland ch.3 F(16)-(17)): one a round; `wager_id` as a bet's id.
-    BonusWager {
-        table: String,
-        wager_id: String,
-    },
-    DeclareEmergency {
-        table: String,
-        reason: String,
-    },
-    LiftEmergency {
-        table: String,
     },
     Dispute {
         table: String,
@@ -450,11 +368,6 @@ pub enum ClientRequest {
         #[serde(default)]
         id: Option<String>,
     },
-    AnnulBets {
-        table: String,
-        bet_ids: Vec<String>,
-        reason: String,
-    },
     /// The pit's fill slip: chips from the cage to the float, once the cage
     /// signs it (`sign_slip`). `id`: 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'.
     RequestFill {
@@ -472,16 +385,6 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         amount: Minor,
     },
-    /// The cage's second signature on an open slip: its money moves.
-    SignSlip {
-        table: String,
-        id: String,
-    },
-    VoidSlip {
-        table: String,
-        id: String,
-        reason: String,
-    },
     /// The pit's count of the float, `when` `opening` or `closing`.
     CountFloat {
         table: String,
@@ -491,7 +394,7 @@ pub enum ClientRequest {
         #[schema(value_type = u64)]
         amount: Minor,
     },
-}
+});
 
 impl ClientRequest {
     /// The table a request is for; `None` for the cage's (users, cash, new tables).

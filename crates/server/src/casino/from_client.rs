@@ -28,11 +28,23 @@ pub enum FromClient {
     },
 }
 
+/// A match over a client's request: each plain request's fields copied
+/// into the journal's, then the arms given for the others.
+macro_rules! from_client_of {
+    ({ $request:expr, $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+        match $request {
+            $( ClientRequest::$name { $($field),* } => Request::$name { $($field),* }, )*
+            $($special)*
+        }
+    };
+}
+
 impl Request {
     /// What a client's request becomes.
     pub fn from_client(request: ClientRequest) -> FromClient {
         use ClientRequest as C;
-        FromClient::Ready(match request {
+        FromClient::Ready(crate::api::plain_requests!(from_client_of! {
+            request,
             C::CreateUser {
                 username,
                 role,
@@ -48,15 +60,10 @@ impl Request {
                     licence,
                 }
             }
-            C::SetLicence { username, licence } => Request::SetLicence { username, licence },
-            C::NameOperator { name } => Request::NameOperator { name },
-            C::SetGamingDay { time_zone, starts_at } => Request::SetGamingDay { time_zone, starts_at },
             C::ResetPassword { username, password } => return FromClient::ResetPassword { username, password },
             C::ChangePassword { password, new_password } => {
                 return FromClient::ChangePassword { password, new_password }
             }
-            C::LockUser { username } => Request::LockUser { username },
-            C::UnlockUser { username } => Request::UnlockUser { username },
             C::CreateTable {
                 table,
                 profile_text,
@@ -78,21 +85,6 @@ impl Request {
                 wheel_address,
                 bonus_text,
             },
-            C::Inspect {
-                table,
-                no_magnet_or_contrivance,
-                wheel_level_and_rotating_freely,
-                parts_secure,
-                ball_non_magnetic,
-                layout_and_signage_comply,
-            } => Request::Inspect {
-                table,
-                no_magnet_or_contrivance,
-                wheel_level_and_rotating_freely,
-                parts_secure,
-                ball_non_magnetic,
-                layout_and_signage_comply,
-            },
             C::InspectBall { table, damaged } => Request::InspectBall { table, damaged },
             C::Adjust {
                 table,
@@ -113,7 +105,6 @@ impl Request {
                 table,
                 limits: limits.into_iter().map(StoredLimit::from).collect(),
             },
-            C::OpenTable { table } => Request::OpenTable { table },
             C::CloseTable {
                 table,
                 wheel_cover_locked,
@@ -121,27 +112,14 @@ impl Request {
                 table,
                 wheel_cover_locked,
             },
-            C::OpenBetting { table } => Request::OpenBetting { table },
-            C::NoMoreBets { table } => Request::NoMoreBets { table },
             C::Spin { table, spin } => Request::Spin {
                 table,
                 spin: spin.into(),
                 bonus_words: Vec::new(),
             },
-            C::BonusWager { table, wager_id } => Request::BonusWager { table, wager_id },
             C::CashIn { id, player, amount } => Request::CashIn { id, player, amount },
             C::CashOut { id, player, amount } => Request::CashOut { id, player, amount },
             C::CountDrawer { id, amount } => Request::CountDrawer { id, amount },
-            C::VoidCageTransaction {
-                id,
-                transaction,
-                reason,
-            } => Request::VoidCageTransaction {
-                id,
-                transaction,
-                reason,
-            },
-            C::CreateTournament { config } => Request::CreateTournament { config },
             C::Tournament { tournament, order } => Request::Tournament { tournament, order },
             C::TablePlay { table, tournament } => Request::TablePlay { table, tournament },
             C::IssueCoupon {
@@ -181,9 +159,6 @@ impl Request {
                 amount,
                 chip_value,
             },
-            C::LeaveTable { id, table } => Request::LeaveTable { id, table },
-            C::ConfirmChips { table, player } => Request::ConfirmChips { table, player },
-            C::ChipsTakenAway { table, player } => Request::ChipsTakenAway { table, player },
             C::Tip { id, table, amount } => Request::Tip { id, table, amount },
             C::PlaceBet(bet) => Request::from(bet),
             C::VerbalBets { table, player, bets } => Request::VerbalBets {
@@ -198,9 +173,6 @@ impl Request {
                     })
                     .collect(),
             },
-            C::CancelBet { table, bet_id } => Request::CancelBet { table, bet_id },
-            C::DeclareEmergency { table, reason } => Request::DeclareEmergency { table, reason },
-            C::LiftEmergency { table } => Request::LiftEmergency { table },
             C::Dispute {
                 table,
                 reason,
@@ -214,7 +186,6 @@ impl Request {
                 round,
                 id,
             },
-            C::AnnulBets { table, bet_ids, reason } => Request::AnnulBets { table, bet_ids, reason },
             C::RequestFill { table, id, amount } => Request::RequestSlip {
                 table,
                 id,
@@ -227,8 +198,6 @@ impl Request {
                 credit: true,
                 amount,
             },
-            C::SignSlip { table, id } => Request::SignSlip { table, id },
-            C::VoidSlip { table, id, reason } => Request::VoidSlip { table, id, reason },
             C::CountFloat {
                 table,
                 id,
@@ -240,7 +209,7 @@ impl Request {
                 when,
                 amount,
             },
-        })
+        }))
     }
 }
 

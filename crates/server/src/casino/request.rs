@@ -13,14 +13,21 @@ use super::actor::stored_role;
 use super::journal::event::StoredLimit;
 use crate::api::{OutcomeSource, Role};
 
-/// Everything a casino can be asked to do.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Request {
-    /// A tournament from its file's text (journal format 7).
-    CreateTournament {
-        config: String,
-    },
+macro_rules! request {
+    ({ $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+        /// Everything a casino can be asked to do.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+        pub enum Request {
+            $($special)*
+            $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )*
+        }
+    };
+}
+
+// Everything a casino can be asked to do: the plain requests of
+// `api/plain_requests.rs`, and the others, declared here.
+crate::api::plain_requests!(request! {
     /// An order to a tournament: the director's, or a player's agreement to a split.
     Tournament {
         tournament: String,
@@ -43,31 +50,10 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         licence: Option<String>,
     },
-    SetLicence {
-        username: String,
-        licence: String,
-    },
-    NameOperator {
-        name: String,
-    },
-    /// The casino's gaming day (journal format 14).
-    SetGamingDay {
-        time_zone: String,
-        starts_at: String,
-    },
     LoginFailed {
         username: String,
     },
     LoginSucceeded {
-        username: String,
-    },
-    /// An admin locks an account: it signs in no more, its sessions end.
-    LockUser {
-        username: String,
-    },
-    /// An admin unlocks an account (an older server locked accounts after
-    /// failed logins; this one only throttles them).
-    UnlockUser {
         username: String,
     },
     /// A password set: by an admin for anyone, or by a user for themself
@@ -127,14 +113,6 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bonus_text: Option<String>,
     },
-    Inspect {
-        table: String,
-        no_magnet_or_contrivance: bool,
-        wheel_level_and_rotating_freely: bool,
-        parts_secure: bool,
-        ball_non_magnetic: bool,
-        layout_and_signage_comply: bool,
-    },
     Adjust {
         table: String,
         replacement: bool,
@@ -159,19 +137,10 @@ pub enum Request {
         table: String,
         limits: Vec<StoredLimit>,
     },
-    OpenTable {
-        table: String,
-    },
     CloseTable {
         table: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         wheel_cover_locked: bool,
-    },
-    OpenBetting {
-        table: String,
-    },
-    NoMoreBets {
-        table: String,
     },
     /// The outcome as a dealer keys it. Up to journal format 3 also what the
     /// RNG drew and a wheel read; from format 4 only at a dealer's table.
@@ -210,11 +179,6 @@ pub enum Request {
         table: String,
         words: Vec<u32>,
     },
-    /// A player's Bonus Spin Xtreme wager at their position (journal format 11).
-    BonusWager {
-        table: String,
-        wager_id: String,
-    },
     /// An automated wheel's finished game at its table, with the frames of
     /// the game that say what it was: they give the result again (journal
     /// format 4). The server alone makes it, from the wheel's stream.
@@ -245,13 +209,6 @@ pub enum Request {
         #[serde(with = "minor")]
         amount: Minor,
     },
-    /// A mistaken cash-in or cash-out (`transaction`, its reference) undone
-    /// by the reverse transfer `cagevoid/{id}` (journal format 15).
-    VoidCageTransaction {
-        id: String,
-        transaction: String,
-        reason: String,
-    },
     /// A match play coupon issued to `player` for `table` (journal format 5).
     IssueCoupon {
         id: String,
@@ -279,19 +236,6 @@ pub enum Request {
         #[serde(with = "minor")]
         chip_value: Minor,
     },
-    LeaveTable {
-        id: String,
-        table: String,
-    },
-    ConfirmChips {
-        table: String,
-        player: String,
-    },
-    /// From journal format 14: a seated player took their chips away.
-    ChipsTakenAway {
-        table: String,
-        player: String,
-    },
     Tip {
         id: String,
         table: String,
@@ -318,17 +262,6 @@ pub enum Request {
         player: String,
         bets: Vec<StoredVerbalBet>,
     },
-    CancelBet {
-        table: String,
-        bet_id: String,
-    },
-    DeclareEmergency {
-        table: String,
-        reason: String,
-    },
-    LiftEmergency {
-        table: String,
-    },
     Dispute {
         table: String,
         reason: String,
@@ -340,11 +273,6 @@ pub enum Request {
         /// The client's id for the decision (journal format 14 on).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
-    },
-    AnnulBets {
-        table: String,
-        bet_ids: Vec<String>,
-        reason: String,
     },
     VoidRound {
         table: String,
@@ -361,17 +289,6 @@ pub enum Request {
         #[serde(with = "minor")]
         amount: Minor,
     },
-    /// The cage's signature on an open slip: the second; its money moves.
-    SignSlip {
-        table: String,
-        id: String,
-    },
-    /// The pit voids an open slip.
-    VoidSlip {
-        table: String,
-        id: String,
-        reason: String,
-    },
     /// The pit's count of the float, `when` `opening` or `closing`.
     CountFloat {
         table: String,
@@ -380,7 +297,7 @@ pub enum Request {
         #[serde(with = "minor")]
         amount: Minor,
     },
-}
+});
 
 pub use super::stored::{stored_outcome, Spin, StoredCorrection, StoredVerbalBet};
 
