@@ -90,6 +90,9 @@ impl EventView {
             E::TableCreated { table, .. }
             | E::TableOpened { table }
             | E::TableClosed { table }
+            // A retired table leaves the boards; an edited one posts its new label and window.
+            | E::TableRetired { table }
+            | E::TableEdited { table, .. }
             | E::BettingOpened { table, .. }
             | E::NoMoreBets { table, .. }
             | E::NoSpin { table, .. }
@@ -147,6 +150,8 @@ impl EventView {
             | E::UserLocked { .. }
             | E::UserUnlocked { .. }
             | E::PasswordSet { .. }
+            | E::UserRetired { .. }
+            | E::UserEdited { .. }
             | E::LicenceSet { .. }
             | E::OperatorNamed { .. }
             | E::GamingDaySet { .. }

@@ -64,6 +64,30 @@ pub enum EventView {
     PasswordSet {
         username: String,
     },
+    /// An account retired for good: it signs in no more, its history stays.
+    UserRetired {
+        username: String,
+    },
+    /// A user's display name or role changed; what is left out stayed as it was.
+    UserEdited {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<Role>,
+    },
+    /// A table's label or betting window changed.
+    TableEdited {
+        table: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        betting_window_ms: Option<u64>,
+    },
+    /// A table retired for good: it takes no request again; its history stays.
+    TableRetired {
+        table: String,
+    },
     /// A staff member's licence number recorded (Colorado 2212(5), Maryland ch.2 E).
     LicenceSet {
         username: String,

@@ -17,6 +17,7 @@ mod role;
 mod tournament;
 
 pub use audience::{Audience, Viewer};
+pub use day_report::decimal;
 pub use error::{a_role, ApiError, ErrorBody, ErrorCode};
 pub use event::{EventView, LuckyView, RevaluedLot};
 pub use request::{BetOp, ClientRequest, Correction, KindLimit, OutcomeSource, PlaceBet, Role, SpinView};

@@ -191,6 +191,24 @@ pub enum ClientRequest {
     UnlockUser {
         username: String,
     },
+    /// An admin retires an account for good: it signs in no more, its
+    /// sessions end, its name is never given again, and its history stays.
+    /// Refused while it holds money (a player's wallet, chips, stakes or
+    /// coupons; a cashier's drawer uncounted), for oneself, and for the
+    /// last admin who can sign in.
+    RetireUser {
+        username: String,
+    },
+    /// An admin changes a user's display name (empty clears it) or role; a
+    /// field left out stays. A new role ends the user's sessions; a player
+    /// holding money is not made staff, nor staff holding any a player.
+    EditUser {
+        username: String,
+        #[serde(default)]
+        display_name: Option<String>,
+        #[serde(default)]
+        role: Option<Role>,
+    },
     /// An admin sets another user's password; that user's sessions end.
     ResetPassword {
         username: String,
@@ -266,6 +284,21 @@ pub enum ClientRequest {
         damaged: bool,
     },
     /// The table's limits per kind of bet, set by the pit between rounds.
+    /// An admin changes a table's label (empty clears it) or betting window
+    /// (between rounds); a field left out stays. Its profile, wheel, In
+    /// Prison and outcome source are its game and never change.
+    EditTable {
+        table: String,
+        #[serde(default)]
+        label: Option<String>,
+        #[serde(default)]
+        betting_window_ms: Option<u64>,
+    },
+    /// An admin retires a closed table with nothing of anyone's on it: it
+    /// takes no request again and leaves the lists; its history stays.
+    RetireTable {
+        table: String,
+    },
     SetLimits {
         table: String,
         limits: Vec<KindLimit>,
@@ -502,6 +535,8 @@ impl ClientRequest {
             | C::SetLicence { .. }
             | C::LockUser { .. }
             | C::UnlockUser { .. }
+            | C::RetireUser { .. }
+            | C::EditUser { .. }
             | C::ResetPassword { .. }
             | C::ChangePassword { .. }
             | C::NameOperator { .. }
@@ -519,6 +554,8 @@ impl ClientRequest {
             | C::Adjust { table, .. }
             | C::InspectBall { table, .. }
             | C::SetLimits { table, .. }
+            | C::EditTable { table, .. }
+            | C::RetireTable { table }
             | C::OpenTable { table }
             | C::CloseTable { table, .. }
             | C::OpenBetting { table }

@@ -57,6 +57,26 @@ impl Request {
             }
             C::LockUser { username } => Request::LockUser { username },
             C::UnlockUser { username } => Request::UnlockUser { username },
+            C::RetireUser { username } => Request::RetireUser { username },
+            C::EditUser {
+                username,
+                display_name,
+                role,
+            } => Request::EditUser {
+                username,
+                display_name,
+                role,
+            },
+            C::RetireTable { table } => Request::RetireTable { table },
+            C::EditTable {
+                table,
+                label,
+                betting_window_ms,
+            } => Request::EditTable {
+                table,
+                label,
+                betting_window_ms,
+            },
             C::CreateTable {
                 table,
                 profile_text,

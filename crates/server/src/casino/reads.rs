@@ -50,6 +50,9 @@ pub enum TableQuery {
     ChipsAway { player: String },
     /// Its slips waiting for the cage's signature.
     OpenSlips,
+    /// What `player` holds here beyond their chips, at `at_ms`: stakes on
+    /// the layout and coupons not yet played (before they are retired).
+    Held { player: String, at_ms: u64 },
 }
 
 /// The answer to a [`TableQuery`].
@@ -69,6 +72,7 @@ pub enum TableAnswer {
     MinRevolutions(u8),
     ChipsAway(Option<crate::api::bodies::AwayChips>),
     Slips(Vec<crate::api::bodies::SlipView>),
+    Held(super::user_edits::HeldAtTable),
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -108,6 +112,9 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
     match query {
         TableQuery::Summary { viewer } => TableAnswer::Summary(TableSummary {
             table: slot.id.clone(),
+            label: slot.label.clone(),
+            retired: slot.retired,
+            betting_window_ms: slot.table.config().betting_window_ms,
             profile: slot.profile_name.clone(),
             wheel: slot.table.config().wheel.name().to_string(),
             outcome: slot.outcome,
@@ -140,6 +147,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             let wheel = slot.table.config().wheel;
             TableAnswer::Public(PublicTable {
                 table: slot.id.clone(),
+                retired: slot.retired,
                 profile: slot.profile_name.clone(),
                 wheel: wheel.description().to_string(),
                 wheel_pockets: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
@@ -255,6 +263,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
         ),
         TableQuery::Round { id } => TableAnswer::Round(slot.round(&id).map(RecalledRound::from)),
         TableQuery::MinRevolutions => TableAnswer::MinRevolutions(slot.table.profile().spec().min_ball_revolutions),
+        TableQuery::Held { player, at_ms } => TableAnswer::Held(slot.held_by(dir, at_ms, &player)),
         TableQuery::ChipsAway { player } => {
             TableAnswer::ChipsAway(slot.chips_away(&player).map(|a| crate::api::bodies::AwayChips {
                 at_ms: a.at_ms,

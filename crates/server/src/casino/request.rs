@@ -70,6 +70,20 @@ pub enum Request {
     UnlockUser {
         username: String,
     },
+    /// An admin retires an account for good (journal format 16): it signs
+    /// in no more, its name is never given again, its history stays.
+    RetireUser {
+        username: String,
+    },
+    /// An admin changes a user's display name or role (journal format 16);
+    /// a field left out is left as it is.
+    EditUser {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "stored_role::option")]
+        role: Option<Role>,
+    },
     /// A password set: by an admin for anyone, or by a user for themself
     /// (whose old password the server checked first). The journal keeps only the hash.
     SetPassword {
@@ -158,6 +172,20 @@ pub enum Request {
     SetLimits {
         table: String,
         limits: Vec<StoredLimit>,
+    },
+    /// An admin edits what a table may change without changing its game
+    /// (journal format 16): its label, its betting window.
+    EditTable {
+        table: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        betting_window_ms: Option<u64>,
+    },
+    /// An admin retires a closed table with nothing on its books for good
+    /// (journal format 16): it takes no request again; its history stays.
+    RetireTable {
+        table: String,
     },
     OpenTable {
         table: String,
@@ -396,6 +424,8 @@ impl Request {
             | R::SetGamingDay { .. }
             | R::LockUser { .. }
             | R::UnlockUser { .. }
+            | R::RetireUser { .. }
+            | R::EditUser { .. }
             | R::SetPassword { .. }
             | R::LoginFailed { .. }
             | R::LoginSucceeded { .. }
@@ -415,6 +445,8 @@ impl Request {
             | R::Adjust { table, .. }
             | R::InspectBall { table, .. }
             | R::SetLimits { table, .. }
+            | R::EditTable { table, .. }
+            | R::RetireTable { table }
             | R::OpenTable { table }
             | R::CloseTable { table, .. }
             | R::OpenBetting { table }

@@ -59,6 +59,26 @@ pub fn view(event: &JournalEvent) -> EventView {
         J::UserLocked { username } => V::UserLocked { username },
         J::UserUnlocked { username } => V::UserUnlocked { username },
         J::PasswordSet { username } => V::PasswordSet { username },
+        J::UserRetired { username } => V::UserRetired { username },
+        J::UserEdited {
+            username,
+            display_name,
+            role,
+        } => V::UserEdited {
+            username,
+            display_name,
+            role,
+        },
+        J::TableEdited {
+            table,
+            label,
+            betting_window_ms,
+        } => V::TableEdited {
+            table,
+            label,
+            betting_window_ms,
+        },
+        J::TableRetired { table } => V::TableRetired { table },
         J::LicenceSet { username, licence } => V::LicenceSet { username, licence },
         J::OperatorNamed { name } => V::OperatorNamed { name },
         J::GamingDaySet { time_zone, starts_at } => V::GamingDaySet { time_zone, starts_at },

@@ -2,7 +2,7 @@
 
 use super::{auth, cage, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments};
 use crate::api::bodies::{
-    ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
+    ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PlayerMatch, PlayerMatches,
     PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
     TableLog, TableReport, UserList, UserSummary,
 };
@@ -25,6 +25,7 @@ use crate::api::{
         auth::me,
         people::users,
         people::player_accounts,
+        people::find_players,
         cage::transactions,
         requests::requests,
         requests::draw,
@@ -71,6 +72,8 @@ use crate::api::{
         UserList,
         UserSummary,
         PlayerAccounts,
+        PlayerMatch,
+        PlayerMatches,
         IssuedCoupon,
         crate::api::bodies::CageTransactions,
         crate::api::bodies::CageTransaction,

@@ -76,6 +76,31 @@ pub enum JournalEvent {
     UserUnlocked {
         username: String,
     },
+    /// An account retired for good (journal format 16).
+    UserRetired {
+        username: String,
+    },
+    /// A user's display name or role changed (journal format 16); what is
+    /// left out stayed as it was.
+    UserEdited {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::casino::actor::stored_role::option")]
+        role: Option<Role>,
+    },
+    /// A table's label or betting window changed (journal format 16).
+    TableEdited {
+        table: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        betting_window_ms: Option<u64>,
+    },
+    /// A table retired for good (journal format 16).
+    TableRetired {
+        table: String,
+    },
     /// A password set; the journal's request holds its hash, never the event.
     PasswordSet {
         username: String,

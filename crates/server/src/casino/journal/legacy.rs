@@ -286,6 +286,13 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
         J::UserUnlocked { username } | J::PasswordSet { username } | J::LicenceSet { username, .. } => {
             L::LoginSucceeded { username }
         }
+        // Never written before format 16.
+        J::UserRetired { username } | J::UserEdited { username, .. } => L::LoginFailed {
+            username,
+            failures: 0,
+            locked: true,
+        },
+        J::TableEdited { table, .. } | J::TableRetired { table } => L::TableClosed { table },
         // Never written before formats 10 and 14.
         J::ChipsConfirmed { table, player, .. }
         | J::ChipsRevalued { table, player, .. }

@@ -26,6 +26,8 @@ mod operations;
 mod past_posting;
 mod plan;
 mod points;
+mod retire;
+pub use retire::TABLE_LABEL_MAX;
 pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
 mod round;
@@ -149,6 +151,13 @@ pub struct TableSlot {
     /// Its fill and credit slips and its float's counts (journal format 15).
     #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
     pub(super) slips: slips::Slips,
+    /// The name the pages show beside its id (journal format 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Retired for good (journal format 16): it takes no request again.
+    /// Left out while not, as older journals give.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -273,6 +282,8 @@ impl TableSlot {
             open_since_ms: None,
             slips: slips::Slips::default(),
             earlier_bets: std::sync::OnceLock::new(),
+            label: None,
+            retired: false,
         })
     }
 
@@ -443,8 +454,12 @@ impl TableSlot {
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
         dir.check_actor(actor)?;
         super::policy::require(actor.role, request.act(actor))?;
+        self.refuse_if_retired(request)?;
         let mut plan = Plan::new();
         match request {
+            Request::RetireTable { .. } | Request::EditTable { .. } => {
+                self.plan_back_office(dir, at_ms, request, &mut plan)?
+            }
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
                 self.refuse_money_in_points(request)?;
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
@@ -485,6 +500,8 @@ impl TableSlot {
             | Request::SetGamingDay { .. }
             | Request::LockUser { .. }
             | Request::UnlockUser { .. }
+            | Request::RetireUser { .. }
+            | Request::EditUser { .. }
             | Request::SetPassword { .. }
             | Request::LoginFailed { .. }
             | Request::LoginSucceeded { .. }
@@ -538,7 +555,25 @@ impl TableSlot {
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
-            Effect::Log(event) => self.log_event(at_ms, event),
+            Effect::Log(event) => {
+                match &event {
+                    JournalEvent::TableRetired { .. } => self.retired = true,
+                    JournalEvent::TableEdited {
+                        label,
+                        betting_window_ms,
+                        ..
+                    } => {
+                        if let Some(label) = label {
+                            self.label = (!label.is_empty()).then(|| label.clone());
+                        }
+                        if let Some(ms) = betting_window_ms {
+                            self.table.set_betting_window_ms(*ms);
+                        }
+                    }
+                    _ => {}
+                }
+                self.log_event(at_ms, event)
+            }
             Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
