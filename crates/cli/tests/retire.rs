@@ -45,11 +45,17 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     }
 
     // A player with money in their wallet is not retired: the refusal names it.
-    server.ask(&cashier, json!({"op": "cash_in", "id": "in-1", "player": "p1", "amount": 2_500}));
+    server.ask(
+        &cashier,
+        json!({"op": "cash_in", "id": "in-1", "player": "p1", "amount": 2_500}),
+    );
     let (status, code, message) = server.refused(&admin, every[0].clone());
     assert_eq!((status, code.as_str()), (409, "money_held"), "{message}");
     assert!(message.contains("wallet:p1 25.00"), "{message}");
-    server.ask(&cashier, json!({"op": "cash_out", "id": "out-1", "player": "p1", "amount": 2_500}));
+    server.ask(
+        &cashier,
+        json!({"op": "cash_out", "id": "out-1", "player": "p1", "amount": 2_500}),
+    );
     server.ask(&admin, every[0].clone());
     let (status, code, _) = server.refused(&admin, every[0].clone());
     assert_eq!((status, code.as_str()), (409, "retired"));
@@ -60,18 +66,27 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     let login = json!({"username": "p1", "password": "p1-password-1"});
     let (status, body) = server.http("POST", "/api/login", None, Some(&login));
     assert_eq!((status, body["error"].as_str()), (401, Some("locked")), "{body}");
-    assert!(body["message"].as_str().unwrap_or_default().contains("retired"), "{body}");
+    assert!(
+        body["message"].as_str().unwrap_or_default().contains("retired"),
+        "{body}"
+    );
     let (_, code, message) = server.refused(
         &admin,
         json!({"op": "create_user", "username": "p1", "role": "player", "password": "another-password-1"}),
     );
     assert_eq!(code, "exists", "{message}");
-    let (status, code, _) = server.refused(&cashier, json!({"op": "cash_in", "id": "in-2", "player": "p1", "amount": 100}));
+    let (status, code, _) = server.refused(
+        &cashier,
+        json!({"op": "cash_in", "id": "in-2", "player": "p1", "amount": 100}),
+    );
     assert_eq!((status, code.as_str()), (409, "retired"));
 
     // Shown apart: not among the users, but among the retired ones; the cage still finds them.
     let (_, users) = server.http("GET", "/api/users", Some(&admin), None);
-    assert!(!names(&users, "users", "username").contains(&"p1".to_string()), "{users}");
+    assert!(
+        !names(&users, "users", "username").contains(&"p1".to_string()),
+        "{users}"
+    );
     let (_, retired) = server.http("GET", "/api/users?retired=true", Some(&admin), None);
     assert_eq!(names(&retired, "users", "username"), ["p1"], "{retired}");
     let (status, found) = server.http("GET", "/api/players?q=p", Some(&cashier), None);
@@ -83,7 +98,11 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     assert_eq!(names(&by_number, "players", "player"), ["p2"], "{by_number}");
     for bad in ["", "Ann%20Smith", "%23x"] {
         let (status, body) = server.http("GET", &format!("/api/players?q={bad}"), Some(&cashier), None);
-        assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")), "{bad}: {body}");
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("bad_request")),
+            "{bad}: {body}"
+        );
         assert!(body["message"].as_str().unwrap_or_default().starts_with("q:"), "{body}");
     }
     let (status, _) = server.http("GET", "/api/players?q=p", None, None);
@@ -95,12 +114,21 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     let (status, code, message) = server.refused(&admin, every[2].clone());
     assert_eq!((status, code.as_str()), (409, "money_held"), "{message}");
     assert!(message.contains("close it first"), "{message}");
-    server.ask(&admin, json!({"op": "edit_table", "table": "s1", "label": "High limit", "betting_window_ms": 20000}));
-    server.ask(&dealer, json!({"op": "close_table", "table": "s1", "wheel_cover_locked": true}));
+    server.ask(
+        &admin,
+        json!({"op": "edit_table", "table": "s1", "label": "High limit", "betting_window_ms": 20000}),
+    );
+    server.ask(
+        &dealer,
+        json!({"op": "close_table", "table": "s1", "wheel_cover_locked": true}),
+    );
     server.ask(&admin, every[2].clone());
     for (token, request) in [
         (&dealer, json!({"op": "open_table", "table": "s1"})),
-        (&p2, json!({"op": "buy_in", "id": "b1", "table": "s1", "amount": 1000, "chip_value": 100})),
+        (
+            &p2,
+            json!({"op": "buy_in", "id": "b1", "table": "s1", "amount": 1000, "chip_value": 100}),
+        ),
         (&admin, every[3].clone()),
     ] {
         let (status, code, message) = server.refused(token, request.clone());
@@ -112,7 +140,10 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
         body
     };
     // The first run's tables t1 and t2 stay listed; s1 is listed apart.
-    assert_eq!(names(&listed("/api/tables", Some(&dealer)), "tables", "table"), ["t1", "t2"]);
+    assert_eq!(
+        names(&listed("/api/tables", Some(&dealer)), "tables", "table"),
+        ["t1", "t2"]
+    );
     let retired_tables = listed("/api/tables?retired=true", Some(&admin));
     assert_eq!(names(&retired_tables, "tables", "table"), ["s1"], "{retired_tables}");
     assert_eq!(retired_tables["tables"][0]["label"], "High limit", "{retired_tables}");
@@ -122,7 +153,10 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     assert!(log.to_string().contains("table_retired"), "{log}");
 
     // A new role ends the user's sessions.
-    server.ask(&admin, json!({"op": "edit_user", "username": "p2", "role": "dealer", "display_name": "Pat"}));
+    server.ask(
+        &admin,
+        json!({"op": "edit_user", "username": "p2", "role": "dealer", "display_name": "Pat"}),
+    );
     let (status, _) = server.http("GET", "/api/me", Some(&p2), None);
     assert_eq!(status, 401);
 

@@ -347,9 +347,16 @@ fn a_retired_player_acts_no_more_and_keeps_their_name_and_history() {
     ] {
         w.refused(&admin(), request, "retired");
     }
-    assert_eq!(w.casino.recall_player("alice", 10).len(), 1, "her round stays in recall");
+    assert_eq!(
+        w.casino.recall_player("alice", 10).len(),
+        1,
+        "her round stays in recall"
+    );
     let again = w.replays();
-    assert!(again.user("alice").expect("alice").retired, "the journal keeps the retirement");
+    assert!(
+        again.user("alice").expect("alice").retired,
+        "the journal keeps the retirement"
+    );
 }
 
 /// An admin does not retire themselves, nor anyone the last admin who can
@@ -445,7 +452,9 @@ fn a_table_retires_only_closed_and_empty_and_takes_nothing_after() {
     assert_eq!(w.balance("float:t1"), 1_000);
     let refused = w.refused(&admin(), retire_table(), "money_held");
     assert!(
-        refused.message.contains("10.00 (the float holds chips: credit them back"),
+        refused
+            .message
+            .contains("10.00 (the float holds chips: credit them back"),
         "{refused}"
     );
     w.ok(
@@ -471,13 +480,19 @@ fn a_table_retires_only_closed_and_empty_and_takes_nothing_after() {
     assert!(refused.message.contains("retired already"), "{refused}");
     w.refused(&pit(), inspection("t1"), "retired");
     let refused = w.refused(&dealer(), Request::OpenTable { table: "t1".into() }, "retired");
-    assert!(refused.message.contains("log, report and recall stay readable"), "{refused}");
+    assert!(
+        refused.message.contains("log, report and recall stay readable"),
+        "{refused}"
+    );
     w.refused(&alice(), buy_in("b2", 100), "retired");
     w.refused(&alice(), bet("a2", 100), "retired");
     w.refused(&admin(), edit_table(Some("Back"), None), "retired");
     assert_eq!(w.casino.recall_table("t1", 10).len(), 1, "its round stays in recall");
     let again = w.replays();
-    assert!(again.table("t1").expect("t1").retired, "the journal keeps the retirement");
+    assert!(
+        again.table("t1").expect("t1").retired,
+        "the journal keeps the retirement"
+    );
 }
 
 /// A table's label and betting window change, the window between rounds
@@ -487,7 +502,10 @@ fn a_table_retires_only_closed_and_empty_and_takes_nothing_after() {
 fn a_table_edit_changes_its_label_and_window_and_nothing_of_its_game() {
     let mut w = World::new();
     let refused = w.refused(&admin(), edit_table(None, None), "bad_request");
-    assert!(refused.message.contains("make a new table and retire this one"), "{refused}");
+    assert!(
+        refused.message.contains("make a new table and retire this one"),
+        "{refused}"
+    );
     w.refused(&admin(), edit_table(None, Some(999)), "bad_request");
     w.refused(&admin(), edit_table(Some("  "), None), "bad_request");
     w.ok(&admin(), edit_table(Some("High limit"), Some(20_000)));

@@ -61,7 +61,11 @@ pub fn refuse_held(player: &str, held: &[HeldAtTable]) -> Result<(), ApiError> {
     let mut what = Vec::new();
     for h in held.iter().filter(|h| !h.is_empty()) {
         if h.staked > 0 {
-            what.push(format!("{} staked on the layout at table {}", decimal(h.staked.into()), h.table));
+            what.push(format!(
+                "{} staked on the layout at table {}",
+                decimal(h.staked.into()),
+                h.table
+            ));
         }
         for (id, value) in &h.coupons {
             what.push(format!(
@@ -86,7 +90,9 @@ pub fn refuse_held(player: &str, held: &[HeldAtTable]) -> Result<(), ApiError> {
 /// A display name: 1 to [`DISPLAY_NAME_MAX`] printable characters with no
 /// spaces around them, or empty to clear it.
 fn check_display_name(name: &str) -> Result<(), ApiError> {
-    let printable = name.chars().all(|c| !c.is_control() && (c == ' ' || !c.is_whitespace()));
+    let printable = name
+        .chars()
+        .all(|c| !c.is_control() && (c == ' ' || !c.is_whitespace()));
     if name.chars().count() > DISPLAY_NAME_MAX || name.trim() != name || !printable || name.contains("  ") {
         return Err(err(
             ErrorCode::BadRequest,
@@ -191,7 +197,13 @@ impl<S: Storage> Cage<S> {
         Ok(())
     }
 
-    fn plan_retire_user(&self, dir: &Directory, at_ms: u64, actor: &Actor, username: &str) -> Result<Planned, ApiError> {
+    fn plan_retire_user(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        username: &str,
+    ) -> Result<Planned, ApiError> {
         require_format(dir.journal_format(), FORMAT_BACK_OFFICE, "retiring a user is")?;
         let user = Self::someone(dir, username)?;
         Self::keep_an_admin(dir, actor, user, "retire")?;
@@ -220,8 +232,9 @@ impl<S: Storage> Cage<S> {
             check_display_name(name)?;
         }
         // Only what changes is written: the same again writes nothing.
-        let display_name =
-            display_name.filter(|name| user.display_name.as_deref().unwrap_or("") != *name).map(str::to_string);
+        let display_name = display_name
+            .filter(|name| user.display_name.as_deref().unwrap_or("") != *name)
+            .map(str::to_string);
         let role = role.filter(|role| *role != user.role);
         if let Some(role) = role {
             if user.role == Role::Admin {

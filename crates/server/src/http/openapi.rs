@@ -2,9 +2,9 @@
 
 use super::{auth, cage, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments};
 use crate::api::bodies::{
-    ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts, PlayerMatch, PlayerMatches,
-    PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
-    TableLog, TableReport, UserList, UserSummary,
+    ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
+    PlayerMatch, PlayerMatches, PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles,
+    TableBets, TableIds, TableList, TableLog, TableReport, UserList, UserSummary,
 };
 use crate::api::{
     ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PaidWith, PlaceBet, Role, SpinView,

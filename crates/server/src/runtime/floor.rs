@@ -204,7 +204,10 @@ impl Floor {
             policy::require(actor.role, request.act(&actor))?;
             let at_ms = self.clock.now_ms();
             let held: Vec<_> = self
-                .every_table(TableQuery::Held { player: player.clone(), at_ms })
+                .every_table(TableQuery::Held {
+                    player: player.clone(),
+                    at_ms,
+                })
                 .await
                 .into_iter()
                 .filter_map(|a| match a {

@@ -86,7 +86,11 @@ pub enum JournalEvent {
         username: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         display_name: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::casino::actor::stored_role::option")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "crate::casino::actor::stored_role::option"
+        )]
         role: Option<Role>,
     },
     /// A table's label or betting window changed (journal format 16).

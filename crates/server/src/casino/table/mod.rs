@@ -27,9 +27,9 @@ mod past_posting;
 mod plan;
 mod points;
 mod retire;
-pub use retire::TABLE_LABEL_MAX;
 pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
+pub use retire::TABLE_LABEL_MAX;
 mod round;
 pub mod slips;
 

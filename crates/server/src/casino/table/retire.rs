@@ -32,12 +32,18 @@ pub const TABLE_LABEL_MAX: usize = 40;
 /// The table's own accounts that hold someone's money while it plays, and
 /// how that money leaves: each must be empty before it is retired.
 const EMPTIED_FIRST: [(TableAccount, &str); 5] = [
-    (TableAccount::Layout, "the layout holds stakes: settle or void the round"),
+    (
+        TableAccount::Layout,
+        "the layout holds stakes: settle or void the round",
+    ),
     (
         TableAccount::Float,
         "the float holds chips: credit them back to the cage (request_credit, then the cage signs)",
     ),
-    (TableAccount::PointsLayout, "the points layout holds a tournament's points"),
+    (
+        TableAccount::PointsLayout,
+        "the points layout holds a tournament's points",
+    ),
     (
         TableAccount::MeterPrimary,
         "the primary progressive meter holds its players' contributions",
