@@ -524,3 +524,46 @@ fn a_table_edit_changes_its_label_and_window_and_nothing_of_its_game() {
     let again = w.replays();
     assert_eq!(again.table("t1").expect("t1").table.config().betting_window_ms, 20_000);
 }
+
+/// A start from a checkpoint taken after the retirements and edits keeps
+/// them, as a replay of the whole journal does, to the same bytes.
+#[test]
+fn a_checkpoint_keeps_retirements_and_edits() {
+    let mut w = World::new();
+    w.close();
+    w.ok(&admin(), edit_table(Some("High limit"), Some(20_000)));
+    w.ok(&admin(), retire_table());
+    w.ok(&admin(), retire_user("bob"));
+    w.ok(
+        &admin(),
+        Request::EditUser {
+            username: "alice".into(),
+            display_name: Some("Alice A".into()),
+            role: Some(Role::Dealer),
+        },
+    );
+    let taken = w.casino.checkpoint().expect("a checkpoint");
+    w.ok(
+        &Actor::system(),
+        Request::Checkpoint {
+            through: taken.through,
+            digest: taken.digest(),
+            bytes: taken.bytes.len() as u64,
+        },
+    );
+    let entries = w.casino.ledger().storage().entries.clone();
+    let (opened, _) = Casino::open_from(MemoryStorage::with_entries(entries), w.now + 10, None, Some(taken))
+        .expect("opens from the checkpoint");
+    let t1 = opened.table("t1").expect("t1");
+    assert!(t1.retired);
+    assert_eq!(t1.label.as_deref(), Some("High limit"));
+    assert_eq!(t1.table.config().betting_window_ms, 20_000);
+    assert!(opened.user("bob").expect("bob").retired);
+    let alice = opened.user("alice").expect("alice");
+    assert_eq!(
+        (alice.role, alice.display_name.as_deref()),
+        (Role::Dealer, Some("Alice A"))
+    );
+    let whole = w.replays().checkpoint().expect("a checkpoint");
+    assert_eq!(opened.checkpoint().expect("a checkpoint").bytes, whole.bytes);
+}
