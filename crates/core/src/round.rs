@@ -894,6 +894,12 @@ impl Table {
         &self.profile
     }
 
+    /// A new betting window, within the bounds every table keeps, for the
+    /// rounds that open from now on.
+    pub fn set_betting_window_ms(&mut self, ms: u64) {
+        self.config.betting_window_ms = ms.clamp(BETTING_WINDOW_MIN_MS, BETTING_WINDOW_MAX_MS);
+    }
+
     pub fn config(&self) -> &TableConfig {
         &self.config
     }

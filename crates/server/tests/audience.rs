@@ -53,6 +53,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         | E::UserLocked { .. }
         | E::UserUnlocked { .. }
         | E::PasswordSet { .. }
+        | E::UserRetired { .. }
+        | E::UserEdited { .. }
         | E::LicenceSet { .. }
         // The operator's name reaches the pages through the layout, not a stream.
         | E::OperatorNamed { .. }
@@ -68,6 +70,8 @@ fn expected(e: &EventView) -> [Sees; 4] {
         E::TableCreated { .. }
         | E::TableOpened { .. }
         | E::TableClosed { .. }
+        | E::TableRetired { .. }
+        | E::TableEdited { .. }
         | E::BettingOpened { .. }
         | E::NoMoreBets { .. }
         | E::NoSpin { .. }
@@ -157,6 +161,12 @@ fn every_kind() -> Vec<EventView> {
         EventView::UserLocked { username: p() },
         EventView::UserUnlocked { username: p() },
         EventView::PasswordSet { username: p() },
+        EventView::UserRetired { username: p() },
+        EventView::UserEdited {
+            username: p(),
+            display_name: Some("Ann".into()),
+            role: Some(Role::Dealer),
+        },
         EventView::TableCreated {
             table: t(),
             profile: "maryland".into(),
@@ -328,6 +338,12 @@ fn every_kind() -> Vec<EventView> {
         },
         EventView::TableOpened { table: t() },
         EventView::TableClosed { table: t() },
+        EventView::TableRetired { table: t() },
+        EventView::TableEdited {
+            table: t(),
+            label: Some("High limit".into()),
+            betting_window_ms: Some(20_000),
+        },
         EventView::BettingOpened {
             table: t(),
             round: 7,

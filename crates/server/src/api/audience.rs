@@ -133,7 +133,7 @@ impl EventView {
                 A::StaffAndEachNamed { table, players }
             }
             // Accounts; a tournament's events go to those who ask for them: its pages read them.
-            E::UserCreated { .. } | E::Tournament { .. } => A::NoStream,
+            E::UserCreated { .. } | E::UserEdited { .. } | E::Tournament { .. } => A::NoStream,
         })
     }
 

@@ -179,6 +179,13 @@ pub struct CageTransaction {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct PlayerAccounts {
     pub player: String,
+    /// The player's number, as game recall and the journal name them.
+    pub player_id: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// Retired for good: their history stays, and no money moves.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
     /// Their wallet and their chips at each table: account name, balance in minor units.
     pub accounts: BTreeMap<String, i128>,
     pub coupons: Vec<IssuedCoupon>,
@@ -200,6 +207,11 @@ pub struct UserSummary {
     pub must_change_password: bool,
     /// The licence number on their record (staff).
     pub licence: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// Retired for good: listed only when retired users are asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
 }
 
 /// A page of users in name order; `next` names the last one where more follow.
@@ -266,6 +278,13 @@ pub struct Seat {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct TableSummary {
     pub table: String,
+    /// The name the pages show beside its id, if an admin gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Retired for good: listed only when retired tables are asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
+    pub betting_window_ms: u64,
     pub profile: String,
     pub wheel: String,
     pub outcome: OutcomeSource,
@@ -321,6 +340,9 @@ pub struct TableIds {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct PublicTable {
     pub table: String,
+    /// Retired for good: no board lists it; its last numbers stay readable.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
     pub profile: String,
     /// The wheel, in words.
     pub wheel: String,
@@ -387,6 +409,8 @@ pub struct MetersView {
     pub secondary: u64,
 }
 
+pub use super::layout::{Layout, LayoutBonus, LayoutKind, LayoutPart, LayoutSpot};
+
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct JackpotView {
     pub at_ms: u64,
@@ -396,18 +420,6 @@ pub struct JackpotView {
     pub amount: u64,
 }
 
-/// A table's bonus and its paytable, posted at the table.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct LayoutBonus {
-    /// `roulette-x` or `bonus-spin-xtreme`.
-    pub kind: String,
-    pub name: String,
-    /// The Bonus Spin Xtreme wager, in minor units.
-    pub wager: Option<u64>,
-    /// The paytable and its rules, line by line, as the table posts them.
-    pub rules: Vec<String>,
-}
-
 /// A ball waiting for its inspection after a no spin.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct BallToInspect {
@@ -415,96 +427,6 @@ pub struct BallToInspect {
     pub reason: String,
     /// `pit supervisor` or `dealer`.
     pub inspected_by: String,
-}
-
-/// A bet on a table's layout, with the pockets it covers.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct LayoutSpot {
-    pub spot: String,
-    pub kind: String,
-    pub covers: Vec<String>,
-    /// A stake must be a multiple of this many units (neighbours, complete).
-    pub units: u64,
-    /// The bets a composite bet stands for, each with its share of the units:
-    /// what the dealer lays out on the felt for it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parts: Vec<LayoutPart>,
-}
-
-/// One bet of a composite bet, and the units of its stake that play on it.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct LayoutPart {
-    pub spot: String,
-    pub units: u64,
-}
-
-/// A kind of bet the table offers, its payout and its limits.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct LayoutKind {
-    pub kind: String,
-    pub description: String,
-    /// A bet on the numbers themselves (Colorado 2201(6)), not an outside bet.
-    pub inside: bool,
-    pub pays: Option<u32>,
-    pub min: Option<u64>,
-    pub max: Option<u64>,
-    /// A match play coupon may be played on a bet of this kind (the
-    /// profile's `match_play`, Colorado 2203(1)); absent where none may.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub match_play: bool,
-}
-
-/// What a table's felt looks like and what its posted rules say.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct Layout {
-    pub table: String,
-    pub profile: String,
-    pub title: String,
-    pub currency: String,
-    pub wheel: String,
-    pub wheel_description: String,
-    /// `single-zero`, `double-zero`, `triple-zero` or `double-zero-covered`.
-    pub layout: String,
-    pub bettable: Vec<String>,
-    pub order: Vec<String>,
-    pub pocket_colours: BTreeMap<String, String>,
-    pub outcome: OutcomeSource,
-    pub in_prison: bool,
-    pub betting_window_ms: u64,
-    pub chip_colours: Vec<String>,
-    pub kinds: Vec<LayoutKind>,
-    pub spots: Vec<LayoutSpot>,
-    /// The no spins keyed at the table (from journal format 9 an emergency is
-    /// declared and an automated wheel's sensor reports are its own).
-    pub no_spin_reasons: Vec<String>,
-    /// Those of them only the pit calls: a supervisor's command.
-    pub pit_no_spin_reasons: Vec<String>,
-    pub min_ball_revolutions: u8,
-    pub dispute_authority: String,
-    /// The roles that decide this table's disputes (Colorado 2206(5)).
-    #[serde(default)]
-    pub dispute_roles: Vec<Role>,
-    /// The roles that may confirm colour chips at face value past the gaming day (european-casino 5.5).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub chips_confirmed_by: Vec<Role>,
-    /// The croupier takes a player's announced series of verbal bets
-    /// (european-casino 3.5-3.6); `false` where every wager is made with chips.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub verbal_bets: bool,
-    pub house_rules: String,
-    /// The restriction on tip wagers, posted at the table (Colorado 2207).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tips_notice: Option<String>,
-    /// The casino's operator, whose name the layout shows (Maryland ch.1 G(1)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operator: Option<String>,
-    /// What colour chips kept past the gaming day are cashed in at, and who
-    /// confirms their face value (european-casino 5.4-5.5), posted at the table.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chips_notice: Option<String>,
-    /// The table's bonus and its paytable (Maryland ch.4 D-F).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bonus: Option<LayoutBonus>,
 }
 
 /// An entry of a table's operations log: the event, with when it happened.

@@ -100,6 +100,14 @@ error_codes! {
     BonusNotDrawn = "bonus_not_drawn" => 409,
     /// A second Bonus Spin Xtreme wager at one position in a round (Maryland ch.3 F(17)(a)).
     BonusWagerPlaced = "bonus_wager_placed" => 409,
+    /// A retired table or user: it takes no request that moves money, opens
+    /// a table or signs in; its history stays readable.
+    Retired = "retired" => 409,
+    /// A table or user still holding money, or staff with a duty open: it
+    /// cannot be retired (or, a player, made staff) until it is settled.
+    /// A player is retired only once locked, so nothing is played for them meanwhile.
+    NotLocked = "not_locked" => 409,
+    MoneyHeld = "money_held" => 409,
     /// A licence number that cannot be recorded.
     BadLicence = "bad_licence" => 422,
     /// An inspection or adjustment by staff with no licence on record (Colorado 2212(5), Maryland ch.2 E(6)).

@@ -30,6 +30,14 @@ macro_rules! event_view {
 // What happened, as everyone outside the core sees it: the plain events of
 // `plain_events.rs`, and those shown otherwise than the journal keeps them.
 crate::api::plain_events!(event_view! {
+    /// A user's display name or role changed; what is left out stayed as it was.
+    UserEdited {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<Role>,
+    },
     UserCreated {
         username: String,
         role: Role,

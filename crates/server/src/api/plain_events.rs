@@ -90,6 +90,20 @@ macro_rules! plain_events {
             }
             // What a number display board shows: the table's phases and each round's totals.
             everyone {
+                /// A table's label or betting window changed; what is left out stayed
+                /// as it was (journal format 16).
+                TableEdited {
+                    table: String,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    label: Option<String>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    betting_window_ms: Option<u64>,
+                },
+                /// A table retired for good: it takes no request again; its history
+                /// stays (journal format 16).
+                TableRetired {
+                    table: String,
+                },
                 TableOpened {
                     table: String,
                 },
@@ -212,6 +226,11 @@ macro_rules! plain_events {
             // On no table's stream: accounts, the cage's cash, the server's own records,
             // tournaments (their pages read them).
             no_stream {
+                /// An account retired for good: it signs in no more, its history
+                /// stays (journal format 16).
+                UserRetired {
+                    username: String,
+                },
                 /// A tournament configured from its file (Colorado 2213).
                 TournamentCreated {
                     tournament: String,

@@ -159,7 +159,7 @@ pub enum BetOp {
 }
 
 macro_rules! client_request {
-    ({ $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+    ({ $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
         /// Everything a client may ask of the casino. The casino checks the
         /// caller's role against its policy for each. Requests only the server
         /// itself makes (recording logins, voiding an interrupted round, the
@@ -168,7 +168,7 @@ macro_rules! client_request {
         #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
         pub enum ClientRequest {
             $($special)*
-            $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )*
+            $( $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )* )*
         }
     };
 }
@@ -176,6 +176,16 @@ macro_rules! client_request {
 // Everything a client may ask of the casino: the plain requests of
 // `plain_requests.rs`, and those the casino takes otherwise, declared here.
 crate::api::plain_requests!(client_request! {
+    /// An admin changes a user's display name (empty clears it) or role; a
+    /// field left out stays. A new role ends the user's sessions; a player
+    /// holding money is not made staff, nor staff holding any a player.
+    EditUser {
+        username: String,
+        #[serde(default)]
+        display_name: Option<String>,
+        #[serde(default)]
+        role: Option<Role>,
+    },
     CreateUser {
         username: String,
         role: Role,
@@ -399,53 +409,35 @@ crate::api::plain_requests!(client_request! {
 impl ClientRequest {
     /// The table a request is for; `None` for the cage's (users, cash, new tables).
     pub fn table(&self) -> Option<&str> {
+        use crate::api::table_of;
         use ClientRequest as C;
-        match self {
-            C::CreateUser { .. }
-            | C::SetLicence { .. }
-            | C::LockUser { .. }
-            | C::UnlockUser { .. }
-            | C::ResetPassword { .. }
-            | C::ChangePassword { .. }
-            | C::NameOperator { .. }
-            | C::SetGamingDay { .. }
-            | C::CreateTable { .. }
-            | C::CashIn { .. }
-            | C::CashOut { .. }
-            | C::CountDrawer { .. }
-            | C::VoidCageTransaction { .. }
-            | C::IssueCoupon { .. }
-            | C::CreateTournament { .. }
-            | C::Tournament { .. } => None,
-            C::TablePlay { table, .. }
-            | C::Inspect { table, .. }
-            | C::Adjust { table, .. }
-            | C::InspectBall { table, .. }
-            | C::SetLimits { table, .. }
-            | C::OpenTable { table }
-            | C::CloseTable { table, .. }
-            | C::OpenBetting { table }
-            | C::NoMoreBets { table }
-            | C::Spin { table, .. }
-            | C::BonusWager { table, .. }
-            | C::BuyIn { table, .. }
-            | C::SellChips { table, .. }
-            | C::LeaveTable { table, .. }
-            | C::ConfirmChips { table, .. }
-            | C::ChipsTakenAway { table, .. }
-            | C::Tip { table, .. }
-            | C::CancelBet { table, .. }
-            | C::DeclareEmergency { table, .. }
-            | C::LiftEmergency { table }
-            | C::Dispute { table, .. }
-            | C::AnnulBets { table, .. }
-            | C::RequestFill { table, .. }
-            | C::RequestCredit { table, .. }
-            | C::SignSlip { table, .. }
-            | C::VoidSlip { table, .. }
-            | C::CountFloat { table, .. } => Some(table),
-            C::PlaceBet(bet) => Some(&bet.table),
-            C::VerbalBets { table, .. } => Some(table),
-        }
+        crate::api::plain_requests!(table_of! {
+            ClientRequest, self,
+                C::CreateUser { .. }
+                | C::EditUser { .. }
+                | C::ResetPassword { .. }
+                | C::ChangePassword { .. }
+                | C::CreateTable { .. }
+                | C::CashIn { .. }
+                | C::CashOut { .. }
+                | C::CountDrawer { .. }
+                | C::IssueCoupon { .. }
+                | C::Tournament { .. } => None,
+                C::TablePlay { table, .. }
+                | C::Adjust { table, .. }
+                | C::InspectBall { table, .. }
+                | C::SetLimits { table, .. }
+                | C::CloseTable { table, .. }
+                | C::Spin { table, .. }
+                | C::BuyIn { table, .. }
+                | C::SellChips { table, .. }
+                | C::Tip { table, .. }
+                | C::Dispute { table, .. }
+                | C::RequestFill { table, .. }
+                | C::RequestCredit { table, .. }
+                | C::CountFloat { table, .. } => Some(table),
+                C::PlaceBet(bet) => Some(&bet.table),
+                C::VerbalBets { table, .. } => Some(table),
+        })
     }
 }

@@ -65,4 +65,24 @@ pub mod stored_role {
             .map(|(r, _)| *r)
             .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a role")))
     }
+
+    /// A role that may be left out, stored by the same names.
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        use crate::api::Role;
+
+        pub fn serialize<S: Serializer>(role: &Option<Role>, serializer: S) -> Result<S::Ok, S::Error> {
+            match role {
+                Some(role) => super::serialize(role, serializer),
+                None => serializer.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Role>, D::Error> {
+            #[derive(Deserialize)]
+            struct Stored(#[serde(with = "super")] Role);
+            Ok(Option::<Stored>::deserialize(deserializer)?.map(|Stored(role)| role))
+        }
+    }
 }

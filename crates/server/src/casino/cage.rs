@@ -64,6 +64,14 @@ pub(super) enum Effect {
     Recorded(super::cage_record::CageEntry),
     /// A cash-in or cash-out (its day, kind, reference) voided (journal format 15).
     Voided(u64, super::cage_record::CageKind, String, super::cage_drawer::VoidMark),
+    /// A user retired for good (journal format 16).
+    Retire(String),
+    /// A user's new display name or role (journal format 16).
+    EditUser {
+        username: String,
+        display_name: Option<String>,
+        role: Option<Role>,
+    },
     /// Cashiers moved `amount` of `player`'s cash in (or out) on UTC day `day`.
     CashMoved {
         player: String,
@@ -100,6 +108,17 @@ pub(super) fn ledger_error(e: LedgerError) -> ApiError {
         LedgerError::Storage(e @ StorageError::OutcomeUnknown(_)) => err(ErrorCode::OutcomeUnknown, e.to_string()),
         other => err(ErrorCode::Storage, format!("nothing was changed: {other}")),
     }
+}
+
+/// Refuses changing a retired account: it is never changed again.
+fn refuse_retired(user: &User) -> Result<(), ApiError> {
+    if user.retired {
+        return Err(err(
+            ErrorCode::Retired,
+            format!("{} is retired: a retired account is never changed again", user.username),
+        ));
+    }
+    Ok(())
 }
 
 impl<S: Storage> Commit for Cage<S> {
@@ -166,52 +185,6 @@ impl<S: Storage> Cage<S> {
         &self.directory
     }
 
-    pub fn user(&self, username: &str) -> Option<User> {
-        self.directory.read().user(username).cloned()
-    }
-
-    /// Up to `n` users whose names come after `after`, in name order, and
-    /// whether more follow.
-    pub fn users_after(&self, after: &str, n: usize) -> (Vec<User>, bool) {
-        let dir = self.directory.read();
-        let mut users: Vec<User> = dir.users_after(after).take(n.saturating_add(1)).cloned().collect();
-        let more = users.len() > n;
-        users.truncate(n);
-        (users, more)
-    }
-
-    /// A player's accounts and the coupons issued to them; `None` if there is no such player.
-    pub fn player_accounts(&self, player: &str) -> Option<crate::api::bodies::PlayerAccounts> {
-        let dir = self.directory.read();
-        let user = dir.player(player).ok()?;
-        Some(crate::api::bodies::PlayerAccounts {
-            player: player.to_string(),
-            accounts: self.balances_of(player),
-            coupons: dir
-                .coupons_of(player)
-                .into_iter()
-                .map(|(id, c)| crate::api::bodies::IssuedCoupon {
-                    id,
-                    table: c.table,
-                    value: c.value,
-                    expires_at_ms: c.expires_at_ms,
-                })
-                .collect(),
-            locked: user.locked,
-            away: BTreeMap::new(),
-        })
-    }
-
-    /// The balances of `username`'s own accounts: their wallet, and their chips at each table.
-    pub fn balances_of(&self, username: &str) -> BTreeMap<String, i128> {
-        self.ledger
-            .balances()
-            .iter()
-            .filter(|(a, _)| a.player() == Some(username))
-            .map(|(a, b)| (a.name(), *b))
-            .collect()
-    }
-
     /// Requests executed between these two are durable together at `end_group`.
     pub fn begin_group(&mut self) -> Result<(), croupier_ledger::StorageError> {
         self.ledger.begin_group()
@@ -232,7 +205,8 @@ impl<S: Storage> Cage<S> {
         dir.check_actor(actor)?;
         policy::require(actor.role, request.act(actor))?;
         let planned = (self.plan_tournament(&dir, at_ms, actor, &request))
-            .or_else(|| self.plan_drawer(&dir, at_ms, actor, &request));
+            .or_else(|| self.plan_drawer(&dir, at_ms, actor, &request))
+            .or_else(|| self.plan_people(&dir, at_ms, actor, &request));
         let (transfers, events, mut effects) = match planned {
             Some(planned) => planned?,
             None => self.plan(&dir, at_ms, &request)?,
@@ -317,8 +291,17 @@ impl<S: Storage> Cage<S> {
                         "a username is 1 to 32 of a-z, 0-9, '-', '_', '.'",
                     ));
                 }
-                if dir.user(username).is_some() || username == "system" {
-                    return Err(err(ErrorCode::Exists, format!("user {username:?} exists")));
+                if let Some(retired) = dir
+                    .user(username)
+                    .map(|u| u.retired)
+                    .or((username == "system").then_some(false))
+                {
+                    let why = if retired {
+                        ", retired: a retired name is never given again"
+                    } else {
+                        ""
+                    };
+                    return Err(err(ErrorCode::Exists, format!("user {username:?} exists{why}")));
                 }
                 if dir.len() >= USERS_MAX {
                     return Err(err(ErrorCode::Full, "no more users"));
@@ -336,6 +319,8 @@ impl<S: Storage> Cage<S> {
                     must_change_password: false,
                     licence: licence.clone(),
                     player_id: dir.len() as u64,
+                    retired: false,
+                    display_name: None,
                 }));
                 if let Some(licence) = licence {
                     events.push(JournalEvent::LicenceSet {
@@ -372,13 +357,14 @@ impl<S: Storage> Cage<S> {
                 let user = dir
                     .user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                refuse_retired(user)?;
                 let lock = matches!(request, R::LockUser { .. });
                 // Someone must be left who can sign in and unlock the others.
                 let last_admin = user.role == Role::Admin
                     && !user.locked
                     && !dir
                         .users()
-                        .any(|u| u.role == Role::Admin && !u.locked && u.username != *username);
+                        .any(|u| u.role == Role::Admin && !u.locked && !u.retired && u.username != *username);
                 if lock && last_admin && dir.journal_format() >= FORMAT_ACTORS_KNOWN {
                     return Err(err(
                         ErrorCode::Forbidden,
@@ -409,8 +395,10 @@ impl<S: Storage> Cage<S> {
                 password_hash,
                 must_change,
             } => {
-                dir.user(username)
+                let user = dir
+                    .user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                refuse_retired(user)?;
                 events.push(JournalEvent::PasswordSet {
                     username: username.clone(),
                 });
@@ -424,6 +412,7 @@ impl<S: Storage> Cage<S> {
                 let user = dir
                     .user(username)
                     .ok_or_else(|| err(ErrorCode::NoUser, format!("no user {username:?}")))?;
+                refuse_retired(user)?;
                 super::users::check_licence(user.role, licence)?;
                 // Recorded already, as it is: nothing to write.
                 if user.licence.as_ref() == Some(licence) {
@@ -579,6 +568,14 @@ impl<S: Storage> Cage<S> {
                 super::cage_record::enter(&mut self.record, day, entry)
             }
             Effect::Voided(day, kind, reference, mark) => self.mark_voided(day, kind, &reference, mark),
+            Effect::Retire(username) => self.directory.change(|dir| dir.retire(&username)),
+            Effect::EditUser {
+                username,
+                display_name,
+                role,
+            } => self
+                .directory
+                .change(|dir| dir.edit_user(&username, display_name, role)),
             Effect::CashMoved {
                 player,
                 cash_in,

@@ -162,6 +162,10 @@ impl Directory {
             return Ok(());
         }
         match self.user(&actor.username) {
+            Some(user) if user.retired => Err(ApiError::new(
+                ErrorCode::Locked,
+                format!("{}'s account is retired: it acts no more", actor.username),
+            )),
             Some(user) if user.locked => Err(ApiError::new(
                 ErrorCode::Locked,
                 format!("{}'s account is locked", actor.username),
@@ -189,6 +193,15 @@ impl Directory {
         use std::ops::Bound;
         self.users
             .range::<_, str>((Bound::Excluded(after), Bound::Unbounded))
+            .map(|(_, u)| u)
+    }
+
+    /// The users whose names begin with `prefix`, in name order.
+    pub fn users_beginning<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a User> + 'a {
+        use std::ops::Bound;
+        self.users
+            .range::<_, str>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(name, _)| name.starts_with(prefix))
             .map(|(_, u)| u)
     }
 
@@ -229,12 +242,45 @@ impl Directory {
         }
     }
 
-    /// The player of that name, or the refusal saying there is none.
+    /// The player of that name, or the refusal saying there is none, or
+    /// that they are retired: no money moves to or from a retired player.
     pub fn player(&self, username: &str) -> Result<&User, ApiError> {
         match self.users.get(username) {
+            Some(u) if u.role == Role::Player && u.retired => Err(ApiError::new(
+                ErrorCode::Retired,
+                format!("player {username:?} is retired: no money moves to or from them, and they play no more"),
+            )),
             Some(u) if u.role == Role::Player => Ok(u),
             _ => Err(ApiError::new(ErrorCode::NoPlayer, format!("no player {username:?}"))),
         }
+    }
+
+    /// The player of that name, to play for at a table: from journal format
+    /// 16 not a locked one, whom the admin may be retiring (the tables were
+    /// asked what they hold).
+    pub fn player_in_play(&self, username: &str) -> Result<&User, ApiError> {
+        let user = self.player(username)?;
+        if user.locked && self.journal_format() >= super::journal::FORMAT_BACK_OFFICE {
+            return Err(ApiError::new(
+                ErrorCode::Locked,
+                format!("player {username:?} is locked: nothing is played for them until an admin unlocks them"),
+            ));
+        }
+        Ok(user)
+    }
+
+    /// The player of that name, retired or not: for reading their history.
+    pub fn player_on_record(&self, username: &str) -> Option<&User> {
+        self.users.get(username).filter(|u| u.role == Role::Player)
+    }
+
+    /// The player whose number is `id`, retired or not: the recall and
+    /// the journal name players by number.
+    pub fn player_numbered(&self, id: u64) -> Option<&User> {
+        self.player_names
+            .get(&id)
+            .and_then(|name| self.users.get(name))
+            .filter(|u| u.role == Role::Player && u.player_id == id)
     }
 
     pub(super) fn add_user(&mut self, user: User) {
@@ -248,6 +294,33 @@ impl Directory {
         if let Some(u) = self.users.get_mut(username) {
             u.failures = failures;
             u.locked = locked;
+        }
+    }
+
+    /// Retires an account for good: it keeps its name, so none reuses it.
+    pub(super) fn retire(&mut self, username: &str) {
+        if let Some(u) = self.users.get_mut(username) {
+            u.retired = true;
+        }
+    }
+
+    /// A user's new display name or role. A player made staff keeps their
+    /// number's name, so their rounds in recall still name them; staff made
+    /// a player is given theirs, and holds no licence.
+    pub(super) fn edit_user(&mut self, username: &str, display_name: Option<String>, role: Option<Role>) {
+        let Some(u) = self.users.get_mut(username) else {
+            return;
+        };
+        if let Some(name) = display_name {
+            u.display_name = (!name.is_empty()).then_some(name);
+        }
+        if let Some(role) = role {
+            u.role = role;
+            if role == Role::Player {
+                u.licence = None;
+                let (id, name) = (u.player_id, u.username.clone());
+                self.player_names.insert(id, name);
+            }
         }
     }
 

@@ -31,9 +31,9 @@ pub enum FromClient {
 /// A match over a client's request: each plain request's fields copied
 /// into the journal's, then the arms given for the others.
 macro_rules! from_client_of {
-    ({ $request:expr, $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+    ({ $request:expr, $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
         match $request {
-            $( ClientRequest::$name { $($field),* } => Request::$name { $($field),* }, )*
+            $( $( ClientRequest::$name { $($field),* } => Request::$name { $($field),* }, )* )*
             $($special)*
         }
     };
@@ -45,6 +45,15 @@ impl Request {
         use ClientRequest as C;
         FromClient::Ready(crate::api::plain_requests!(from_client_of! {
             request,
+            C::EditUser {
+                username,
+                display_name,
+                role,
+            } => Request::EditUser {
+                username,
+                display_name,
+                role,
+            },
             C::CreateUser {
                 username,
                 role,

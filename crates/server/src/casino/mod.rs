@@ -11,6 +11,7 @@
 pub mod actor;
 pub mod cage;
 pub mod cage_drawer;
+mod cage_people;
 pub mod cage_record;
 pub mod cash;
 pub mod checkpoint;
@@ -19,6 +20,7 @@ pub mod directory;
 mod from_client;
 pub mod gaming_day;
 pub mod journal;
+mod layout;
 mod new_table;
 pub mod policy;
 pub mod reads;
@@ -28,6 +30,7 @@ mod settlement;
 mod stored;
 pub mod table;
 pub mod tournaments;
+pub mod user_edits;
 pub mod users;
 pub mod views;
 
@@ -206,7 +209,7 @@ impl<'a> Replayer<'a> {
                 });
             }
             shadow
-                .execute(head.at_ms, &head.actor, head.request.clone())
+                .run(head.at_ms, &head.actor, head.request.clone())
                 .map_err(|e| failed(format!("the request is refused on replay: {e}")))?;
             if let (Some(on_final), Some(slot)) = (
                 self.on_final.as_mut(),
@@ -488,6 +491,20 @@ impl<S: Storage> Casino<S> {
     /// Executes a request: checks it, makes its money and journal entry
     /// durable in one batch, and only then changes the state.
     pub fn execute(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
+        // What the tables alone know of a player retired or made staff: asked
+        // before, as the server's floor asks its tables (never on replay,
+        // which writes again what was written).
+        let dir = self.cage.directory.read();
+        if let Some(player) = user_edits::holdings_asked(&dir, &request) {
+            policy::require(actor.role, request.act(actor))?;
+            let held: Vec<_> = self.tables.values().map(|t| t.held_by(&dir, at_ms, &player)).collect();
+            user_edits::refuse_held(&player, &held)?;
+        }
+        self.run(at_ms, actor, request)
+    }
+
+    /// [`Casino::execute`] as replay runs it: the request alone decides.
+    fn run(&mut self, at_ms: u64, actor: &Actor, request: Request) -> Result<Vec<EventView>, ApiError> {
         match request.table().map(str::to_string) {
             Some(table) => {
                 let slot = self

@@ -13,6 +13,10 @@ pub enum Act {
     /// Change one's own password (the old one checked first).
     ChangeOwnPassword,
     CreateTable,
+    /// Retire users, and change their display name or role (journal format 16).
+    RetireOrEditUsers,
+    /// Retire tables, and edit their label or betting window (journal format 16).
+    RetireOrEditTables,
     /// Name the casino's operator, shown on every layout (Maryland ch.1 G(1)).
     NameOperator,
     /// Set the casino's gaming day: its time zone and the hour it starts.
@@ -144,6 +148,12 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     ),
     (Act::ChangeOwnPassword, &Role::ALL, "change their own password"),
     (Act::CreateTable, ADMIN, "create tables"),
+    (
+        Act::RetireOrEditUsers,
+        ADMIN,
+        "retire users or change their display name or role",
+    ),
+    (Act::RetireOrEditTables, ADMIN, "retire or edit tables"),
     (Act::NameOperator, ADMIN, "name the casino's operator"),
     (Act::SetGamingDay, ADMIN, "set the casino's gaming day"),
     // An admin makes a cash-in or cash-out larger than a cashier's day allows.
@@ -315,6 +325,8 @@ impl Request {
             | R::Checkpoint { .. }
             | R::RecoverJournal { .. } => Act::RunTheServer,
             R::CreateTable { .. } => Act::CreateTable,
+            R::RetireUser { .. } | R::EditUser { .. } => Act::RetireOrEditUsers,
+            R::RetireTable { .. } | R::EditTable { .. } => Act::RetireOrEditTables,
             R::NameOperator { .. } => Act::NameOperator,
             R::SetGamingDay { .. } => Act::SetGamingDay,
             R::CashIn { .. } | R::CashOut { .. } => Act::HandleCash,

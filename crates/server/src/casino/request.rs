@@ -14,13 +14,13 @@ use super::journal::event::StoredLimit;
 use crate::api::{OutcomeSource, Role};
 
 macro_rules! request {
-    ({ $($special:tt)* } $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?) => {
+    ({ $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
         /// Everything a casino can be asked to do.
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
         pub enum Request {
             $($special)*
-            $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )*
+            $( $( $(#[$vm])* $name { $( $(#[$fm])* $field: $ty ),* }, )* )*
         }
     };
 }
@@ -28,6 +28,15 @@ macro_rules! request {
 // Everything a casino can be asked to do: the plain requests of
 // `api/plain_requests.rs`, and the others, declared here.
 crate::api::plain_requests!(request! {
+    /// An admin changes a user's display name or role (journal format 16);
+    /// a field left out is left as it is.
+    EditUser {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "stored_role::option")]
+        role: Option<Role>,
+    },
     /// An order to a tournament: the director's, or a player's agreement to a split.
     Tournament {
         tournament: String,
@@ -305,61 +314,43 @@ impl Request {
     /// The table a request is for; `None` for the casino's own (users,
     /// logins, cash, new tables).
     pub fn table(&self) -> Option<&str> {
+        use crate::api::table_of;
         use Request as R;
-        match self {
-            R::CreateUser { .. }
-            | R::SetLicence { .. }
-            | R::NameOperator { .. }
-            | R::SetGamingDay { .. }
-            | R::LockUser { .. }
-            | R::UnlockUser { .. }
-            | R::SetPassword { .. }
-            | R::LoginFailed { .. }
-            | R::LoginSucceeded { .. }
-            | R::JournalFormat { .. }
-            | R::Checkpoint { .. }
-            | R::RecoverJournal { .. }
-            | R::CreateTable { .. }
-            | R::CashIn { .. }
-            | R::CashOut { .. }
-            | R::CountDrawer { .. }
-            | R::VoidCageTransaction { .. }
-            | R::IssueCoupon { .. }
-            | R::CreateTournament { .. }
-            | R::Tournament { .. } => None,
-            R::TablePlay { table, .. }
-            | R::Inspect { table, .. }
-            | R::Adjust { table, .. }
-            | R::InspectBall { table, .. }
-            | R::SetLimits { table, .. }
-            | R::OpenTable { table }
-            | R::CloseTable { table, .. }
-            | R::OpenBetting { table }
-            | R::NoMoreBets { table }
-            | R::Spin { table, .. }
-            | R::Draw { table, .. }
-            | R::DrawBonus { table, .. }
-            | R::RecordPastPosting { table, .. }
-            | R::BonusWager { table, .. }
-            | R::WheelGame { table, .. }
-            | R::BuyIn { table, .. }
-            | R::SellChips { table, .. }
-            | R::LeaveTable { table, .. }
-            | R::ConfirmChips { table, .. }
-            | R::ChipsTakenAway { table, .. }
-            | R::Tip { table, .. }
-            | R::PlaceBet { table, .. }
-            | R::VerbalBets { table, .. }
-            | R::CancelBet { table, .. }
-            | R::DeclareEmergency { table, .. }
-            | R::LiftEmergency { table }
-            | R::Dispute { table, .. }
-            | R::AnnulBets { table, .. }
-            | R::VoidRound { table, .. }
-            | R::RequestSlip { table, .. }
-            | R::SignSlip { table, .. }
-            | R::VoidSlip { table, .. }
-            | R::CountFloat { table, .. } => Some(table),
-        }
+        crate::api::plain_requests!(table_of! {
+            Request, self,
+                R::CreateUser { .. }
+                | R::EditUser { .. }
+                | R::SetPassword { .. }
+                | R::LoginFailed { .. }
+                | R::LoginSucceeded { .. }
+                | R::JournalFormat { .. }
+                | R::Checkpoint { .. }
+                | R::RecoverJournal { .. }
+                | R::CreateTable { .. }
+                | R::CashIn { .. }
+                | R::CashOut { .. }
+                | R::CountDrawer { .. }
+                | R::IssueCoupon { .. }
+                | R::Tournament { .. } => None,
+                R::TablePlay { table, .. }
+                | R::Adjust { table, .. }
+                | R::InspectBall { table, .. }
+                | R::SetLimits { table, .. }
+                | R::CloseTable { table, .. }
+                | R::Spin { table, .. }
+                | R::Draw { table, .. }
+                | R::DrawBonus { table, .. }
+                | R::RecordPastPosting { table, .. }
+                | R::WheelGame { table, .. }
+                | R::BuyIn { table, .. }
+                | R::SellChips { table, .. }
+                | R::Tip { table, .. }
+                | R::PlaceBet { table, .. }
+                | R::VerbalBets { table, .. }
+                | R::Dispute { table, .. }
+                | R::VoidRound { table, .. }
+                | R::RequestSlip { table, .. }
+                | R::CountFloat { table, .. } => Some(table),
+        })
     }
 }

@@ -15,7 +15,7 @@ const BLANK_LETTERS: [char; 4] = ['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}'
 /// and ASCII punctuation, beginning and ending with a letter or digit. No
 /// invisible, joining, direction-changing or combining character passes,
 /// so that a name cannot be blank on the felt or read as another's.
-fn printable_name(name: &str) -> bool {
+pub(super) fn printable_name(name: &str) -> bool {
     let visible = |c: char| c.is_alphanumeric() && !BLANK_LETTERS.contains(&c);
     let (Some(first), Some(last)) = (name.chars().next(), name.chars().next_back()) else {
         return false;
@@ -71,6 +71,14 @@ pub struct User {
     pub must_change_password: bool,
     /// The licence number on record (staff), which the logs take.
     pub licence: Option<String>,
+    /// Retired for good (journal format 16): signs in no more, holds no
+    /// money, keeps their name. Left out of a checkpoint while not, as
+    /// older journals give.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
+    /// The name the pages show beside the username (journal format 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
 }
 
 /// A username: 1 to 32 of a-z, 0-9, '-', '_', '.'; it names ledger accounts.

@@ -39,6 +39,15 @@ pub fn view(event: &JournalEvent) -> EventView {
     use JournalEvent as J;
     crate::api::plain_events!(view_of! {
         event.clone(),
+        J::UserEdited {
+            username,
+            display_name,
+            role,
+        } => V::UserEdited {
+            username,
+            display_name,
+            role,
+        },
             J::UserCreated { username, role } => V::UserCreated { username, role },
             J::TableCreated {
                 table,

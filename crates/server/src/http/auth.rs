@@ -93,6 +93,9 @@ pub async fn login(
         return Err(ApiError::new(ErrorCode::Unauthenticated, "wrong username or password").into());
     };
     attempt.succeeded();
+    if user.retired {
+        return Err(ApiError::new(ErrorCode::Locked, "this account is retired: it signs in no more").into());
+    }
     if user.locked {
         return Err(ApiError::new(ErrorCode::Locked, "this account is locked; ask an admin to unlock it").into());
     }

@@ -79,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/logout", post(auth::logout))
         .route("/api/me", get(auth::me))
         .route("/api/users", get(people::users))
+        .route("/api/players", get(people::find_players))
         .route("/api/players/{player}/accounts", get(people::player_accounts))
         .route("/api/cage/transactions", get(cage::transactions))
         .route("/api/tournaments", get(tournaments::list))
@@ -244,7 +245,7 @@ pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result
             !shared
                 && users
                     .iter()
-                    .any(|u| u.username == a.username && !u.locked && u.role == a.role)
+                    .any(|u| u.username == a.username && !u.locked && !u.retired && u.role == a.role)
         })
         .map_err(|e| e.to_string())?;
     sessions.require_change(|a| users.iter().any(|u| u.username == a.username && u.must_change_password));

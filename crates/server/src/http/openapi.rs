@@ -6,6 +6,7 @@ use crate::api::bodies::{
     PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
     TableLog, TableReport, UserList, UserSummary,
 };
+use crate::api::player_search::{PlayerMatch, PlayerMatches};
 use crate::api::{
     ClientRequest, Correction, ErrorBody, ErrorCode, EventView, OutcomeSource, PaidWith, PlaceBet, Role, SpinView,
     TournamentOrder,
@@ -25,6 +26,7 @@ use crate::api::{
         auth::me,
         people::users,
         people::player_accounts,
+        people::find_players,
         cage::transactions,
         requests::requests,
         requests::draw,
@@ -84,6 +86,8 @@ use crate::api::{
         UserList,
         UserSummary,
         PlayerAccounts,
+        PlayerMatch,
+        PlayerMatches,
         IssuedCoupon,
         crate::api::bodies::CageTransactions,
         crate::api::bodies::CageTransaction,

@@ -94,11 +94,22 @@ pub async fn profiles() -> impl IntoResponse {
     )
 }
 
-/// The tables' ids and the casino's operator, for a display board (no sign-in: nothing private).
-#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids and the operator", body = TableIds)))]
+/// The tables' ids and the casino's operator, for a display board (no
+/// sign-in: nothing private). A retired table is not listed.
+#[utoipa::path(get, path = "/api/public/tables", responses((status = 200, description = "The tables' ids, retired ones left out, and the operator", body = TableIds)))]
 pub async fn public_tables(State(state): State<AppState>) -> Json<TableIds> {
+    let tables = state
+        .floor
+        .every_table(TableQuery::Public)
+        .await
+        .into_iter()
+        .filter_map(|a| match a {
+            TableAnswer::Public(t) if !t.retired => Some(t.table),
+            _ => None,
+        })
+        .collect();
     Json(TableIds {
-        tables: state.floor.table_ids(),
+        tables,
         operator: state.floor.operator(),
     })
 }

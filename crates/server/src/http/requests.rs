@@ -23,12 +23,19 @@ pub async fn requests(
         return Err(super::state::must_change_first().into());
     }
     let caller = actor.clone();
-    // An account locked, given a password or a licence by an admin, loses its
-    // sessions (a session signs the logs with the licence it began with); one
-    // that changed its own password keeps only this one.
+    // An account locked, retired, given a password, a licence or another
+    // role by an admin, loses its sessions (a session signs the logs with the
+    // licence and acts in the role it began with); one that changed its own
+    // password keeps only this one.
     let changes_own = matches!(request, ClientRequest::ChangePassword { .. });
     let ends = match &request {
         ClientRequest::LockUser { username }
+        | ClientRequest::RetireUser { username }
+        | ClientRequest::EditUser {
+            username,
+            role: Some(_),
+            ..
+        }
         | ClientRequest::ResetPassword { username, .. }
         | ClientRequest::SetLicence { username, .. } => Some((username.clone(), None)),
         ClientRequest::ChangePassword { .. } => Some((username.clone(), bearer(&parts).map(str::to_string))),

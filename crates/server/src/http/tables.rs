@@ -3,7 +3,7 @@
 
 use axum::extract::State;
 
-use super::error::{Failure, Json, Path};
+use super::error::{Failure, Json, Path, Query};
 use super::state::{AppState, Caller};
 use crate::api::bodies::{SlipList, TableBets, TableList, TableLog, TableReport};
 use crate::api::{ApiError, ErrorBody};
@@ -14,15 +14,27 @@ fn unexpected() -> Failure {
     ApiError::internal("a table answered another question").into()
 }
 
-#[utoipa::path(get, path = "/api/tables", responses((status = 200, description = "Every table: profile, wheel, phase, last numbers; the seated players' colours to staff, a player's own seat to a player", body = TableList), (status = 401, body = ErrorBody)))]
-pub async fn tables(State(state): State<AppState>, Caller(viewer): Caller) -> Json<TableList> {
+/// Which tables the list shows.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+pub struct WhichTables {
+    /// `true`: the retired tables only; left out: the others.
+    #[serde(default)]
+    retired: bool,
+}
+
+#[utoipa::path(get, path = "/api/tables", params(WhichTables), responses((status = 200, description = "Every table not retired (or, asked, every retired one): profile, wheel, phase, last numbers; the seated players' colours to staff, a player's own seat to a player", body = TableList), (status = 401, body = ErrorBody)))]
+pub async fn tables(
+    State(state): State<AppState>,
+    Caller(viewer): Caller,
+    Query(which): Query<WhichTables>,
+) -> Json<TableList> {
     let tables = state
         .floor
         .every_table(TableQuery::Summary { viewer })
         .await
         .into_iter()
         .filter_map(|a| match a {
-            TableAnswer::Summary(s) => Some(s),
+            TableAnswer::Summary(s) if s.retired == which.retired => Some(s),
             _ => None,
         })
         .collect();

@@ -45,8 +45,19 @@ pub enum CageMsg {
     },
     /// A user, by name.
     User { username: String, reply: ReplyTo },
-    /// Up to `n` users after `after`, in name order.
-    Users { after: String, n: usize, reply: ReplyTo },
+    /// Up to `n` users after `after`, in name order: the retired ones, or the others.
+    Users {
+        after: String,
+        n: usize,
+        retired: bool,
+        reply: ReplyTo,
+    },
+    /// Up to `n` players a search finds.
+    FindPlayers {
+        query: crate::api::player_search::PlayerQuery,
+        n: usize,
+        reply: ReplyTo,
+    },
     /// A player's accounts and coupons.
     PlayerAccounts { player: String, reply: ReplyTo },
     /// The cage's record of a gaming day: `by`'s only, where it is given.
@@ -144,6 +155,7 @@ fn refuse(group: Vec<CageMsg>) {
             CageMsg::Execute { reply, .. }
             | CageMsg::User { reply, .. }
             | CageMsg::Users { reply, .. }
+            | CageMsg::FindPlayers { reply, .. }
             | CageMsg::PlayerAccounts { reply, .. }
             | CageMsg::CageRecord { reply, .. }
             | CageMsg::Tournament { reply, .. }
@@ -356,8 +368,20 @@ impl CageWriter {
                     answer: Answer::User(self.cage.user(&username)),
                     to: reply,
                 }),
-                CageMsg::Users { after, n, reply } => {
-                    let (users, more) = self.cage.users_after(&after, n);
+                CageMsg::FindPlayers { query, n, reply } => {
+                    let (users, more) = self.cage.find_players(&query, n);
+                    replies.push(Pending::Answer {
+                        answer: Answer::Users(users, more),
+                        to: reply,
+                    })
+                }
+                CageMsg::Users {
+                    after,
+                    n,
+                    retired,
+                    reply,
+                } => {
+                    let (users, more) = self.cage.users_after(&after, n, retired);
                     replies.push(Pending::Answer {
                         answer: Answer::Users(users, more),
                         to: reply,

@@ -188,6 +188,35 @@ impl Floor {
                 }
             }
         };
+        // A player retired or made staff holds nothing at any table: what
+        // only the tables know (stakes on a layout, coupons not played) is
+        // asked of each first; the cage checks their accounts itself.
+        let asked = match &request {
+            Request::RetireUser { username } => Some(username.clone()),
+            Request::EditUser {
+                username,
+                role: Some(role),
+                ..
+            } if *role != crate::api::Role::Player => Some(username.clone()),
+            _ => None,
+        };
+        if let Some(player) = asked {
+            policy::require(actor.role, request.act(&actor))?;
+            let at_ms = self.clock.now_ms();
+            let held: Vec<_> = self
+                .every_table(TableQuery::Held {
+                    player: player.clone(),
+                    at_ms,
+                })
+                .await
+                .into_iter()
+                .filter_map(|a| match a {
+                    TableAnswer::Held(held) => Some(held),
+                    _ => None,
+                })
+                .collect();
+            crate::casino::user_edits::refuse_held(&player, &held)?;
+        }
         let wheel = match &request {
             Request::CreateTable {
                 table,
@@ -268,10 +297,29 @@ impl Floor {
         self.at_cage(|reply| CageMsg::User { username, reply }).await?.user()
     }
 
-    /// Up to `n` users whose names come after `after`, in name order, and whether more follow.
-    pub async fn users(&self, after: &str, n: usize) -> Result<(Vec<User>, bool), ApiError> {
+    /// Up to `n` users whose names come after `after`, in name order, and
+    /// whether more follow: the retired ones, or the others.
+    pub async fn users(&self, after: &str, n: usize, retired: bool) -> Result<(Vec<User>, bool), ApiError> {
         let after = after.to_string();
-        self.at_cage(|reply| CageMsg::Users { after, n, reply }).await?.users()
+        self.at_cage(|reply| CageMsg::Users {
+            after,
+            n,
+            retired,
+            reply,
+        })
+        .await?
+        .users()
+    }
+
+    /// Up to `n` players a search finds, and whether more follow.
+    pub async fn find_players(
+        &self,
+        query: crate::api::player_search::PlayerQuery,
+        n: usize,
+    ) -> Result<(Vec<User>, bool), ApiError> {
+        self.at_cage(|reply| CageMsg::FindPlayers { query, n, reply })
+            .await?
+            .users()
     }
 
     /// The casino's operator, once an admin has named it (Maryland ch.1 G(1)).

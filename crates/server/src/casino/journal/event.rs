@@ -25,6 +25,19 @@ macro_rules! journal_event {
 // What happened, as the journal keeps it: the plain events of
 // `api/plain_events.rs`, and those the API shows otherwise, declared here.
 crate::api::plain_events!(journal_event! {
+    /// A user's display name or role changed (journal format 16); what is
+    /// left out stayed as it was.
+    UserEdited {
+        username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display_name: Option<String>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "crate::casino::actor::stored_role::option"
+        )]
+        role: Option<Role>,
+    },
     /// Something that happened to a tournament (journal format 7).
     Tournament {
         tournament: String,

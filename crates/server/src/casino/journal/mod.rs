@@ -83,6 +83,11 @@ pub use event::JournalEvent;
 /// tables and users can be edited and retired.
 pub const JOURNAL_FORMAT: u32 = 16;
 
+/// The first format in which an admin retires and edits users and tables
+/// (`casino/user_edits.rs`, `casino/table/retire.rs`): new requests, so no
+/// older journal holds one.
+pub const FORMAT_BACK_OFFICE: u32 = 16;
+
 /// The first format with tournaments: their requests, events and money.
 pub const FORMAT_TOURNAMENTS: u32 = 7;
 

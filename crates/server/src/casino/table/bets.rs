@@ -159,7 +159,7 @@ impl TableSlot {
                 ),
             ));
         }
-        let me = dir.player(player)?;
+        let me = dir.player_in_play(player)?;
         let Some((_, chip_value)) = self.colours.get(player) else {
             return Err(err(
                 ErrorCode::NotSeated,

@@ -22,12 +22,15 @@ mod money;
 pub(in crate::casino) use log::person;
 pub use log::Signed;
 pub use money::{DealerDay, SaleClaim, DEALER_SALE_MAX};
+mod accounts;
 mod operations;
 mod past_posting;
 mod plan;
 mod points;
+mod retire;
 pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
+pub use retire::TABLE_LABEL_MAX;
 mod round;
 pub mod slips;
 
@@ -149,6 +152,13 @@ pub struct TableSlot {
     /// Its fill and credit slips and its float's counts (journal format 15).
     #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
     pub(super) slips: slips::Slips,
+    /// The name the pages show beside its id (journal format 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Retired for good (journal format 16): it takes no request again.
+    /// Left out while not, as older journals give.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -273,47 +283,9 @@ impl TableSlot {
             open_since_ms: None,
             slips: slips::Slips::default(),
             earlier_bets: std::sync::OnceLock::new(),
+            label: None,
+            retired: false,
         })
-    }
-
-    /// The account of one of this table's players.
-    pub(super) fn chips_of(&self, player: &str) -> Result<Account, ApiError> {
-        account(Account::chips(&self.id, player))
-    }
-
-    /// One of this table's own accounts.
-    pub(super) fn own(&self, kind: TableAccount) -> Result<Account, ApiError> {
-        account(Account::of_table(kind, &self.id))
-    }
-
-    /// Whether an account is this table's own: its players' chips, its
-    /// layout, float, drop box, tip box and coupons. Its players' points
-    /// and its bank of points are not: the cage issues and sweeps them.
-    fn local(&self, account: &Account) -> bool {
-        account.table() == Some(self.id.as_str())
-            && !matches!(
-                account,
-                Account::Points { .. } | Account::Table(TableAccount::PointsBank, _)
-            )
-    }
-
-    pub(super) fn balance_of(&self, account: &Account) -> i128 {
-        self.books.get(account).copied().unwrap_or(0)
-    }
-
-    /// The balance of one of this table's accounts (0 for any other).
-    pub fn balance(&self, account: &Account) -> i128 {
-        self.balance_of(account)
-    }
-
-    /// A player's chips at this table.
-    pub fn chips(&self, player: &str) -> i128 {
-        Account::chips(&self.id, player).map_or(0, |a| self.balance_of(&a))
-    }
-
-    /// The balance of one of this table's own accounts.
-    pub fn own_balance(&self, kind: TableAccount) -> i128 {
-        Account::of_table(kind, &self.id).map_or(0, |a| self.balance_of(&a))
     }
 
     /// [`TableSlot::execute`] without logging a refused late bet.
@@ -443,8 +415,12 @@ impl TableSlot {
     fn plan(&self, dir: &Directory, at_ms: u64, actor: &Actor, request: &Request) -> Result<Plan, ApiError> {
         dir.check_actor(actor)?;
         super::policy::require(actor.role, request.act(actor))?;
+        self.refuse_if_retired(request)?;
         let mut plan = Plan::new();
         match request {
+            Request::RetireTable { .. } | Request::EditTable { .. } => {
+                self.plan_back_office(dir, at_ms, request, &mut plan)?
+            }
             Request::BuyIn { .. } | Request::SellChips { .. } | Request::LeaveTable { .. } | Request::Tip { .. } => {
                 self.refuse_money_in_points(request)?;
                 self.plan_money(dir, at_ms, actor, request, &mut plan)?
@@ -485,6 +461,8 @@ impl TableSlot {
             | Request::SetGamingDay { .. }
             | Request::LockUser { .. }
             | Request::UnlockUser { .. }
+            | Request::RetireUser { .. }
+            | Request::EditUser { .. }
             | Request::SetPassword { .. }
             | Request::LoginFailed { .. }
             | Request::LoginSucceeded { .. }
@@ -538,7 +516,10 @@ impl TableSlot {
                 self.corrected.retain(|(r, _), _| *r >= oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
-            Effect::Log(event) => self.log_event(at_ms, event),
+            Effect::Log(event) => {
+                self.apply_back_office(&event);
+                self.log_event(at_ms, event)
+            }
             Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);

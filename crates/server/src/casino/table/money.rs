@@ -208,7 +208,7 @@ impl TableSlot {
                 chip_value,
                 ..
             } => {
-                dir.player(player)?;
+                dir.player_in_play(player)?;
                 self.check_open_for_chips(dir)?;
                 self.check_chips_here(player)?;
                 // One person alone sells a player only so much a day, however
