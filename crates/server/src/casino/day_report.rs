@@ -52,9 +52,14 @@ pub fn table_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64
             drop_cash: d.drop_cash,
             drop_wallet: d.drop_wallet,
             win: d.win() as i64,
-            hold_basis_points: None,
             rounds: d.rounds,
+            open_ms: d.open_ms,
+            tips: d.tips,
+            from_ms: d.from_ms,
+            to_ms: d.to_ms,
+            ..DealerDay::default()
         })
+        .map(DealerDay::with_rates)
         .collect();
     Ok(TableDayBooks {
         day,
@@ -81,25 +86,15 @@ pub fn casino_day(day: u64, mut tables: Vec<TableDayBooks>) -> DayReport {
                 dealer: d.dealer.clone(),
                 ..DealerDay::default()
             });
-            sum.tables.extend(d.tables.iter().cloned());
-            sum.drop += d.drop;
-            sum.drop_cash += d.drop_cash;
-            sum.drop_wallet += d.drop_wallet;
-            sum.win += d.win;
-            sum.rounds += d.rounds;
+            sum.add(d);
         }
     }
     DayReport {
         day: day_text(day),
         currency: tables.first().map(|t| t.currency.clone()),
         casino: casino.with_rates(),
-        dealers: dealers
-            .into_values()
-            .map(|d| DealerDay {
-                hold_basis_points: crate::api::bodies::hold(d.win, d.drop),
-                ..d
-            })
-            .collect(),
+        dealers: dealers.into_values().map(DealerDay::with_rates).collect(),
         tables: tables.into_iter().map(|t| t.table).collect(),
     }
 }
+
