@@ -14,6 +14,7 @@ mod recall;
 mod report;
 mod request;
 mod role;
+mod shift_report;
 mod tournament;
 
 pub use audience::{Audience, Viewer};

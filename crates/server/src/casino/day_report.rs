@@ -1,14 +1,15 @@
 //! The casino's report of a gaming day, from each table's books of it
 //! (`table/books.rs`): each table reads its own figures and dealers' shares
 //! on its writer, and the sums are taken here, so the casino's figures are
-//! the tables' added up and nothing else.
+//! the tables' added up and nothing else; a dealer's shift is their shares
+//! of the tables' figures, added up the same way.
 
 use std::collections::BTreeMap;
 
 use super::directory::Directory;
 use super::reads::{day_text, kept_day};
 use super::TableSlot;
-use crate::api::bodies::{DayFigures, DayReport, DealerDay, TableDay};
+use crate::api::bodies::{DayFigures, DayReport, DealerDay, ShiftFigures, ShiftReport, ShiftTable, TableDay};
 use crate::api::ApiError;
 
 /// A table's figures of a gaming day, as its writer reads them.
@@ -98,3 +99,27 @@ pub fn casino_day(day: u64, mut tables: Vec<TableDayBooks>) -> DayReport {
     }
 }
 
+/// `dealer`'s shift of gaming day `day` from the tables' figures: their
+/// share at each table they were on duty at, and the sums.
+pub fn dealer_shift(day: u64, dealer: &str, mut tables: Vec<TableDayBooks>) -> ShiftReport {
+    tables.sort_by(|a, b| a.table.table.cmp(&b.table.table));
+    let mut total = DealerDay::default();
+    let mut shifts = Vec::new();
+    for t in &tables {
+        for d in t.dealers.iter().filter(|d| d.dealer == dealer) {
+            total.add(d);
+            shifts.push(ShiftTable {
+                table: t.table.table.clone(),
+                profile: t.table.profile.clone(),
+                figures: ShiftFigures::from(d),
+            });
+        }
+    }
+    ShiftReport {
+        dealer: dealer.to_string(),
+        day: day_text(day),
+        currency: tables.first().map(|t| t.currency.clone()),
+        tables: shifts,
+        total: ShiftFigures::from(&total),
+    }
+}

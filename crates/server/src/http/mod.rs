@@ -70,6 +70,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
         .route("/api/reports/day", get(reports::day))
+        .route("/api/reports/shift", get(reports::shift))
         .route("/api/slips", get(tables::slips))
         .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))
