@@ -9,6 +9,7 @@ pub mod bodies;
 mod day_report;
 mod error;
 mod event;
+mod floor;
 pub mod integrity;
 mod recall;
 mod report;

@@ -50,6 +50,8 @@ pub enum TableQuery {
     ChipsAway { player: String },
     /// Its slips waiting for the cage's signature.
     OpenSlips,
+    /// How it stands for the floor overview.
+    Floor,
 }
 
 /// The answer to a [`TableQuery`].
@@ -69,6 +71,7 @@ pub enum TableAnswer {
     MinRevolutions(u8),
     ChipsAway(Option<crate::api::bodies::AwayChips>),
     Slips(Vec<crate::api::bodies::SlipView>),
+    Floor(Box<crate::api::bodies::FloorTable>),
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -223,6 +226,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             })
         }
         TableQuery::OpenSlips => TableAnswer::Slips(slot.slip_views(None)),
+        TableQuery::Floor => TableAnswer::Floor(Box::new(super::floor::floor_table(slot, dir, now_ms))),
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),

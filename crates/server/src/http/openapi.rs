@@ -1,6 +1,8 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, cage, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments};
+use super::{
+    auth, cage, floor, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments,
+};
 use crate::api::bodies::{
     ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
     PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
@@ -34,6 +36,7 @@ use crate::api::{
         tables::report,
         reports::day,
         reports::shift,
+        floor::floor,
         tables::slips,
         integrity::integrity,
         recall::table_rounds,
@@ -91,6 +94,7 @@ use crate::api::{
         TableReport,
         crate::api::bodies::DayReport,
         crate::api::bodies::ShiftReport,
+        crate::api::bodies::FloorView,
         crate::api::bodies::SlipList,
         crate::api::bodies::SlipView,
         crate::api::bodies::SlipStep,
@@ -133,6 +137,7 @@ mod tests {
             "/api/tables/{table}/report",
             "/api/reports/day",
             "/api/reports/shift",
+            "/api/floor",
             "/api/tables/{table}/integrity",
             "/api/me",
             "/api/users",
