@@ -2856,6 +2856,7 @@ fn a_format_14_casinos_checkpoint_keeps_its_bytes_until_format_15_fills_the_book
     let first = w.now + 10;
     let dealer2 = actor("dealer2", Role::Dealer);
     w.ok(&dealer2, Request::OpenBetting { table: "t1".into() });
+    let took_over = w.now;
     w.ok(&actor("alice", Role::Player), bet("t1", "a2", "red", 1_000));
     w.ok(&actor("bob", Role::Player), bet("t1", "b2", "black", 2_000));
     w.ok(&dealer2, Request::NoMoreBets { table: "t1".into() });
@@ -2873,16 +2874,22 @@ fn a_format_14_casinos_checkpoint_keeps_its_bytes_until_format_15_fills_the_book
     assert_eq!(books.open_ms, w.now - first);
     let shares = books.shares();
     assert_eq!(shares.keys().collect::<Vec<_>>(), ["-", "dealer2"]);
-    // alice's red loses 1,000 into the float, bob's black is paid 2,000 out of it.
+    // alice's red loses 1,000 into the float, bob's black is paid 2,000 out
+    // of it. The upgrade went on to format 16: dealer2's shift runs from
+    // their opening of betting to their spin, and its open play with it.
     assert_eq!(
         shares["dealer2"],
         DealerBooks {
             float_in: 1_000,
             float_out: 2_000,
             rounds: 1,
+            open_ms: w.now - took_over,
+            from_ms: Some(took_over),
+            to_ms: Some(w.now),
             ..DealerBooks::default()
         }
     );
+    assert_eq!(shares.values().map(|s| s.open_ms).sum::<u64>(), books.open_ms);
     assert_eq!(shares["-"], older.shares()["-"]);
     assert_eq!(shares.values().map(|s| s.win()).sum::<i128>(), books.win());
     let (layout, keys) = checkpoint_keys(&w.casino);
@@ -2891,6 +2898,67 @@ fn a_format_14_casinos_checkpoint_keeps_its_bytes_until_format_15_fills_the_book
         assert!(keys.contains(key), "{key} once format 15 fills it");
     }
     // The journal replayed: the same state, byte for byte.
+    let entries = w.casino.ledger().storage().entries.clone();
+    let again = replay(&entries).expect("the journal replays whole");
+    assert_eq!(
+        again.checkpoint().expect("a checkpoint").bytes,
+        w.casino.checkpoint().expect("a checkpoint").bytes
+    );
+}
+
+/// What a dealer's shift keeps from journal format 16, as a checkpoint
+/// names it (its open play and tips have names the day's books use too).
+const SHIFT_KEYS: [&str; 2] = ["from_ms", "to_ms"];
+
+// Issue 58: the shift report needs each dealer's open play, tips and the
+// ends of their shift. A format-15 casino's checkpoints keep their bytes;
+// from format 16 each share keeps them, and the shares' open play and tips
+// sum to the day's.
+#[test]
+fn a_dealers_share_keeps_their_shift_from_format_16_and_a_format_15_checkpoint_its_bytes() {
+    let mut w = setup_in_format(MemoryStorage::default(), 15);
+    inspect_and_open(&mut w);
+    fund(&mut w, "alice", 10_000, 5_000);
+    fund(&mut w, "bob", 10_000, 5_000);
+    round_on_17(&mut w, 1);
+    let day = w.now / 86_400_000;
+    let older = w.casino.table("t1").expect("t1").books_of(day);
+    assert_eq!(older.dealers["dealer"].from_ms, None);
+    assert_eq!(older.dealers["dealer"].open_ms, 0);
+    let (_, keys) = checkpoint_keys(&w.casino);
+    for key in SHIFT_KEYS {
+        assert!(!keys.contains(key), "{key} in a format-15 checkpoint");
+    }
+
+    let written = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(MemoryStorage::with_entries(written), w.now).expect("reopen");
+    let mut w = World { casino, now: w.now };
+    assert_eq!(w.casino.journal_format(), 16);
+    let upgraded = w.now;
+    round_on_17(&mut w, 2);
+    w.ok(
+        &actor("alice", Role::Player),
+        Request::Tip {
+            id: "tip-1".into(),
+            table: "t1".into(),
+            amount: Minor::new(200),
+        },
+    );
+    let books = w.casino.table("t1").expect("t1").books_of(day);
+    let shares = books.shares();
+    let dealer = &shares["dealer"];
+    // The first entry after the upgrade is the dealer's opening of betting;
+    // their last, alice's tip, while they were still on duty.
+    assert_eq!((dealer.from_ms, dealer.to_ms), (Some(upgraded + 10), Some(w.now)));
+    assert_eq!((dealer.tips, books.tips), (200, 200));
+    assert_eq!(dealer.rounds, 2);
+    // Open play before the upgrade went to no share, and is the rest's.
+    assert_eq!(shares.values().map(|s| s.open_ms).sum::<u64>(), books.open_ms);
+    assert_eq!(dealer.open_ms, w.now - upgraded);
+    let (_, keys) = checkpoint_keys(&w.casino);
+    for key in SHIFT_KEYS {
+        assert!(keys.contains(key), "{key} once format 16 fills it");
+    }
     let entries = w.casino.ledger().storage().entries.clone();
     let again = replay(&entries).expect("the journal replays whole");
     assert_eq!(

@@ -507,6 +507,10 @@ pub use super::report::{
     SlipList, SlipStep, SlipView, TableReport,
 };
 
-pub use super::day_report::{decimal, hold, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};
+pub use super::day_report::{decimal, hold, pace, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};
+
+pub use super::floor::{FloorAlerts, FloorTable, FloorView, PostedLimit};
+
+pub use super::shift_report::{utc_time, ShiftFigures, ShiftReport, ShiftTable, SHIFT_CSV_HEADER};
 
 pub use super::recall::{RecalledBet, RecalledRound, Rounds};

@@ -38,8 +38,7 @@ impl DayFigures {
     /// Works out hold and rounds per hour from the sums.
     pub fn with_rates(mut self) -> DayFigures {
         self.hold_basis_points = hold(self.win, self.drop);
-        self.rounds_per_hour_hundredths =
-            (self.open_ms > 0).then(|| (u128::from(self.rounds) * 360_000_000 / u128::from(self.open_ms)) as u64);
+        self.rounds_per_hour_hundredths = pace(self.rounds, self.open_ms);
         self
     }
 
@@ -85,6 +84,50 @@ pub struct DealerDay {
     pub win: i64,
     pub hold_basis_points: Option<i64>,
     pub rounds: u64,
+    /// Open play while they were on duty, in milliseconds, and `rounds` per
+    /// hour of it in hundredths (journal format 16: none before).
+    #[serde(default)]
+    pub open_ms: u64,
+    #[serde(default)]
+    pub rounds_per_hour_hundredths: Option<u64>,
+    /// Into the dealers' tip box while they were on duty (journal format 16).
+    #[serde(default)]
+    pub tips: u64,
+    /// Their shift: the first and last entries written while they were on
+    /// duty (journal format 16; none before, and none for `-`).
+    #[serde(default)]
+    pub from_ms: Option<u64>,
+    #[serde(default)]
+    pub to_ms: Option<u64>,
+}
+
+impl DealerDay {
+    /// Works out hold and rounds per hour from the sums.
+    pub fn with_rates(mut self) -> DealerDay {
+        self.hold_basis_points = hold(self.win, self.drop);
+        self.rounds_per_hour_hundredths = pace(self.rounds, self.open_ms);
+        self
+    }
+
+    /// Adds another share (the same dealer's at another table): its sums,
+    /// and its shift's ends as the earliest and latest.
+    pub fn add(&mut self, more: &DealerDay) {
+        self.tables.extend(more.tables.iter().cloned());
+        self.drop += more.drop;
+        self.drop_cash += more.drop_cash;
+        self.drop_wallet += more.drop_wallet;
+        self.win += more.win;
+        self.rounds += more.rounds;
+        self.open_ms += more.open_ms;
+        self.tips += more.tips;
+        self.from_ms = self.from_ms.into_iter().chain(more.from_ms).min();
+        self.to_ms = self.to_ms.into_iter().chain(more.to_ms).max();
+    }
+}
+
+/// `rounds` per hour of `open_ms`, in hundredths, rounded toward zero; none without open play.
+pub fn pace(rounds: u64, open_ms: u64) -> Option<u64> {
+    (open_ms > 0).then(|| (u128::from(rounds) * 360_000_000 / u128::from(open_ms)) as u64)
 }
 
 /// The casino's gaming day.
@@ -116,7 +159,8 @@ pub const CSV_HEADER: &str =
 impl DayReport {
     /// The report as CSV: a header row, a row per table, the casino's row,
     /// then a row per dealer; money and rates as decimals, hours of open play
-    /// in hundredths; a figure a row does not have is empty.
+    /// in hundredths; a figure a row does not have is empty (a dealer's open
+    /// play and rounds per hour where journal format 16 kept them).
     pub fn csv(&self) -> String {
         let hundredths = |n: Option<i64>| n.map(|n| decimal(i128::from(n))).unwrap_or_default();
         let figures_row = |row: &str, name: &str, profile: &str, f: &DayFigures| {
@@ -156,8 +200,12 @@ impl DayReport {
                     decimal(i128::from(d.win)),
                     hundredths(d.hold_basis_points),
                     d.rounds.to_string(),
-                    String::new(),
-                    String::new(),
+                    if d.open_ms > 0 {
+                        decimal(i128::from(d.open_ms / 36_000))
+                    } else {
+                        String::new()
+                    },
+                    hundredths(d.rounds_per_hour_hundredths.map(|r| r as i64)),
                 ]
                 .join(","),
             );

@@ -9,6 +9,7 @@ pub mod bodies;
 mod day_report;
 mod error;
 mod event;
+mod floor;
 pub mod integrity;
 mod layout;
 mod plain_events;
@@ -18,6 +19,7 @@ mod recall;
 mod report;
 mod request;
 mod role;
+mod shift_report;
 pub mod tournament;
 
 pub use audience::{Audience, Viewer};

@@ -1,14 +1,15 @@
 //! The casino's report of a gaming day, from each table's books of it
 //! (`table/books.rs`): each table reads its own figures and dealers' shares
 //! on its writer, and the sums are taken here, so the casino's figures are
-//! the tables' added up and nothing else.
+//! the tables' added up and nothing else; a dealer's shift is their shares
+//! of the tables' figures, added up the same way.
 
 use std::collections::BTreeMap;
 
 use super::directory::Directory;
 use super::reads::{day_text, kept_day};
 use super::TableSlot;
-use crate::api::bodies::{DayFigures, DayReport, DealerDay, TableDay};
+use crate::api::bodies::{DayFigures, DayReport, DealerDay, ShiftFigures, ShiftReport, ShiftTable, TableDay};
 use crate::api::ApiError;
 
 /// A table's figures of a gaming day, as its writer reads them.
@@ -52,9 +53,14 @@ pub fn table_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64
             drop_cash: d.drop_cash,
             drop_wallet: d.drop_wallet,
             win: d.win() as i64,
-            hold_basis_points: None,
             rounds: d.rounds,
+            open_ms: d.open_ms,
+            tips: d.tips,
+            from_ms: d.from_ms,
+            to_ms: d.to_ms,
+            ..DealerDay::default()
         })
+        .map(DealerDay::with_rates)
         .collect();
     Ok(TableDayBooks {
         day,
@@ -81,25 +87,39 @@ pub fn casino_day(day: u64, mut tables: Vec<TableDayBooks>) -> DayReport {
                 dealer: d.dealer.clone(),
                 ..DealerDay::default()
             });
-            sum.tables.extend(d.tables.iter().cloned());
-            sum.drop += d.drop;
-            sum.drop_cash += d.drop_cash;
-            sum.drop_wallet += d.drop_wallet;
-            sum.win += d.win;
-            sum.rounds += d.rounds;
+            sum.add(d);
         }
     }
     DayReport {
         day: day_text(day),
         currency: tables.first().map(|t| t.currency.clone()),
         casino: casino.with_rates(),
-        dealers: dealers
-            .into_values()
-            .map(|d| DealerDay {
-                hold_basis_points: crate::api::bodies::hold(d.win, d.drop),
-                ..d
-            })
-            .collect(),
+        dealers: dealers.into_values().map(DealerDay::with_rates).collect(),
         tables: tables.into_iter().map(|t| t.table).collect(),
+    }
+}
+
+/// `dealer`'s shift of gaming day `day` from the tables' figures: their
+/// share at each table they were on duty at, and the sums.
+pub fn dealer_shift(day: u64, dealer: &str, mut tables: Vec<TableDayBooks>) -> ShiftReport {
+    tables.sort_by(|a, b| a.table.table.cmp(&b.table.table));
+    let mut total = DealerDay::default();
+    let mut shifts = Vec::new();
+    for t in &tables {
+        for d in t.dealers.iter().filter(|d| d.dealer == dealer) {
+            total.add(d);
+            shifts.push(ShiftTable {
+                table: t.table.table.clone(),
+                profile: t.table.profile.clone(),
+                figures: ShiftFigures::from(d),
+            });
+        }
+    }
+    ShiftReport {
+        dealer: dealer.to_string(),
+        day: day_text(day),
+        currency: tables.first().map(|t| t.currency.clone()),
+        tables: shifts,
+        total: ShiftFigures::from(&total),
     }
 }

@@ -17,6 +17,7 @@ pub mod cash;
 pub mod checkpoint;
 pub mod day_report;
 pub mod directory;
+pub mod floor;
 mod from_client;
 pub mod gaming_day;
 pub mod journal;

@@ -53,6 +53,8 @@ pub enum TableQuery {
     /// What `player` holds here beyond their chips, at `at_ms`: stakes on
     /// the layout and coupons not yet played (before they are retired).
     Held { player: String, at_ms: u64 },
+    /// How it stands for the floor overview.
+    Floor,
 }
 
 /// The answer to a [`TableQuery`].
@@ -73,6 +75,7 @@ pub enum TableAnswer {
     ChipsAway(Option<crate::api::bodies::AwayChips>),
     Slips(Vec<crate::api::bodies::SlipView>),
     Held(super::user_edits::HeldAtTable),
+    Floor(Box<crate::api::bodies::FloorTable>),
 }
 
 /// A table's phase as the pages and the display board name it.
@@ -231,6 +234,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             })
         }
         TableQuery::OpenSlips => TableAnswer::Slips(slot.slip_views(None)),
+        TableQuery::Floor => TableAnswer::Floor(Box::new(super::floor::floor_table(slot, dir, now_ms))),
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod cage;
 pub mod error;
+pub mod floor;
 pub mod integrity;
 pub mod listener;
 pub mod metrics;
@@ -59,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .route("/cashier", get(pages::cashier))
         .route("/tournaments", get(pages::tournaments))
         .route("/report", get(pages::report))
+        .route("/floor", get(pages::floor))
         .route("/static/common.css", get(pages::common_css))
         .route("/static/common.js", get(pages::common_js))
         .route("/static/i18n.js", get(pages::catalogues))
@@ -70,6 +72,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{table}/bets", get(tables::bets))
         .route("/api/tables/{table}/report", get(tables::report))
         .route("/api/reports/day", get(reports::day))
+        .route("/api/reports/shift", get(reports::shift))
+        .route("/api/floor", get(floor::floor))
         .route("/api/slips", get(tables::slips))
         .route("/api/tables/{table}/integrity", get(integrity::integrity))
         .route("/healthz", get(metrics::healthz))

@@ -1,6 +1,8 @@
 //! The OpenAPI document, served at `/api/openapi.json`.
 
-use super::{auth, cage, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments};
+use super::{
+    auth, cage, floor, integrity, metrics, people, public, recall, reports, requests, streams, tables, tournaments,
+};
 use crate::api::bodies::{
     ChipValue, Done, Events, GamingDayView, IssuedCoupon, Layout, LogEntry, LoginAnswer, Me, PlayerAccounts,
     PointsNotice, PublicTable, RecalledRound, Rounds, ShippedProfile, ShippedProfiles, TableBets, TableIds, TableList,
@@ -35,6 +37,8 @@ use crate::api::{
         tables::bets,
         tables::report,
         reports::day,
+        reports::shift,
+        floor::floor,
         tables::slips,
         integrity::integrity,
         recall::table_rounds,
@@ -106,6 +110,8 @@ use crate::api::{
         TableBets,
         TableReport,
         crate::api::bodies::DayReport,
+        crate::api::bodies::ShiftReport,
+        crate::api::bodies::FloorView,
         crate::api::bodies::SlipList,
         crate::api::bodies::SlipView,
         crate::api::bodies::SlipStep,
@@ -147,6 +153,8 @@ mod tests {
             "/api/tables/{table}/bets",
             "/api/tables/{table}/report",
             "/api/reports/day",
+            "/api/reports/shift",
+            "/api/floor",
             "/api/tables/{table}/integrity",
             "/api/me",
             "/api/users",

@@ -47,6 +47,7 @@ page!(ADMIN, "../../web/admin.html");
 page!(CASHIER, "../../web/cashier.html");
 page!(TOURNAMENTS, "../../web/tournaments.html");
 page!(REPORT, "../../web/report.html");
+page!(FLOOR, "../../web/floor.html");
 
 fn serve(page: &'static LazyLock<(&'static str, String)>) -> Response {
     let (html, policy) = &**page;
@@ -98,6 +99,11 @@ pub async fn tournaments() -> Response {
 /// casino's and each dealer's, to print or download as CSV.
 pub async fn report() -> Response {
     serve(&REPORT)
+}
+
+/// The floor overview: every table at a glance, for the pit.
+pub async fn floor() -> Response {
+    serve(&FLOOR)
 }
 
 /// No icon: answered with nothing rather than a 404 in every browser's console.

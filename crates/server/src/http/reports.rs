@@ -1,5 +1,5 @@
-//! The back office's reports: a gaming day's books for the whole casino,
-//! as JSON or CSV.
+//! The back office's reports, as JSON or CSV: a gaming day's books for the
+//! whole casino, and a dealer's shift.
 
 use axum::extract::State;
 use axum::http::header;
@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use super::error::{Failure, Json};
 use super::state::{AppState, Caller};
 use super::tables::day_number;
-use crate::api::bodies::DayReport;
-use crate::api::{ApiError, ErrorBody, ErrorCode};
-use crate::casino::day_report::casino_day;
+use crate::api::bodies::{DayReport, ShiftReport};
+use crate::api::{ApiError, ErrorBody, ErrorCode, Role};
+use crate::casino::day_report::{casino_day, dealer_shift, TableDayBooks};
 use crate::casino::policy::{self, Act};
 use crate::casino::reads::{day_text, TableAnswer, TableQuery};
 
@@ -36,18 +36,41 @@ pub async fn day(
     axum::extract::Query(asked): axum::extract::Query<DayAsked>,
 ) -> Result<Response, Failure> {
     policy::require(actor.role, Act::ReadCasinoBooks)?;
-    let csv = match asked.format.as_deref() {
-        None | Some("json") => false,
-        Some("csv") => true,
-        Some(other) => {
-            return Err(ApiError::new(
-                ErrorCode::BadRequest,
-                format!("format: {other:?} is neither \"json\" nor \"csv\""),
-            )
-            .into())
-        }
-    };
-    let day = match asked.day.as_deref() {
+    let csv = as_csv(asked.format.as_deref())?;
+    let (day, tables) = every_tables_day(&state, asked.day.as_deref()).await?;
+    let report = casino_day(day, tables);
+    if csv {
+        let name = format!("attachment; filename=\"day-report-{}.csv\"", report.day);
+        return Ok(csv_file(name, report.csv()));
+    }
+    Ok(Json(report).into_response())
+}
+
+/// Whether `format` asks for CSV (`csv`) or JSON (`json` or none).
+fn as_csv(format: Option<&str>) -> Result<bool, ApiError> {
+    match format {
+        None | Some("json") => Ok(false),
+        Some("csv") => Ok(true),
+        Some(other) => Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("format: {other:?} is neither \"json\" nor \"csv\""),
+        )),
+    }
+}
+
+/// A CSV answer, to be saved as a file with `disposition`.
+fn csv_file(disposition: String, text: String) -> Response {
+    let headers = [
+        (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+        (header::CONTENT_DISPOSITION, disposition),
+    ];
+    (headers, text).into_response()
+}
+
+/// Every table's figures of gaming day `day` (`YYYY-MM-DD`; none: today's),
+/// or the refusal of a day no table keeps the books of.
+async fn every_tables_day(state: &AppState, day: Option<&str>) -> Result<(u64, Vec<TableDayBooks>), ApiError> {
+    let day = match day {
         Some(text) => day_number(text)?,
         None => day_number(&state.floor.gaming_day().today)?,
     };
@@ -58,7 +81,7 @@ pub async fn day(
         match answer {
             TableAnswer::Day(books) => tables.push(*books),
             TableAnswer::Refused(why) => refused = Some(why),
-            _ => return Err(ApiError::internal("a table answered another question").into()),
+            _ => return Err(ApiError::internal("a table answered another question")),
         }
     }
     if tables.is_empty() {
@@ -66,17 +89,56 @@ pub async fn day(
         return Err(ApiError::new(
             ErrorCode::NotFound,
             format!("no table keeps the books of gaming day {}: {why}", day_text(day)),
-        )
-        .into());
+        ));
     }
-    let report = casino_day(day, tables);
+    Ok((day, tables))
+}
+
+/// Whose shift, which gaming day, and in what form.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+pub struct ShiftAsked {
+    /// The dealer's username.
+    dealer: Option<String>,
+    /// The gaming day, `YYYY-MM-DD`, as the casino counts it; left out: today's.
+    day: Option<String>,
+    /// `json` (the default) or `csv`.
+    format: Option<String>,
+}
+
+/// A dealer's shift report of a gaming day: at each table they were on duty
+/// at, the shift's first and last entries, the rounds they dealt, the drop,
+/// win and hold, open play and rounds per hour, and tips, and the sums of
+/// them all. The dealer on duty is the day report's (whoever last opened the
+/// table, opened or closed betting, keyed a spin or asked the RNG's draw),
+/// so every money figure is their share of the ledger's transfers that day,
+/// in minor units; `format=csv` gives the same as CSV with decimal money
+/// strings. Shifts are kept from journal format 16. For the floor's
+/// supervisors, admins and auditors.
+#[utoipa::path(get, path = "/api/reports/shift", params(ShiftAsked), responses((status = 200, description = "The dealer's shift: each table's figures and the sums (as text/csv with format=csv)", body = ShiftReport), (status = 400, description = "No such staff member, or a day or format not understood", body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, description = "A day no table keeps the books of", body = ErrorBody)))]
+pub async fn shift(
+    State(state): State<AppState>,
+    Caller(actor): Caller,
+    axum::extract::Query(asked): axum::extract::Query<ShiftAsked>,
+) -> Result<Response, Failure> {
+    policy::require(actor.role, Act::ReadCasinoBooks)?;
+    let csv = as_csv(asked.format.as_deref())?;
+    let refused = |why: String| ApiError::new(ErrorCode::BadRequest, format!("dealer: {why}"));
+    let dealer = match asked.dealer.as_deref().map(str::trim) {
+        None | Some("") => return Err(refused("give the username of the dealer whose shift to report".into()).into()),
+        Some(name) => name.to_string(),
+    };
+    match state.floor.user(&dealer).await? {
+        None => return Err(refused(format!("no user is named {dealer:?}")).into()),
+        Some(user) if user.role == Role::Player => {
+            return Err(refused(format!("{dealer:?} is a player, who deals no shift")).into())
+        }
+        Some(_) => {}
+    }
+    let (day, tables) = every_tables_day(&state, asked.day.as_deref()).await?;
+    let report = dealer_shift(day, &dealer, tables);
     if csv {
-        let name = format!("attachment; filename=\"day-report-{}.csv\"", report.day);
-        let headers = [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-            (header::CONTENT_DISPOSITION, name),
-        ];
-        return Ok((headers, report.csv()).into_response());
+        let name = format!("attachment; filename=\"shift-report-{}.csv\"", report.day);
+        return Ok(csv_file(name, report.csv()));
     }
     Ok(Json(report).into_response())
 }

@@ -292,6 +292,13 @@ pub const FORMAT_FLOAT_SLIPS: u32 = 15;
 /// practice: no rule document croupier follows speaks of them).
 pub const FORMAT_CAGE_DRAWER: u32 = 15;
 
+/// The first format in which each dealer's share of a table's gaming day
+/// also keeps their shift there: the open play and the tips while they were
+/// on duty, and the times of the first and last entries written while they
+/// were (the shift report, `GET /api/reports/shift`). A format-15 journal's
+/// shares replay without, so its checkpoints keep their bytes.
+pub const FORMAT_DEALER_SHIFTS: u32 = 16;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

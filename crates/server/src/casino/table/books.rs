@@ -37,6 +37,12 @@
 //! (drop, float in and out) and every round settled go to whoever was on
 //! duty when its entry was written (`-` before anyone was), so the dealers'
 //! shares sum to the table's figures.
+//! From journal format 16 (`FORMAT_DEALER_SHIFTS`) each share also keeps the
+//! dealer's shift: the open play and tips while they were on duty (a stretch
+//! of open play goes to whoever was on duty until the entry that ends it),
+//! and the first and last entries written while they were, which the shift
+//! report (`GET /api/reports/shift`) shows; a format-15 day's shares have
+//! none, their open play and tips all under `-`.
 //! A format-14 journal's entries count neither: its days' figures all go to
 //! `-` and their open play is none; on the day a casino upgrades, both count
 //! from the table's first entry after the upgrade, the day's earlier figures
@@ -73,6 +79,21 @@ pub struct DealerBooks {
     pub float_in: u64,
     pub float_out: u64,
     pub rounds: u64,
+    /// Open play while they were on duty, in milliseconds: the time since the
+    /// table's entry before each entry written while it is open goes to
+    /// whoever was on duty until that entry (journal format 16).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub open_ms: u64,
+    /// Into the dealers' tip box while they were on duty (journal format 16).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tips: u64,
+    /// Their shift at the table: the first and the last entry written while
+    /// they were on duty and the table open, or that made them the dealer on
+    /// duty (journal format 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_ms: Option<u64>,
 }
 
 impl DealerBooks {
@@ -87,6 +108,8 @@ impl DealerBooks {
         self.float_in += more.float_in;
         self.float_out += more.float_out;
         self.rounds += more.rounds;
+        self.open_ms += more.open_ms;
+        self.tips += more.tips;
     }
 }
 
@@ -201,6 +224,10 @@ impl DayBooks {
             float_in: self.float_in.saturating_sub(held.float_in),
             float_out: self.float_out.saturating_sub(held.float_out),
             rounds: self.rounds.saturating_sub(held.rounds),
+            open_ms: self.open_ms.saturating_sub(held.open_ms),
+            tips: self.tips.saturating_sub(held.tips),
+            from_ms: None,
+            to_ms: None,
         };
         if rest != DealerBooks::default() {
             shares.entry(NO_DEALER.to_string()).or_default().add(&rest);
@@ -305,7 +332,8 @@ impl TableSlot {
     /// Enters `tally`, of transfers made on gaming day `day` and taken by the
     /// cage, in that day's books, before the table's balances move with them;
     /// with `shares` (journal format 15), in the dealer on duty's share too.
-    pub(super) fn enter(&mut self, day: u64, tally: &DayBooks, shares: bool) {
+    /// With `shifts` (journal format 16), their tips too.
+    pub(super) fn enter(&mut self, day: u64, tally: &DayBooks, shares: bool, shifts: bool) {
         // From format 15 an entry that moves nothing opens no day's books: a
         // table posting its limits on its first run, before an admin set the
         // casino's gaming day back to a time zone where it is still
@@ -318,11 +346,14 @@ impl TableSlot {
         let books = self.day_books(day);
         books.add(tally);
         if shares && (tally.drop() > 0 || tally.float_in > 0 || tally.float_out > 0) {
-            let share = books.dealers.entry(dealer).or_default();
+            let share = books.dealers.entry(dealer.clone()).or_default();
             share.drop_cash += tally.drop_cash;
             share.drop_wallet += tally.drop_wallet;
             share.float_in += tally.float_in;
             share.float_out += tally.float_out;
+        }
+        if shifts && tally.tips > 0 {
+            books.dealers.entry(dealer).or_default().tips += tally.tips;
         }
         while self.books_by_day.len() > BOOK_DAYS_KEPT {
             self.books_by_day.pop_first();
@@ -354,13 +385,30 @@ impl TableSlot {
     /// (journal format 15): `actor`, if they ran the table's game with it
     /// (`runs_game`), is the dealer on duty from it on, and an open table's
     /// time since its entry before counts as open play.
-    pub(super) fn before_entry(&mut self, day: u64, at_ms: u64, actor: &Actor, runs_game: bool) {
-        if runs_game && actor.username != Actor::system().username {
+    ///
+    /// With `shifts` (journal format 16) that open play goes to the share of
+    /// whoever was on duty until this entry, and the entry is in the shift of
+    /// whoever is on duty with it, if the table is open or it made them so.
+    pub(super) fn before_entry(&mut self, day: u64, at_ms: u64, actor: &Actor, runs_game: bool, shifts: bool) {
+        let until_now = self.on_duty.clone().unwrap_or_else(|| NO_DEALER.to_string());
+        let relieved = runs_game && actor.username != Actor::system().username;
+        if relieved {
             self.on_duty = Some(actor.username.clone());
         }
+        let open = self.open_since_ms.is_some();
         if let Some(since) = self.open_since_ms {
+            let stretch = at_ms.saturating_sub(since);
             let books = self.day_books(day);
-            books.open_ms = books.open_ms.saturating_add(at_ms.saturating_sub(since));
+            books.open_ms = books.open_ms.saturating_add(stretch);
+            if shifts {
+                let share = books.dealers.entry(until_now).or_default();
+                share.open_ms = share.open_ms.saturating_add(stretch);
+            }
+        }
+        if let (true, Some(dealer), true) = (shifts, self.on_duty.clone(), open || relieved) {
+            let share = self.day_books(day).dealers.entry(dealer).or_default();
+            share.from_ms.get_or_insert(at_ms);
+            share.to_ms = Some(at_ms);
         }
     }
 

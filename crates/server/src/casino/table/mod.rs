@@ -304,6 +304,8 @@ impl TableSlot {
         // an older journal's checkpoints hold the same bytes its build wrote.
         let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
         let runs_game = shares && books::runs_game(&request);
+        // Each dealer's open play, tips and shift from format 16 only, for the same reason.
+        let shifts = dir.journal_format() >= journal::FORMAT_DEALER_SHIFTS;
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -346,11 +348,11 @@ impl TableSlot {
                 .collect();
             let deltas = self.deltas(made.iter().copied());
             if shares {
-                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game, shifts);
             }
             if books {
                 let tally = self.tally(made.into_iter());
-                self.enter(dir.gaming_day(at_ms), &tally, shares);
+                self.enter(dir.gaming_day(at_ms), &tally, shares, shifts);
             }
             self.book(deltas);
         } else {
@@ -359,10 +361,10 @@ impl TableSlot {
             let tally = books.then(|| self.tally(transfers.iter()));
             cage.commit(at_ms, transfers, event, false, None)?;
             if shares {
-                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game);
+                self.before_entry(dir.gaming_day(at_ms), at_ms, actor, runs_game, shifts);
             }
             if let Some(tally) = tally {
-                self.enter(dir.gaming_day(at_ms), &tally, shares);
+                self.enter(dir.gaming_day(at_ms), &tally, shares, shifts);
             }
             self.book(deltas);
         }
