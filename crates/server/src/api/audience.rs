@@ -109,6 +109,8 @@ impl EventView {
             // bets from its `bet_returned`.
             E::InspectionRecorded { table, .. }
             | E::AdjustmentRecorded { table, .. }
+            | E::AdjustmentWitnessed { table, .. }
+            | E::AdjustmentWithdrawn { table, .. }
             | E::BallInspected { table, .. }
             // Who entered a player's verbal series, with their licence: the pit's log.
             | E::VerbalSeries { table, .. }

@@ -38,6 +38,10 @@ pub struct Me {
     /// The casino's gaming day, for staff: its pages date their day by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaming_day: Option<GamingDayView>,
+    /// What your role may do, by the server's policy (`witness_adjustment`,
+    /// `inspect`, `adjust`...): the pages read it rather than repeat it.
+    #[serde(default)]
+    pub may: Vec<String>,
 }
 
 /// The casino's gaming day as an admin set it (`set_gaming_day`), and
@@ -539,6 +543,26 @@ impl Serialize for LogEntry {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct TableLog {
     pub log: Vec<LogEntry>,
+    /// The adjustments awaiting their security witness, oldest first
+    /// (journal format 16): no inspection is recorded until each is
+    /// witnessed or withdrawn.
+    #[serde(default)]
+    pub awaiting_witness: Vec<AwaitingWitness>,
+}
+
+/// An adjustment awaiting the security member it names to confirm it
+/// (Colorado 2212(2), Maryland ch.2 B).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AwaitingWitness {
+    pub table: String,
+    /// Its number at the table: `witness_adjustment`'s `adjustment`.
+    pub adjustment: u64,
+    pub at_ms: u64,
+    /// Who made it.
+    pub by: String,
+    pub description: String,
+    /// The security member's username.
+    pub witness: String,
 }
 
 /// A bet of the round under way.

@@ -247,7 +247,11 @@ pub enum ClientRequest {
         replacement: bool,
         description: String,
         /// The security department member present (Colorado 2212(2),
-        /// Maryland ch.2 B): their name and licence; written only when given.
+        /// Maryland ch.2 B). From journal format 16 their username: a
+        /// security user with a licence on record, who confirms the
+        /// adjustment from their own account (`witness_adjustment`), and
+        /// `witness_licence` is left out (their record's is logged). Up to
+        /// format 15 their name and licence as typed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,6 +260,20 @@ pub enum ClientRequest {
         /// regulator's inspection where the rules say so (Colorado 2212(4)).
         #[serde(default)]
         external: bool,
+    },
+    /// The security witness named by an adjustment confirms it, signed in
+    /// as themselves (Colorado 2212(2), Maryland ch.2 B; journal format 16).
+    /// `adjustment`: its number at the table, as the log shows it.
+    WitnessAdjustment {
+        table: String,
+        adjustment: u64,
+    },
+    /// The pit withdraws an adjustment its witness has not confirmed, with
+    /// the reason (journal format 16): the log keeps it, unwitnessed.
+    WithdrawAdjustment {
+        table: String,
+        adjustment: u64,
+        reason: String,
     },
     /// The ball of a no spin that calls for it, inspected before it goes back
     /// into the wheel (Colorado 2206(4), Maryland ch.6 B-C); `damaged`: it
@@ -517,6 +535,8 @@ impl ClientRequest {
             C::TablePlay { table, .. }
             | C::Inspect { table, .. }
             | C::Adjust { table, .. }
+            | C::WitnessAdjustment { table, .. }
+            | C::WithdrawAdjustment { table, .. }
             | C::InspectBall { table, .. }
             | C::SetLimits { table, .. }
             | C::OpenTable { table }

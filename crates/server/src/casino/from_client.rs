@@ -109,6 +109,16 @@ impl Request {
                 witness_licence,
                 external,
             },
+            C::WitnessAdjustment { table, adjustment } => Request::WitnessAdjustment { table, adjustment },
+            C::WithdrawAdjustment {
+                table,
+                adjustment,
+                reason,
+            } => Request::WithdrawAdjustment {
+                table,
+                adjustment,
+                reason,
+            },
             C::SetLimits { table, limits } => Request::SetLimits {
                 table,
                 limits: limits.into_iter().map(StoredLimit::from).collect(),

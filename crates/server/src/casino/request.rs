@@ -149,6 +149,17 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         external: bool,
     },
+    /// The security witness confirms an adjustment (journal format 16).
+    WitnessAdjustment {
+        table: String,
+        adjustment: u64,
+    },
+    /// The pit withdraws an adjustment not yet witnessed (journal format 16).
+    WithdrawAdjustment {
+        table: String,
+        adjustment: u64,
+        reason: String,
+    },
     /// The ball of a no spin inspected (journal format 9).
     InspectBall {
         table: String,
@@ -413,6 +424,8 @@ impl Request {
             R::TablePlay { table, .. }
             | R::Inspect { table, .. }
             | R::Adjust { table, .. }
+            | R::WitnessAdjustment { table, .. }
+            | R::WithdrawAdjustment { table, .. }
             | R::InspectBall { table, .. }
             | R::SetLimits { table, .. }
             | R::OpenTable { table }

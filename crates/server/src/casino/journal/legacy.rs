@@ -295,10 +295,12 @@ pub fn render(event: &JournalEvent, request: &Request) -> LegacyEvent {
             amount: 0,
             colour: String::new(),
         },
-        // Never written before formats 11 and 15.
-        J::BonusDrawn { table, .. } | J::PastPosting { table, .. } | J::FloatSlip { table, .. } => {
-            L::TableOpened { table }
-        }
+        // Never written before formats 11, 15 and 16.
+        J::BonusDrawn { table, .. }
+        | J::PastPosting { table, .. }
+        | J::FloatSlip { table, .. }
+        | J::AdjustmentWitnessed { table, .. }
+        | J::AdjustmentWithdrawn { table, .. } => L::TableOpened { table },
         J::BonusWager { table, player, .. } => L::LeftTable {
             table,
             player,

@@ -42,6 +42,7 @@ pub(super) fn signs(effects: &[super::Effect]) -> bool {
     effects.iter().any(|e| match e {
         super::Effect::Core { events } => events.iter().any(logged),
         super::Effect::ChipDays(ChipsChange::Confirmed { .. } | ChipsChange::TakenAway { .. }) => true,
+        super::Effect::Witness(super::witness::WitnessChange::Closed(..)) => true,
         _ => false,
     })
 }

@@ -30,6 +30,7 @@ pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
 mod round;
 pub mod slips;
+pub mod witness;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -149,6 +150,9 @@ pub struct TableSlot {
     /// Its fill and credit slips and its float's counts (journal format 15).
     #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
     pub(super) slips: slips::Slips,
+    /// Its adjustments that named a security witness (journal format 16).
+    #[serde(default, skip_serializing_if = "witness::Witnessing::is_empty")]
+    pub(super) witnessing: witness::Witnessing,
 }
 
 /// What a request at a table did: its events as the API shows them, and
@@ -272,6 +276,7 @@ impl TableSlot {
             on_duty: None,
             open_since_ms: None,
             slips: slips::Slips::default(),
+            witnessing: witness::Witnessing::default(),
             earlier_bets: std::sync::OnceLock::new(),
         })
     }
@@ -479,6 +484,9 @@ impl TableSlot {
             | Request::SignSlip { .. }
             | Request::VoidSlip { .. }
             | Request::CountFloat { .. } => self.plan_slip(dir, at_ms, actor, request, &mut plan)?,
+            Request::WitnessAdjustment { .. } | Request::WithdrawAdjustment { .. } => {
+                self.plan_witness(dir, at_ms, actor, request, &mut plan)?
+            }
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
             | Request::NameOperator { .. }
@@ -540,6 +548,7 @@ impl TableSlot {
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
             Effect::Log(event) => self.log_event(at_ms, event),
             Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
+            Effect::Witness(change) => self.change_witnessing(at_ms, change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
             }

@@ -13,7 +13,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::journal::{
-    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES,
+    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES, FORMAT_WITNESS_CONFIRMS,
 };
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
@@ -53,6 +53,9 @@ impl TableSlot {
         let by = || person(actor, actor.role.name());
         if matches!(request, Request::Inspect { .. } | Request::Adjust { .. }) {
             self.check_licence_on_record(dir, actor)?;
+        }
+        if matches!(request, Request::Inspect { .. }) {
+            self.check_adjustments_witnessed(dir)?;
         }
         let command = match request {
             Request::Inspect {
@@ -114,7 +117,50 @@ impl TableSlot {
                 witness_licence,
                 external,
                 ..
+            } if dir.journal_format() >= FORMAT_WITNESS_CONFIRMS => {
+                // Colorado 2212(2), Maryland ch.2 B: the security member present,
+                // by username, who confirms it from their own account.
+                let awaited = match witness {
+                    Some(name) => Some(self.witness_named(dir, actor, name, witness_licence.as_ref())?),
+                    None if witness_licence.is_some() => {
+                        return Err(err(
+                            ErrorCode::BadWitness,
+                            "witness_licence: a licence without the witness it is theirs: name the security                              member by username alone, and their record's licence is logged",
+                        ))
+                    }
+                    None => None,
+                };
+                if awaited.is_none() && self.table.profile().jurisdiction().adjustment_witness {
+                    return Err(err(
+                        ErrorCode::WitnessRequired,
+                        "an adjustment is made in the presence of a security department member: name them by                          username (witness), and they confirm it signed in as themselves (Colorado 2212(2),                          Maryland ch.2 B)",
+                    ));
+                }
+                let effect = awaited
+                    .clone()
+                    .map(|a| self.await_witness(at_ms, actor, description, a));
+                let command = Command::RecordAdjustment(Adjustment {
+                    at_ms,
+                    by: by(),
+                    replacement: *replacement,
+                    description: description.clone(),
+                    witness: None,
+                    external: *external,
+                    awaiting_witness: awaited,
+                });
+                self.plan_core(dir, plan, command)?;
+                plan.effects.extend(effect);
+                return Ok(());
+            }
+            Request::Adjust {
+                replacement,
+                description,
+                witness,
+                witness_licence,
+                external,
+                ..
             } => {
+                // Up to journal format 15: the witness as the adjuster typed them.
                 let witness = match (witness, witness_licence) {
                     (Some(name), Some(licence)) => Some(Person {
                         name: name.clone(),
@@ -148,6 +194,7 @@ impl TableSlot {
                     description: description.clone(),
                     witness,
                     external: *external,
+                    awaiting_witness: None,
                 })
             }
             Request::SetLimits { limits, .. } => {

@@ -58,6 +58,8 @@ pub(in crate::casino) enum Effect {
     ChipDays(super::chip_days::ChipsChange),
     /// A slip asked for, signed or voided, or the float counted (format 15).
     Slip(super::slips::SlipChange),
+    /// An adjustment awaiting its security witness, or witnessed or withdrawn (format 16).
+    Witness(super::witness::WitnessChange),
     /// A dispute decided under the client's `id`, its contents' digest kept
     /// to tell a resend from another decision under the same id (format 14).
     DisputeId {
