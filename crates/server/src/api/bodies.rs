@@ -550,21 +550,6 @@ pub struct TableLog {
     pub awaiting_witness: Vec<AwaitingWitness>,
 }
 
-/// An adjustment awaiting the security member it names to confirm it
-/// (Colorado 2212(2), Maryland ch.2 B).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct AwaitingWitness {
-    pub table: String,
-    /// Its number at the table: `witness_adjustment`'s `adjustment`.
-    pub adjustment: u64,
-    pub at_ms: u64,
-    /// Who made it.
-    pub by: String,
-    pub description: String,
-    /// The security member's username.
-    pub witness: String,
-}
-
 /// A bet of the round under way.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct OpenBet {
@@ -605,8 +590,8 @@ pub struct TableBets {
 }
 
 pub use super::report::{
-    AwayChips, CouponCount, CouponTotals, DayBooksView, FloatCountView, ReportTotals, RoundTotals, SeatedChips,
-    SlipList, SlipStep, SlipView, TableReport,
+    AwaitingWitness, AwayChips, CouponCount, CouponTotals, DayBooksView, FloatCountView, ReportTotals, RoundTotals,
+    SeatedChips, SlipList, SlipStep, SlipView, TableReport,
 };
 
 pub use super::day_report::{decimal, hold, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};

@@ -308,13 +308,7 @@ impl<S: Storage> Cage<S> {
                 password_hash,
                 licence,
             } => {
-                if *role == crate::api::Role::Security {
-                    super::journal::require_format(
-                        dir.journal_format(),
-                        super::journal::FORMAT_WITNESS_CONFIRMS,
-                        "the security role is",
-                    )?;
-                }
+                super::users::check_role_journaled(dir, *role)?;
                 if let Some(licence) = licence {
                     super::users::check_licence(*role, licence)?;
                 }

@@ -26,6 +26,7 @@ mod operations;
 mod past_posting;
 mod plan;
 mod points;
+pub use plan::Executed;
 pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
 mod round;
@@ -35,18 +36,17 @@ pub mod witness;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use bytes::Bytes;
 use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt};
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
+use super::err;
 use super::journal::{self, JournalEvent};
 use super::recall::{record_all, RoundRecord};
 use super::request::Request;
-use super::{err, views};
-use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
+use crate::api::{ApiError, ErrorCode, OutcomeSource};
 
 /// How many entries of a table's operations log the server keeps in memory;
 /// the journal keeps them all.
@@ -153,38 +153,6 @@ pub struct TableSlot {
     /// Its adjustments that named a security witness (journal format 16).
     #[serde(default, skip_serializing_if = "witness::Witnessing::is_empty")]
     pub(super) witnessing: witness::Witnessing,
-}
-
-/// What a request at a table did: its events as the API shows them, and
-/// each one's JSON, written once by the table for every stream that sends it.
-#[derive(Default)]
-pub struct Executed {
-    pub views: Vec<EventView>,
-    pub texts: Vec<Bytes>,
-}
-
-impl std::fmt::Debug for Executed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Executed({} events)", self.views.len())
-    }
-}
-
-impl Executed {
-    /// Adds what a request run after this one did.
-    pub fn extend(&mut self, after: Executed) {
-        self.views.extend(after.views);
-        self.texts.extend(after.texts);
-    }
-
-    fn of(events: &[JournalEvent]) -> Executed {
-        let views: Vec<EventView> = events.iter().map(views::view).collect();
-        // A view of strings and integers always serialises.
-        let texts = views
-            .iter()
-            .map(|v| Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
-            .collect();
-        Executed { views, texts }
-    }
 }
 
 /// How a table's entry is written: the transfers and the journal's event,
