@@ -263,6 +263,14 @@ test("the admin page: more users than a page, a password reset begun and cancell
     ["pia", "pit_supervisor", "pia-secret-1"], "what was typed meanwhile is kept");
   await page.click('#user-form button[type="submit"]');
   await textOf(page.locator('#users tr[data-user="pia"]'), /pit supervisor/, "pia added");
+  // A member of the security department, who witnesses adjustments, with the
+  // licence the log takes (Colorado 2212(2), (5); Maryland ch.2 B, E(6)).
+  await page.fill('#user-form [name="username"]', "sam");
+  await page.selectOption('#user-form [name="role"]', "security");
+  await page.fill('#user-form [name="password"]', "sam-secret-1");
+  await page.fill('#user-form [name="licence"]', "S-77");
+  await page.click('#user-form button[type="submit"]');
+  await textOf(page.locator('#users tr[data-user="sam"]'), /sam\s*security\s*S-77/, "sam added as security with a licence");
   await page.fill("#operator-name", "Test House");
   await page.click("#operator-save");
   await textOf(page.locator("#message"), /Every layout now shows Test House/, "the operator kept");

@@ -17,7 +17,7 @@ before(async () => {
   await ask(adminToken, { op: "change_password", password, new_password: "admin-secret-1" });
   // Maryland ch.1 G(1): a Maryland table opens once the operator's name is on its layout.
   await ask(adminToken, { op: "name_operator", name: "Test House" });
-  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["floor1", "floorperson"], ["cash1", "cashier"], ["alice", "player"], ["bob", "player"]]) {
+  for (const [username, role] of [["dealer1", "dealer"], ["pit1", "pit_supervisor"], ["floor1", "floorperson"], ["cash1", "cashier"], ["guard1", "security"], ["alice", "player"], ["bob", "player"]]) {
     await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
   }
   const cashier = await login("cash1", "cash1-secret-1");
@@ -55,11 +55,37 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   await signIn(pit, "/pit?table=t2", "pit1", "pit1-secret-1", "P-2002");
   // An adjustment first; the inspection must follow it (Maryland ch.2 C-D).
   await pit.fill('#adjust-form [name="description"]', "ball track cleaned");
-  // Colorado 2212(2): made before a security department member, who is recorded.
-  await pit.fill('#adjust-form [name="witness"]', "Sam Guard");
-  await pit.fill('#adjust-form [name="witness_licence"]', "S-77");
+  // Colorado 2212(2): made before a security department member, named by
+  // username, who confirms it from their own account.
+  await pit.fill('#adjust-form [name="witness"]', "guard1");
   await pit.click('#adjust-form button[type="submit"]');
-  await textOf(pit.locator("#log"), /Adjustment.*ball track cleaned; witnessed by Sam Guard \(S-77\).*pit1.*P-2002/s, "adjustment log row");
+  await textOf(pit.locator("#message"), /awaits guard1's confirmation/, "the adjustment awaits its witness");
+  await textOf(pit.locator("#log"), /Adjustment.*ball track cleaned; awaiting its security witness guard1 \(adjustment 1\).*pit1.*P-2002/s, "adjustment log row");
+  // Colorado 2212(3): "All adjustments shall be completed prior to the required inspections".
+  for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
+  await pit.click('#inspect-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /awaits its security witness/, "no inspection before the witness confirms");
+  // Named by mistake: the pit withdraws it, with the reason; the log keeps it.
+  await pit.fill('#awaiting tr[data-adjustment="1"] [name="withdraw-reason"]', "witness called away");
+  await pit.click('#awaiting [data-withdraw="1"]');
+  await textOf(pit.locator("#log"), /Adjustment withdrawn.*adjustment 1, never witnessed: witness called away.*pit1/s, "withdrawal log row");
+  await pit.fill('#adjust-form [name="description"]', "ball track cleaned");
+  await pit.fill('#adjust-form [name="witness"]', "guard1");
+  await pit.click('#adjust-form button[type="submit"]');
+  await textOf(pit.locator('#awaiting tr[data-adjustment="2"]'), /ball track cleaned.*pit1.*guard1/, "awaiting its witness");
+  // The pit cannot confirm for the witness: no button is theirs.
+  assert.equal(await pit.locator("#awaiting [data-witness]").count(), 0);
+  // The witness signs in as themselves (typing another licence changes nothing) and confirms.
+  const guard = await newPage("guard");
+  await signIn(guard, "/pit?table=t2", "guard1", "guard1-secret-1", "FORGED-1");
+  assert.equal(await guard.locator("#adjust-panel").isHidden(), true, "security makes no adjustment");
+  await guard.click('#awaiting [data-witness="2"]');
+  await textOf(guard.locator("#message"), /Adjustment 2 witnessed/, "confirmed");
+  // Colorado 2212(5), Maryland ch.2 E(6): the witness's name and recorded licence, from the confirmation.
+  const logged = await textOf(pit.locator("#log"), /Adjustment witnessed.*adjustment 2, confirmed by its security witness.*guard1.*L-guard1/s, "witness log row");
+  assert.ok(!logged.includes("FORGED-1"), logged);
+  await pit.locator("#awaiting-panel").waitFor({ state: "hidden", timeout: WAIT_MS });
+  await guard.close();
   for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
   await pit.click('#inspect-form button[type="submit"]');
   await textOf(pit.locator("#log"), /Inspection.*pit1.*P-2002/s, "inspection log row");

@@ -1237,16 +1237,22 @@ fn a_coupon_past_its_end_is_refused_and_the_report_counts_each_coupon() {
 #[test]
 fn an_unwitnessed_adjustment_and_an_unlocked_close_are_refused() {
     let data = data_dir();
-    let (server, [_, _, dealer, pit, _, _]) = casino(data.path());
+    let (server, [admin, _, dealer, pit, _, _]) = casino(data.path());
+    server.add_users(&admin, &[("guard", "security")]);
     let before = journal_rows(data.path()).len();
     let adjust = json!({"op": "adjust", "table": "t1", "replacement": false, "description": "levelled the wheel"});
     let (status, code, message) = refused(&server, &pit, adjust.clone());
     assert_eq!((status, code.as_str()), (422, "witness_required"), "{message}");
     assert_eq!(journal_rows(data.path()).len(), before, "nothing written");
     let mut witnessed = adjust;
-    witnessed["witness"] = json!("Sam Guard");
-    witnessed["witness_licence"] = json!("S-77");
+    witnessed["witness"] = json!("guard");
     server.ask(&pit, witnessed);
+    // The witness confirms it from their own account (journal format 16).
+    let guard = server.login("guard", "guard-password-1");
+    server.ask(
+        &guard,
+        json!({"op": "witness_adjustment", "table": "t1", "adjustment": 1}),
+    );
     server.inspect_and_open(&pit, &dealer, "t1");
     let (status, code, message) = refused(&server, &dealer, json!({"op": "close_table", "table": "t1"}));
     assert_eq!((status, code.as_str()), (422, "cover_not_locked"), "{message}");
@@ -1494,6 +1500,7 @@ fn a_replaced_external_part_waits_for_the_regulator() {
         &admin,
         json!({"op": "create_user", "username": "reg", "role": "auditor", "password": "reg-password-1", "licence": "DIR-7"}),
     );
+    server.add_users(&admin, &[("guard", "security")]);
     let regulator = server.login("reg", "reg-password-1");
     let inspection = |table: &str| {
         json!({"op": "inspect", "table": table, "no_magnet_or_contrivance": true, "wheel_level_and_rotating_freely": true,
@@ -1508,7 +1515,12 @@ fn a_replaced_external_part_waits_for_the_regulator() {
     server.ask(
         &pit,
         json!({"op": "adjust", "table": "t2", "replacement": true, "external": true, "description": "replaced the turret",
-               "witness": "Sam Guard", "witness_licence": "S-77"}),
+               "witness": "guard"}),
+    );
+    let guard = server.login("guard", "guard-password-1");
+    server.ask(
+        &guard,
+        json!({"op": "witness_adjustment", "table": "t2", "adjustment": 1}),
     );
     let (status, code, message) = refused(&server, &pit, inspection("t2"));
     assert_eq!(

@@ -1179,7 +1179,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
     let server = start(data.path(), free_port());
     let admin = server.admin_token();
     server.add_staff_and_players(&admin);
-    server.add_users(&admin, &[("audit", "auditor")]);
+    server.add_users(&admin, &[("audit", "auditor"), ("guard", "security")]);
     let people: Vec<(&str, String)> = [
         ("admin", admin.clone()),
         ("pit_supervisor", server.login("pit", "pit-password-1")),
@@ -1187,11 +1187,21 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
         ("cashier", server.login("cashier", "cashier-password-1")),
         ("auditor", server.login("audit", "audit-password-1")),
         ("player", server.login("p1", "p1-password-1")),
+        ("security", server.login("guard", "guard-password-1")),
     ]
     .into();
-    const EVERYONE: &[&str] = &["admin", "pit_supervisor", "dealer", "cashier", "auditor", "player"];
+    const EVERYONE: &[&str] = &[
+        "admin",
+        "pit_supervisor",
+        "dealer",
+        "cashier",
+        "auditor",
+        "player",
+        "security",
+    ];
     const STAFF: &[&str] = &["admin", "pit_supervisor", "dealer"];
-    const READERS: &[&str] = &["admin", "pit_supervisor", "dealer", "auditor"];
+    // The security member inspects and witnesses adjustments: they read the log too.
+    const READERS: &[&str] = &["admin", "pit_supervisor", "dealer", "auditor", "security"];
     // (method, path, body, the roles it is for)
     let endpoints: Vec<(&str, &str, Option<Value>, &[&str])> = vec![
         ("GET", "/api/me", None, EVERYONE),
@@ -1205,7 +1215,7 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
             "GET",
             "/api/players/p2/rounds",
             None,
-            &["admin", "pit_supervisor", "dealer", "cashier", "auditor"],
+            &["admin", "pit_supervisor", "dealer", "cashier", "auditor", "security"],
         ),
         // Colorado 2212(5), Maryland ch.2 E: the inspection log is the staff's and the auditor's.
         ("GET", "/api/tables/t1/log", None, READERS),
@@ -1253,6 +1263,14 @@ fn serve_refuses_every_role_what_its_endpoint_is_not_for() {
             "/api/requests",
             Some(json!({"op": "create_user", "username": "eve", "role": "player", "password": "eve-password-1"})),
             &["admin"],
+        ),
+        // Colorado 2212(2), Maryland ch.2 B: the security member named confirms an
+        // adjustment (none awaits here: refused as no adjustment, not as forbidden).
+        (
+            "POST",
+            "/api/requests",
+            Some(json!({"op": "witness_adjustment", "table": "t1", "adjustment": 1})),
+            &["security"],
         ),
         // Accounts are the admin's to lock, unlock and reset (no one has this name).
         (

@@ -119,6 +119,7 @@ fn an_adjustment_needs_a_new_inspection() {
         description: "replaced the ball track trim".into(),
         witness: Some(person("security officer")),
         external: true,
+        awaiting_witness: None,
     };
     t.handle(Command::RecordAdjustment(adjustment)).expect("logged");
     assert_eq!(t.handle(Command::Open { at_ms: 3 }), Err(CommandError::NotInspected));
@@ -141,6 +142,7 @@ fn a_replaced_external_part_waits_for_the_regulators_inspection() {
         description: "replaced the turret".into(),
         witness: Some(person("security officer")),
         external,
+        awaiting_witness: None,
     };
     // An internal part: the licensee's own inspection, 2212(1).
     t.handle(Command::RecordAdjustment(replaced(2, false))).expect("logged");

@@ -115,6 +115,19 @@ pub struct Adjustment {
     pub witness: Option<Person>,
     /// The part adjusted or replaced is external to the wheel (Colorado 2212(2), (4)).
     pub external: bool,
+    /// The security member named to confirm it from their own account, and
+    /// its number at the table: the server keeps it awaiting them. Written
+    /// only when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting_witness: Option<AwaitedWitness>,
+}
+
+/// An adjustment's number at its table and the security member (a
+/// username) who is to confirm it (Colorado 2212(2), Maryland ch.2 B).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AwaitedWitness {
+    pub adjustment: u64,
+    pub witness: String,
 }
 
 /// Why a spin does not count.
@@ -1011,6 +1024,9 @@ impl Table {
                 check_text("description", &adjustment.description)?;
                 if let Some(witness) = &adjustment.witness {
                     check_person(witness)?;
+                }
+                if let Some(awaited) = &adjustment.awaiting_witness {
+                    check_text("witness", &awaited.witness)?;
                 }
                 // Colorado 2212(2)(a): adjustments only when the game is not open.
                 if self.phase != Phase::Closed {

@@ -97,6 +97,9 @@ fn expected(e: &EventView) -> [Sees; 4] {
         // Colorado 2212(5): the licence is written into the log, which is the staff's.
         E::InspectionRecorded { .. }
         | E::AdjustmentRecorded { .. }
+        // The witness's confirmation and the pit's withdrawal, with licences (Colorado 2212(2), (5)).
+        | E::AdjustmentWitnessed { .. }
+        | E::AdjustmentWithdrawn { .. }
         | E::BallInspected { .. }
         | E::VerbalSeries { .. }
         // Who confirmed a player's chips, with their licence: the pit's log.
@@ -325,6 +328,23 @@ fn every_kind() -> Vec<EventView> {
             witness: Some("Sam Guard".into()),
             witness_licence: Some("S-77".into()),
             external: true,
+            adjustment: None,
+            awaiting_witness: None,
+        },
+        EventView::AdjustmentWitnessed {
+            table: t(),
+            at_ms: 3,
+            adjustment: 1,
+            by: by(),
+            licence: LICENCE.into(),
+        },
+        EventView::AdjustmentWithdrawn {
+            table: t(),
+            at_ms: 3,
+            adjustment: 2,
+            by: by(),
+            licence: LICENCE.into(),
+            reason: "named by mistake".into(),
         },
         EventView::LimitsSet {
             table: t(),

@@ -5,6 +5,7 @@ mod common;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage, SqliteStorage, Storage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
+use croupier_server::casino::journal::FORMAT_WITNESS_CONFIRMS;
 use croupier_server::casino::table::books::DealerBooks;
 use croupier_server::casino::{replay, Actor, Casino, Request, Spin, StoredCorrection, JOURNAL_FORMAT};
 
@@ -82,7 +83,12 @@ fn setup_with_table<S: Storage>(storage: S, format: u32, table: Request) -> Worl
         ("manager", Role::CasinoManager),
         ("alice", Role::Player),
         ("bob", Role::Player),
+        // The security department member (journal format 16).
+        ("guard", Role::Security),
     ] {
+        if role == Role::Security && format < FORMAT_WITNESS_CONFIRMS {
+            continue;
+        }
         w.ok(
             &admin(),
             Request::CreateUser {
@@ -115,6 +121,18 @@ fn inspection(table: &str) -> Request {
         parts_secure: true,
         ball_non_magnetic: true,
         layout_and_signage_comply: true,
+    }
+}
+
+/// An adjustment at t1 naming security member `witness` by username (journal format 16).
+fn adjust_witnessed_by(witness: &str) -> Request {
+    Request::Adjust {
+        table: "t1".into(),
+        replacement: false,
+        description: "levelled the wheel".into(),
+        witness: Some(witness.into()),
+        witness_licence: None,
+        external: false,
     }
 }
 
@@ -682,6 +700,7 @@ fn one_of(role: Role) -> Actor {
         Role::Dealer => "dealer",
         Role::Cashier => "cashier",
         Role::Auditor => "audit",
+        Role::Security => "guard",
         Role::Player => "alice",
     };
     actor(name, role)
@@ -696,7 +715,7 @@ fn one_of(role: Role) -> Actor {
 /// `serve_refuses_every_role_what_its_endpoint_is_not_for` holds that.
 #[test]
 fn every_request_refuses_every_role_but_its_own() {
-    use Role::{Admin, Cashier, CasinoManager, Dealer, FloorManager, Floorperson, PitSupervisor, Player};
+    use Role::{Admin, Cashier, CasinoManager, Dealer, FloorManager, Floorperson, PitSupervisor, Player, Security};
     use Stage::*;
     // The floor's supervisors under each document's title do the pit's work.
     const STAFF: &[Role] = &[Dealer, PitSupervisor, Floorperson, FloorManager, CasinoManager, Admin];
@@ -728,7 +747,12 @@ fn every_request_refuses_every_role_but_its_own() {
         (Request::LoginSucceeded { username: "bob".into() }, &[Admin], Betting),
         (Request::JournalFormat { format: JOURNAL_FORMAT }, &[Admin], Closed),
         (maryland_dealer_table("t9"), &[Admin], Betting),
-        (inspection("t1"), PIT, Closed),
+        // Colorado 2212(1), Maryland ch.2 A: the pit or a security member inspects.
+        (
+            inspection("t1"),
+            &[PitSupervisor, Floorperson, FloorManager, CasinoManager, Admin, Security],
+            Closed,
+        ),
         // Colorado 2212(2), Maryland ch.2 B: adjustments are logged while the table is closed.
         (
             Request::Adjust {
@@ -908,8 +932,8 @@ fn an_interrupted_round_is_void_after_a_restart() {
 #[test]
 fn deterministic_simulation_with_failing_storage() {
     for seed in 1..=5u64 {
-        // The setup writes thirteen entries; the storage fails from the next on.
-        let mut w = setup(MemoryStorage::failing_every(13 + seed));
+        // The setup writes fourteen entries; the storage fails from the next on.
+        let mut w = setup(MemoryStorage::failing_every(14 + seed));
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut next = || {
             rng ^= rng << 13;
@@ -2972,6 +2996,18 @@ fn a_dealers_share_keeps_their_shift_from_format_16_and_a_format_15_checkpoint_i
 /// on 17), one entry a line as the journal keeps it.
 fn golden_shift(format: u32) -> Vec<croupier_ledger::Entry> {
     let mut w = setup_in_format(MemoryStorage::default(), format);
+    if format >= FORMAT_WITNESS_CONFIRMS {
+        // Maryland ch.2 B: an adjustment before the inspection, which its
+        // security witness confirms from their own account.
+        w.ok(&actor("pit", Role::PitSupervisor), adjust_witnessed_by("guard"));
+        w.ok(
+            &actor("guard", Role::Security),
+            Request::WitnessAdjustment {
+                table: "t1".into(),
+                adjustment: 1,
+            },
+        );
+    }
     inspect_and_open(&mut w);
     fund(&mut w, "alice", 10_000, 5_000);
     fund(&mut w, "bob", 10_000, 5_000);

@@ -251,7 +251,8 @@ async fn a_first_run_gives_an_admin_who_adds_a_cashier_and_players() {
     assert_eq!(status, 200, "{me}");
     assert_eq!(
         me,
-        json!({"username": "p1", "role": "player", "accounts": {"wallet:p1": 20_000}, "must_change_password": false})
+        json!({"username": "p1", "role": "player", "accounts": {"wallet:p1": 20_000}, "must_change_password": false,
+               "may": ["change_own_password", "agree_split", "buy_in", "leave_table", "tip", "bet", "cancel_bet"]})
     );
 }
 

@@ -57,6 +57,7 @@ fn journal_of_every_kind() -> Vec<Entry> {
         ("cashier", Role::Cashier),
         ("ann", Role::Player),
         ("ben", Role::Player),
+        ("guard", Role::Security),
     ] {
         run(
             admin.clone(),
@@ -93,9 +94,36 @@ fn journal_of_every_kind() -> Vec<Entry> {
             table: t(),
             replacement: false,
             description: "levelled the wheel".into(),
-            witness: Some("Sam Guard".into()),
-            witness_licence: Some("S-77".into()),
+            witness: Some("guard".into()),
+            witness_licence: None,
             external: true,
+        },
+    );
+    // Colorado 2212(2): its security witness confirms it from their own account.
+    run(
+        actor("guard", Role::Security),
+        Request::WitnessAdjustment {
+            table: t(),
+            adjustment: 1,
+        },
+    );
+    run(
+        pit.clone(),
+        Request::Adjust {
+            table: t(),
+            replacement: false,
+            description: "tightened the turret".into(),
+            witness: Some("guard".into()),
+            witness_licence: None,
+            external: false,
+        },
+    );
+    run(
+        pit.clone(),
+        Request::WithdrawAdjustment {
+            table: t(),
+            adjustment: 2,
+            reason: "the witness was called away".into(),
         },
     );
     run(

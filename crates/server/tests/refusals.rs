@@ -9,6 +9,7 @@ use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
 use croupier_server::casino::journal::event::StoredLimit;
+use croupier_server::casino::journal::FORMAT_WITNESS_CONFIRMS;
 use croupier_server::casino::{
     replay, Actor, Casino, Request, Spin, StoredCorrection, StoredVerbalBet, JOURNAL_FORMAT,
 };
@@ -71,7 +72,12 @@ impl World {
             (admin(), "casino_manager", Role::CasinoManager),
             (admin(), "auditor", Role::Auditor),
             (admin(), "player", Role::Player),
+            (admin(), "security", Role::Security),
         ] {
+            // The security role is journaled from format 16.
+            if role == Role::Security && format < FORMAT_WITNESS_CONFIRMS {
+                continue;
+            }
             w.ok(
                 &who,
                 Request::CreateUser {
@@ -1022,6 +1028,38 @@ fn a_players_bets_on_one_spot_stay_within_its_maximum_together_from_format_6() {
     }
 }
 
+/// An adjustment at t1 naming its witness by username (journal format 16).
+fn adjust_by(witness: Option<&str>) -> Request {
+    Request::Adjust {
+        table: "t1".into(),
+        replacement: false,
+        description: "levelled the wheel".into(),
+        witness: witness.map(str::to_string),
+        witness_licence: None,
+        external: false,
+    }
+}
+
+fn witness(table: &str, adjustment: u64) -> Request {
+    Request::WitnessAdjustment {
+        table: table.into(),
+        adjustment,
+    }
+}
+
+fn withdraw(adjustment: u64, reason: &str) -> Request {
+    Request::WithdrawAdjustment {
+        table: "t1".into(),
+        adjustment,
+        reason: reason.into(),
+    }
+}
+
+fn security() -> Actor {
+    actor("security", Role::Security)
+}
+
+/// An adjustment at t1 with its witness's name and licence typed, as up to journal format 15.
 fn adjust(witness: Option<(&str, &str)>) -> Request {
     Request::Adjust {
         table: "t1".into(),
@@ -1044,14 +1082,28 @@ fn close(wheel_cover_locked: bool) -> Request {
 // of a security department member, recorded by name and licence; the
 // european-casino rules ask for none. Maryland ch.2 F: a table not open for
 // play has its wheel covered and locked. From journal format 6; a format-5
-// journal replays as it was.
+// journal replays as it was. From format 16 the witness is named by
+// username; up to format 15 the adjuster typed their name and licence, and
+// such a journal replays so.
 #[test]
 fn adjustments_name_their_security_witness_and_a_closed_wheel_is_locked() {
     let mut w = World::in_format(JOURNAL_FORMAT, "colorado-2014");
     w.refused(&pit(), close(false), "cover_not_locked");
     w.ok(&pit(), close(true));
     w.refused(&pit(), adjust(None), "witness_required");
-    w.refused(
+    // A licence typed for the witness is no record of theirs (Colorado 2212(5)).
+    let typed = w.refused(&pit(), adjust(Some(("security", "S-77"))), "bad_witness");
+    assert!(typed.message.contains("witness_licence"), "{typed}");
+    let logged = w.ok(&pit(), adjust_by(Some("security")));
+    assert!(
+        matches!(&logged[..], [EventView::AdjustmentRecorded { witness: None, witness_licence: None, adjustment: Some(1), awaiting_witness: Some(name), .. }] if name == "security"),
+        "{logged:?}"
+    );
+    w.replays();
+
+    let mut typed = World::in_format(15, "colorado-2014");
+    typed.ok(&pit(), close(true));
+    typed.refused(
         &pit(),
         Request::Adjust {
             table: "t1".into(),
@@ -1063,21 +1115,155 @@ fn adjustments_name_their_security_witness_and_a_closed_wheel_is_locked() {
         },
         "bad_text",
     );
-    let logged = w.ok(&pit(), adjust(Some(("Sam Guard", "S-77"))));
+    let logged = typed.ok(&pit(), adjust(Some(("Sam Guard", "S-77"))));
     assert!(
-        matches!(&logged[..], [EventView::AdjustmentRecorded { witness: Some(name), witness_licence: Some(l), .. }] if name == "Sam Guard" && l == "S-77"),
+        matches!(&logged[..], [EventView::AdjustmentRecorded { witness: Some(name), witness_licence: Some(l), awaiting_witness: None, .. }] if name == "Sam Guard" && l == "S-77"),
         "{logged:?}"
     );
-    w.replays();
+    // Format 15 inspects after it at once: no witness is awaited.
+    typed.ok(&pit(), inspection("t1"));
+    typed.replays();
 
     let mut house = World::in_format(JOURNAL_FORMAT, "european-casino");
     house.ok(&pit(), close(true));
     house.ok(&pit(), adjust(None));
+    house.ok(&pit(), inspection("t1"));
 
     let mut old = World::in_format(5, "colorado-2014");
     old.ok(&pit(), close(false));
     old.ok(&pit(), adjust(None));
     old.replays();
+}
+
+// Colorado 2212(2): adjustments "in the presence of a licensed security
+// department member"; 2212(5): the log's "name, license number and
+// signature"; Maryland ch.2 B: "in the presence of a security department
+// member", E(6): "The signature and license number of the individual". From
+// journal format 16 the witness is a security user with a licence on record,
+// named by username, who confirms the adjustment signed in as themselves:
+// the log shows their name and recorded licence from the confirmation, and
+// no one else's confirmation counts.
+#[test]
+fn an_adjustment_awaits_its_security_witness_who_confirms_it_from_their_own_account() {
+    for profile in ["colorado-2014", "maryland"] {
+        let mut w = World::in_format(JOURNAL_FORMAT, profile);
+        w.ok(
+            &admin(),
+            Request::CreateUser {
+                username: "guard2".into(),
+                role: Role::Security,
+                password_hash: "test-hash".into(),
+                licence: None,
+            },
+        );
+        w.ok(&pit(), close(true));
+        // Who the adjustment may name: a security member with a licence on record.
+        for (named, code, said) in [
+            ("alice", "bad_witness", "player"),
+            (
+                "pit_supervisor",
+                "bad_witness",
+                "not a member of the security department",
+            ),
+            ("nobody", "bad_witness", "no user"),
+            ("pit", "bad_witness", "another"),
+            ("guard2", "licence_not_recorded", "guard2 has no licence"),
+        ] {
+            let refused = w.refused(&pit(), adjust_by(Some(named)), code);
+            assert!(refused.message.contains(said), "{profile} {named}: {refused}");
+        }
+        // Security witnesses; it makes no adjustment of its own (2212(2): "made by
+        // a key manager ... or pit supervisor in the presence of" security).
+        w.refused(&security(), adjust_by(Some("security")), "forbidden");
+        w.ok(&pit(), adjust_by(Some("security")));
+        // Colorado 2212(3), Maryland ch.2 C: "All adjustments shall be completed
+        // prior to the required inspections": none while it awaits its witness.
+        let early = w.refused(&pit(), inspection("t1"), "adjustment_not_witnessed");
+        assert!(early.message.contains("1 (witness security)"), "{early}");
+        w.refused(&security(), inspection("t1"), "adjustment_not_witnessed");
+        w.refused(&dealer(), Request::OpenTable { table: "t1".into() }, "not_inspected");
+        // No one but the witness named confirms it, on their own account.
+        for who in [pit(), admin(), alice(), dealer(), actor("auditor", Role::Auditor)] {
+            w.refused(&who, witness("t1", 1), "forbidden");
+        }
+        let other = w.refused(&actor("guard2", Role::Security), witness("t1", 1), "not_the_witness");
+        assert!(other.message.contains("names security"), "{other}");
+        w.refused(&security(), witness("t1", 2), "no_adjustment");
+        // Another table's adjustment of that number is another adjustment.
+        w.ok(&admin(), table("t2", profile));
+        w.refused(&security(), witness("t2", 1), "no_adjustment");
+        // The licence logged is the record's, whatever the session typed.
+        let typed = Actor::new("security", Role::Security, "TYPED-1");
+        let confirmed = w.ok(&typed, witness("t1", 1));
+        assert!(
+            matches!(&confirmed[..], [EventView::AdjustmentWitnessed { adjustment: 1, by, licence, .. }] if by == "security" && licence == "L-security"),
+            "{confirmed:?}"
+        );
+        // Confirming twice is refused, by name.
+        let twice = w.refused(&security(), witness("t1", 1), "adjustment_closed");
+        assert!(twice.message.contains("witnessed by security"), "{twice}");
+        // The log: the adjustment, then its witness's confirmation with their licence.
+        let log: Vec<_> = w
+            .casino
+            .table("t1")
+            .expect("t1")
+            .log
+            .iter()
+            .rev()
+            .take(2)
+            .cloned()
+            .collect();
+        assert!(
+            matches!(&log[0].1, croupier_server::casino::JournalEvent::AdjustmentWitnessed { by, licence, .. } if by == "security" && licence == "L-security"),
+            "{log:?}"
+        );
+        assert!(
+            matches!(&log[1].1, croupier_server::casino::JournalEvent::AdjustmentRecorded { awaiting_witness: Some(s), .. } if s == "security"),
+            "{log:?}"
+        );
+        w.ok(&security(), inspection("t1"));
+        w.ok(&dealer(), Request::OpenTable { table: "t1".into() });
+        w.replays();
+    }
+}
+
+// A witness away, locked or named by mistake would keep the table closed
+// for good (Colorado 2212(3): no inspection before the adjustments are
+// completed): the pit withdraws an adjustment not yet witnessed, with its
+// reason, and the log keeps it unwitnessed. The journal replays across a
+// restart with the adjustment still awaiting its witness.
+#[test]
+fn an_unwitnessed_adjustment_is_withdrawn_by_the_pit_and_awaits_across_a_restart() {
+    let mut w = World::in_format(JOURNAL_FORMAT, "maryland");
+    w.ok(&pit(), close(true));
+    w.ok(&pit(), adjust_by(Some("security")));
+    w.ok(&pit(), adjust_by(Some("security")));
+    // A restart: the journal replays, and both still await their witness.
+    let entries = w.casino.ledger().storage().entries.clone();
+    let (casino, _) = Casino::open(croupier_ledger::MemoryStorage::with_entries(entries), w.now + 10).expect("reopens");
+    w.casino = casino;
+    w.now += 10;
+    let awaiting: Vec<u64> = w
+        .casino
+        .table("t1")
+        .expect("t1")
+        .awaiting_witness()
+        .iter()
+        .map(|a| a.adjustment)
+        .collect();
+    assert_eq!(awaiting, vec![1, 2]);
+    w.refused(&floor(), inspection("t1"), "adjustment_not_witnessed");
+    w.refused(&security(), withdraw(1, "named by mistake"), "forbidden");
+    w.refused(&pit(), withdraw(1, " "), "bad_text");
+    w.ok(&pit(), withdraw(1, "named by mistake"));
+    w.refused(&pit(), withdraw(1, "named by mistake"), "adjustment_closed");
+    let gone = w.refused(&security(), witness("t1", 1), "adjustment_closed");
+    assert!(gone.message.contains("withdrawn by pit"), "{gone}");
+    // The other still waits; its witness confirms it after the restart.
+    w.refused(&floor(), inspection("t1"), "adjustment_not_witnessed");
+    w.ok(&security(), witness("t1", 2));
+    w.ok(&floor(), inspection("t1"));
+    w.replays();
 }
 
 // Colorado 2203(1): a coupon is used once it is played. A bet handed back
@@ -1872,7 +2058,7 @@ fn only_staff_with_a_licence_on_record_inspect_or_adjust_where_the_log_names_it(
             refused.message.contains("pit3") && refused.message.contains("2212(5)"),
             "{refused}"
         );
-        w.refused(&unlicensed, adjust(Some(("Sam Guard", "S-77"))), "licence_not_recorded");
+        w.refused(&unlicensed, adjust_by(Some("security")), "licence_not_recorded");
         w.ok(
             &admin(),
             Request::SetLicence {
@@ -1880,7 +2066,8 @@ fn only_staff_with_a_licence_on_record_inspect_or_adjust_where_the_log_names_it(
                 licence: "P-3003".into(),
             },
         );
-        w.ok(&unlicensed, adjust(Some(("Sam Guard", "S-77"))));
+        w.ok(&unlicensed, adjust_by(Some("security")));
+        w.ok(&security(), witness("t1", 1));
         w.ok(&unlicensed, inspection("t1"));
         w.replays();
     }

@@ -704,7 +704,7 @@ const Croupier = (() => {
     if (!s?.token) return;
     try {
       const me = await api("/api/me");
-      onSignedIn({ ...s, username: me.username, role: me.role, must_change_password: me.must_change_password });
+      onSignedIn({ ...s, username: me.username, role: me.role, must_change_password: me.must_change_password, may: me.may ?? [] });
     } catch (e) {
       // Paused (or a write refused): the session is kept, and taken up again once the casino resumes.
       if (e instanceof ApiFailure && (e.code === "paused" || e.code === "storage")) {
@@ -794,7 +794,15 @@ const Croupier = (() => {
   // round's state, the message line, and the sign-in form. `onTable(id, session)` runs
   // for the table picked (from ?table= or the first one) and on every change; a page
   // of no one table (`tables: false`) has `onSession(session)` instead.
-  function mount({ title, licence = false, roles, countdown = false, content, onTable, tables = true, onSession }) {
+  // What the signed-in user's role may do, as the server's policy says
+  // (`/api/me`'s `may`: "inspect", "adjust", "witness_adjustment"...): a page
+  // asks `may(act)` rather than keep its own list of roles.
+  let acts = [];
+  const may = (act) => acts.includes(act);
+
+  // `roles`: the roles the page is for; or `may`: the acts of which a role
+  // may do one for the page to be theirs, read from the server.
+  function mount({ title, licence = false, roles, may: forActs, countdown = false, content, onTable, tables = true, onSession }) {
     const main = document.querySelector("main");
     const header = el("header", { class: "bar" },
       el("h1", { text: `croupier · ${title}` }),
@@ -846,9 +854,18 @@ const Croupier = (() => {
         }
         return;
       }
-      if (!roles.includes(s.role)) {
+      if (!s.may) {
+        const me = await attempt(() => api("/api/me"));
+        if (!me) return;
+        s = { ...s, may: me.may ?? [] };
+        current = s;
+      }
+      acts = s.may;
+      const allowed = forActs ? forActs.some(may) : roles.includes(s.role);
+      if (!allowed) {
         // The server would refuse what the page offers: it offers nothing.
-        say(t("common.wrong-role", { roles: roles.map(roleName).join(", "), role: roleName(s.role) }));
+        say(forActs ? t("common.wrong-role-for", { role: roleName(s.role) })
+          : t("common.wrong-role", { roles: roles.map(roleName).join(", "), role: roleName(s.role) }));
         return;
       }
       document.getElementById(content).hidden = false;
@@ -939,5 +956,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();

@@ -38,6 +38,10 @@ pub struct Me {
     /// The casino's gaming day, for staff: its pages date their day by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaming_day: Option<GamingDayView>,
+    /// What your role may do, by the server's policy (`witness_adjustment`,
+    /// `inspect`, `adjust`...): the pages read it rather than repeat it.
+    #[serde(default)]
+    pub may: Vec<String>,
 }
 
 /// The casino's gaming day as an admin set it (`set_gaming_day`), and
@@ -461,6 +465,11 @@ impl Serialize for LogEntry {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct TableLog {
     pub log: Vec<LogEntry>,
+    /// The adjustments awaiting their security witness, oldest first
+    /// (journal format 16): no inspection is recorded until each is
+    /// witnessed or withdrawn.
+    #[serde(default)]
+    pub awaiting_witness: Vec<AwaitingWitness>,
 }
 
 /// A bet of the round under way.
@@ -503,8 +512,8 @@ pub struct TableBets {
 }
 
 pub use super::report::{
-    AwayChips, CouponCount, CouponTotals, DayBooksView, FloatCountView, ReportTotals, RoundTotals, SeatedChips,
-    SlipList, SlipStep, SlipView, TableReport,
+    AwaitingWitness, AwayChips, CouponCount, CouponTotals, DayBooksView, FloatCountView, ReportTotals, RoundTotals,
+    SeatedChips, SlipList, SlipStep, SlipView, TableReport,
 };
 
 pub use super::day_report::{decimal, hold, pace, DayFigures, DayReport, DealerDay, TableDay, CSV_HEADER};

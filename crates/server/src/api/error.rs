@@ -90,6 +90,18 @@ error_codes! {
     BadTable = "bad_table" => 422,
     /// An adjustment without the security member who witnessed it.
     WitnessRequired = "witness_required" => 422,
+    /// An adjustment naming as its witness someone who cannot be: not a
+    /// user of the security role, locked, the adjuster, or a licence typed
+    /// where the record's is logged (journal format 16).
+    BadWitness = "bad_witness" => 422,
+    /// An adjustment confirmed by someone other than the witness it names.
+    NotTheWitness = "not_the_witness" => 403,
+    /// No adjustment of that number at the table.
+    NoAdjustment = "no_adjustment" => 404,
+    /// An adjustment already witnessed or withdrawn.
+    AdjustmentClosed = "adjustment_closed" => 409,
+    /// An inspection while an adjustment awaits its witness (Colorado 2212(3), Maryland ch.2 C).
+    AdjustmentNotWitnessed = "adjustment_not_witnessed" => 409,
     /// A table closed without its wheel cover locked.
     CoverNotLocked = "cover_not_locked" => 422,
     /// Maryland ch.1 G(1): a table opens once the operator's name is on its layout.

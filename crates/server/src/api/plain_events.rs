@@ -168,6 +168,33 @@ macro_rules! plain_events {
                     /// An external part of the wheel (Colorado 2212(2), (4)).
                     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
                     external: bool,
+                    /// Its number at the table and the security member named to
+                    /// confirm it from their own account (journal format 16); absent
+                    /// where the witness was typed, or none named.
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    adjustment: Option<u64>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    awaiting_witness: Option<String>,
+                },
+                /// The security witness an adjustment named confirmed it from their own
+                /// account (Colorado 2212(2), Maryland ch.2 B; journal format 16): `by`
+                /// is the witness, `licence` their licence on record.
+                AdjustmentWitnessed {
+                    table: String,
+                    at_ms: u64,
+                    adjustment: u64,
+                    by: String,
+                    licence: String,
+                },
+                /// The pit withdrew an adjustment its witness had not confirmed, and why
+                /// (journal format 16).
+                AdjustmentWithdrawn {
+                    table: String,
+                    at_ms: u64,
+                    adjustment: u64,
+                    by: String,
+                    licence: String,
+                    reason: String,
                 },
                 /// A no spin's ball inspected before it goes back into the wheel, and
                 /// whether it was damaged and replaced (Colorado 2206(4), Maryland ch.6

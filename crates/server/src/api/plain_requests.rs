@@ -73,6 +73,20 @@ macro_rules! plain_requests {
             }
             // A table's, named by its field `table`.
             table {
+                /// The security witness named by an adjustment confirms it, signed in
+                /// as themselves (Colorado 2212(2), Maryland ch.2 B; journal format 16).
+                /// `adjustment`: its number at the table, as the log shows it.
+                WitnessAdjustment {
+                    table: String,
+                    adjustment: u64,
+                },
+                /// The pit withdraws an adjustment its witness has not confirmed, with
+                /// the reason (journal format 16): the log keeps it, unwitnessed.
+                WithdrawAdjustment {
+                    table: String,
+                    adjustment: u64,
+                    reason: String,
+                },
                 /// An admin changes a table's label (empty clears it) or betting window
                 /// (between rounds); a field left out stays. Its profile, wheel, In
                 /// Prison and outcome source are its game and never change (journal

@@ -1,6 +1,7 @@
 //! The pit's report of a table: the books of its gaming day, each figure a
 //! sum of the ledger's transfers, its accounts, its seated players' chips,
-//! its coupons and the rounds it keeps.
+//! its coupons and the rounds it keeps; and the log's adjustments awaiting
+//! their security witness.
 
 use std::collections::BTreeMap;
 
@@ -220,4 +221,19 @@ pub enum SlipStep {
         by: String,
         licence: String,
     },
+}
+
+/// An adjustment awaiting the security member it names to confirm it
+/// (Colorado 2212(2), Maryland ch.2 B).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AwaitingWitness {
+    pub table: String,
+    /// Its number at the table: `witness_adjustment`'s `adjustment`.
+    pub adjustment: u64,
+    pub at_ms: u64,
+    /// Who made it.
+    pub by: String,
+    pub description: String,
+    /// The security member's username.
+    pub witness: String,
 }

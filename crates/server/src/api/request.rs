@@ -234,7 +234,11 @@ crate::api::plain_requests!(client_request! {
         replacement: bool,
         description: String,
         /// The security department member present (Colorado 2212(2),
-        /// Maryland ch.2 B): their name and licence; written only when given.
+        /// Maryland ch.2 B). From journal format 16 their username: a
+        /// security user with a licence on record, who confirms the
+        /// adjustment from their own account (`witness_adjustment`), and
+        /// `witness_licence` is left out (their record's is logged). Up to
+        /// format 15 their name and licence as typed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         witness: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -23,12 +23,17 @@ pub enum Role {
     Dealer,
     Cashier,
     Auditor,
+    /// A licensed member of the casino's security department (Colorado
+    /// 2212(1)-(2), Maryland ch.2 A-B): inspects a table before it opens,
+    /// and confirms from their own account an adjustment made in their
+    /// presence (journal format 16). Moves no money.
+    Security,
     Player,
 }
 
 impl Role {
     /// Every role, in the order the API documents them.
-    pub const ALL: [Role; 9] = [
+    pub const ALL: [Role; 10] = [
         Role::Admin,
         Role::PitSupervisor,
         Role::Floorperson,
@@ -37,6 +42,7 @@ impl Role {
         Role::Dealer,
         Role::Cashier,
         Role::Auditor,
+        Role::Security,
         Role::Player,
     ];
 
@@ -58,6 +64,7 @@ impl Role {
             Role::Dealer => "dealer",
             Role::Cashier => "cashier",
             Role::Auditor => "auditor",
+            Role::Security => "security",
             Role::Player => "player",
         }
     }

@@ -37,7 +37,7 @@ pub mod stored_role {
 
     use crate::api::Role;
 
-    const NAMES: [(Role, &str); 9] = [
+    const NAMES: [(Role, &str); 10] = [
         (Role::Admin, "admin"),
         (Role::PitSupervisor, "pit_supervisor"),
         (Role::Floorperson, "floorperson"),
@@ -46,6 +46,7 @@ pub mod stored_role {
         (Role::Dealer, "dealer"),
         (Role::Cashier, "cashier"),
         (Role::Auditor, "auditor"),
+        (Role::Security, "security"),
         (Role::Player, "player"),
     ];
 

@@ -282,6 +282,7 @@ impl<S: Storage> Cage<S> {
                 password_hash,
                 licence,
             } => {
+                super::users::check_role_journaled(dir, *role)?;
                 if let Some(licence) = licence {
                     super::users::check_licence(*role, licence)?;
                 }

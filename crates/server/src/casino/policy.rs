@@ -4,8 +4,10 @@ use super::actor::Actor;
 use super::request::Request;
 use crate::api::{ApiError, Role, Viewer};
 
-/// Everything a role may or may not do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Everything a role may or may not do. Its names (snake_case) are what
+/// `/api/me`'s `may` lists, for the pages to show a role what it may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Act {
     CreateUser,
     /// Lock and unlock accounts, and set anyone's password.
@@ -50,6 +52,10 @@ pub enum Act {
     InspectBall,
     EnterVerbalBets,
     Adjust,
+    /// Confirm, from one's own account, an adjustment made in one's
+    /// presence as its security witness (Colorado 2212(2), Maryland ch.2 B;
+    /// journal format 16).
+    WitnessAdjustment,
     /// Post a table's limits (Colorado 2207, Maryland ch.1 G(3)).
     SetLimits,
     /// Confirm a player's colour chips at face value past the gaming day
@@ -127,6 +133,7 @@ const STAFF: &[Role] = &[
     Role::Dealer,
     Role::Cashier,
     Role::Auditor,
+    Role::Security,
 ];
 /// The pit and the cage.
 const PIT_AND_CAGE: &[Role] = &[
@@ -188,9 +195,14 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::CancelBet, PLAYER, "cancel bets"),
     // The auditor is the regulator's: it records the Director's inspection
     // after an external part is replaced (Colorado 2212(4)), and no other.
+    // Security inspects too: "a key manager, licensed member of the casino
+    // security department, or pit supervisor shall: (a) Inspect" (Colorado
+    // 2212(1)); "a floorperson or member of a facility operator's security
+    // department shall" (Maryland ch.2 A).
     (
         Act::Inspect,
         &[
+            Role::Security,
             Role::PitSupervisor,
             Role::Floorperson,
             Role::FloorManager,
@@ -203,6 +215,13 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (Act::InspectBall, TABLE_STAFF, "inspect the ball after a no spin"),
     (Act::EnterVerbalBets, TABLE_STAFF, "enter a player's verbal bets"),
     (Act::Adjust, PIT, "record adjustments"),
+    // The security department member in whose presence the adjustment is
+    // made (Colorado 2212(2), Maryland ch.2 B), and no one else.
+    (
+        Act::WitnessAdjustment,
+        &[Role::Security],
+        "confirm an adjustment as its security witness",
+    ),
     (Act::SetLimits, PIT, "set table limits"),
     (Act::ConfirmChips, PIT, "confirm colour chips at face value"),
     // A supervisor's, called by the dealer who sees it (the low-limit house:
@@ -251,6 +270,7 @@ pub const POLICY: &[(Act, &[Role], &str)] = &[
     (
         Act::ReadTableBooks,
         &[
+            Role::Security,
             Role::Admin,
             Role::PitSupervisor,
             Role::Floorperson,
@@ -340,7 +360,8 @@ impl Request {
             } => Act::AgreeSplit,
             R::Tournament { .. } | R::TablePlay { .. } => Act::DirectTournament,
             R::Inspect { .. } => Act::Inspect,
-            R::Adjust { .. } => Act::Adjust,
+            R::Adjust { .. } | R::WithdrawAdjustment { .. } => Act::Adjust,
+            R::WitnessAdjustment { .. } => Act::WitnessAdjustment,
             R::InspectBall { .. } => Act::InspectBall,
             R::SetLimits { .. } => Act::SetLimits,
             R::OpenTable { .. } => Act::OpenTable,
@@ -376,6 +397,19 @@ pub fn rule(act: Act) -> (&'static [Role], &'static str) {
         .iter()
         .find(|(a, _, _)| *a == act)
         .map_or((&[], "do this"), |(_, roles, what)| (*roles, *what))
+}
+
+/// The names of every act `role` may do, in the policy's order: the pages
+/// read them (`/api/me`'s `may`) rather than repeat the policy.
+pub fn acts_of(role: Role) -> Vec<String> {
+    POLICY
+        .iter()
+        .filter(|(_, roles, _)| roles.contains(&role))
+        .filter_map(|(act, _, _)| match serde_json::to_value(act) {
+            Ok(serde_json::Value::String(name)) => Some(name),
+            _ => None,
+        })
+        .collect()
 }
 
 pub fn allows(role: Role, act: Act) -> bool {
@@ -492,6 +526,37 @@ mod tests {
                 "{why}"
             );
         }
+    }
+
+    /// The pages read a role's acts by name (`/api/me`'s `may`): the
+    /// security member witnesses adjustments and inspects, and moves no money.
+    #[test]
+    fn a_role_reads_its_acts_by_name() {
+        let security = acts_of(Role::Security);
+        for act in ["witness_adjustment", "inspect", "read_table_books"] {
+            assert!(security.iter().any(|a| a == act), "{act}: {security:?}");
+        }
+        // Colorado 2212(2): the adjustment is made by the pit "in the presence of"
+        // security, not by security; and nothing that moves money.
+        for act in [
+            "adjust",
+            "handle_cash",
+            "bet",
+            "sell_chips",
+            "sign_slip",
+            "request_slip",
+            "decide_dispute",
+        ] {
+            assert!(!security.iter().any(|a| a == act), "{act}: {security:?}");
+        }
+        assert!(!acts_of(Role::PitSupervisor).iter().any(|a| a == "witness_adjustment"));
+        assert_eq!(
+            acts_of(Role::Admin).len(),
+            acts_of(Role::Admin)
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        );
     }
 
     #[test]

@@ -200,6 +200,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                     licence: signed.as_ref().map(|s| s.licence.clone()),
                 })
                 .collect(),
+            awaiting_witness: slot.awaiting_witness(),
         }),
         TableQuery::Bets { viewer } => {
             let current = slot

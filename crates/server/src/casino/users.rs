@@ -53,6 +53,19 @@ pub(super) fn name_operator(
     Ok(())
 }
 
+/// Refuses a role the journal's format does not know yet: the security
+/// member who witnesses adjustments is journaled from format 16.
+pub(super) fn check_role_journaled(dir: &Directory, role: Role) -> Result<(), ApiError> {
+    if role == Role::Security {
+        require_format(
+            dir.journal_format(),
+            super::journal::FORMAT_WITNESS_CONFIRMS,
+            "the security role is",
+        )?;
+    }
+    Ok(())
+}
+
 /// Failed logins in a row that lock an account.
 pub const LOGIN_FAILURES_MAX: u32 = 3;
 /// The most users a casino knows.

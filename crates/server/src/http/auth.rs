@@ -142,6 +142,7 @@ pub async fn me(State(state): State<AppState>, Caller(actor): Caller, headers: H
         .is_some_and(|token| state.sessions.must_change(token));
     let gaming_day = (actor.role != Role::Player).then(|| state.floor.gaming_day());
     Ok(Json(Me {
+        may: crate::casino::policy::acts_of(actor.role),
         username: actor.username,
         role: actor.role,
         accounts,

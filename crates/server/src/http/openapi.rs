@@ -107,6 +107,7 @@ use crate::api::{
         Layout,
         TableLog,
         LogEntry,
+        crate::api::bodies::AwaitingWitness,
         TableBets,
         TableReport,
         crate::api::bodies::DayReport,

@@ -53,6 +53,8 @@ pub fn from_core(table: &str, event: &Event, name_of: &dyn Fn(u64) -> String) ->
             witness: a.witness.as_ref().map(|w| w.name.clone()),
             witness_licence: a.witness.as_ref().map(|w| w.licence.clone()),
             external: a.external,
+            adjustment: a.awaiting_witness.as_ref().map(|w| w.adjustment),
+            awaiting_witness: a.awaiting_witness.as_ref().map(|w| w.witness.clone()),
         },
         Event::LimitsSet { at_ms, by, limits } => JournalEvent::LimitsSet {
             table: t,

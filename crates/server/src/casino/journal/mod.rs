@@ -299,6 +299,18 @@ pub const FORMAT_CAGE_DRAWER: u32 = 15;
 /// shares replay without, so its checkpoints keep their bytes.
 pub const FORMAT_DEALER_SHIFTS: u32 = 16;
 
+/// The first format in which the security department member present at
+/// an adjustment (Colorado 2212(2), Maryland ch.2 B: "in the presence of a
+/// licensed security department member") is named by username, a user of
+/// the security role with a licence on record, and confirms the adjustment
+/// from their own account (`witness_adjustment`); the log shows their name
+/// and recorded licence from the confirmation, and no inspection is made
+/// while an adjustment awaits its witness (2212(3), ch.2 C: "All
+/// adjustments shall be completed prior to the required inspections"). Up
+/// to format 15 the adjuster typed the witness's name and licence, and
+/// those journals replay so.
+pub const FORMAT_WITNESS_CONFIRMS: u32 = 16;
+
 /// Refuses `what`, journaled only from format `need`, in a journal still in `have`.
 pub fn require_format(have: u32, need: u32, what: &str) -> Result<(), crate::api::ApiError> {
     if have < need {

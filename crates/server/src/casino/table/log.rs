@@ -45,6 +45,7 @@ pub(super) fn signs(effects: &[super::Effect]) -> bool {
         super::Effect::Log(journal::JournalEvent::TableRetired { .. } | journal::JournalEvent::TableEdited { .. }) => {
             true
         }
+        super::Effect::Witness(super::witness::WitnessChange::Closed(..)) => true,
         _ => false,
     })
 }

@@ -28,27 +28,28 @@ mod past_posting;
 mod plan;
 mod points;
 mod retire;
+pub use plan::Executed;
 pub(in crate::casino) use plan::{account, transfer, Effect, Plan};
 pub use points::PointsPlay;
 pub use retire::TABLE_LABEL_MAX;
 mod round;
 pub mod slips;
+pub mod witness;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use bytes::Bytes;
 use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
 use foldhash::{HashMap, HashMapExt};
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
+use super::err;
 use super::journal::{self, JournalEvent};
 use super::recall::{record_all, RoundRecord};
 use super::request::Request;
-use super::{err, views};
-use crate::api::{ApiError, ErrorCode, EventView, OutcomeSource};
+use crate::api::{ApiError, ErrorCode, OutcomeSource};
 
 /// How many entries of a table's operations log the server keeps in memory;
 /// the journal keeps them all.
@@ -159,38 +160,9 @@ pub struct TableSlot {
     /// Left out while not, as older journals give.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub retired: bool,
-}
-
-/// What a request at a table did: its events as the API shows them, and
-/// each one's JSON, written once by the table for every stream that sends it.
-#[derive(Default)]
-pub struct Executed {
-    pub views: Vec<EventView>,
-    pub texts: Vec<Bytes>,
-}
-
-impl std::fmt::Debug for Executed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Executed({} events)", self.views.len())
-    }
-}
-
-impl Executed {
-    /// Adds what a request run after this one did.
-    pub fn extend(&mut self, after: Executed) {
-        self.views.extend(after.views);
-        self.texts.extend(after.texts);
-    }
-
-    fn of(events: &[JournalEvent]) -> Executed {
-        let views: Vec<EventView> = events.iter().map(views::view).collect();
-        // A view of strings and integers always serialises.
-        let texts = views
-            .iter()
-            .map(|v| Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
-            .collect();
-        Executed { views, texts }
-    }
+    /// Its adjustments that named a security witness (journal format 16).
+    #[serde(default, skip_serializing_if = "witness::Witnessing::is_empty")]
+    pub(super) witnessing: witness::Witnessing,
 }
 
 /// How a table's entry is written: the transfers and the journal's event,
@@ -282,6 +254,7 @@ impl TableSlot {
             on_duty: None,
             open_since_ms: None,
             slips: slips::Slips::default(),
+            witnessing: witness::Witnessing::default(),
             earlier_bets: std::sync::OnceLock::new(),
             label: None,
             retired: false,
@@ -457,6 +430,9 @@ impl TableSlot {
             | Request::SignSlip { .. }
             | Request::VoidSlip { .. }
             | Request::CountFloat { .. } => self.plan_slip(dir, at_ms, actor, request, &mut plan)?,
+            Request::WitnessAdjustment { .. } | Request::WithdrawAdjustment { .. } => {
+                self.plan_witness(dir, at_ms, actor, request, &mut plan)?
+            }
             Request::CreateUser { .. }
             | Request::SetLicence { .. }
             | Request::NameOperator { .. }
@@ -523,6 +499,7 @@ impl TableSlot {
                 self.log_event(at_ms, event)
             }
             Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
+            Effect::Witness(change) => self.change_witnessing(at_ms, change),
             Effect::DisputeId { id, digest } => {
                 self.disputes.insert(id, digest);
             }

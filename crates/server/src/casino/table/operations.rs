@@ -13,7 +13,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::journal::{
-    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES,
+    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES, FORMAT_WITNESS_CONFIRMS,
 };
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
@@ -42,6 +42,64 @@ impl TableSlot {
         ))
     }
 
+    /// An adjustment from journal format 16 (Colorado 2212(2), Maryland ch.2
+    /// B): the security member present, by username, who confirms it from
+    /// their own account.
+    fn plan_witnessed_adjustment(
+        &self,
+        dir: &Directory,
+        at_ms: u64,
+        actor: &Actor,
+        request: &Request,
+        plan: &mut Plan,
+    ) -> Result<(), ApiError> {
+        let Request::Adjust {
+            replacement,
+            description,
+            witness,
+            witness_licence,
+            external,
+            ..
+        } = request
+        else {
+            return Ok(());
+        };
+        let awaited = match witness {
+            Some(name) => Some(self.witness_named(dir, actor, name, witness_licence.as_ref())?),
+            None if witness_licence.is_some() => {
+                return Err(err(
+                    ErrorCode::BadWitness,
+                    "witness_licence: a licence without the witness it is theirs: name the security \
+                     member by username alone, and their record's licence is logged",
+                ))
+            }
+            None => None,
+        };
+        if awaited.is_none() && self.table.profile().jurisdiction().adjustment_witness {
+            return Err(err(
+                ErrorCode::WitnessRequired,
+                "an adjustment is made in the presence of a security department member: name them by \
+                 username (witness), and they confirm it signed in as themselves (Colorado 2212(2), \
+                 Maryland ch.2 B)",
+            ));
+        }
+        let effect = awaited
+            .clone()
+            .map(|a| self.await_witness(at_ms, actor, description, a));
+        let command = Command::RecordAdjustment(Adjustment {
+            at_ms,
+            by: person(actor, actor.role.name()),
+            replacement: *replacement,
+            description: description.clone(),
+            witness: None,
+            external: *external,
+            awaiting_witness: awaited,
+        });
+        self.plan_core(dir, plan, command)?;
+        plan.effects.extend(effect);
+        Ok(())
+    }
+
     pub(super) fn plan_operation(
         &self,
         dir: &Directory,
@@ -53,6 +111,9 @@ impl TableSlot {
         let by = || person(actor, actor.role.name());
         if matches!(request, Request::Inspect { .. } | Request::Adjust { .. }) {
             self.check_licence_on_record(dir, actor)?;
+        }
+        if matches!(request, Request::Inspect { .. }) {
+            self.check_adjustments_witnessed(dir)?;
         }
         let command = match request {
             Request::Inspect {
@@ -107,6 +168,9 @@ impl TableSlot {
                     damaged: *damaged,
                 }
             }
+            Request::Adjust { .. } if dir.journal_format() >= FORMAT_WITNESS_CONFIRMS => {
+                return self.plan_witnessed_adjustment(dir, at_ms, actor, request, plan);
+            }
             Request::Adjust {
                 replacement,
                 description,
@@ -115,6 +179,7 @@ impl TableSlot {
                 external,
                 ..
             } => {
+                // Up to journal format 15: the witness as the adjuster typed them.
                 let witness = match (witness, witness_licence) {
                     (Some(name), Some(licence)) => Some(Person {
                         name: name.clone(),
@@ -148,6 +213,7 @@ impl TableSlot {
                     description: description.clone(),
                     witness,
                     external: *external,
+                    awaiting_witness: None,
                 })
             }
             Request::SetLimits { limits, .. } => {

@@ -1,13 +1,16 @@
 //! A request's plan at a table: the transfers that move its money, its
-//! journal events, and what it changes in the table once durable.
+//! journal events, and what it changes in the table once durable; and what
+//! it did, as the API and the streams show it.
 
+use bytes::Bytes;
 use croupier_core::round::Event;
 use croupier_ledger::{Account, Transfer};
 
 use super::PointsPlay;
-use crate::api::{ApiError, ErrorCode};
+use crate::api::{ApiError, ErrorCode, EventView};
 use crate::casino::err;
 use crate::casino::journal::JournalEvent;
+use crate::casino::views;
 
 /// An account a plan names, or the refusal saying why it cannot be one.
 pub(in crate::casino) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
@@ -58,6 +61,8 @@ pub(in crate::casino) enum Effect {
     ChipDays(super::chip_days::ChipsChange),
     /// A slip asked for, signed or voided, or the float counted (format 15).
     Slip(super::slips::SlipChange),
+    /// An adjustment awaiting its security witness, or witnessed or withdrawn (format 16).
+    Witness(super::witness::WitnessChange),
     /// A dispute decided under the client's `id`, its contents' digest kept
     /// to tell a resend from another decision under the same id (format 14).
     DisputeId {
@@ -104,5 +109,37 @@ impl Plan {
             player: player.to_string(),
             colour: Some((colour, chip_value)),
         });
+    }
+}
+
+/// What a request at a table did: its events as the API shows them, and
+/// each one's JSON, written once by the table for every stream that sends it.
+#[derive(Default)]
+pub struct Executed {
+    pub views: Vec<EventView>,
+    pub texts: Vec<Bytes>,
+}
+
+impl std::fmt::Debug for Executed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Executed({} events)", self.views.len())
+    }
+}
+
+impl Executed {
+    /// Adds what a request run after this one did.
+    pub fn extend(&mut self, after: Executed) {
+        self.views.extend(after.views);
+        self.texts.extend(after.texts);
+    }
+
+    pub(super) fn of(events: &[JournalEvent]) -> Executed {
+        let views: Vec<EventView> = events.iter().map(views::view).collect();
+        // A view of strings and integers always serialises.
+        let texts = views
+            .iter()
+            .map(|v| Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
+            .collect();
+        Executed { views, texts }
     }
 }
