@@ -1,0 +1,81 @@
+// The staff's pages in Russian (issue 58 item 5): the pit's console, the
+// cage, the day report, the admin's page and the tournament desk, each
+// opened in Russian, show Russian words in every heading, label, button,
+// table header, note and option (no English left in their chrome beyond
+// names and the rule documents' citations), and money in the Russian form
+// ("1 500,00 $"). A real `croupier serve` and Debian's Chromium, as in
+// languages.test.mjs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { readFile } from "node:fs/promises";
+import { ROOT, WAIT_MS, start, stop, login, ask, newPage, signIn, textOf, shot, licenceOf, pageErrors } from "./harness.mjs";
+
+let adminPassword;
+
+before(async () => {
+  const password = await start();
+  const adminToken = await login("admin", password);
+  adminPassword = "admin-secret-1";
+  await ask(adminToken, { op: "change_password", password, new_password: adminPassword });
+  for (const [username, role] of [["pit1", "pit_supervisor"], ["cash1", "cashier"], ["olga", "player"]]) {
+    await ask(adminToken, { op: "create_user", username, role, password: `${username}-secret-1`, ...licenceOf(username, role) });
+  }
+  await ask(adminToken, {
+    op: "create_table", table: "ru1", profile_text: await readFile(path.join(ROOT, "profiles", "colorado-2014.toml"), "utf8"),
+    wheel: "single-zero", in_prison: false, betting_window_ms: 600_000, outcome: "dealer",
+  });
+  const cashier = await login("cash1", "cash1-secret-1");
+  await ask(cashier, { op: "cash_in", id: "cash-olga", player: "olga", amount: 123_450 });
+});
+
+after(stop);
+
+// Words that stay as they are in any language: the system's name, the
+// currency's code and time zone's, the rule documents cited, the tests'
+// own names, and a reference's id (`dispute-25114187bbb1…`).
+const KEPT = /\b[a-z]+-[0-9a-f]{8,}\b|\b(croupier|USD|UTC|Colorado|Maryland|european-casino|ch|match play|low-limit house|Bonus Spin Xtreme|Roulette X)\b/g;
+
+// The chrome of the page under `scope` that is shown: headings, labels,
+// buttons, table headers, notes, options, the books' names and the
+// pills, each one's words with the kept ones taken out. Whatever holds
+// three Latin letters in a row is English left.
+async function englishLeft(page, scope, skip = []) {
+  return page.evaluate(({ scope, skip, kept }) => {
+    const KEPT = new RegExp(kept, "g");
+    const root = document.querySelector(scope);
+    const shown = (n) => n.checkVisibility?.() ?? Boolean(n.offsetParent);
+    const found = [];
+    const nodes = root.querySelectorAll("h1, h2, h3, th, label, legend, summary, button, dt, .pill, p.note, [data-i18n], select:not(#lang-select) option");
+    for (const n of nodes) {
+      if (skip.some((s) => n.closest(s))) continue;
+      if (n.tagName === "OPTION" ? !shown(n.parentElement) : !shown(n)) continue;
+      const words = (n.tagName === "OPTION" ? n.textContent : n.innerText).replace(KEPT, "");
+      if (/[A-Za-z]{3,}/.test(words)) found.push(`<${n.tagName.toLowerCase()}${n.id ? `#${n.id}` : ""}> ${words.trim().slice(0, 80)}`);
+    }
+    for (const n of root.querySelectorAll("[placeholder]")) {
+      if (shown(n) && /[A-Za-z]{3,}/.test(n.getAttribute("placeholder"))) found.push(`placeholder "${n.getAttribute("placeholder")}"`);
+    }
+    return found;
+  }, { scope, skip, kept: KEPT.source });
+}
+
+// Money in the Russian form: a space (narrow or not) between the thousands, a comma before the cents.
+const RU_MONEY = /1\s500,00\s\$/;
+
+test("the pit's console in Russian: its chrome, a fill asked for, money in the Russian form", async () => {
+  const page = await newPage("pit-ru");
+  await signIn(page, "/pit?table=ru1&lang=ru", "pit1", "pit1-secret-1", licenceOf("pit1", "pit_supervisor").licence);
+  await textOf(page.locator("h2[data-i18n='pit.inspection-title']"), /^Осмотр перед открытием$/, "a heading in Russian");
+  await page.selectOption('#slip-form [name="kind"]', "fill");
+  await page.fill('#slip-form [name="amount"]', "1500.00");
+  await page.click('#slip-form button[type="submit"]');
+  await textOf(page.locator("#message"), /^Запрошена квитанция пополнения на 1\s500,00\s\$ за столом ru1: следующим её подписывает кассир \(номер slip-[0-9a-f]+\)\.$/, "the fill said in Russian");
+  await textOf(page.locator("#slips tr"), new RegExp(`пополнение${RU_MONEY.source}открыта`), "the slip's row in Russian");
+  await textOf(page.locator('#books dd[data-figure="float_open"]'), /^0,00\s\$$/, "the books' money in the Russian form");
+  await textOf(page.locator("#phase"), /^Раунд \d+: Стол закрыт · не осмотрен$/, "the table's state in Russian");
+  // Profile data (its title, its own notice) is the profile's, in its language.
+  assert.deepEqual(await englishLeft(page, "main", ["#profile-line", "#chips-note", "#rules"]), [], "no English left in the pit's chrome");
+  await shot(page, "languages-pit-ru");
+  assert.deepEqual(pageErrors, []);
+});
