@@ -42,7 +42,7 @@ const KEPT = /\b[a-z]+-[0-9a-f]{8,}\b|\b(croupier|USD|UTC|Colorado|Maryland|euro
 // three Latin letters in a row is English left.
 async function englishLeft(page, scope, skip = []) {
   return page.evaluate(({ scope, skip, kept }) => {
-    const KEPT = new RegExp(kept, "g");
+    const KEPT = new RegExp(kept, "gi");
     const root = document.querySelector(scope);
     const shown = (n) => n.checkVisibility?.() ?? Boolean(n.offsetParent);
     const found = [];
@@ -50,7 +50,10 @@ async function englishLeft(page, scope, skip = []) {
     for (const n of nodes) {
       if (skip.some((s) => n.closest(s))) continue;
       if (n.tagName === "OPTION" ? !shown(n.parentElement) : !shown(n)) continue;
-      const words = (n.tagName === "OPTION" ? n.textContent : n.innerText).replace(KEPT, "");
+      // A label's own words, not those of the field it labels (a select's options are checked as options).
+      const own = n.tagName === "LABEL" ? n.cloneNode(true) : null;
+      own?.querySelectorAll("select, input, textarea").forEach((f) => f.remove());
+      const words = (own ? own.textContent : n.tagName === "OPTION" ? n.textContent : n.innerText).replace(KEPT, "");
       if (/[A-Za-z]{3,}/.test(words)) found.push(`<${n.tagName.toLowerCase()}${n.id ? `#${n.id}` : ""}> ${words.trim().slice(0, 80)}`);
     }
     for (const n of root.querySelectorAll("[placeholder]")) {
@@ -77,5 +80,27 @@ test("the pit's console in Russian: its chrome, a fill asked for, money in the R
   // Profile data (its title, its own notice) is the profile's, in its language.
   assert.deepEqual(await englishLeft(page, "main", ["#profile-line", "#chips-note", "#rules"]), [], "no English left in the pit's chrome");
   await shot(page, "languages-pit-ru");
+  assert.deepEqual(pageErrors, []);
+});
+
+test("the cage in Russian: its chrome, a cash-in and its receipt, the pit's fill signed, money in the Russian form", async () => {
+  const page = await newPage("cage-ru");
+  await signIn(page, "/cashier?lang=ru", "cash1", "cash1-secret-1");
+  await textOf(page.locator("h2[data-i18n='cashier.slips-title']"), /^Квитанции, ждущие подписи кассы$/, "a heading in Russian");
+  await page.fill('#find-form [name="player"]', "olga");
+  await page.click('#find-form button[type="submit"]');
+  await textOf(page.locator('#accounts tr[data-account="wallet:olga"]'), /^Кошелёк1\s234,50\s\$$/, "the wallet in Russian, its money in the Russian form");
+  await page.fill('#cash-form [name="amount"]', "1500.00");
+  await page.click('#cash-form button[name="in"]');
+  await textOf(page.locator("#message"), new RegExp(`^Внесено ${RU_MONEY.source} для игрока olga \\(номер cash-[0-9a-f]+\\)\\.$`), "the cash-in said in Russian");
+  await textOf(page.locator("#receipt"), new RegExp(`Взнос${RU_MONEY.source}[\\s\\S]*Номер чека · номер операции[\\s\\S]*В кошельке сейчас2\\s734,50\\s\\$`), "the receipt in Russian");
+  await textOf(page.locator("#done tr").first(), new RegExp(`olgaВзнос${RU_MONEY.source}`), "the day's record in Russian");
+  // The fill the pit asked for above, signed here.
+  await page.locator("#slips button").click();
+  await textOf(page.locator("#message"), new RegExp(`^Квитанция пополнения slip-[0-9a-f]+ на ${RU_MONEY.source} за столом ru1 подписана: фишки в кассе стола\\.$`), "the signature said in Russian");
+  await textOf(page.locator("#slips"), /^Ни одна квитанция не ждёт подписи\.$/, "no slip left, said in Russian");
+  // A table's option names the table and its profile's id: names, in any language.
+  assert.deepEqual(await englishLeft(page, "main", ["#coupon-table"]), [], "no English left in the cage's chrome");
+  await shot(page, "languages-cage-ru");
   assert.deepEqual(pageErrors, []);
 });
