@@ -32,9 +32,10 @@ before(async () => {
 after(stop);
 
 // Words that stay as they are in any language: the system's name, the
-// currency's code and time zone's, the rule documents cited, the tests'
-// own names, and a reference's id (`dispute-25114187bbb1…`).
-const KEPT = /\b[a-z]+-[0-9a-f]{8,}\b|\b(croupier|USD|UTC|Colorado|Maryland|european-casino|ch|match play|low-limit house|Bonus Spin Xtreme|Roulette X)\b/g;
+// currency's code and time zone's, a file's format (CSV), the rule
+// documents cited, the bonus games' own names, and a reference's id
+// (`dispute-25114187bbb1…`).
+const KEPT = /\b[a-z]+-[0-9a-f]{8,}\b|\b(croupier|USD|UTC|CSV|Colorado|Maryland|european-casino|ch|match play|low-limit house|Bonus Spin Xtreme|Roulette X)\b/g;
 
 // The chrome of the page under `scope` that is shown: headings, labels,
 // buttons, table headers, notes, options, the books' names and the
@@ -102,5 +103,20 @@ test("the cage in Russian: its chrome, a cash-in and its receipt, the pit's fill
   // A table's option names the table and its profile's id: names, in any language.
   assert.deepEqual(await englishLeft(page, "main", ["#coupon-table"]), [], "no English left in the cage's chrome");
   await shot(page, "languages-cage-ru");
+  assert.deepEqual(pageErrors, []);
+});
+
+test("the day report in Russian: its chrome, the day's fill in the Russian form", async () => {
+  const page = await newPage("report-ru");
+  await signIn(page, "/report?lang=ru", "pit1", "pit1-secret-1");
+  await textOf(page.locator("#title"), /^Игровой день казино \d{4}-\d\d-\d\d$/, "the title in Russian");
+  // The fill the cage signed above.
+  await textOf(page.locator('#tables tr[data-row="Casino"] td').first(), /^Казино$/, "the casino's row in Russian");
+  await textOf(page.locator('#tables tr[data-row="Casino"] [data-fills]'), RU_MONEY, "the fills in the Russian form");
+  await textOf(page.locator('#tables tr[data-row="ru1"] [data-open]'), /^\d+ ч \d\d мин$/, "the open play in Russian");
+  await textOf(page.locator("#day-words"), /^Игровой день длится с /, "the gaming day's span in Russian");
+  assert.equal(await page.locator('#tables tr[data-row="Casino"] [data-fills]').getAttribute("data-label"), "Пополнения", "a phone's label in Russian");
+  assert.deepEqual(await englishLeft(page, "main"), [], "no English left in the report's chrome");
+  await shot(page, "languages-report-ru");
   assert.deepEqual(pageErrors, []);
 });
