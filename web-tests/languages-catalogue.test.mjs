@@ -21,7 +21,7 @@ const read = (file) => readFileSync(path.join(WEB, file), "utf8");
 
 // The pages whose every word is translated. A page not listed (report.html
 // from another branch, say) is checked for the ids it uses only.
-const TRANSLATED = ["index.html", "board.html", "terminal.html", "dealer.html", "pit.html", "cashier.html", "report.html", "admin.html"];
+const TRANSLATED = ["index.html", "board.html", "terminal.html", "dealer.html", "pit.html", "cashier.html", "report.html", "admin.html", "tournaments.html"];
 // The pages whose HTML is marked throughout, their scripts not yet (none
 // now: a page half done is listed here until its scripts are too).
 const MARKED = [...TRANSLATED];

@@ -140,3 +140,27 @@ test("the admin's page in Russian: its chrome, a user added, the roles and table
   await shot(page, "languages-admin-ru");
   assert.deepEqual(pageErrors, []);
 });
+
+test("the tournament desk in Russian: its chrome, the example created, an entry registered, money in the Russian form", async () => {
+  const admin = await newPage("tournaments-admin-ru", { width: 1600, height: 1200 });
+  await signIn(admin, "/tournaments?lang=ru", "admin", adminPassword);
+  await admin.click("#example");
+  await textOf(admin.locator("#message"), /^Пример winter-classic вставлен, с началом сегодня\./, "the example filled in, said in Russian");
+  await admin.click('#create-form button[type="submit"]');
+  await textOf(admin.locator("#message"), /^Турнир прошёл все проверки и создан\.$/, "the tournament created, said in Russian");
+  const pit = await newPage("tournaments-pit-ru", { width: 1600, height: 1200 });
+  await signIn(pit, "/tournaments?tournament=winter-classic&lang=ru", "pit1", "pit1-secret-1");
+  await textOf(pit.locator("#t-name"), / · объявлен$/, "the tournament's status in Russian");
+  await textOf(pit.locator("#t-days"), /правила поданы в Отдел: ещё нет\.$/, "the filing not yet made, in Russian");
+  await pit.fill('#register-form [name="player"]', "olga");
+  await pit.check('#register-form [name="qualified"]');
+  await pit.click('#register-form button[type="submit"]');
+  await textOf(pit.locator("#message"), /^olga зарегистрирован \(номер entry-[0-9a-f]+\)\.$/, "the entry said in Russian");
+  await textOf(pit.locator("#entries tr").first(), /^1olga\S+\d{4}-\d\d-\d\dзарегистрирован25,00\s\$ наличными100,00\s\$ наличными/, "the entry's row in Russian, its money in the Russian form");
+  await textOf(pit.locator("#figures"), /Призовой фонд100,00\s\$/, "the prize pool in the Russian form");
+  await textOf(pit.locator("#chips"), /очк(о|а|ов)/, "the chips' values in Russian");
+  // The tournament's, its events' and the tables' names are the file's and the casino's.
+  assert.deepEqual(await englishLeft(pit, "main", ["#t-name", "#tournament-select", ".event-select", "#event-table"]), [], "no English left in the desk's chrome");
+  await shot(pit, "languages-tournaments-ru");
+  assert.deepEqual(pageErrors, []);
+});
