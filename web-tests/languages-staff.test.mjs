@@ -69,7 +69,12 @@ const RU_MONEY = /1\s500,00\s\$/;
 
 test("the pit's console in Russian: its chrome, a fill asked for, money in the Russian form", async () => {
   const page = await newPage("pit-ru");
-  await signIn(page, "/pit?table=ru1&lang=ru", "pit1", "pit1-secret-1", licenceOf("pit1", "pit_supervisor").licence);
+  await signIn(page, "/pit?table=ru1", "pit1", "pit1-secret-1", licenceOf("pit1", "pit_supervisor").licence);
+  // English first, its words as they were; then Russian, chosen in the header.
+  await textOf(page.locator("h2[data-i18n='pit.inspection-title']"), /^Inspection before opening$/, "a heading in English");
+  await textOf(page.locator("#phase"), /^Round \d+: Table closed · not inspected$/, "the table's state in English");
+  await page.selectOption("#lang-select", "ru");
+  await page.waitForLoadState("load");
   await textOf(page.locator("h2[data-i18n='pit.inspection-title']"), /^Осмотр перед открытием$/, "a heading in Russian");
   await page.selectOption('#slip-form [name="kind"]', "fill");
   await page.fill('#slip-form [name="amount"]', "1500.00");
