@@ -45,6 +45,6 @@ cargo build --locked --quiet -p croupier --bin croupier
 # in a command of its own after them (node --test runs its files in name order,
 # not as listed), fails for any button of any page that no file clicked.
 rm -rf target/web-buttons
-(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs terminal.test.mjs shift.test.mjs money.test.mjs cage.test.mjs tournaments.test.mjs consoles.test.mjs restart.test.mjs integrity.test.mjs day-report.test.mjs floor.test.mjs slips.test.mjs drawer.test.mjs languages-catalogue.test.mjs languages.test.mjs back-office.test.mjs \
+(cd web-tests && node --test --test-concurrency=1 terminals.test.mjs terminal.test.mjs shift.test.mjs money.test.mjs cage.test.mjs tournaments.test.mjs consoles.test.mjs restart.test.mjs integrity.test.mjs day-report.test.mjs floor.test.mjs slips.test.mjs drawer.test.mjs languages-catalogue.test.mjs languages.test.mjs back-office.test.mjs languages-staff.test.mjs \
   && node --test buttons.test.mjs)
 echo "screenshots: target/web-screenshots/"

@@ -21,7 +21,7 @@ const read = (file) => readFileSync(path.join(WEB, file), "utf8");
 
 // The pages whose every word is translated. A page not listed (report.html
 // from another branch, say) is checked for the ids it uses only.
-const TRANSLATED = ["index.html", "board.html", "terminal.html", "dealer.html", "floor.html"];
+const TRANSLATED = ["index.html", "board.html", "terminal.html", "dealer.html", "pit.html", "cashier.html", "report.html", "admin.html", "tournaments.html", "floor.html"];
 // The pages whose HTML is marked throughout, their scripts not yet (none
 // now: a page half done is listed here until its scripts are too).
 const MARKED = [...TRANSLATED];
@@ -60,6 +60,25 @@ test("every refusal code of the API has its sentence", () => {
   const codes = [...body.slice(0, body.indexOf("\n}")).matchAll(/= "([a-z_]+)" =>/g)].map((m) => m[1]);
   assert.ok(codes.length > 50, `read ${codes.length} codes from error.rs`);
   assert.deepEqual(codes.filter((c) => !catalogues.en[`error.${c}`]), [], "codes with no error.<code> message");
+});
+
+// The words a page puts in another language's place by matching the
+// server's English: each wheel's description (core/src/wheel.rs) and each
+// notice a shipped profile posts. A change to those words on the server
+// must change the catalogue's English too, or the page would show English.
+test("the wheels' and the profiles' notices' English is the server's own", () => {
+  const wheels = readFileSync(path.join(ROOT, "crates/core/src/wheel.rs"), "utf8");
+  const names = Object.fromEntries([...wheels.matchAll(/Wheel::(\w+) => "([a-z-]+)",/g)].map((m) => [m[1], m[2]]));
+  const body = wheels.slice(wheels.indexOf("pub fn description(self)"));
+  const described = [...body.slice(0, body.indexOf("\n    }\n")).matchAll(/Wheel::(\w+) => \{?\s*"((?:[^"\\]|\\\n\s*)*)"/g)]
+    .map((m) => [names[m[1]], m[2].replace(/\\\n\s*/g, "")]);
+  assert.equal(described.length, 5, `read ${described.length} wheels' descriptions from wheel.rs`);
+  for (const [name, text] of described) assert.equal(catalogues.en[`wheel.${name}`], text, `wheel.${name}`);
+  const profiles = readdirSync(path.join(ROOT, "profiles")).filter((f) => f.endsWith(".toml"));
+  const notices = new Set(profiles.flatMap((f) => [...readFileSync(path.join(ROOT, "profiles", f), "utf8").matchAll(/^tips_notice = "([^"]*)"/gm)].map((m) => m[1])));
+  assert.ok(notices.size > 0, "read the profiles' tips notices");
+  const kept = Object.entries(catalogues.en).filter(([k]) => k.startsWith("notice.")).map(([, v]) => v);
+  assert.deepEqual([...notices].filter((n) => !kept.includes(n)), [], "a profile's notice with no notice.* message");
 });
 
 test("every message a page asks for is in the catalogues", () => {

@@ -57,6 +57,8 @@ test("a player's terminal in Russian: its words, money in the Russian form, a re
   // 1 234,50 $: a space (narrow or not) between the thousands, a comma before the cents.
   await textOf(page.locator("#wallet"), /^1\s234,50\s\$$/, "the wallet in the Russian form");
   await textOf(page.locator("#undo"), /^Отменить$/, "the undo button");
+  // The layout's heading: the wheel in Russian words, the profile's title its own.
+  await textOf(page.locator("#wheel-name"), /^· колесо с одним зеро \(37 ячеек: 0 и 1-36\) · Colorado Rule 22/, "the wheel in Russian");
   assert.equal(await page.locator("#undo").getAttribute("title"), "Снять последнюю ставку (U)");
   await shot(page, "languages-terminal-ru");
   await page.reload();
@@ -94,6 +96,8 @@ test("a number display in Russian keeps its language in its address, like its ta
   assert.match(board.url(), /table=ru1/);
   assert.match(board.url(), /lang=ru/);
   await textOf(board.locator("#sign"), /Ставки внутри поля|Внешние ставки|Лимиты этого стола не вывешены/, "the table sign in Russian");
+  // Colorado 2207's tips rule, as the profile posts it, in Russian.
+  await textOf(board.locator("#sign"), /Чаевые крупье — целые фишки, опущенные в ящик для чаевых; ставки за крупье не делаются \(2207\)\./, "the tips rule in Russian");
   // The spins counted take Russian's plural form: 1 спин, 2 спина, 5 спинов.
   const title = await board.locator("#stats-title").textContent();
   const n = Number(/\d+/.exec(title)?.[0]);

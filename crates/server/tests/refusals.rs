@@ -1969,6 +1969,11 @@ fn a_maryland_table_opens_only_with_its_limits_posted() {
         !refused.message.contains("neighbours"),
         "a composite bet is not named: {refused}"
     );
+    // In plain words, as the pit's console says them: no API code.
+    assert!(
+        refused.message.contains("first five, six line") && !refused.message.contains('_'),
+        "the kinds and the way to post them in words: {refused}"
+    );
     let limit = |kind: &str| StoredLimit {
         kind: kind.into(),
         min: 100,

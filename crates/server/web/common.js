@@ -241,6 +241,16 @@ const Croupier = (() => {
   const coded = (prefix, code) => (hasMessage(`${prefix}.${code}`) ? t(`${prefix}.${code}`) : String(code ?? "").replaceAll("_", " "));
   const roleName = (role) => coded("role", role);
   const betKind = (kind) => coded("bet-kind", kind);
+  // A table's wheel in words: the server's own description in English, the
+  // catalogue's words for its code (`wheel.<name>`) in another language.
+  const wheelWords = (layout) => (lang !== "en" && hasMessage(`wheel.${layout.wheel}`) ? t(`wheel.${layout.wheel}`) : layout.wheel_description);
+  // A notice a profile posts (its tips rule): in another language, the
+  // catalogue's words where a `notice.*` message holds the very same English.
+  const noticeWords = (text) => {
+    if (lang === "en" || !text) return text;
+    const id = Object.keys(CATALOGUES.en ?? {}).find((k) => k.startsWith("notice.") && CATALOGUES.en[k] === text);
+    return id && hasMessage(id) ? t(id) : text;
+  };
   const colourName = (colour) => (hasMessage(`colour.${String(colour ?? "").toLowerCase()}`) ? t(`colour.${String(colour).toLowerCase()}`) : colour);
   document.documentElement.lang = lang;
   translate();
@@ -956,5 +966,5 @@ const Croupier = (() => {
   // (low-limit house), the casino manager (european-casino).
   const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, wheelWords, noticeWords, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();

@@ -53,7 +53,7 @@ impl TableSlot {
                     return Err(err(
                         ErrorCode::OperatorNotNamed,
                         "this table opens once an admin has named the operator, whose name its layout shows \
-                         (Maryland ch.1 G(1)): \"The casino\" on the admin page, or name_operator",
+                         (Maryland ch.1 G(1)): under \"The casino\" on the admin page",
                     ))
                 }
                 // Maryland ch.1 G(3): the layout carries "Signage indicating the
@@ -212,14 +212,15 @@ impl TableSlot {
     /// then on whenever the limits are posted again (`set_limits`).
     pub(super) fn check_sign_complete(&self, posted: &[croupier_core::Kind], what: &str) -> Result<(), ApiError> {
         let wheel = self.table.config().wheel;
-        let missing: Vec<&str> = self
+        let missing: Vec<String> = self
             .table
             .profile()
             .kinds_on(wheel)
             .into_iter()
             // A composite bet is limited by the bets it stands for.
             .filter(|kind| !kind.is_composite() && !posted.contains(kind))
-            .map(|kind| kind.name())
+            // In words, as the pit's console names them: "first four", not the API's code.
+            .map(|kind| kind.name().replace('_', " "))
             .collect();
         if missing.is_empty() {
             return Ok(());
@@ -228,7 +229,7 @@ impl TableSlot {
             ErrorCode::LimitsNotPosted,
             format!(
                 "{what} the minimum and maximum wagers permitted at this table (Maryland ch.1 G(3)); \
-                 no limit is posted on {}: the pit posts one on every kind of bet with set_limits",
+                 no limit is posted on {}: the pit posts one on every kind of bet under \"Table limits\" on its console",
                 missing.join(", ")
             ),
         ))
