@@ -103,7 +103,7 @@ test("the day report shows the API's figures, another day, the CSV and a printou
 test("a dealer is told the day report is not theirs", async () => {
   const page = await newPage("day-report-dealer");
   await signIn(page, "/report", "dealer1", "dealer1-secret-1");
-  await textOf(page.locator("#message"), /This page is for pit supervisor/, "the dealer's refusal");
+  await textOf(page.locator("#message"), /This page has nothing a dealer may do/, "the dealer's refusal");
   assert.equal(await page.locator("#report").isHidden(), true);
   await page.context().close();
 });

@@ -135,7 +135,7 @@ test("on a phone the floor is one card to a row, with nothing off the screen's s
 test("a player is told the floor is not theirs, and the API refuses them", async () => {
   const page = await newPage("floor-player");
   await signIn(page, "/floor", "ann", "ann-secret-1");
-  await textOf(page.locator("#message"), /This page is for pit supervisor/, "the player's refusal");
+  await textOf(page.locator("#message"), /This page has nothing a player may do/, "the player's refusal");
   assert.equal(await page.locator("#floor").isHidden(), true);
   await assert.rejects(call(await login("ann", "ann-secret-1"), "/api/floor"), /403/);
   await assert.rejects(call(null, "/api/floor"), /401/);

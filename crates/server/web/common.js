@@ -810,9 +810,9 @@ const Croupier = (() => {
   let acts = [];
   const may = (act) => acts.includes(act);
 
-  // `roles`: the roles the page is for; or `may`: the acts of which a role
-  // may do one for the page to be theirs, read from the server.
-  function mount({ title, licence = false, roles, may: forActs, countdown = false, content, onTable, tables = true, onSession }) {
+  // `may`: the acts of which a role may do one for the page to be theirs,
+  // by the server's policy (the page keeps no list of roles).
+  function mount({ title, licence = false, may: forActs, countdown = false, content, onTable, tables = true, onSession }) {
     const main = document.querySelector("main");
     const header = el("header", { class: "bar" },
       el("h1", { text: `croupier · ${title}` }),
@@ -871,11 +871,9 @@ const Croupier = (() => {
         current = s;
       }
       acts = s.may;
-      const allowed = forActs ? forActs.some(may) : roles.includes(s.role);
-      if (!allowed) {
+      if (!forActs.some(may)) {
         // The server would refuse what the page offers: it offers nothing.
-        say(forActs ? t("common.wrong-role-for", { role: roleName(s.role) })
-          : t("common.wrong-role", { roles: roles.map(roleName).join(", "), role: roleName(s.role) }));
+        say(t("common.wrong-role-for", { role: roleName(s.role) }));
         return;
       }
       document.getElementById(content).hidden = false;
@@ -964,7 +962,6 @@ const Croupier = (() => {
   // Those who supervise the game on the floor, by each document's title: the
   // pit supervisor (Colorado), the floorperson (Maryland), the floor manager
   // (low-limit house), the casino manager (european-casino).
-  const SUPERVISORS = ["pit_supervisor", "floorperson", "floor_manager", "casino_manager"];
 
-  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, wheelWords, noticeWords, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, SUPERVISORS, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, wheelWords, noticeWords, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();
