@@ -43,6 +43,7 @@ test("a tournament set up from the page: the example from today, a filing checke
   assert.equal(/name = "Qualifier"\s*day = "([^"]+)"/.exec(config)[1], day(0), "the Qualifier today");
   await admin.click('#create-form button[type="submit"]');
   await textOf(admin.locator("#message"), /passed every check/, "the example created");
+  await textOf(admin.locator("#t-name"), /winter-classic/, "the tournament just created is the one shown");
 
   const pit = await newPage("tournaments-setup-director", { width: 1600, height: 1200 });
   await signIn(pit, "/tournaments?tournament=winter-classic", "pit1", "pit1-secret-1");
@@ -148,6 +149,32 @@ test("a tournament set up from the page: the example from today, a filing checke
   assert.match((await download).suggestedFilename(), /winter-classic-forms\.csv/);
   await pit.click("#print");
   await pit.context().close();
+  await admin.context().close();
+});
+
+// Colorado-2013 2213(1): a tournament running past 31 days holds its prizes'
+// value in escrow before its first event, placed by the house; the 2013
+// text asks no filing of the rules with the Division (2213.06 is 2014's).
+test("a 2013 tournament: no filing asked, its prizes' value placed in escrow by the admin", async () => {
+  const text = await readFile(path.join(ROOT, "profiles/tournaments/autumn-2013.toml"), "utf8");
+  const dayMs = 86_400_000;
+  const shift = Math.round((Date.parse(`${day(7)}T00:00:00Z`) - Date.parse("2026-09-05T00:00:00Z")) / dayMs);
+  const moved = text.replace(/"(\d{4}-\d{2}-\d{2})"/g, (_, d) => `"${new Date(Date.parse(`${d}T00:00:00Z`) + shift * dayMs).toISOString().slice(0, 10)}"`);
+  await ask(adminToken, { op: "create_tournament", config: moved });
+  const admin = await newPage("tournaments-escrow", { width: 1400, height: 1000 });
+  await signIn(admin, "/tournaments?tournament=autumn-2013", "admin", "admin-secret-1");
+  await textOf(admin.locator("#t-name"), /autumn-2013/, "the 2013 tournament shown");
+  assert.equal(await admin.locator("#file-form").isHidden(), true, "no filing under the 2013 text");
+  assert.equal(await admin.locator("#objection-form").isHidden(), true, "nor an objection");
+  await textOf(admin.locator("#figures"), /not yet placed/, "the escrow owed and not placed");
+  await admin.click('#escrow-form button[type="submit"]');
+  await textOf(admin.locator("#message"), /prizes' value is in escrow/, "placed");
+  await admin.locator("#escrow-form").waitFor({ state: "hidden", timeout: WAIT_MS });
+  const figures = await admin.locator("#figures").innerText();
+  assert.match(figures, /In escrow \(2213\(1\)\)\s*USD 3000\.00/, figures);
+  const read = await call(adminToken, "/api/tournaments/autumn-2013");
+  assert.equal(read.escrow_account, 300_000, "the ledger's escrow account holds every prize's value");
+  await shot(admin, "tournament-2013-escrow");
   await admin.context().close();
 });
 
