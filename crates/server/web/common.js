@@ -307,7 +307,19 @@ const Croupier = (() => {
   // server tells it (a restart voids the round in play), until dismissed.
   const NETWORK_SAID = t("common.network");
   const link = { lost: false, since: 0 };
-  const clock = (ms) => new Date(ms).toLocaleTimeString(LOCALES[lang]);
+  // Times in the casino's time zone (its gaming day's, read at sign-in),
+  // not the browser's: a report headed with the casino's day shows its hours.
+  let casinoZone = null;
+  const inZone = (options) => {
+    if (!casinoZone) return options;
+    try {
+      new Intl.DateTimeFormat(LOCALES[lang], { timeZone: casinoZone });
+      return { ...options, timeZone: casinoZone };
+    } catch {
+      return options; // a zone this browser does not know: its own
+    }
+  };
+  const clock = (ms) => new Date(ms).toLocaleTimeString(LOCALES[lang], inZone({}));
   const connectionLost = (text) => {
     if (!link.lost) { link.lost = true; link.since = Date.now(); }
     const back = document.getElementById("reconnected");
@@ -864,13 +876,14 @@ const Croupier = (() => {
         }
         return;
       }
-      if (!s.may) {
+      if (!s.may || s.zone === undefined) {
         const me = await attempt(() => api("/api/me"));
         if (!me) return;
-        s = { ...s, may: me.may ?? [] };
+        s = { ...s, may: me.may ?? [], zone: me.gaming_day?.time_zone ?? null };
         current = s;
       }
       acts = s.may;
+      casinoZone = s.zone;
       if (!forActs.some(may)) {
         // The server would refuse what the page offers: it offers nothing.
         say(t("common.wrong-role-for", { role: roleName(s.role) }));
@@ -957,11 +970,11 @@ const Croupier = (() => {
         : [el("tr", {}, el("td", { colspan: away ? 5 : 4, class: "note", text: t("common.no-colour-chips") }))]))));
   }
 
-  const when = (ms) => new Date(ms).toLocaleString(LOCALES[lang], { dateStyle: "short", timeStyle: "medium" });
+  const when = (ms) => new Date(ms).toLocaleString(LOCALES[lang], inZone({ dateStyle: "short", timeStyle: "medium" }));
 
   // Those who supervise the game on the floor, by each document's title: the
   // pit supervisor (Colorado), the floorperson (Maryland), the floor manager
   // (low-limit house), the casino manager (european-casino).
 
-  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, wheelWords, noticeWords, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
+  return { may, t, lang, locale: LOCALES[lang], translate, hasMessage, languagePicker, chooseLanguage, number, roleName, betKind, colourName, wheelWords, noticeWords, refusalWords, sayRefusal, connectionLost, connectionBack, phaseWords, gamingDay, gamingDayWords, watchServer: serverWatch.start, tableNews, colourOf, learnColours, money, parseMoney, whole, newId, intent, sendOnce, showReference, whenRefused, session, api, request, say, attempt, act, holding, follow, loginForm, resume, signOut, mount, el, when, clock, chipColour, inkOn, limitsSign, seatedPlayers, ApiFailure };
 })();

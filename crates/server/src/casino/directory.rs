@@ -62,6 +62,13 @@ pub struct Directory {
     /// Left out of a checkpoint while a UTC day, as older journals give.
     #[serde(default, skip_serializing_if = "GamingDay::is_utc_midnight")]
     gaming_day: GamingDay,
+    /// The journal's requests are being replayed: what the journal holds was
+    /// accepted when written, and a lock is no reason to refuse it again. A
+    /// table plans a request on the directory it read, so one of a player's
+    /// bets (or a dealer's sale to them) planned before their lock may be
+    /// written after it. Never in a checkpoint.
+    #[serde(skip)]
+    replaying: bool,
 }
 
 impl Default for Directory {
@@ -75,6 +82,7 @@ impl Default for Directory {
             table_events: imbl::OrdMap::new(),
             operator: None,
             gaming_day: GamingDay::utc(),
+            replaying: false,
         }
     }
 }
@@ -166,7 +174,7 @@ impl Directory {
                 ErrorCode::Locked,
                 format!("{}'s account is retired: it acts no more", actor.username),
             )),
-            Some(user) if user.locked => Err(ApiError::new(
+            Some(user) if user.locked && !self.replaying => Err(ApiError::new(
                 ErrorCode::Locked,
                 format!("{}'s account is locked", actor.username),
             )),
@@ -260,7 +268,7 @@ impl Directory {
     /// asked what they hold).
     pub fn player_in_play(&self, username: &str) -> Result<&User, ApiError> {
         let user = self.player(username)?;
-        if user.locked && self.journal_format() >= super::journal::FORMAT_BACK_OFFICE {
+        if user.locked && !self.replaying && self.journal_format() >= super::journal::FORMAT_BACK_OFFICE {
             return Err(ApiError::new(
                 ErrorCode::Locked,
                 format!("player {username:?} is locked: nothing is played for them until an admin unlocks them"),
@@ -335,6 +343,10 @@ impl Directory {
         if let Some(u) = self.users.get_mut(username) {
             u.licence = Some(licence);
         }
+    }
+
+    pub(super) fn set_replaying(&mut self, replaying: bool) {
+        self.replaying = replaying;
     }
 
     pub(super) fn set_journal_format(&mut self, format: u32) {

@@ -153,6 +153,7 @@ impl<'a> Replayer<'a> {
     /// round whose record becomes final, as [`replay_archiving`] does.
     pub fn new(on_final: Option<&'a mut (dyn FnMut(Arc<RoundRecord>) + Send)>) -> Result<Replayer<'a>, OpenError> {
         let mut shadow = Casino::new(Ledger::open(MemoryStorage::default())?);
+        shadow.cage.directory.change(|d| d.set_replaying(true));
         shadow.keep_finished = on_final.is_some();
         Ok(Replayer {
             shadow,
@@ -169,6 +170,7 @@ impl<'a> Replayer<'a> {
         on_final: Option<&'a mut (dyn FnMut(Arc<RoundRecord>) + Send)>,
     ) -> Result<(Replayer<'a>, croupier_ledger::LedgerState), OpenError> {
         let (mut shadow, ledger) = checkpoint::restore(from)?;
+        shadow.cage.directory.change(|d| d.set_replaying(true));
         if on_final.is_some() {
             shadow.keep_finished = true;
             shadow.tables.values_mut().for_each(TableSlot::keep_finished);
@@ -234,8 +236,9 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    /// The casino the journal's entries rebuilt.
+    /// The casino the journal's entries rebuilt, taking requests as a live one does.
     pub fn finish(self) -> Casino<MemoryStorage> {
+        self.shadow.cage.directory.change(|d| d.set_replaying(false));
         self.shadow
     }
 }
