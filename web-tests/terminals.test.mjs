@@ -65,10 +65,17 @@ test("a full round by clicking: inspection, buy-in, bets, no more bets, result, 
   for (const box of await pit.locator('#inspect-form input[type="checkbox"]').all()) await box.check();
   await pit.click('#inspect-form button[type="submit"]');
   await textOf(pit.locator("#message"), /awaits its security witness/, "no inspection before the witness confirms");
-  // Named by mistake: the pit withdraws it, with the reason; the log keeps it.
+  // Named by mistake: another supervisor withdraws it, with the reason; the
+  // log keeps it. Its adjuster alone may not: that would skip the witness.
   await pit.fill('#awaiting tr[data-adjustment="1"] [name="withdraw-reason"]', "witness called away");
   await pit.click('#awaiting [data-withdraw="1"]');
-  await textOf(pit.locator("#log"), /Adjustment withdrawn.*adjustment 1, never witnessed: witness called away.*pit1/s, "withdrawal log row");
+  await textOf(pit.locator("#message"), /another supervisor withdraws it, not pit1/, "the adjuster does not withdraw their own");
+  const floorPit = await newPage("floor-withdraws");
+  await signIn(floorPit, "/pit?table=t2", "floor1", "floor1-secret-1", "F-3003");
+  await floorPit.fill('#awaiting tr[data-adjustment="1"] [name="withdraw-reason"]', "witness called away");
+  await floorPit.click('#awaiting [data-withdraw="1"]');
+  await textOf(pit.locator("#log"), /Adjustment withdrawn.*adjustment 1, never witnessed: witness called away.*floor1/s, "withdrawal log row");
+  await floorPit.context().close();
   await pit.fill('#adjust-form [name="description"]', "ball track cleaned");
   await pit.fill('#adjust-form [name="witness"]', "guard1");
   await pit.click('#adjust-form button[type="submit"]');

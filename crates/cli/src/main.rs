@@ -269,7 +269,7 @@ fn serve(
                 None => println!("croupier: opened by replaying the journal from its first entry"),
             }
             println!(
-                "croupier: point a browser at http://{0}/ : the admin /admin, the cage /cashier, the pit /pit, dealers /dealer, players /terminal, a big screen /board, tournaments /tournaments",
+                "croupier: point a browser at http://{0}/ : the admin /admin, the cage /cashier, the pit /pit, dealers /dealer, players /terminal, a big screen /board, tournaments /tournaments, the floor /floor, the day's books /report",
                 started.address
             );
             if let Some((username, password)) = &started.admin_password {

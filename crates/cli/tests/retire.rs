@@ -152,11 +152,17 @@ fn retirements_are_the_admins_refused_while_money_is_held_and_kept_on_restart() 
     assert_eq!(names(&retired_tables, "tables", "table"), ["s1"], "{retired_tables}");
     assert_eq!(retired_tables["tables"][0]["label"], "High limit", "{retired_tables}");
     assert_eq!(listed("/api/public/tables", None)["tables"], json!(["t1", "t2"]));
+    // Nor is it on the floor.
+    let floor = listed("/api/floor", Some(&pit));
+    assert_eq!(names(&floor, "tables", "table"), ["t1", "t2"], "{floor}");
     // Its history stays readable.
     let log = listed("/api/tables/s1/log", Some(&pit));
     assert!(log.to_string().contains("table_retired"), "{log}");
 
-    // A new role ends the user's sessions.
+    // The same role again changes nothing, and ends no session; a new one ends them.
+    server.ask(&admin, json!({"op": "edit_user", "username": "p2", "role": "player"}));
+    let (status, _) = server.http("GET", "/api/me", Some(&p2), None);
+    assert_eq!(status, 200);
     server.ask(
         &admin,
         json!({"op": "edit_user", "username": "p2", "role": "dealer", "display_name": "Pat"}),

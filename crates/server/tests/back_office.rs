@@ -398,6 +398,9 @@ fn no_one_retires_themselves_the_last_admin_or_a_drawer_not_counted() {
         refused.message.contains("drawer holds 10.00") && refused.message.contains("count_drawer"),
         "{refused}"
     );
+    // Nor made a dealer, who could count it no more.
+    let refused = w.refused(&admin(), make("cashier", Role::Dealer), "money_held");
+    assert!(refused.message.contains("drawer holds 10.00"), "{refused}");
     w.ok(
         &cashier(),
         Request::CountDrawer {
@@ -609,4 +612,20 @@ fn a_player_is_retired_only_once_locked_and_nothing_is_played_for_them_meanwhile
     assert!(refused.message.contains("bob"), "{refused}");
     w.ok(&admin(), retire_user("bob"));
     assert!(w.casino.user("bob").expect("bob").retired);
+}
+
+/// Nothing is played for a locked player: no coupon is issued them.
+#[test]
+fn a_locked_player_gets_no_coupon() {
+    let mut w = World::new();
+    w.ok(&admin(), lock("bob"));
+    let coupon = Request::IssueCoupon {
+        id: "mp-9".into(),
+        player: "bob".into(),
+        table: "t1".into(),
+        value: Minor::new(500),
+        expires_at_ms: None,
+    };
+    let refused = w.refused(&cashier(), coupon, "locked");
+    assert!(refused.message.contains("bob"), "{refused}");
 }

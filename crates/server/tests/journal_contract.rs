@@ -118,8 +118,9 @@ fn journal_of_every_kind() -> Vec<Entry> {
             external: false,
         },
     );
+    // Another than its adjuster withdraws it (Colorado 2212(2)-(3)).
     run(
-        pit.clone(),
+        admin.clone(),
         Request::WithdrawAdjustment {
             table: t(),
             adjustment: 2,

@@ -1254,11 +1254,14 @@ fn an_unwitnessed_adjustment_is_withdrawn_by_the_pit_and_awaits_across_a_restart
     assert_eq!(awaiting, vec![1, 2]);
     w.refused(&floor(), inspection("t1"), "adjustment_not_witnessed");
     w.refused(&security(), withdraw(1, "named by mistake"), "forbidden");
-    w.refused(&pit(), withdraw(1, " "), "bad_text");
-    w.ok(&pit(), withdraw(1, "named by mistake"));
-    w.refused(&pit(), withdraw(1, "named by mistake"), "adjustment_closed");
+    // A second person withdraws it: the adjuster alone would skip the witness (2212(2)-(3)).
+    let own = w.refused(&pit(), withdraw(1, "named by mistake"), "forbidden");
+    assert!(own.message.contains("another supervisor withdraws it"), "{own}");
+    w.refused(&floor(), withdraw(1, " "), "bad_text");
+    w.ok(&floor(), withdraw(1, "named by mistake"));
+    w.refused(&floor(), withdraw(1, "named by mistake"), "adjustment_closed");
     let gone = w.refused(&security(), witness("t1", 1), "adjustment_closed");
-    assert!(gone.message.contains("withdrawn by pit"), "{gone}");
+    assert!(gone.message.contains("withdrawn by floor"), "{gone}");
     // The other still waits; its witness confirms it after the restart.
     w.refused(&floor(), inspection("t1"), "adjustment_not_witnessed");
     w.ok(&security(), witness("t1", 2));

@@ -297,8 +297,8 @@ fn made_up(dice: &mut Dice, n: u64) -> (Actor, Request) {
         ),
         // An admin locks a player, or unlocks them: a bet the table planned
         // before the lock may be written after it, and the journal still replays.
-        22 if dice.below(2) == 0 => (actor("admin", Role::Admin), Request::LockUser { username: p.into() }),
-        22 => (actor("admin", Role::Admin), Request::UnlockUser { username: p.into() }),
+        26 if dice.below(2) == 0 => (actor("admin", Role::Admin), Request::LockUser { username: p.into() }),
+        26 => (actor("admin", Role::Admin), Request::UnlockUser { username: p.into() }),
         21 => (
             dealer,
             Request::SellChips {

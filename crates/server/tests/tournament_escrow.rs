@@ -155,3 +155,64 @@ fn the_escrow_holds_the_prizes_before_the_start_pays_them_and_ends_empty() {
         "both first prizes, paid from the escrow"
     );
 }
+
+/// A player entered in a tournament still running holds money there (its
+/// fee and buy-in, Colorado-2013 2213(2)(b)): they are neither retired nor
+/// made staff until the entry is played out or withdrawn; and a locked
+/// player is not entered, nothing being played for them.
+#[test]
+fn a_live_tournament_entry_holds_its_players_retirement() {
+    let (mut casino, _) = Casino::open_in_format(MemoryStorage::default(), 0, JOURNAL_FORMAT).expect("open");
+    let admin = actor("admin", Role::Admin);
+    let pit = actor("pit", Role::PitSupervisor);
+    let mut run = |at_ms: u64, who: &Actor, request: Request| casino.execute(at_ms, who, request).map(|_| ());
+    let user = |name: &str, role| Request::CreateUser {
+        username: name.into(),
+        role,
+        password_hash: "h".into(),
+        licence: None,
+    };
+    run(1, &Actor::system(), user("admin", Role::Admin)).expect("admin");
+    run(2, &admin, user("pit", Role::PitSupervisor)).expect("pit");
+    run(2, &admin, user("ann", Role::Player)).expect("ann");
+    run(2, &admin, user("bob", Role::Player)).expect("bob");
+    run(3, &admin, Request::CreateTournament { config: autumn() }).expect("created");
+    let register = |player: &str, id: &str| {
+        order(
+            "autumn-2013",
+            TournamentOrder::Register {
+                player: player.into(),
+                event: "September".into(),
+                fee: PaidWith::Cash,
+                buy_in: PaidWith::Cash,
+                qualified: false,
+                id: Some(id.into()),
+            },
+        )
+    };
+    run(DAY_MS, &pit, register("ann", "r1")).expect("registered");
+    run(DAY_MS + 1, &admin, Request::LockUser { username: "bob".into() }).expect("locked");
+    let refused = run(DAY_MS + 2, &pit, register("bob", "r2")).expect_err("locked");
+    assert!(refused.to_string().contains("locked"), "{refused}");
+    run(DAY_MS + 3, &admin, Request::LockUser { username: "ann".into() }).expect("locked");
+    let refused = run(DAY_MS + 4, &admin, Request::RetireUser { username: "ann".into() }).expect_err("entered");
+    assert!(
+        refused.to_string().contains("entry 1 of tournament autumn-2013"),
+        "{refused}"
+    );
+    let edit = Request::EditUser {
+        username: "ann".into(),
+        display_name: None,
+        role: Some(Role::Dealer),
+    };
+    let refused = run(DAY_MS + 5, &admin, edit).expect_err("entered");
+    assert!(refused.to_string().contains("entry 1"), "{refused}");
+    // Withdrawn before its event, its fee and buy-in go back: she holds nothing there.
+    run(
+        DAY_MS + 6,
+        &pit,
+        order("autumn-2013", TournamentOrder::Withdraw { entry: 1 }),
+    )
+    .expect("withdrawn");
+    run(DAY_MS + 7, &admin, Request::RetireUser { username: "ann".into() }).expect("retired");
+}

@@ -158,7 +158,8 @@ impl<S: Storage> Cage<S> {
                 "a coupon id is 1 to 64 of A-Z, a-z, 0-9, '-', '_', '.'",
             ));
         }
-        dir.player(&coupon.player)?;
+        // Not to a locked player: nothing is played for them (journal format 16).
+        dir.player_in_play(&coupon.player)?;
         if !self.tables.contains_key(&coupon.table) {
             return Err(err(ErrorCode::NoTable, format!("no table {:?}", coupon.table)));
         }

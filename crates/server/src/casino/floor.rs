@@ -70,3 +70,13 @@ pub fn floor_table(slot: &TableSlot, dir: &Directory, now_ms: u64) -> FloorTable
         },
     }
 }
+
+/// A table as the floor overview shows it; a retired one is off the floor,
+/// as it is off the tables' list.
+pub(super) fn floor_answer(slot: &TableSlot, dir: &Directory, now_ms: u64) -> super::reads::TableAnswer {
+    if slot.retired {
+        let why = format!("table {} is retired", slot.id);
+        return super::reads::TableAnswer::Refused(super::err(crate::api::ErrorCode::Retired, why));
+    }
+    super::reads::TableAnswer::Floor(Box::new(floor_table(slot, dir, now_ms)))
+}

@@ -235,7 +235,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             })
         }
         TableQuery::OpenSlips => TableAnswer::Slips(slot.slip_views(None)),
-        TableQuery::Floor => TableAnswer::Floor(Box::new(super::floor::floor_table(slot, dir, now_ms))),
+        TableQuery::Floor => super::floor::floor_answer(slot, dir, now_ms),
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),

@@ -18,6 +18,7 @@ use super::request::Request;
 use super::users::User;
 use crate::api::decimal;
 use crate::api::{a_role, ApiError, ErrorCode, Role};
+use croupier_core::tournament::EntryStatus;
 
 /// The longest display name, in characters.
 pub const DISPLAY_NAME_MAX: usize = 60;
@@ -182,6 +183,39 @@ impl<S: Storage> Cage<S> {
                 ),
             ));
         }
+        // A tournament's entry still in play, or a voucher still to use or
+        // cash, is the player's money in the tournament's accounts.
+        let mut entered: Vec<String> = Vec::new();
+        for (id, held) in &self.tournaments {
+            let t = &held.tournament;
+            if t.concluded {
+                continue;
+            }
+            for e in t.entries.iter().filter(|e| e.player == user.username) {
+                if matches!(e.status, EntryStatus::Registered | EntryStatus::Playing) {
+                    entered.push(format!("entry {} of tournament {id}", e.number));
+                }
+            }
+            for v in t.vouchers.iter().filter(|v| v.player == user.username) {
+                if v.used_by.is_none() && !v.cashed && !v.cancelled {
+                    entered.push(format!(
+                        "voucher {} of tournament {id} worth {}",
+                        v.number,
+                        decimal(v.value.into())
+                    ));
+                }
+            }
+        }
+        if !entered.is_empty() {
+            return Err(err(
+                ErrorCode::MoneyHeld,
+                format!(
+                    "{} still holds {}: the entry is played out or withdrawn, the voucher used or cashed, first; {what}",
+                    user.username,
+                    entered.join(", ")
+                ),
+            ));
+        }
         let drawer = self.drawer(dir.gaming_day(at_ms), &user.username);
         if drawer != 0 {
             return Err(err(
@@ -250,9 +284,10 @@ impl<S: Storage> Cage<S> {
             } else if user.username == actor.username {
                 return Err(err(ErrorCode::Forbidden, "you cannot change your own role"));
             }
-            // A player made staff takes no money along; nor does staff
-            // leave a drawer uncounted. Staff made a player starts at nothing.
-            if user.role == Role::Player || role == Role::Player {
+            // A player made staff takes no money along; nor does a cashier
+            // leave a drawer uncounted (they could count it no more). Staff
+            // made a player starts at nothing.
+            if user.role == Role::Player || role == Role::Player || user.role == Role::Cashier {
                 let why = format!("{username} becomes {} only with nothing held", a_role(role));
                 self.refuse_money(dir, at_ms, user, &why)?;
             }

@@ -41,6 +41,8 @@ pub async fn requests(
         ClientRequest::ChangePassword { .. } => Some((username.clone(), bearer(&parts).map(str::to_string))),
         _ => None,
     };
+    // An edit that changed no role (the same again writes nothing) ends no session.
+    let edit = matches!(request, ClientRequest::EditUser { .. });
     // Changing one's password checks the current one: a guess like a sign-in's, held back alike.
     let attempt = match &request {
         ClientRequest::ChangePassword { .. } => Some(
@@ -60,7 +62,10 @@ pub async fn requests(
         }
     }
     let events = done?;
-    if let Some((whose, keep)) = ends {
+    let role_changed = events
+        .iter()
+        .any(|e| matches!(e, crate::api::EventView::UserEdited { role: Some(_), .. }));
+    if let Some((whose, keep)) = ends.filter(|_| !edit || role_changed) {
         state.sessions.end_all_of(&whose, keep.as_deref())?;
     }
     if changes_own {

@@ -83,7 +83,9 @@ impl TableSlot {
             .coupons_of(player)
             .into_iter()
             .filter(|(id, c)| {
+                // A retired table plays no coupon again: one for it is worth nothing.
                 c.table == self.id
+                    && !self.retired
                     && !self.coupons_played.contains_key(id)
                     && c.expires_at_ms.is_none_or(|end| end > at_ms)
             })

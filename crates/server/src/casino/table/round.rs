@@ -14,6 +14,11 @@ use crate::casino::journal::{
 };
 use crate::casino::request::Request;
 
+/// Why a table is not closed with its wheel uncovered (Maryland ch.2 F).
+const COVER_NOT_LOCKED: &str =
+    "cover the wheel and lock the cover before closing the table, and tick \"wheel cover on \
+                                and locked\" (Maryland ch.2 F; asked at every table)";
+
 impl TableSlot {
     pub(super) fn plan_round(
         &self,
@@ -42,108 +47,106 @@ impl TableSlot {
                 ));
             }
         }
-        let command =
-            match request {
-                // Maryland ch.1 G(1): the layout shows the operator's name or logo.
-                Request::OpenTable { .. }
-                    if dir.operator().is_none()
-                        && self.table.profile().jurisdiction().operator_on_layout
-                        && dir.journal_format() >= FORMAT_OPERATOR_NAMED =>
-                {
-                    return Err(err(
-                        ErrorCode::OperatorNotNamed,
-                        "this table opens once an admin has named the operator, whose name its layout shows \
+        let command = match request {
+            // Maryland ch.1 G(1): the layout shows the operator's name or logo.
+            Request::OpenTable { .. }
+                if dir.operator().is_none()
+                    && self.table.profile().jurisdiction().operator_on_layout
+                    && dir.journal_format() >= FORMAT_OPERATOR_NAMED =>
+            {
+                return Err(err(
+                    ErrorCode::OperatorNotNamed,
+                    "this table opens once an admin has named the operator, whose name its layout shows \
                          (Maryland ch.1 G(1)): under \"The casino\" on the admin page",
-                    ))
-                }
-                // Maryland ch.1 G(3): the layout carries "Signage indicating the
-                // minimum and maximum wagers permitted at that table".
-                Request::OpenTable { .. }
-                    if self.table.profile().jurisdiction().limits_on_layout
-                        && dir.journal_format() >= FORMAT_LIMITS_POSTED =>
-                {
-                    self.check_limits_posted()?;
-                    Command::Open { at_ms }
-                }
-                Request::OpenTable { .. } => Command::Open { at_ms },
-                // Maryland ch.2 F: a table not open for play has its wheel covered and the cover locked.
-                Request::CloseTable {
-                    wheel_cover_locked: false,
-                    ..
-                } if dir.journal_format() >= FORMAT_TABLE_RULES => return Err(err(
-                    ErrorCode::CoverNotLocked,
-                    "cover the wheel and lock the cover before closing the table (wheel_cover_locked; Maryland ch.2 F)",
-                )),
-                Request::CloseTable { .. } => Command::Close { at_ms },
-                // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
-                // opens only as the wheel's game finishes, never by hand while its
-                // ball may be rolling (the wheel closes betting once a game).
-                Request::OpenBetting { .. }
-                    if self.outcome == OutcomeSource::Wheel
-                        && *actor != Actor::system()
-                        && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
-                {
+                ))
+            }
+            // Maryland ch.1 G(3): the layout carries "Signage indicating the
+            // minimum and maximum wagers permitted at that table".
+            Request::OpenTable { .. }
+                if self.table.profile().jurisdiction().limits_on_layout
+                    && dir.journal_format() >= FORMAT_LIMITS_POSTED =>
+            {
+                self.check_limits_posted()?;
+                Command::Open { at_ms }
+            }
+            Request::OpenTable { .. } => Command::Open { at_ms },
+            // Maryland ch.2 F: a table not open for play has its wheel covered and the cover locked.
+            Request::CloseTable {
+                wheel_cover_locked: false,
+                ..
+            } if dir.journal_format() >= FORMAT_TABLE_RULES => {
+                return Err(err(ErrorCode::CoverNotLocked, COVER_NOT_LOCKED))
+            }
+            Request::CloseTable { .. } => Command::Close { at_ms },
+            // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
+            // opens only as the wheel's game finishes, never by hand while its
+            // ball may be rolling (the wheel closes betting once a game).
+            Request::OpenBetting { .. }
+                if self.outcome == OutcomeSource::Wheel
+                    && *actor != Actor::system()
+                    && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
+            {
+                return Err(err(
+                    ErrorCode::NotDealerTable,
+                    "betting at an automated wheel's table opens by itself as each game of the wheel finishes",
+                ))
+            }
+            Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
+            Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
+            Request::Spin { spin, bonus_words, .. } => {
+                if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
                     return Err(err(
                         ErrorCode::NotDealerTable,
-                        "betting at an automated wheel's table opens by itself as each game of the wheel finishes",
-                    ))
+                        format!(
+                            "this table's results come from {}; no one may enter one{}",
+                            source_name(self.outcome),
+                            match self.outcome {
+                                OutcomeSource::Rng => " (after no more bets, POST /api/tables/T/draw has it draw)",
+                                _ => "",
+                            }
+                        ),
+                    ));
                 }
-                Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
-                Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
-                Request::Spin { spin, bonus_words, .. } => {
-                    if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
-                        return Err(err(
-                            ErrorCode::NotDealerTable,
-                            format!(
-                                "this table's results come from {}; no one may enter one{}",
-                                source_name(self.outcome),
-                                match self.outcome {
-                                    OutcomeSource::Rng => " (after no more bets, POST /api/tables/T/draw has it draw)",
-                                    _ => "",
-                                }
-                            ),
-                        ));
+                let report = spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?;
+                if let SpinReport::NoSpin(reason) = report {
+                    if dir.journal_format() >= FORMAT_BALL_INSPECTION {
+                        let hang_by_floor = self.table.profile().jurisdiction().hanging_ball_called_by_floor
+                            && dir.journal_format() >= FORMAT_AUTHORITY_TITLES;
+                        check_no_spin_caller(actor, reason, hang_by_floor)?;
                     }
-                    let report = spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?;
-                    if let SpinReport::NoSpin(reason) = report {
-                        if dir.journal_format() >= FORMAT_BALL_INSPECTION {
-                            let hang_by_floor = self.table.profile().jurisdiction().hanging_ball_called_by_floor
-                                && dir.journal_format() >= FORMAT_AUTHORITY_TITLES;
-                            check_no_spin_caller(actor, reason, hang_by_floor)?;
-                        }
-                    }
-                    self.with_bonus_symbols(Command::Spin { at_ms, report }, bonus_words)?
                 }
-                Request::Draw {
-                    pocket,
-                    word,
-                    bonus_words,
-                    ..
-                } => self.with_bonus_symbols(
-                    Command::Spin {
-                        at_ms,
-                        report: self.drawn(pocket, *word)?,
-                    },
-                    bonus_words,
-                )?,
-                Request::WheelGame {
-                    game,
-                    frames,
-                    bonus_words,
-                    ..
-                } => self.with_bonus_symbols(
-                    Command::Spin {
-                        at_ms,
-                        report: self.wheel_game(dir, *game, frames)?,
-                    },
-                    bonus_words,
-                )?,
-                Request::VoidRound { reason, .. } => Command::VoidRound {
+                self.with_bonus_symbols(Command::Spin { at_ms, report }, bonus_words)?
+            }
+            Request::Draw {
+                pocket,
+                word,
+                bonus_words,
+                ..
+            } => self.with_bonus_symbols(
+                Command::Spin {
                     at_ms,
-                    reason: reason.clone(),
+                    report: self.drawn(pocket, *word)?,
                 },
-                _ => return Err(err(ErrorCode::Internal, "not a request about the round")),
-            };
+                bonus_words,
+            )?,
+            Request::WheelGame {
+                game,
+                frames,
+                bonus_words,
+                ..
+            } => self.with_bonus_symbols(
+                Command::Spin {
+                    at_ms,
+                    report: self.wheel_game(dir, *game, frames)?,
+                },
+                bonus_words,
+            )?,
+            Request::VoidRound { reason, .. } => Command::VoidRound {
+                at_ms,
+                reason: reason.clone(),
+            },
+            _ => return Err(err(ErrorCode::Internal, "not a request about the round")),
+        };
         self.plan_core(dir, plan, command)
     }
 

@@ -296,6 +296,18 @@ impl TableSlot {
         let (event, withdrawn) = match request {
             Request::WitnessAdjustment { .. } => (self.witnessed(dir, at_ms, actor, n, &awaited.witness)?, None),
             Request::WithdrawAdjustment { reason, .. } => {
+                // A second person: the adjuster alone could otherwise withdraw
+                // what no witness saw and inspect the table again (2212(2)-(3)).
+                if actor.username == awaited.by || actor.username == awaited.witness {
+                    return Err(err(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "adjustment {n} at table {} was made by {} with {} named as witness: another \
+                             supervisor withdraws it, not {}",
+                            self.id, awaited.by, awaited.witness, actor.username
+                        ),
+                    ));
+                }
                 (self.withdrawn(at_ms, actor, n, reason)?, Some(reason.clone()))
             }
             _ => return Err(err(ErrorCode::Internal, "not a witness's request")),

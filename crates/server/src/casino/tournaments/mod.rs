@@ -281,7 +281,7 @@ pub(super) fn plan_order(
         TournamentOrder::Register {
             player, fee, buy_in, ..
         } => {
-            dir.player(player)?;
+            dir.player_in_play(player)?;
             house_pays(actor, &[fee, buy_in])?;
         }
         TournamentOrder::Rebuy { paid, .. } => house_pays(actor, &[paid])?,
