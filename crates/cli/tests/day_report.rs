@@ -38,17 +38,7 @@ fn the_casinos_day_report_equals_the_journals_movements_table_by_table_and_deale
     let mut n = 0;
     let mut round = |by: &String, table: &str, player: &String, spot: &str, stake: u64, pocket: &str| {
         n += 1;
-        server.ask(by, json!({"op": "open_betting", "table": table}));
-        server.ask(
-            player,
-            json!({"op": "place_bet", "table": table, "bet_id": format!("b{n}"), "spot": spot, "stake": stake}),
-        );
-        server.ask(by, json!({"op": "no_more_bets", "table": table}));
-        server.ask(
-            by,
-            json!({"op": "spin", "table": table, "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}}),
-        );
-        std::thread::sleep(std::time::Duration::from_millis(150));
+        journal::deal_round(&server, n, by, table, player, (spot, stake, pocket));
     };
     // A straight up paid 35 to 1 from an empty float: the house fills it.
     round(&dealer, "e1", &p1, "17", 100, "17");

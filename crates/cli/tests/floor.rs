@@ -71,17 +71,7 @@ fn the_floor_overview_and_a_dealers_shift_equal_the_journals_movements() {
     let mut n = 0;
     let mut round = |by: &String, table: &str, player: &String, spot: &str, stake: u64, pocket: &str| {
         n += 1;
-        server.ask(by, json!({"op": "open_betting", "table": table}));
-        server.ask(
-            player,
-            json!({"op": "place_bet", "table": table, "bet_id": format!("b{n}"), "spot": spot, "stake": stake}),
-        );
-        server.ask(by, json!({"op": "no_more_bets", "table": table}));
-        server.ask(
-            by,
-            json!({"op": "spin", "table": table, "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}}),
-        );
-        std::thread::sleep(std::time::Duration::from_millis(150));
+        journal::deal_round(&server, n, by, table, player, (spot, stake, pocket));
     };
     round(&dealer, "e1", &p1, "17", 100, "17");
     round(&dealer, "e1", &p1, "red", 1_000, "2");

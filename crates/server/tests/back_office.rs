@@ -10,29 +10,7 @@ use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
 use croupier_server::casino::{replay, Actor, Casino, Request, Spin, JOURNAL_FORMAT};
 
-fn actor(name: &str, role: Role) -> Actor {
-    Actor::new(name, role, "L-77")
-}
-
-fn admin() -> Actor {
-    actor("admin", Role::Admin)
-}
-
-fn dealer() -> Actor {
-    actor("dealer", Role::Dealer)
-}
-
-fn pit() -> Actor {
-    actor("pit", Role::PitSupervisor)
-}
-
-fn cashier() -> Actor {
-    actor("cashier", Role::Cashier)
-}
-
-fn alice() -> Actor {
-    actor("alice", Role::Player)
-}
+use common::actors::{actor, admin, alice, cashier, dealer, pit};
 
 struct World {
     casino: Casino<MemoryStorage>,

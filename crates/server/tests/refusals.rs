@@ -14,38 +14,7 @@ use croupier_server::casino::{
     replay, Actor, Casino, Request, Spin, StoredCorrection, StoredVerbalBet, JOURNAL_FORMAT,
 };
 
-fn actor(name: &str, role: Role) -> Actor {
-    Actor::new(name, role, "L-77")
-}
-
-fn admin() -> Actor {
-    actor("admin", Role::Admin)
-}
-
-fn dealer() -> Actor {
-    actor("dealer", Role::Dealer)
-}
-
-fn pit() -> Actor {
-    actor("pit", Role::PitSupervisor)
-}
-
-/// Maryland's floorperson, who decides its disputes from journal format 10.
-fn floor() -> Actor {
-    actor("floorperson", Role::Floorperson)
-}
-
-fn cashier() -> Actor {
-    actor("cashier", Role::Cashier)
-}
-
-fn alice() -> Actor {
-    actor("alice", Role::Player)
-}
-
-fn bob() -> Actor {
-    actor("bob", Role::Player)
-}
+use common::actors::{actor, admin, alice, bob, cashier, dealer, floor, pit};
 
 struct World {
     casino: Casino<MemoryStorage>,

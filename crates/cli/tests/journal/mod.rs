@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::Value;
+use croupier_testkit::Server;
+use serde_json::{json, Value};
 
 /// A journal entry: its time, who made it, the request, its events and its
 /// transfers (id, from, to, amount).
@@ -161,4 +162,28 @@ pub fn decimal(minor: i64) -> String {
         minor.abs() / 100,
         minor.abs() % 100
     )
+}
+
+/// Round `n` at `table`, dealt by `by`: betting opened, `player`'s bet
+/// `b{n}` of `stake` on `spot`, no more bets, the ball in `pocket`.
+pub fn deal_round(
+    server: &Server,
+    n: u32,
+    by: &str,
+    table: &str,
+    player: &str,
+    (spot, stake, pocket): (&str, u64, &str),
+) {
+    server.ask(by, json!({"op": "open_betting", "table": table}));
+    server.ask(
+        player,
+        json!({"op": "place_bet", "table": table, "bet_id": format!("b{n}"), "spot": spot, "stake": stake}),
+    );
+    server.ask(by, json!({"op": "no_more_bets", "table": table}));
+    server.ask(
+        by,
+        json!({"op": "spin", "table": table, "spin": {"pocket": pocket, "direction": "opposite", "revolutions": 6}}),
+    );
+    // The entries' times apart, so that open play counts between them.
+    std::thread::sleep(std::time::Duration::from_millis(150));
 }

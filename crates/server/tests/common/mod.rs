@@ -1,6 +1,7 @@
 //! What every test casino does as a casino would before its tables open.
 #![allow(dead_code)] // each test file uses what it needs
 
+pub mod actors;
 pub mod jsonl;
 
 use croupier_ledger::Storage;
