@@ -141,3 +141,21 @@ test("a player is told the floor is not theirs, and the API refuses them", async
   await assert.rejects(call(null, "/api/floor"), /401/);
   await page.context().close();
 });
+
+test("the header's buttons on the floor: a password changed, signed out", async () => {
+  const page = await newPage("floor-header", { width: 1400, height: 1000 });
+  await ask(await login("admin", "admin-secret-1"), { op: "create_user", username: "aud1", role: "auditor", password: "aud1-secret-1" });
+  await signIn(page, "/floor", "aud1", "aud1-secret-1");
+  await page.locator("#floor").waitFor({ state: "visible", timeout: WAIT_MS });
+  await page.click("#change-password");
+  await page.locator('#password-form button[type="button"]').click();
+  await page.click("#change-password");
+  await page.fill('#password-form [name="password"]', "aud1-secret-1");
+  await page.fill('#password-form [name="new_password"]', "aud1-secret-2");
+  await page.fill('#password-form [name="again"]', "aud1-secret-2");
+  await page.click('#password-form button[type="submit"]');
+  await textOf(page.locator("#message"), /password is changed/, "changed");
+  await page.click("#sign-out");
+  await page.locator("#login-panel").waitFor({ state: "visible", timeout: WAIT_MS });
+  await page.context().close();
+});
