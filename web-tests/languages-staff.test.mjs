@@ -83,6 +83,8 @@ test("the pit's console in Russian: its chrome, a fill asked for, money in the R
   await textOf(page.locator("#slips tr"), new RegExp(`пополнение${RU_MONEY.source}открыта`), "the slip's row in Russian");
   await textOf(page.locator('#books dd[data-figure="float_open"]'), /^0,00\s\$$/, "the books' money in the Russian form");
   await textOf(page.locator("#phase"), /^Раунд \d+: Стол закрыт · не осмотрен$/, "the table's state in Russian");
+  // The game integrity tests the server names, said in Russian.
+  await textOf(page.locator("#integrity-tests"), /ячейки.*хи-квадрат по числу выпадений/s, "the integrity tests in Russian");
   // Profile data (its title, its own notice) is the profile's, in its language.
   assert.deepEqual(await englishLeft(page, "main", ["#profile-line", "#chips-note", "#rules"]), [], "no English left in the pit's chrome");
   await shot(page, "languages-pit-ru");
