@@ -10,9 +10,7 @@ use croupier_ledger::{Applied, Ledger, LedgerError, Recorded, Storage, StorageEr
 
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory};
-use super::journal::{
-    self, JournalEvent, FORMAT_ACTORS_KNOWN, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT,
-};
+use super::journal::{self, JournalEvent, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
 use super::request::Request;
 use super::table::{checked_entry, Commit, SaleClaim, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
@@ -242,7 +240,7 @@ impl<S: Storage> Cage<S> {
     /// request some of whose ids were used before and some not is no resend:
     /// it is refused.
     fn write(&mut self, at_ms: u64, transfers: &[Transfer], event: StreamEvent) -> Result<Vec<Applied>, ApiError> {
-        if self.directory.read().journal_format() >= FORMAT_RESENDS_WRITE_NOTHING {
+        if self.directory.read().rules().resends_write_nothing {
             let used = transfers.iter().filter(|t| self.ledger.has_transfer(&t.id)).count();
             if used > 0 && used == transfers.len() {
                 return self.ledger.commit(at_ms, transfers, Vec::new()).map_err(ledger_error);
@@ -366,7 +364,7 @@ impl<S: Storage> Cage<S> {
                     && !dir
                         .users()
                         .any(|u| u.role == Role::Admin && !u.locked && !u.retired && u.username != *username);
-                if lock && last_admin && dir.journal_format() >= FORMAT_ACTORS_KNOWN {
+                if lock && last_admin && dir.rules().actors_known {
                     return Err(err(
                         ErrorCode::Forbidden,
                         format!("{username} is the last admin who can sign in, and is not locked"),
@@ -455,7 +453,7 @@ impl<S: Storage> Cage<S> {
                 sealed,
             } => {
                 // Right after the cut, in a journal in the current format.
-                if dir.journal_format() < FORMAT_JOURNAL_RECOVERY || *kept_through >= self.ledger.next_seq() {
+                if !dir.rules().journal_recovery || *kept_through >= self.ledger.next_seq() {
                     return Err(err(
                         ErrorCode::BadRequest,
                         format!(

@@ -10,7 +10,7 @@ use super::actor::Actor;
 use super::cage::{Cage, Effect};
 use super::directory::{Coupon, Directory, COUPONS_MAX};
 use super::err;
-use super::journal::{JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_CASH_CAPPED};
+use super::journal::JournalEvent;
 use super::request::Request;
 use super::table::{SaleClaim, DEALER_SALE_MAX};
 use crate::api::{ApiError, ErrorCode, Role};
@@ -47,12 +47,12 @@ impl<S: Storage> Cage<S> {
                 false,
                 self.ledger.has_transfer(&format!("cashout/{id}")),
             ),
-            Request::IssueCoupon { id, player, value, .. } if dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE => {
+            Request::IssueCoupon { id, player, value, .. } if dir.rules().caps_casino_wide => {
                 (player, value.get(), true, dir.coupon(id).is_some())
             }
             _ => return Ok(None),
         };
-        if actor.role != Role::Cashier || dir.journal_format() < FORMAT_CASH_CAPPED || resent {
+        if actor.role != Role::Cashier || !dir.rules().cash_capped || resent {
             return Ok(None);
         }
         let day = dir.gaming_day(at_ms);
@@ -63,7 +63,7 @@ impl<S: Storage> Cage<S> {
             .map_or(0, |(_, sum)| *sum);
         if so_far.saturating_add(amount) > CASHIER_DAY_MAX {
             let way = if cash_in { "in" } else { "out" };
-            let coupons = if cash_in && dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE {
+            let coupons = if cash_in && dir.rules().caps_casino_wide {
                 " in cash and match play coupons together"
             } else {
                 ""

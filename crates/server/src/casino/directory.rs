@@ -166,7 +166,7 @@ impl Directory {
     /// a user's sign-in, so this refuses only a request no sign-in could make
     /// (a journal entry written by hand, say).
     pub fn check_actor(&self, actor: &super::Actor) -> Result<(), ApiError> {
-        if *actor == super::Actor::system() || self.journal_format() < super::journal::FORMAT_ACTORS_KNOWN {
+        if *actor == super::Actor::system() || !self.rules().actors_known {
             return Ok(());
         }
         match self.user(&actor.username) {
@@ -229,6 +229,11 @@ impl Directory {
         self.journal_format
     }
 
+    /// The rules of the journal's format: what replays as it was written.
+    pub fn rules(&self) -> super::journal::Rules {
+        super::journal::Rules::of(self.journal_format)
+    }
+
     /// The casino's operator, once an admin has named it.
     pub fn operator(&self) -> Option<&str> {
         self.operator.as_deref()
@@ -268,7 +273,7 @@ impl Directory {
     /// asked what they hold).
     pub fn player_in_play(&self, username: &str) -> Result<&User, ApiError> {
         let user = self.player(username)?;
-        if user.locked && !self.replaying && self.journal_format() >= super::journal::FORMAT_BACK_OFFICE {
+        if user.locked && !self.replaying && self.rules().back_office {
             return Err(ApiError::new(
                 ErrorCode::Locked,
                 format!("player {username:?} is locked: nothing is played for them until an admin unlocks them"),

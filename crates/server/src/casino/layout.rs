@@ -145,7 +145,7 @@ pub(super) fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
                 croupier_core::profile::PastDayValue::Each(each) => format!("{} each", Minor::new(each)),
             };
             let who = rule.confirmed_by.join(" or ");
-            if dir.journal_format() < crate::casino::journal::FORMAT_CHIPS_TAKEN_AWAY {
+            if !dir.rules().chips_taken_away {
                 format!(
                     "Colour chips are cashed in before leaving the table. Chips kept past the gaming day \
                      (UTC) are cashed in at {value}, unless the {who} confirms their face value."

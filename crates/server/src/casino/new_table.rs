@@ -11,8 +11,7 @@ use croupier_ledger::{Account, Storage};
 use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
 use super::directory::Directory;
 use super::journal::{
-    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_BSX_NOT_AT_WHEEL, FORMAT_COMPLETE_IN_A_DOZEN,
-    FORMAT_COVERED_FELT, FORMAT_DISPUTES_BOUND, FORMAT_IN_PRISON_ON_ZERO, FORMAT_TABLE_RULES,
+    require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COMPLETE_IN_A_DOZEN, FORMAT_IN_PRISON_ON_ZERO,
     FORMAT_UNDER_MINIMUM_ONCE,
 };
 use super::request::Request;
@@ -83,7 +82,7 @@ impl<S: Storage> Cage<S> {
         let profile =
             croupier_profiles::parse(profile_text, table).map_err(|e| err(ErrorCode::BadProfile, e.to_string()))?;
         // Colorado 2206(5): disputes are decided by a role that supervises the game.
-        if dir.journal_format() >= FORMAT_DISPUTES_BOUND {
+        if dir.rules().disputes_bound {
             policy::dispute_deciders(&profile.spec().dispute_authority, dir.journal_format()).map_err(|why| {
                 err(
                     ErrorCode::BadProfile,
@@ -103,12 +102,12 @@ impl<S: Storage> Cage<S> {
             }
         }
         let wheel = Wheel::parse(wheel).ok_or_else(|| err(ErrorCode::BadWheel, format!("{wheel:?} is not a wheel")))?;
-        if dir.journal_format() >= FORMAT_TABLE_RULES {
+        if dir.rules().table_rules {
             table_rules(&profile, wheel, *in_prison, self.currency.as_deref())?;
         }
         // Maryland ch.1 F: "a double zero Roulette wheel and double zero table
         // layout may be used as a single zero" one, the 00 area covered.
-        if dir.journal_format() >= FORMAT_COVERED_FELT
+        if dir.rules().covered_felt
             && wheel == Wheel::DoubleZeroAsSingleZero
             && profile.jurisdiction().double_zero_layout_covered
         {
@@ -150,10 +149,7 @@ impl<S: Storage> Cage<S> {
                 // Maryland ch.3 F(16): "prior to each wheel spin, an electronic RNG
                 // will be used to select 1, 2, or 3 target numbers". A wheel tells
                 // the table betting is closed as it launches its ball, too late.
-                if core.bsx().is_some()
-                    && *outcome == OutcomeSource::Wheel
-                    && dir.journal_format() >= FORMAT_BSX_NOT_AT_WHEEL
-                {
+                if core.bsx().is_some() && *outcome == OutcomeSource::Wheel && dir.rules().bsx_not_at_wheel {
                     return Err(err(
                         ErrorCode::BadTable,
                         "a Bonus Spin Xtreme table's targets are drawn \"prior to each wheel spin\" (Maryland ch.3 \

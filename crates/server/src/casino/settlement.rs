@@ -11,7 +11,7 @@ use croupier_ledger::Account;
 
 use super::directory::Directory;
 use super::err;
-use super::journal::{self, JournalEvent, FORMAT_SETTLES_PER_PLAYER};
+use super::journal::{self, JournalEvent};
 use super::table::{transfer, Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 
@@ -35,7 +35,7 @@ impl TableSlot {
         let mut float_out: u64 = 0;
         // Format 2 on settles a round in one transfer of the losing stakes,
         // and one of stakes back and one of winnings for each player paid.
-        let mut per_player = (dir.journal_format() >= FORMAT_SETTLES_PER_PLAYER).then(BTreeMap::<u64, (u64, u64)>::new);
+        let mut per_player = (dir.rules().settles_per_player).then(BTreeMap::<u64, (u64, u64)>::new);
         let mut lost: u64 = 0;
         for e in &events {
             match e {

@@ -9,9 +9,6 @@ use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{
-    FORMAT_BET_IDS_ACROSS_ROUNDS, FORMAT_PLAYER_BETS_CAPPED, FORMAT_SPOT_MAXIMUM, FORMAT_VERBAL_BETS,
-};
 use crate::casino::request::{Request, StoredVerbalBet};
 
 /// The most bets one verbal series may hold: what a croupier can hear and
@@ -136,7 +133,7 @@ impl TableSlot {
         bets: &[StoredVerbalBet],
         plan: &mut Plan,
     ) -> Result<(), ApiError> {
-        if dir.journal_format() < FORMAT_VERBAL_BETS || !self.table.profile().spec().verbal_bets {
+        if !dir.rules().verbal_bets || !self.table.profile().spec().verbal_bets {
             return Err(err(
                 ErrorCode::NotOffered,
                 "this table takes no verbal bets: every wager is made with chips on the layout (Colorado 2203(1), \
@@ -265,7 +262,7 @@ impl TableSlot {
         placing: &BetRequest<'_>,
         before: &mut HashMap<(Kind, PocketSet), u64>,
     ) -> Result<(), ApiError> {
-        if dir.journal_format() < FORMAT_SPOT_MAXIMUM || self.table.limits().is_empty() || self.points.is_some() {
+        if !dir.rules().spot_maximum || self.table.limits().is_empty() || self.points.is_some() {
             return Ok(());
         }
         let Ok(placed) = self.table.rules().place(placing) else {
@@ -308,7 +305,7 @@ impl TableSlot {
     fn check_share(&self, dir: &Directory, player: u64) -> Result<(), ApiError> {
         let betting = matches!(self.table.phase(), Phase::BettingOpen { .. });
         let placed = self.table.placed_by(player);
-        if dir.journal_format() >= FORMAT_PLAYER_BETS_CAPPED && betting && placed >= PLAYER_ROUND_BETS_MAX {
+        if dir.rules().player_bets_capped && betting && placed >= PLAYER_ROUND_BETS_MAX {
             return Err(err(
                 ErrorCode::TooManyBets,
                 format!(
@@ -332,7 +329,7 @@ impl TableSlot {
     /// lost, arriving once a later round opened, would be placed in a round
     /// its player did not mean. Terminals give each bet a new id.
     pub(super) fn check_not_resent_late(&self, dir: &Directory, player: &str, bet_id: &str) -> Result<(), ApiError> {
-        if dir.journal_format() < FORMAT_BET_IDS_ACROSS_ROUNDS {
+        if !dir.rules().bet_ids_across_rounds {
             return Ok(());
         }
         let now = self.table.round();

@@ -508,7 +508,7 @@ impl TableSlot {
     ) -> Option<i128> {
         let bsx = self.table.bsx().filter(|_| bet.kind == "bonus-spin-xtreme")?;
         // From format 14 only the game pays a meter's jackpot (and resets the meter).
-        let meters = if dir.journal_format() >= crate::casino::journal::FORMAT_DISPUTE_IDS {
+        let meters = if dir.rules().dispute_ids {
             croupier_core::bonus::Meters {
                 primary: croupier_core::Minor::new(0),
                 secondary: croupier_core::Minor::new(0),

@@ -136,12 +136,12 @@ impl TableSlot {
         (amount, chip_value): (u64, u64),
     ) -> Result<(), ApiError> {
         let dates = self.table.profile().spec().chips_past_day.is_some();
-        if !dates || dir.journal_format() < FORMAT_CHIPS_PAST_DAY {
+        if !dates || !dir.rules().chips_past_day {
             return Ok(());
         }
         let day = dir.gaming_day(at_ms);
         let minimum = self.table_minimum();
-        if dir.journal_format() >= FORMAT_CHIPS_TAKEN_AWAY {
+        if dir.rules().chips_taken_away {
             let lots = self.chips_held.get(player).map_or(&[][..], |h| &h.lots[..]);
             let joins = lots.last().is_some_and(|l| l.day == day && l.minimum == minimum);
             if !joins && lots.len() >= LOTS_MAX {
@@ -218,7 +218,7 @@ impl TableSlot {
         if chip_value == 0 {
             return None;
         }
-        if dir.journal_format() >= FORMAT_CHIPS_TAKEN_AWAY {
+        if dir.rules().chips_taken_away {
             return self.brought_back_value(dir.gaming_day(at_ms), player, amount, chip_value);
         }
         let dated = self.chip_days.get(player)?;
@@ -398,7 +398,7 @@ impl TableSlot {
         };
         self.chips_supervisor(dir, actor, &rule.confirmed_by)?;
         dir.player(player)?;
-        let confirmed = if dir.journal_format() >= FORMAT_CHIPS_TAKEN_AWAY {
+        let confirmed = if dir.rules().chips_taken_away {
             if !self.colours.contains_key(player) {
                 return Err(err(
                     ErrorCode::NotSeated,

@@ -9,7 +9,6 @@ use super::{Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::FORMAT_COUPONS_ISSUED;
 
 /// A bet's claim to play a coupon: the bet, and the value and id it names.
 pub(super) struct Claim<'a> {
@@ -36,7 +35,7 @@ impl TableSlot {
             value: coupon,
             id: coupon_id,
         } = claim;
-        if dir.journal_format() < FORMAT_COUPONS_ISSUED {
+        if !dir.rules().coupons_issued {
             return Ok(coupon.map(|c| i128::from(c.get())));
         }
         let Some(id) = coupon_id else {

@@ -28,7 +28,7 @@ use crate::api::OutcomeSource;
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::{JournalEvent, FORMAT_COUPONS_ISSUED, FORMAT_DISPUTE_IDS};
+use crate::casino::journal::JournalEvent;
 use crate::casino::recall::{BetRecord, RoundRecord, RECALL_BETS_KEPT, RECALL_ROUNDS_MAX};
 use crate::casino::request::StoredCorrection;
 use crate::casino::{err, policy};
@@ -97,7 +97,7 @@ impl TableSlot {
             );
             return Err(ApiError::forbidden(&what, actor.role));
         }
-        if dir.journal_format() >= FORMAT_DISPUTE_IDS {
+        if dir.rules().dispute_ids {
             let digest = dispute.digest();
             let id = self.dispute_id(dispute.id)?;
             match self.disputes.get(id) {
@@ -187,7 +187,7 @@ impl TableSlot {
         self.check_points_dispute(dir)?;
         let rules = self.table.rules().ignoring_limits();
         // A certified source's result is the round's (format 14): the bound is its pocket's.
-        let certified = dir.journal_format() >= FORMAT_DISPUTE_IDS && self.outcome != OutcomeSource::Dealer;
+        let certified = dir.rules().dispute_ids && self.outcome != OutcomeSource::Dealer;
         let mut checked: Corrections = Vec::with_capacity(corrections.len());
         for c in corrections {
             let player = dir.player(&c.player)?.player_id;
@@ -323,7 +323,7 @@ impl TableSlot {
                     .any(|b| b.bet_id == bet.bet_id && b.player == bet.player && b.result.as_deref() == Some("prison"))
             })
         };
-        let coupons_known = dir.journal_format() >= FORMAT_COUPONS_ISSUED;
+        let coupons_known = dir.rules().coupons_issued;
         let coupon_on = |bet: &BetRecord| -> Option<i128> {
             self.coupons_played
                 .iter()
@@ -333,7 +333,7 @@ impl TableSlot {
         };
         // From format 14 a certified source's result is the result: an RNG's
         // or a wheel's round is corrected only within what it recorded.
-        let recorded_only = dir.journal_format() >= FORMAT_DISPUTE_IDS && self.outcome != OutcomeSource::Dealer;
+        let recorded_only = dir.rules().dispute_ids && self.outcome != OutcomeSource::Dealer;
         let mut anywhere: i128 = 0;
         let mut placed = Vec::with_capacity(bets.len());
         for bet in bets {

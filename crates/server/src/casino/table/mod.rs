@@ -272,13 +272,13 @@ impl TableSlot {
     ) -> Result<Executed, ApiError> {
         // The directory's version is taken, not locked: the cage may change it meanwhile.
         let dir = directory.read();
-        let books = dir.journal_format() >= journal::FORMAT_TABLE_BOOKS;
+        let books = dir.rules().table_books;
         // Open play and the dealer on duty are counted from format 15 only:
         // an older journal's checkpoints hold the same bytes its build wrote.
-        let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+        let shares = dir.rules().day_report;
         let runs_game = shares && books::runs_game(&request);
         // Each dealer's open play, tips and shift from format 16 only, for the same reason.
-        let shifts = dir.journal_format() >= journal::FORMAT_DEALER_SHIFTS;
+        let shifts = dir.rules().dealer_shifts;
         let leave_id = match &request {
             Request::LeaveTable { id, .. } => Some(id.clone()),
             _ => None,
@@ -537,8 +537,8 @@ impl TableSlot {
                 let played = events
                     .iter()
                     .any(|e| matches!(e, Event::RoundSettled { pocket: Some(_), .. }));
-                if played && dir.journal_format() >= journal::FORMAT_TABLE_BOOKS {
-                    let shares = dir.journal_format() >= journal::FORMAT_DAY_REPORT;
+                if played && dir.rules().table_books {
+                    let shares = dir.rules().day_report;
                     self.count_round(dir.gaming_day(at_ms), shares);
                 }
                 if settles {

@@ -9,10 +9,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{
-    JournalEvent, FORMAT_CAPS_CASINO_WIDE, FORMAT_CHIPS_AT_OPEN_TABLES, FORMAT_DEALER_SALES_CAPPED,
-    FORMAT_FLOATS_CLOSE, FORMAT_TIPS_IN_CHIPS,
-};
+use crate::casino::journal::JournalEvent;
 
 /// The most chips, in minor units, dealers sell one player for cash at a
 /// table in a UTC day (10,000.00), however the sales are split: a dishonest
@@ -153,7 +150,7 @@ impl TableSlot {
     /// nothing is bought, sold, cashed, tipped or paid at the table until
     /// it is lifted.
     pub(super) fn check_floats_open(&self, dir: &Directory, what: &str) -> Result<(), ApiError> {
-        if self.table.emergency() && dir.journal_format() >= FORMAT_FLOATS_CLOSE {
+        if self.table.emergency() && dir.rules().floats_close {
             return Err(err(
                 ErrorCode::Emergency,
                 format!(
@@ -170,9 +167,7 @@ impl TableSlot {
     /// is open: a closed table takes no cash into its drop box (a buy-in from
     /// a wallet moves no cash, and the chips are cashed in whenever).
     fn check_open_for_chips(&self, dir: &Directory) -> Result<(), ApiError> {
-        if dir.journal_format() >= FORMAT_CHIPS_AT_OPEN_TABLES
-            && matches!(self.table.phase(), croupier_core::round::Phase::Closed)
-        {
+        if dir.rules().chips_at_open_tables && matches!(self.table.phase(), croupier_core::round::Phase::Closed) {
             return Err(err(
                 ErrorCode::TableClosed,
                 format!(
@@ -214,14 +209,14 @@ impl TableSlot {
                 // One person alone sells a player only so much a day, however
                 // split: above it, a pit supervisor makes the sale. From format
                 // 14 at every table together, which only the cage sees.
-                if dir.journal_format() >= FORMAT_CAPS_CASINO_WIDE && actor.role == Role::Dealer {
+                if dir.rules().caps_casino_wide && actor.role == Role::Dealer {
                     plan.claim = Some(SaleClaim {
                         player: player.clone(),
                         day: dir.gaming_day(at_ms),
                         amount: amount.get(),
                         transfer: format!("sale/{id}"),
                     });
-                } else if dir.journal_format() >= FORMAT_DEALER_SALES_CAPPED && actor.role == Role::Dealer {
+                } else if dir.rules().dealer_sales_capped && actor.role == Role::Dealer {
                     let day = dir.gaming_day(at_ms);
                     let today = self.dealer_sales.get(player).filter(|s| s.day == day);
                     let sold = today.map_or(0, |s| s.sold);
@@ -304,7 +299,7 @@ impl TableSlot {
             Request::Tip { id, amount, .. } => {
                 self.check_chips_here(&actor.username)?;
                 // A tip is chips placed for the dealers: whole chips, as a bet is.
-                if dir.journal_format() >= FORMAT_TIPS_IN_CHIPS {
+                if dir.rules().tips_in_chips {
                     if let Some((_, chip_value)) = self.colours.get(&actor.username) {
                         if amount.get() % chip_value != 0 {
                             return Err(err(

@@ -12,9 +12,6 @@ use super::{person, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
-use crate::casino::journal::{
-    FORMAT_DISPUTES_BOUND, FORMAT_LICENCE_ON_RECORD, FORMAT_LIMITS_POSTED, FORMAT_TABLE_RULES, FORMAT_WITNESS_CONFIRMS,
-};
 use crate::casino::request::Request;
 use crate::casino::{err, policy};
 
@@ -28,7 +25,7 @@ impl TableSlot {
         if recorded
             || actor.role == Role::Auditor
             || !self.table.profile().jurisdiction().licence_on_record
-            || dir.journal_format() < FORMAT_LICENCE_ON_RECORD
+            || !dir.rules().licence_on_record
         {
             return Ok(());
         }
@@ -168,7 +165,7 @@ impl TableSlot {
                     damaged: *damaged,
                 }
             }
-            Request::Adjust { .. } if dir.journal_format() >= FORMAT_WITNESS_CONFIRMS => {
+            Request::Adjust { .. } if dir.rules().witness_confirms => {
                 return self.plan_witnessed_adjustment(dir, at_ms, actor, request, plan);
             }
             Request::Adjust {
@@ -197,7 +194,7 @@ impl TableSlot {
                 // Colorado 2212(2), Maryland ch.2 B: adjustments are made in the
                 // presence of a security department member, who is recorded.
                 if witness.is_none()
-                    && dir.journal_format() >= FORMAT_TABLE_RULES
+                    && dir.rules().table_rules
                     && self.table.profile().jurisdiction().adjustment_witness
                 {
                     return Err(err(
@@ -232,8 +229,7 @@ impl TableSlot {
                     core_limits.push((kind, range));
                 }
                 // Maryland ch.1 G(3): once a sign is required, no posting leaves a kind off it.
-                if self.table.profile().jurisdiction().limits_on_layout && dir.journal_format() >= FORMAT_LIMITS_POSTED
-                {
+                if self.table.profile().jurisdiction().limits_on_layout && dir.rules().limits_posted {
                     let kinds: Vec<Kind> = core_limits.iter().map(|(k, _)| *k).collect();
                     self.check_sign_complete(&kinds, "the table's sign shows")?;
                 }
@@ -261,7 +257,7 @@ impl TableSlot {
                 round,
                 id,
                 ..
-            } if dir.journal_format() >= FORMAT_DISPUTES_BOUND => {
+            } if dir.rules().disputes_bound => {
                 let dispute = Dispute {
                     reason,
                     corrections,

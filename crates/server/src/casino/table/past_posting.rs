@@ -61,7 +61,7 @@ impl TableSlot {
             return None;
         };
         let logged = self.past_posted.0 == self.table.round() && self.past_posted.1.contains(&actor.username);
-        if actor.role != Role::Player || logged || directory.read().journal_format() < FORMAT_PAST_POSTING_LOGGED {
+        if actor.role != Role::Player || logged || !directory.read().rules().past_posting_logged {
             return None;
         }
         let spot = Spot::parse(spot, self.table.config().wheel).ok()?;

@@ -8,10 +8,6 @@ use crate::api::{ApiError, ErrorCode, OutcomeSource, Role};
 use crate::casino::actor::Actor;
 use crate::casino::directory::Directory;
 use crate::casino::err;
-use crate::casino::journal::{
-    FORMAT_AUTHORITY_TITLES, FORMAT_BALL_INSPECTION, FORMAT_LIMITS_POSTED, FORMAT_OPERATOR_NAMED,
-    FORMAT_RESULTS_FROM_SOURCE, FORMAT_TABLE_RULES, FORMAT_WHEEL_LAUNCH_WITNESSED,
-};
 use crate::casino::request::Request;
 
 /// Why a table is not closed with its wheel uncovered (Maryland ch.2 F).
@@ -33,7 +29,7 @@ impl TableSlot {
         if let (Some(reason), Request::Spin { .. } | Request::Draw { .. }) =
             (self.table.ball_awaits_inspection(), request)
         {
-            if dir.journal_format() >= FORMAT_BALL_INSPECTION {
+            if dir.rules().ball_inspection {
                 let who = match self.table.profile().jurisdiction().ball_inspected_by.as_str() {
                     "dealer" => "the dealer inspects it, and a damaged one is replaced (Maryland ch.6 B-C)",
                     _ => "the pit supervisor inspects it (Colorado 2206(4))",
@@ -52,7 +48,7 @@ impl TableSlot {
             Request::OpenTable { .. }
                 if dir.operator().is_none()
                     && self.table.profile().jurisdiction().operator_on_layout
-                    && dir.journal_format() >= FORMAT_OPERATOR_NAMED =>
+                    && dir.rules().operator_named =>
             {
                 return Err(err(
                     ErrorCode::OperatorNotNamed,
@@ -63,8 +59,7 @@ impl TableSlot {
             // Maryland ch.1 G(3): the layout carries "Signage indicating the
             // minimum and maximum wagers permitted at that table".
             Request::OpenTable { .. }
-                if self.table.profile().jurisdiction().limits_on_layout
-                    && dir.journal_format() >= FORMAT_LIMITS_POSTED =>
+                if self.table.profile().jurisdiction().limits_on_layout && dir.rules().limits_posted =>
             {
                 self.check_limits_posted()?;
                 Command::Open { at_ms }
@@ -74,9 +69,7 @@ impl TableSlot {
             Request::CloseTable {
                 wheel_cover_locked: false,
                 ..
-            } if dir.journal_format() >= FORMAT_TABLE_RULES => {
-                return Err(err(ErrorCode::CoverNotLocked, COVER_NOT_LOCKED))
-            }
+            } if dir.rules().table_rules => return Err(err(ErrorCode::CoverNotLocked, COVER_NOT_LOCKED)),
             Request::CloseTable { .. } => Command::Close { at_ms },
             // Colorado 2205(2), Maryland ch.5 B: at an automated wheel betting
             // opens only as the wheel's game finishes, never by hand while its
@@ -84,7 +77,7 @@ impl TableSlot {
             Request::OpenBetting { .. }
                 if self.outcome == OutcomeSource::Wheel
                     && *actor != Actor::system()
-                    && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED =>
+                    && dir.rules().wheel_launch_witnessed =>
             {
                 return Err(err(
                     ErrorCode::NotDealerTable,
@@ -94,7 +87,7 @@ impl TableSlot {
             Request::OpenBetting { .. } => Command::OpenBetting { at_ms },
             Request::NoMoreBets { .. } => Command::NoMoreBets { at_ms },
             Request::Spin { spin, bonus_words, .. } => {
-                if dir.journal_format() >= FORMAT_RESULTS_FROM_SOURCE && self.outcome != OutcomeSource::Dealer {
+                if dir.rules().results_from_source && self.outcome != OutcomeSource::Dealer {
                     return Err(err(
                         ErrorCode::NotDealerTable,
                         format!(
@@ -109,9 +102,9 @@ impl TableSlot {
                 }
                 let report = spin.to_report().map_err(|e| err(ErrorCode::BadSpin, e))?;
                 if let SpinReport::NoSpin(reason) = report {
-                    if dir.journal_format() >= FORMAT_BALL_INSPECTION {
+                    if dir.rules().ball_inspection {
                         let hang_by_floor = self.table.profile().jurisdiction().hanging_ball_called_by_floor
-                            && dir.journal_format() >= FORMAT_AUTHORITY_TITLES;
+                            && dir.rules().authority_titles;
                         check_no_spin_caller(actor, reason, hang_by_floor)?;
                     }
                 }
@@ -192,7 +185,7 @@ impl TableSlot {
         // Colorado 2205(2), Maryland ch.5 B: bets close before the ball is
         // launched; a launch the table did not see may have been bet after.
         if matches!(result, croupier_wheel::monitor::GameResult::Pocket { .. })
-            && dir.journal_format() >= FORMAT_WHEEL_LAUNCH_WITNESSED
+            && dir.rules().wheel_launch_witnessed
             && !croupier_wheel::monitor::launch_witnessed(frames)
         {
             return Ok(SpinReport::NoSpin(NoSpinReason::LaunchUnseen));

@@ -166,7 +166,7 @@ impl TableSlot {
     /// Colorado 2212(3), Maryland ch.2 C: no inspection while an adjustment
     /// awaits its witness, for it is not yet completed.
     pub(super) fn check_adjustments_witnessed(&self, dir: &Directory) -> Result<(), ApiError> {
-        if dir.journal_format() < FORMAT_WITNESS_CONFIRMS {
+        if !dir.rules().witness_confirms {
             return Ok(());
         }
         let awaiting: Vec<String> = self

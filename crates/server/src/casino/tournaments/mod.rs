@@ -144,7 +144,7 @@ pub(super) fn plan_create(
             },
             tournament: {
                 let mut t = Tournament::new(config);
-                t.escrow_kept = dir.journal_format() >= super::journal::FORMAT_TOURNAMENT_ESCROW;
+                t.escrow_kept = dir.rules().tournament_escrow;
                 t
             },
             orders: std::collections::HashMap::new(),
@@ -235,7 +235,7 @@ pub(super) fn plan_order(
     }
     // A registration or a re-buy charges a player: from format 14 it carries an id.
     let charges = matches!(order, TournamentOrder::Register { .. } | TournamentOrder::Rebuy { .. });
-    if charges && order.id().is_none() && dir.journal_format() >= super::journal::FORMAT_ORDER_IDS_REQUIRED {
+    if charges && order.id().is_none() && dir.rules().order_ids_required {
         return Err(err(
             ErrorCode::BadRequest,
             "a registration and a re-buy carry an id (\"id\"), chosen when the form is filled: sent again under \
@@ -290,7 +290,7 @@ pub(super) fn plan_order(
     let command = order
         .command(dir.gaming_date(at_ms), |name| event_index(t.config(), name))
         .map_err(|m| err(ErrorCode::TournamentRefused, m))?;
-    let command = if dir.journal_format() >= super::journal::FORMAT_TOURNAMENT_DAYS_CHECKED {
+    let command = if dir.rules().tournament_days_checked {
         command
     } else {
         super::journal::tournament::undated(command)
