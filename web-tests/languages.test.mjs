@@ -93,6 +93,7 @@ test("a number display in Russian keeps its language in its address, like its ta
   await board.waitForURL(/lang=ru/);
   await textOf(board.locator("h2[data-i18n='board.hot']"), /^Горячие номера$/, "the board in Russian");
   await textOf(board.locator("#state"), /^(Ставки принимаются|Делайте ваши ставки|Ожидание следующего раунда)$/, "the table's state in Russian");
+  await textOf(board.locator("#wheel"), /^колесо с одним зеро \(37 ячеек: 0 и 1-36\)$/, "the wheel in Russian words");
   assert.match(board.url(), /table=ru1/);
   assert.match(board.url(), /lang=ru/);
   await textOf(board.locator("#sign"), /Ставки внутри поля|Внешние ставки|Лимиты этого стола не вывешены/, "the table sign in Russian");

@@ -350,6 +350,8 @@ pub struct PublicTable {
     pub profile: String,
     /// The wheel, in words.
     pub wheel: String,
+    /// Its name (`single-zero`, `double-zero`...), for a page to say it in its language.
+    pub wheel_name: String,
     pub wheel_pockets: Vec<String>,
     /// Each pocket's colour (`red`, `black`, `green`), so that no page keeps a copy of the wheel.
     pub pocket_colours: BTreeMap<String, String>,

@@ -153,6 +153,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
                 retired: slot.retired,
                 profile: slot.profile_name.clone(),
                 wheel: wheel.description().to_string(),
+                wheel_name: wheel.name().to_string(),
                 wheel_pockets: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
                 pocket_colours: pocket_colours(slot),
                 round: slot.table.round(),
