@@ -145,49 +145,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             bonus: slot.bonus().map(|b| b.name().to_string()),
             tournament: slot.points_notice(dir),
         }),
-        TableQuery::Public => {
-            let phase = slot.table.phase();
-            let wheel = slot.table.config().wheel;
-            TableAnswer::Public(PublicTable {
-                table: slot.id.clone(),
-                retired: slot.retired,
-                profile: slot.profile_name.clone(),
-                wheel: wheel.description().to_string(),
-                wheel_name: wheel.name().to_string(),
-                wheel_pockets: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
-                pocket_colours: pocket_colours(slot),
-                round: slot.table.round(),
-                phase: phase_code(phase).to_string(),
-                deadline_ms: match phase {
-                    Phase::BettingOpen { deadline_ms } => Some(deadline_ms),
-                    _ => None,
-                },
-                phase_text: match phase {
-                    Phase::Closed => "Table closed",
-                    Phase::Open => "Waiting for the next round",
-                    Phase::BettingOpen { .. } => "Place your bets",
-                    Phase::NoMoreBets => "No more bets",
-                }
-                .to_string(),
-                display_length: slot.table.profile().spec().number_display_length.unwrap_or(16),
-                last_pockets: slot
-                    .table
-                    .last_pockets()
-                    .iter()
-                    .rev()
-                    .map(|p| p.label().to_string())
-                    .collect(),
-                last_round: last_round(slot),
-                tournament: slot.points_notice(dir),
-                ball_to_inspect: slot.table.ball_awaits_inspection().map(|reason| BallToInspect {
-                    reason: reason.name().to_string(),
-                    inspected_by: slot.table.profile().jurisdiction().ball_inspected_by.clone(),
-                }),
-                awaits_regulator: slot.table.awaits_regulator(),
-                operator: dir.operator().map(str::to_string),
-                bonus: slot.bonus_state().map(Box::new),
-            })
-        }
+        TableQuery::Public => TableAnswer::Public(public_table(slot, dir)),
         TableQuery::Layout => TableAnswer::Layout(Box::new(layout(slot, dir))),
         TableQuery::Log => TableAnswer::Log(TableLog {
             log: slot
@@ -450,5 +408,50 @@ fn report(slot: &TableSlot, dir: &Directory, now_ms: u64, day: Option<u64>) -> T
         float_counts: slot.count_views(day),
         // The runtime's monitor fills it in: the casino keeps no such state.
         integrity: None,
+    }
+}
+
+/// A table as anyone sees it without signing in: a display board's.
+fn public_table(slot: &TableSlot, dir: &Directory) -> PublicTable {
+    let phase = slot.table.phase();
+    let wheel = slot.table.config().wheel;
+    PublicTable {
+        table: slot.id.clone(),
+        retired: slot.retired,
+        profile: slot.profile_name.clone(),
+        wheel: wheel.description().to_string(),
+        wheel_name: wheel.name().to_string(),
+        wheel_pockets: wheel.bettable().iter().map(|p| p.label().to_string()).collect(),
+        pocket_colours: pocket_colours(slot),
+        round: slot.table.round(),
+        phase: phase_code(phase).to_string(),
+        deadline_ms: match phase {
+            Phase::BettingOpen { deadline_ms } => Some(deadline_ms),
+            _ => None,
+        },
+        phase_text: match phase {
+            Phase::Closed => "Table closed",
+            Phase::Open => "Waiting for the next round",
+            Phase::BettingOpen { .. } => "Place your bets",
+            Phase::NoMoreBets => "No more bets",
+        }
+        .to_string(),
+        display_length: slot.table.profile().spec().number_display_length.unwrap_or(16),
+        last_pockets: slot
+            .table
+            .last_pockets()
+            .iter()
+            .rev()
+            .map(|p| p.label().to_string())
+            .collect(),
+        last_round: last_round(slot),
+        tournament: slot.points_notice(dir),
+        ball_to_inspect: slot.table.ball_awaits_inspection().map(|reason| BallToInspect {
+            reason: reason.name().to_string(),
+            inspected_by: slot.table.profile().jurisdiction().ball_inspected_by.clone(),
+        }),
+        awaits_regulator: slot.table.awaits_regulator(),
+        operator: dir.operator().map(str::to_string),
+        bonus: slot.bonus_state().map(Box::new),
     }
 }
