@@ -8,9 +8,10 @@ mod common;
 use croupier_core::Minor;
 use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::api::{ApiError, EventView, OutcomeSource, Role};
-use croupier_server::casino::{replay, Actor, Casino, Request, Spin, JOURNAL_FORMAT};
+use croupier_server::casino::{replay, Actor, Casino, Request, JOURNAL_FORMAT};
 
 use common::actors::{actor, admin, alice, cashier, dealer, pit};
+use common::requests::{buy_in, cash_in, cash_out, inspection, spin};
 
 struct World {
     casino: Casino<MemoryStorage>,
@@ -144,42 +145,6 @@ fn table(id: &str) -> Request {
     }
 }
 
-fn inspection(table: &str) -> Request {
-    Request::Inspect {
-        table: table.into(),
-        no_magnet_or_contrivance: true,
-        wheel_level_and_rotating_freely: true,
-        parts_secure: true,
-        ball_non_magnetic: true,
-        layout_and_signage_comply: true,
-    }
-}
-
-fn cash_in(id: &str, player: &str, amount: u64) -> Request {
-    Request::CashIn {
-        id: id.into(),
-        player: player.into(),
-        amount: Minor::new(amount),
-    }
-}
-
-fn cash_out(id: &str, player: &str, amount: u64) -> Request {
-    Request::CashOut {
-        id: id.into(),
-        player: player.into(),
-        amount: Minor::new(amount),
-    }
-}
-
-fn buy_in(id: &str, amount: u64) -> Request {
-    Request::BuyIn {
-        id: id.into(),
-        table: "t1".into(),
-        amount: Minor::new(amount),
-        chip_value: Minor::new(100),
-    }
-}
-
 fn bet(id: &str, stake: u64) -> Request {
     Request::PlaceBet {
         table: "t1".into(),
@@ -189,18 +154,6 @@ fn bet(id: &str, stake: u64) -> Request {
         zero_choice: None,
         coupon: None,
         coupon_id: None,
-    }
-}
-
-fn spin(pocket: &str) -> Request {
-    Request::Spin {
-        bonus_words: Vec::new(),
-        table: "t1".into(),
-        spin: Spin::Ball {
-            pocket: pocket.into(),
-            direction: "opposite".into(),
-            revolutions: 6,
-        },
     }
 }
 

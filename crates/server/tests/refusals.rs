@@ -15,6 +15,7 @@ use croupier_server::casino::{
 };
 
 use common::actors::{actor, admin, alice, bob, cashier, dealer, floor, pit};
+use common::requests::{buy_in, cash_in, cash_out, inspection, spin};
 
 struct World {
     casino: Casino<MemoryStorage>,
@@ -156,34 +157,6 @@ fn table_of(id: &str, profile_text: &str, wheel: &str) -> Request {
     }
 }
 
-fn inspection(table: &str) -> Request {
-    Request::Inspect {
-        table: table.into(),
-        no_magnet_or_contrivance: true,
-        wheel_level_and_rotating_freely: true,
-        parts_secure: true,
-        ball_non_magnetic: true,
-        layout_and_signage_comply: true,
-    }
-}
-
-fn cash_in(id: &str, player: &str, amount: u64) -> Request {
-    Request::CashIn {
-        id: id.into(),
-        player: player.into(),
-        amount: Minor::new(amount),
-    }
-}
-
-fn buy_in(id: &str, amount: u64) -> Request {
-    Request::BuyIn {
-        id: id.into(),
-        table: "t1".into(),
-        amount: Minor::new(amount),
-        chip_value: Minor::new(100),
-    }
-}
-
 fn bet(id: &str, spot: &str, stake: u64) -> Request {
     Request::PlaceBet {
         table: "t1".into(),
@@ -193,18 +166,6 @@ fn bet(id: &str, spot: &str, stake: u64) -> Request {
         zero_choice: None,
         coupon: None,
         coupon_id: None,
-    }
-}
-
-fn spin(pocket: &str) -> Request {
-    Request::Spin {
-        bonus_words: Vec::new(),
-        table: "t1".into(),
-        spin: Spin::Ball {
-            pocket: pocket.into(),
-            direction: "opposite".into(),
-            revolutions: 6,
-        },
     }
 }
 
@@ -269,14 +230,6 @@ fn sale(id: &str, player: &str, amount: u64) -> Request {
         player: player.into(),
         amount: Minor::new(amount),
         chip_value: Minor::new(100),
-    }
-}
-
-fn cash_out(id: &str, player: &str, amount: u64) -> Request {
-    Request::CashOut {
-        id: id.into(),
-        player: player.into(),
-        amount: Minor::new(amount),
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod actors;
 pub mod jsonl;
+pub mod requests;
 
 use croupier_ledger::Storage;
 use croupier_server::api::{ApiError, ErrorCode, EventView, Role};
