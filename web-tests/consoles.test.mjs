@@ -202,8 +202,13 @@ test("the floor: an emergency declared and lifted, a new ball, a correction remo
   await pit.click('#dispute-form button[type="submit"]');
   await textOf(pit.locator("#message"), /No answer came/, "the second lost answer said");
   await pit.click('#dispute-form button[type="submit"]');
+  // The earlier decision's reference is still shown: wait for the new one's.
+  const earlier = await pit.locator("#dispute-done").innerText();
   await pit.click('[data-resend="new"]');
-  await textOf(pit.locator("#dispute-done"), /reference/, "the new decision recorded");
+  await pit.waitForFunction((before) => {
+    const now = document.getElementById("dispute-done").innerText;
+    return /reference/.test(now) && now !== before;
+  }, earlier, { timeout: WAIT_MS });
   await sent.done();
   assert.equal(sent.length, 2, "sent twice");
   assert.notEqual(sent[0], sent[1], "a new one goes under a new id");
