@@ -9,7 +9,7 @@
 
 mod common;
 
-use croupier_ledger::{verify, MemoryStorage, Storage};
+use croupier_ledger::{verify, MemoryStorage};
 use croupier_server::casino::checkpoint::Checkpoint;
 use croupier_server::casino::{replay, Actor, Casino, Request};
 
@@ -34,8 +34,8 @@ fn the_golden_checkpoint_is_written_again_byte_for_byte_and_a_start_takes_it() {
     if std::env::var_os("CROUPIER_BLESS").is_some() && !path.exists() {
         std::fs::write(&path, &taken.bytes).expect("written");
     }
-    let kept = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; it is written with CROUPIER_BLESS=1", path.display()));
+    let kept =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; it is written with CROUPIER_BLESS=1", path.display()));
     assert!(
         taken.bytes == kept,
         "the state after the format-{FORMAT} golden journal is no longer written as it was: \
@@ -71,7 +71,11 @@ fn the_golden_checkpoint_is_written_again_byte_for_byte_and_a_start_takes_it() {
         )
         .expect("the checkpoint bound");
     let journal = bound.ledger().storage().entries.clone();
-    assert_eq!(verify(&journal).first_problem, None, "the journal with its binding verifies");
+    assert_eq!(
+        verify(&journal).first_problem,
+        None,
+        "the journal with its binding verifies"
+    );
     let (opened, _) = Casino::open_from(MemoryStorage::with_entries(journal.clone()), now + 10, None, Some(kept))
         .expect("a start takes the golden checkpoint");
     assert_eq!(opened.ledger().next_seq(), journal.len() as u64 + 1);

@@ -11,6 +11,7 @@ use croupier_ledger::{Applied, Ledger, LedgerError, Recorded, Storage, StorageEr
 use super::actor::Actor;
 use super::directory::{Coupon, Directory, SharedDirectory};
 use super::journal::{self, JournalEvent, FORMAT_JOURNAL_RECOVERY, FORMAT_RESENDS_WRITE_NOTHING, JOURNAL_FORMAT};
+use super::plan::Plan;
 use super::request::Request;
 use super::table::{checked_entry, Commit, SaleClaim, TableSlot};
 use super::users::{valid_username, User, LOGIN_FAILURES_MAX, USERS_MAX};
@@ -205,7 +206,12 @@ impl<S: Storage> Cage<S> {
         let planned = (self.plan_tournament(&dir, at_ms, actor, &request))
             .or_else(|| self.plan_drawer(&dir, at_ms, actor, &request))
             .or_else(|| self.plan_people(&dir, at_ms, actor, &request));
-        let (transfers, events, mut effects) = match planned {
+        let Plan {
+            transfers,
+            events,
+            mut effects,
+            ..
+        } = match planned {
             Some(planned) => planned?,
             None => self.plan(&dir, at_ms, &request)?,
         };
@@ -264,13 +270,7 @@ impl<S: Storage> Cage<S> {
         self.ledger.commit_new(at_ms, entry).map_err(ledger_error)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn plan(
-        &self,
-        dir: &Directory,
-        at_ms: u64,
-        request: &Request,
-    ) -> Result<(Vec<Transfer>, Vec<JournalEvent>, Vec<Effect>), ApiError> {
+    fn plan(&self, dir: &Directory, at_ms: u64, request: &Request) -> Result<Plan<Effect>, ApiError> {
         use Request as R;
         let (mut transfers, mut events, mut effects) = (Vec::new(), Vec::new(), Vec::new());
         match request {
@@ -415,7 +415,7 @@ impl<S: Storage> Cage<S> {
                 super::users::check_licence(user.role, licence)?;
                 // Recorded already, as it is: nothing to write.
                 if user.licence.as_ref() == Some(licence) {
-                    return Ok((transfers, events, effects));
+                    return Ok(Plan::of(transfers, events, effects));
                 }
                 events.push(JournalEvent::LicenceSet {
                     username: username.clone(),
@@ -518,7 +518,7 @@ impl<S: Storage> Cage<S> {
             }
             _ => return Err(err(ErrorCode::Internal, "a table's request reached the cage")),
         }
-        Ok((transfers, events, effects))
+        Ok(Plan::of(transfers, events, effects))
     }
 
     fn apply(&mut self, effect: Effect) {

@@ -34,7 +34,7 @@ pub const DRAWER_COUNTS_DAY_MAX: usize = 20;
 /// The longest void's reason, in bytes.
 pub const VOID_REASON_MAX_BYTES: usize = 200;
 
-type Planned = (Vec<croupier_ledger::Transfer>, Vec<JournalEvent>, Vec<Effect>);
+type Planned = super::plan::Plan<Effect>;
 
 /// A cash-in's or cash-out's void, as the cage's record keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,7 +118,7 @@ impl<S: Storage> Cage<S> {
         if let Some(made) = made {
             // Sent again as it was: done already, nothing to write.
             if made.by == actor.username && made.amount == counted {
-                return Ok((Vec::new(), Vec::new(), Vec::new()));
+                return Ok(Planned::new());
             }
             return Err(err(
                 ErrorCode::Exists,
@@ -161,7 +161,7 @@ impl<S: Storage> Cage<S> {
             expected: Some(expected),
             voided: None,
         };
-        Ok((Vec::new(), vec![event], vec![Effect::Recorded(entry)]))
+        Ok(Planned::of(Vec::new(), vec![event], vec![Effect::Recorded(entry)]))
     }
 
     fn plan_void(
@@ -190,7 +190,7 @@ impl<S: Storage> Cage<S> {
         if let Some(mark) = &entry.voided {
             // Sent again as it was: done already, nothing to write.
             if mark.id == id {
-                return Ok((Vec::new(), Vec::new(), Vec::new()));
+                return Ok(Planned::new());
             }
             return Err(err(
                 ErrorCode::AlreadyVoided,
@@ -254,7 +254,7 @@ impl<S: Storage> Cage<S> {
             reason: reason.to_string(),
         };
         let effect = Effect::Voided(day, entry.kind, entry.reference.clone(), mark);
-        Ok((vec![transfer], vec![event], vec![effect]))
+        Ok(Planned::of(vec![transfer], vec![event], vec![effect]))
     }
 
     /// The cash-in or cash-out `transaction` names on gaming day `day`: its

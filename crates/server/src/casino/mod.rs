@@ -23,6 +23,7 @@ pub mod gaming_day;
 pub mod journal;
 mod layout;
 mod new_table;
+mod plan;
 pub mod policy;
 pub mod reads;
 pub mod recall;

@@ -23,7 +23,7 @@ use croupier_core::tournament::EntryStatus;
 /// The longest display name, in characters.
 pub const DISPLAY_NAME_MAX: usize = 60;
 
-type Planned = (Vec<croupier_ledger::Transfer>, Vec<JournalEvent>, Vec<Effect>);
+type Planned = super::plan::Plan<Effect>;
 
 /// What a player holds at one table that its ledger accounts do not show:
 /// stakes on the layout (bets in play, or held in prison) and coupons
@@ -250,7 +250,7 @@ impl<S: Storage> Cage<S> {
         }
         Self::keep_an_admin(dir, actor, user, "retire")?;
         self.refuse_money(dir, at_ms, user, "a retired account holds no money")?;
-        Ok((
+        Ok(Planned::of(
             Vec::new(),
             vec![JournalEvent::UserRetired {
                 username: username.to_string(),
@@ -293,9 +293,9 @@ impl<S: Storage> Cage<S> {
             }
         }
         if display_name.is_none() && role.is_none() {
-            return Ok((Vec::new(), Vec::new(), Vec::new()));
+            return Ok(Planned::new());
         }
-        Ok((
+        Ok(Planned::of(
             Vec::new(),
             vec![JournalEvent::UserEdited {
                 username: username.to_string(),

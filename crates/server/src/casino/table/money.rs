@@ -18,19 +18,7 @@ use crate::casino::journal::JournalEvent;
 /// person on a large one.
 pub const DEALER_SALE_MAX: u64 = 1_000_000;
 
-/// A dealer's sale of chips to `player` on UTC day `day` (journal format
-/// 14): a dealer is tied to no table, so the cage, which sees every table's
-/// sales, holds the player to [`DEALER_SALE_MAX`] a day across all of them.
-/// Up to format 13 the limit was each table's, and a player could be sold
-/// the limit at every table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SaleClaim {
-    pub player: String,
-    pub day: u64,
-    pub amount: u64,
-    /// The sale's transfer (`sale/ID`): found made, the sale is a resend.
-    pub transfer: String,
-}
+pub use crate::casino::plan::SaleClaim;
 
 /// What dealers sold one player at a table on a UTC day, and by which sale
 /// ids: a sale sent again is the ledger's to judge, not the limit's.

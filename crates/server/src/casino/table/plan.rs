@@ -1,32 +1,14 @@
-//! A request's plan at a table: the transfers that move its money, its
-//! journal events, and what it changes in the table once durable; and what
-//! it did, as the API and the streams show it.
+//! What a table's request changes in the table once durable (its plan is
+//! the casino's one [`Plan`](crate::casino::plan::Plan)), and what it did,
+//! as the API and the streams show it.
 
 use bytes::Bytes;
 use croupier_core::round::Event;
-use croupier_ledger::{Account, Transfer};
 
 use super::PointsPlay;
-use crate::api::{ApiError, ErrorCode, EventView};
-use crate::casino::err;
+use crate::api::EventView;
 use crate::casino::journal::JournalEvent;
 use crate::casino::views;
-
-/// An account a plan names, or the refusal saying why it cannot be one.
-pub(in crate::casino) fn account(made: Result<Account, String>) -> Result<Account, ApiError> {
-    made.map_err(|e| err(ErrorCode::BadAccount, e))
-}
-
-/// A transfer of `amount` minor units a plan makes.
-pub(in crate::casino) fn transfer(id: String, from: Account, to: Account, amount: u64, memo: &str) -> Transfer {
-    Transfer {
-        id,
-        from,
-        to,
-        amount: croupier_core::Minor::new(amount),
-        memo: memo.to_string(),
-    }
-}
 
 /// What a request does once its batch is durable.
 pub(in crate::casino) enum Effect {
@@ -73,34 +55,10 @@ pub(in crate::casino) enum Effect {
     Log(JournalEvent),
 }
 
-/// A request's plan: the transfers that move its money, its events, and what it changes once durable.
-pub(in crate::casino) struct Plan {
-    pub transfers: Vec<Transfer>,
-    pub events: Vec<JournalEvent>,
-    pub effects: Vec<Effect>,
-    /// The client's id of the dispute being decided, which names its
-    /// corrections' transfers (journal format 14).
-    pub dispute_id: Option<String>,
-    /// A dealer's sale, for the cage to check against the player's day at
-    /// every table (journal format 14).
-    pub claim: Option<super::SaleClaim>,
-}
+/// A table's plan: its effects are the table's own.
+pub(in crate::casino) type Plan = crate::casino::plan::Plan<Effect>;
 
 impl Plan {
-    pub(super) fn new() -> Plan {
-        Plan {
-            transfers: Vec::new(),
-            events: Vec::new(),
-            effects: Vec::new(),
-            dispute_id: None,
-            claim: None,
-        }
-    }
-
-    pub(super) fn is_empty(&self) -> bool {
-        self.transfers.is_empty() && self.events.is_empty() && self.effects.is_empty()
-    }
-
     /// A player got colour chips (`event` says how): they sit at the table in
     /// `colour`, each chip worth `chip_value`.
     pub(super) fn seat(&mut self, event: JournalEvent, player: &str, colour: String, chip_value: u64) {

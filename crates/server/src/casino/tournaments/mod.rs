@@ -373,8 +373,8 @@ fn house_pays(actor: &Actor, payments: &[&crate::api::PaidWith]) -> Result<(), A
     Ok(())
 }
 
-/// A cage request's plan: its transfers, its journal events, what it changes once durable.
-type Planned = (Vec<Transfer>, Vec<JournalEvent>, Vec<super::cage::Effect>);
+/// A cage request's plan.
+type Planned = super::plan::Plan<super::cage::Effect>;
 
 impl<S: croupier_ledger::Storage> super::Cage<S> {
     /// A tournament's events once durable, and its tables where an order
@@ -445,7 +445,7 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
         match request {
             super::Request::CreateTournament { config } => Some(
                 plan_create(&self.tournaments, self.currency.as_deref(), dir, at_ms, config)
-                    .map(|(events, held)| (Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
+                    .map(|(events, held)| Planned::of(Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
             ),
             super::Request::Tournament { tournament, order } => {
                 let balance = |a: &Account| self.ledger.balance(a);
@@ -458,7 +458,7 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
                         |(transfers, journal, events, tables)| {
                             // A resend changes nothing and writes nothing.
                             if journal.is_empty() && transfers.is_empty() {
-                                return (transfers, journal, Vec::new());
+                                return Planned::of(transfers, journal, Vec::new());
                             }
                             let effect = Effect::Tournament {
                                 id: tournament.clone(),
@@ -466,7 +466,7 @@ impl<S: croupier_ledger::Storage> super::Cage<S> {
                                 events,
                                 tables,
                             };
-                            (transfers, journal, vec![effect])
+                            Planned::of(transfers, journal, vec![effect])
                         },
                     ),
                 )
