@@ -248,9 +248,7 @@ fn playable_coupons(slot: &TableSlot, dir: &Directory, now_ms: u64, player: &str
     dir.coupons_of(player)
         .into_iter()
         .filter(|(id, c)| {
-            c.table == slot.id
-                && !slot.coupons_played.contains_key(id)
-                && c.expires_at_ms.is_none_or(|end| now_ms < end)
+            c.table == slot.id && !slot.coupon_played_here(id) && c.expires_at_ms.is_none_or(|end| now_ms < end)
         })
         .map(|(id, c)| IssuedCoupon {
             id,
@@ -270,7 +268,7 @@ fn coupon_totals(slot: &TableSlot, dir: &Directory, now_ms: u64) -> CouponTotals
     };
     for (id, coupon) in dir.coupons_for_table(&slot.id) {
         add(&mut totals.issued, coupon.value);
-        if slot.coupons_played.contains_key(id) {
+        if slot.coupon_played_here(id) {
             add(&mut totals.redeemed, coupon.value);
         } else if coupon.expires_at_ms.is_some_and(|end| now_ms >= end) {
             add(&mut totals.expired, coupon.value);

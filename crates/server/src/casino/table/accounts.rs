@@ -2,9 +2,34 @@
 //! box, tip box, coupons), with the balances it keeps of them.
 
 use croupier_ledger::{Account, TableAccount};
+use foldhash::HashMap;
 
 use super::{account, TableSlot};
 use crate::api::ApiError;
+
+/// The balances of a table's own accounts (see [`TableSlot::balance`]): the
+/// table plans with them; the ledger holds them too, and checks again.
+/// Only this file reads or changes them.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(super) struct Balances(#[serde(with = "croupier_core::canonical::map")] HashMap<Account, i128>);
+
+impl Balances {
+    /// Once durable: what an entry moved of the table's accounts.
+    pub(super) fn add(&mut self, deltas: HashMap<Account, i128>) {
+        for (account, delta) in deltas {
+            *self.0.entry(account).or_default() += delta;
+        }
+    }
+
+    /// Each player's chips account here that holds something, with its balance.
+    pub(super) fn players_holding(&self) -> impl Iterator<Item = (&Account, i128)> {
+        self.0
+            .iter()
+            .filter(|(a, b)| **b != 0 && a.player().is_some())
+            .map(|(a, b)| (a, *b))
+    }
+}
 
 impl TableSlot {
     /// The account of one of this table's players.
@@ -29,7 +54,7 @@ impl TableSlot {
     }
 
     pub(in crate::casino) fn balance_of(&self, account: &Account) -> i128 {
-        self.books.get(account).copied().unwrap_or(0)
+        self.books.0.get(account).copied().unwrap_or(0)
     }
 
     /// The balance of one of this table's accounts (0 for any other).

@@ -15,6 +15,13 @@ use crate::casino::request::{Request, StoredVerbalBet};
 /// repeat back before no more bets.
 pub const VERBAL_SERIES_MAX: usize = 20;
 
+/// Each player's bet ids in the earlier rounds the table keeps, with the
+/// round, worked out from their records the first time a bet of the round
+/// in play asks (journal format 14), and forgotten when betting opens.
+/// Only this file reads it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct EarlierBets(std::sync::OnceLock<std::collections::HashMap<(String, String), u64>>);
+
 impl TableSlot {
     pub(super) fn plan_bet(
         &self,
@@ -334,7 +341,7 @@ impl TableSlot {
         }
         let now = self.table.round();
         // Built once a round, at its first bet: about one insert a bet kept.
-        let used = self.earlier_bets.get_or_init(|| {
+        let used = self.earlier_bets.0.get_or_init(|| {
             self.rounds
                 .iter()
                 .filter(|r| r.round < now)

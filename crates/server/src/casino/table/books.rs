@@ -278,9 +278,7 @@ impl TableSlot {
     }
 
     pub(super) fn book(&mut self, deltas: HashMap<Account, i128>) {
-        for (account, delta) in deltas {
-            *self.books.entry(account).or_default() += delta;
-        }
+        self.books.add(deltas);
     }
 
     /// What `transfers` add to a gaming day's books (all but the float's opening).

@@ -32,6 +32,7 @@
 
 use croupier_core::profile::PastDayValue;
 use foldhash::HashMap;
+use serde::{Deserialize, Serialize};
 
 use super::{account, transfer, Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
@@ -142,7 +143,7 @@ impl TableSlot {
         let day = dir.gaming_day(at_ms);
         let minimum = self.table_minimum();
         if dir.rules().chips_taken_away {
-            let lots = self.chips_held.get(player).map_or(&[][..], |h| &h.lots[..]);
+            let lots = self.chips_held.0.get(player).map_or(&[][..], |h| &h.lots[..]);
             let joins = lots.last().is_some_and(|l| l.day == day && l.minimum == minimum);
             if !joins && lots.len() >= LOTS_MAX {
                 return Err(err(
@@ -165,7 +166,7 @@ impl TableSlot {
             return Ok(());
         }
         let holds = self.chips_of(player).map(|c| self.balance_of(&c)).unwrap_or(0) > 0;
-        if holds && self.chip_days.contains_key(player) {
+        if holds && self.chip_days.0.contains_key(player) {
             return Ok(());
         }
         let dated = Dated {
@@ -183,14 +184,14 @@ impl TableSlot {
     /// Whether `player`'s chips were recorded taken away from the table
     /// (format 14), and since when: the pit's report shows it.
     pub fn chips_away(&self, player: &str) -> Option<Away> {
-        self.chips_held.get(player).and_then(|h| h.away)
+        self.chips_held.0.get(player).and_then(|h| h.away)
     }
 
     /// Refuses a bet, a purchase or a tip of `player`'s while their chips
     /// are away from the table (european-casino 5.2, 5.4): they come back
     /// only by being cashed in.
     pub(super) fn check_chips_here(&self, player: &str) -> Result<(), ApiError> {
-        match self.chips_held.get(player).and_then(|h| h.away) {
+        match self.chips_held.0.get(player).and_then(|h| h.away) {
             None => Ok(()),
             Some(_) => Err(err(
                 ErrorCode::ChipsAway,
@@ -221,7 +222,7 @@ impl TableSlot {
         if dir.rules().chips_taken_away {
             return self.brought_back_value(dir.gaming_day(at_ms), player, amount, chip_value);
         }
-        let dated = self.chip_days.get(player)?;
+        let dated = self.chip_days.0.get(player)?;
         if dated.confirmed || dir.gaming_day(at_ms) <= dated.day {
             return None;
         }
@@ -252,7 +253,7 @@ impl TableSlot {
     /// confirmed, keep their face.
     fn brought_back_value(&self, today: u64, player: &str, amount: u64, chip_value: u64) -> Option<Revalued> {
         let rule = self.table.profile().spec().chips_past_day.as_ref()?;
-        let held = self.chips_held.get(player)?;
+        let held = self.chips_held.0.get(player)?;
         let away = held.away?;
         if away.confirmed {
             return None;
@@ -261,7 +262,7 @@ impl TableSlot {
         // A player seated before format 14 has one date for all their chips.
         let legacy;
         let lots: &[Lot] = if held.lots.is_empty() {
-            let dated = self.chip_days.get(player)?;
+            let dated = self.chip_days.0.get(player)?;
             legacy = [Lot {
                 day: dated.day,
                 minimum: dated.minimum,
@@ -405,7 +406,7 @@ impl TableSlot {
                     format!("{player} holds no colour chips at table {}", self.id),
                 ));
             }
-            let Some(away) = self.chips_held.get(player).and_then(|h| h.away) else {
+            let Some(away) = self.chips_held.0.get(player).and_then(|h| h.away) else {
                 return Err(err(
                     ErrorCode::BadRequest,
                     format!(
@@ -418,7 +419,7 @@ impl TableSlot {
             };
             away.confirmed
         } else {
-            let Some(dated) = self.chip_days.get(player) else {
+            let Some(dated) = self.chip_days.0.get(player) else {
                 return Err(err(
                     ErrorCode::NotSeated,
                     format!("{player} holds no colour chips at table {}", self.id),
@@ -478,7 +479,7 @@ impl TableSlot {
                 format!("{player} holds no colour chips at table {}", self.id),
             ));
         }
-        if self.chips_held.get(player).is_some_and(|h| h.away.is_some()) {
+        if self.chips_held.0.get(player).is_some_and(|h| h.away.is_some()) {
             // Recorded already: nothing to write.
             return Ok(());
         }
@@ -512,23 +513,23 @@ impl TableSlot {
     pub(super) fn change_chip_days(&mut self, at_ms: u64, change: ChipsChange) {
         match change {
             ChipsChange::Dated { player, dated } => {
-                self.chip_days.insert(player, dated);
+                self.chip_days.0.insert(player, dated);
             }
             ChipsChange::Confirmed { player, event } => {
-                if let Some(dated) = self.chip_days.get_mut(&player) {
+                if let Some(dated) = self.chip_days.0.get_mut(&player) {
                     dated.confirmed = true;
                 }
-                if let Some(away) = self.chips_held.get_mut(&player).and_then(|h| h.away.as_mut()) {
+                if let Some(away) = self.chips_held.0.get_mut(&player).and_then(|h| h.away.as_mut()) {
                     away.confirmed = true;
                 }
                 self.log_event(at_ms, event);
             }
             ChipsChange::Gone { player } => {
-                self.chip_days.remove(&player);
-                self.chips_held.remove(&player);
+                self.chip_days.0.remove(&player);
+                self.chips_held.0.remove(&player);
             }
             ChipsChange::Bought { player, lot } => {
-                let lots = &mut self.chips_held.entry(player).or_default().lots;
+                let lots = &mut self.chips_held.0.entry(player).or_default().lots;
                 match lots.last_mut() {
                     Some(last) if last.day == lot.day && last.minimum == lot.minimum => {
                         last.chips = last.chips.saturating_add(lot.chips);
@@ -537,7 +538,7 @@ impl TableSlot {
                 }
             }
             ChipsChange::TakenAway { player, at_ms, event } => {
-                self.chips_held.entry(player).or_default().away = Some(Away {
+                self.chips_held.0.entry(player).or_default().away = Some(Away {
                     at_ms,
                     confirmed: false,
                 });
@@ -547,8 +548,28 @@ impl TableSlot {
     }
 }
 
-/// Each seated player's dated chips, by name (formats 10 to 13).
-pub type ChipDays = HashMap<String, Dated>;
+/// Each seated player's dated chips, by name (formats 10 to 13). Only this
+/// file reads or changes them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(super) struct ChipDays(#[serde(with = "croupier_core::canonical::map")] HashMap<String, Dated>);
 
-/// Each seated player's purchases and whether they took them away (format 14).
-pub type ChipsHeld = HashMap<String, Held>;
+/// Each seated player's purchases and whether they took them away (format
+/// 14). Only this file reads or changes them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(super) struct ChipsHeld(#[serde(with = "croupier_core::canonical::map")] HashMap<String, Held>);
+
+impl ChipsHeld {
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl TableSlot {
+    /// Whether `player`'s colour chips here are dated or held: they leave
+    /// the table with them.
+    pub(super) fn chips_dated(&self, player: &str) -> bool {
+        self.chip_days.0.contains_key(player) || self.chips_held.0.contains_key(player)
+    }
+}

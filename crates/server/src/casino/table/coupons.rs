@@ -4,11 +4,38 @@
 //! black with coupons won every round.
 
 use croupier_core::Minor;
+use foldhash::HashMap;
+use serde::{Deserialize, Serialize};
 
 use super::{Effect, Plan, TableSlot};
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::directory::Directory;
 use crate::casino::err;
+
+/// The issued match play coupons played at a table, each with the bet and
+/// round it was played on: each is played once (journal format 5). Only
+/// this file reads or changes them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(super) struct CouponsPlayed(#[serde(with = "croupier_core::canonical::map")] HashMap<String, (String, u64)>);
+
+impl CouponsPlayed {
+    /// The coupon played on `bet_id` in `round`, if one was.
+    pub(super) fn on_bet(&self, bet_id: &str, round: u64) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(_, (bet, r))| bet == bet_id && *r == round)
+            .map(|(id, _)| id.as_str())
+    }
+
+    /// Once durable: `coupon` played on a bet (its id and round), or freed.
+    pub(super) fn set(&mut self, coupon: String, played_on: Option<(String, u64)>) {
+        match played_on {
+            Some(on) => self.0.insert(coupon, on),
+            None => self.0.remove(&coupon),
+        };
+    }
+}
 
 /// A bet's claim to play a coupon: the bet, and the value and id it names.
 pub(super) struct Claim<'a> {
@@ -18,6 +45,11 @@ pub(super) struct Claim<'a> {
 }
 
 impl TableSlot {
+    /// Whether coupon `id` was played here (and not freed since).
+    pub(in crate::casino) fn coupon_played_here(&self, id: &str) -> bool {
+        self.coupons_played.0.contains_key(id)
+    }
+
     /// The value of the coupon a bet plays, checked: issued to `player` for
     /// this table, of the value the bet names if it names one, and not
     /// played before on another bet. Up to journal format 4 a coupon was
@@ -58,7 +90,7 @@ impl TableSlot {
             ));
         }
         let round = self.table.round();
-        let resent = matches!(self.coupons_played.get(id), Some((bet, r)) if bet == bet_id && *r == round);
+        let resent = matches!(self.coupons_played.0.get(id), Some((bet, r)) if bet == bet_id && *r == round);
         // A bet accepted before the coupon's end, sent again after it, is the
         // round's to call a resend: the coupon's end does not refuse it.
         if let Some(end) = issued.expires_at_ms.filter(|end| at_ms >= *end && !resent) {
@@ -73,7 +105,7 @@ impl TableSlot {
                 format!("coupon {id} is worth {}, not {}", Minor::new(issued.value), named),
             ));
         }
-        match self.coupons_played.get(id) {
+        match self.coupons_played.0.get(id) {
             // The same bet sent again: it is the round's to call a resend.
             Some((bet, r)) if bet == bet_id && *r == round => {}
             Some((bet, r)) => {
@@ -106,7 +138,7 @@ impl TableSlot {
             return;
         }
         let round = self.table.round();
-        for (coupon, (bet, r)) in &self.coupons_played {
+        for (coupon, (bet, r)) in &self.coupons_played.0 {
             if *r == round && returned.contains(bet.as_str()) {
                 plan.effects.push(Effect::Coupon {
                     coupon: coupon.clone(),
@@ -119,13 +151,9 @@ impl TableSlot {
     /// Plans a cancelled bet's coupon back to its player, to play again.
     pub(super) fn coupon_freed(&self, bet_id: &str, plan: &mut Plan) {
         let round = self.table.round();
-        if let Some((coupon, _)) = self
-            .coupons_played
-            .iter()
-            .find(|(_, (bet, r))| bet == bet_id && *r == round)
-        {
+        if let Some(coupon) = self.coupons_played.on_bet(bet_id, round) {
             plan.effects.push(Effect::Coupon {
-                coupon: coupon.clone(),
+                coupon: coupon.to_string(),
                 played_on: None,
             });
         }

@@ -66,6 +66,41 @@ impl Dispute<'_> {
     }
 }
 
+/// What disputes from journal format 5 corrected, by round and player, for
+/// the rounds the table keeps. Only this file reads or changes it.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(super) struct Corrected(#[serde(with = "croupier_core::canonical::map")] foldhash::HashMap<(u64, u64), i128>);
+
+impl Corrected {
+    /// Once durable: a dispute's corrections of `round`; only the rounds
+    /// from `oldest`, those still kept, can be disputed again.
+    pub(super) fn add(&mut self, round: u64, corrections: Vec<(u64, i128)>, oldest: u64) {
+        for (player, amount) in corrections {
+            *self.0.entry((round, player)).or_default() += amount;
+        }
+        self.0.retain(|(r, _), _| *r >= oldest);
+    }
+}
+
+/// The disputes decided under a client's id, each with its contents'
+/// digest (journal format 14): a resend decides nothing twice. Only this
+/// file reads or changes them.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(super) struct DisputeIds(#[serde(with = "croupier_core::canonical::map")] foldhash::HashMap<String, String>);
+
+impl DisputeIds {
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Once durable: dispute `id` decided, its contents' digest `digest`.
+    pub(super) fn decided(&mut self, id: String, digest: String) {
+        self.0.insert(id, digest);
+    }
+}
+
 impl TableSlot {
     pub(super) fn plan_dispute(
         &self,
@@ -100,7 +135,7 @@ impl TableSlot {
         if dir.rules().dispute_ids {
             let digest = dispute.digest();
             let id = self.dispute_id(dispute.id)?;
-            match self.disputes.get(id) {
+            match self.disputes.0.get(id) {
                 // Sent again as it was: decided already, nothing to write.
                 Some(decided) if *decided == digest => return Ok(()),
                 Some(_) => {
@@ -213,7 +248,7 @@ impl TableSlot {
             }
             let returned: i128 = bets.iter().map(|b| i128::from(b.returned.unwrap_or(0))).sum();
             let most = self.most_returned(dir, &rules, record, &bets);
-            let earlier = self.corrected.get(&(record.round, player)).copied().unwrap_or(0);
+            let earlier = self.corrected.0.get(&(record.round, player)).copied().unwrap_or(0);
             let given = returned + earlier;
             let total = given + i128::from(c.amount);
             if total < 0 {
@@ -326,9 +361,8 @@ impl TableSlot {
         let coupons_known = dir.rules().coupons_issued;
         let coupon_on = |bet: &BetRecord| -> Option<i128> {
             self.coupons_played
-                .iter()
-                .find(|(_, (b, r))| *b == bet.bet_id && *r == record.round)
-                .and_then(|(id, _)| dir.coupon(id))
+                .on_bet(&bet.bet_id, record.round)
+                .and_then(|id| dir.coupon(id))
                 .map(|c| i128::from(c.value))
         };
         // From format 14 a certified source's result is the result: an RNG's

@@ -42,7 +42,6 @@ use std::sync::Arc;
 
 use croupier_core::round::{Event, Table};
 use croupier_ledger::{Account, Applied, Record, Recorded, StreamEvent, TableAccount, Transfer};
-use foldhash::{HashMap, HashMapExt};
 
 use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
@@ -79,24 +78,18 @@ pub struct TableSlot {
     acting: Option<Signed>,
     /// The round whose late bets were logged, and whose (once a player).
     #[serde(skip)]
-    past_posted: (u64, Vec<String>),
+    past_posted: past_posting::PastPosted,
     /// The balances of the table's own accounts (see [`TableSlot::balance`]):
     /// the table plans with them; the ledger holds them too, and checks again.
-    #[serde(with = "croupier_core::canonical::map")]
-    books: HashMap<Account, i128>,
+    books: accounts::Balances,
     /// Entries written for this table: they number its fills and dispute corrections.
     pub(super) entries: u64,
-    /// What disputes from journal format 5 have corrected, by round and
-    /// player, for the rounds still kept in `rounds`.
-    #[serde(with = "croupier_core::canonical::map")]
-    pub(super) corrected: HashMap<(u64, u64), i128>,
-    /// The issued match play coupons played here, each with the bet and
-    /// round it was played on: each is played once (journal format 5).
-    #[serde(with = "croupier_core::canonical::map")]
-    pub(super) coupons_played: HashMap<String, (String, u64)>,
+    /// What disputes from journal format 5 have corrected.
+    corrected: disputes::Corrected,
+    /// The issued match play coupons played here (journal format 5).
+    coupons_played: coupons::CouponsPlayed,
     /// What dealers sold each player here on their latest UTC day of sales.
-    #[serde(with = "croupier_core::canonical::map")]
-    pub(super) dealer_sales: HashMap<String, DealerDay>,
+    dealer_sales: money::DealerSales,
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     #[serde(skip)]
@@ -111,17 +104,12 @@ pub struct TableSlot {
     pub(super) switched_at_round: u64,
     /// When each seated player's colour chips were bought (european-casino
     /// 5.4; journal formats 10 to 13).
-    #[serde(with = "croupier_core::canonical::map")]
-    pub(super) chip_days: chip_days::ChipDays,
+    chip_days: chip_days::ChipDays,
     /// Each seated player's purchases, each dated, and whether they took
     /// their chips away (journal format 14). Left out of a checkpoint while
     /// empty, as a journal of an older format never fills it.
-    #[serde(
-        default,
-        skip_serializing_if = "HashMap::is_empty",
-        with = "croupier_core::canonical::map"
-    )]
-    pub(super) chips_held: chip_days::ChipsHeld,
+    #[serde(default, skip_serializing_if = "chip_days::ChipsHeld::is_empty")]
+    chips_held: chip_days::ChipsHeld,
     /// The felt's spots, worked out once: they follow from the profile and the
     /// wheel, which never change, and a public read asks for them often.
     #[serde(skip)]
@@ -130,17 +118,13 @@ pub struct TableSlot {
     pub jackpots: bonus::Jackpots,
     /// The disputes decided here under a client's id, each with its
     /// contents' digest (journal format 14): a resend decides nothing twice.
-    #[serde(
-        default,
-        skip_serializing_if = "HashMap::is_empty",
-        with = "croupier_core::canonical::map"
-    )]
-    pub(super) disputes: HashMap<String, String>,
+    #[serde(default, skip_serializing_if = "disputes::DisputeIds::is_empty")]
+    disputes: disputes::DisputeIds,
     /// Each player's bet ids in the earlier rounds the table keeps, with the
     /// round, worked out from their records the first time a bet of the
     /// round in play asks (journal format 14).
     #[serde(skip)]
-    pub(super) earlier_bets: std::sync::OnceLock<std::collections::HashMap<(String, String), u64>>,
+    earlier_bets: bets::EarlierBets,
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
     pub(super) books_by_day: books::Books,
@@ -235,12 +219,12 @@ impl TableSlot {
             rounds: VecDeque::new(),
             log: VecDeque::new(),
             acting: None,
-            past_posted: (0, Vec::new()),
-            books: HashMap::new(),
+            past_posted: past_posting::PastPosted::default(),
+            books: accounts::Balances::default(),
             entries: 0,
-            corrected: HashMap::new(),
-            coupons_played: HashMap::new(),
-            dealer_sales: HashMap::new(),
+            corrected: disputes::Corrected::default(),
+            coupons_played: coupons::CouponsPlayed::default(),
+            dealer_sales: money::DealerSales::default(),
             finished: None,
             layout: account(Account::of_table(TableAccount::Layout, id))?,
             float: account(Account::of_table(TableAccount::Float, id))?,
@@ -250,13 +234,13 @@ impl TableSlot {
             chips_held: chip_days::ChipsHeld::default(),
             felt: std::sync::OnceLock::new(),
             jackpots: bonus::Jackpots::new(),
-            disputes: HashMap::new(),
+            disputes: disputes::DisputeIds::default(),
             books_by_day: books::Books::new(),
             on_duty: None,
             open_since_ms: None,
             slips: slips::Slips::default(),
             witnessing: witness::Witnessing::default(),
-            earlier_bets: std::sync::OnceLock::new(),
+            earlier_bets: bets::EarlierBets::default(),
             label: None,
             retired: false,
         })
@@ -467,32 +451,11 @@ impl TableSlot {
                 day,
                 amount,
                 id,
-            } => {
-                let sales = self.dealer_sales.entry(player).or_default();
-                if sales.day != day {
-                    *sales = DealerDay {
-                        day,
-                        ..DealerDay::default()
-                    };
-                }
-                sales.sold = sales.sold.saturating_add(amount);
-                sales.ids.insert(id);
-            }
-            Effect::Coupon { coupon, played_on } => match played_on {
-                Some(on) => {
-                    self.coupons_played.insert(coupon, on);
-                }
-                None => {
-                    self.coupons_played.remove(&coupon);
-                }
-            },
+            } => self.dealer_sales.record(player, day, amount, id),
+            Effect::Coupon { coupon, played_on } => self.coupons_played.set(coupon, played_on),
             Effect::Corrected { round, corrections } => {
-                for (player, amount) in corrections {
-                    *self.corrected.entry((round, player)).or_default() += amount;
-                }
-                // Only the rounds kept can be disputed.
                 let oldest = self.rounds.front().map_or(0, |r| r.round);
-                self.corrected.retain(|(r, _), _| *r >= oldest);
+                self.corrected.add(round, corrections, oldest);
             }
             Effect::ChipDays(change) => self.change_chip_days(at_ms, change),
             Effect::Log(event) => {
@@ -501,9 +464,7 @@ impl TableSlot {
             }
             Effect::Slip(change) => self.change_slips(dir.gaming_day(at_ms), change),
             Effect::Witness(change) => self.change_witnessing(at_ms, change),
-            Effect::DisputeId { id, digest } => {
-                self.disputes.insert(id, digest);
-            }
+            Effect::DisputeId { id, digest } => self.disputes.decided(id, digest),
             Effect::Points(play) => {
                 // The plan checked that no round is under way.
                 let _ = self.table.set_points_play(play.is_some());
@@ -523,7 +484,7 @@ impl TableSlot {
                 // round settles; only those events pay for the snapshot.
                 let opens = events.iter().any(|e| matches!(e, Event::BettingOpened { .. }));
                 if opens {
-                    self.earlier_bets = std::sync::OnceLock::new();
+                    self.earlier_bets = bets::EarlierBets::default();
                 }
                 let settles = events.iter().any(|e| matches!(e, Event::RoundSettled { .. }));
                 let snapshot = |slot: &TableSlot| -> BTreeMap<String, i128> {

@@ -31,6 +31,27 @@ pub struct DealerDay {
 }
 use crate::casino::request::Request;
 
+/// What dealers sold each player at a table on their latest UTC day of
+/// sales. Only this file reads or changes it.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(super) struct DealerSales(#[serde(with = "croupier_core::canonical::map")] foldhash::HashMap<String, DealerDay>);
+
+impl DealerSales {
+    /// Once durable: a dealer sold `player` chips worth `amount` on `day`, by sale `id`.
+    pub(super) fn record(&mut self, player: String, day: u64, amount: u64, id: String) {
+        let sales = self.0.entry(player).or_default();
+        if sales.day != day {
+            *sales = DealerDay {
+                day,
+                ..DealerDay::default()
+            };
+        }
+        sales.sold = sales.sold.saturating_add(amount);
+        sales.ids.insert(id);
+    }
+}
+
 /// Where a player's new colour chips are paid from.
 enum PaidFrom {
     /// Their wallet at the cage (a buy-in).
@@ -206,7 +227,7 @@ impl TableSlot {
                     });
                 } else if dir.rules().dealer_sales_capped && actor.role == Role::Dealer {
                     let day = dir.gaming_day(at_ms);
-                    let today = self.dealer_sales.get(player).filter(|s| s.day == day);
+                    let today = self.dealer_sales.0.get(player).filter(|s| s.day == day);
                     let sold = today.map_or(0, |s| s.sold);
                     let resent = today.is_some_and(|s| s.ids.contains(id));
                     if !resent && sold.saturating_add(amount.get()) > DEALER_SALE_MAX {
@@ -273,7 +294,7 @@ impl TableSlot {
                     amount,
                     colour: colour.clone(),
                 });
-                if self.chip_days.contains_key(player) || self.chips_held.contains_key(player) {
+                if self.chips_dated(player) {
                     plan.effects.push(Effect::ChipDays(super::chip_days::ChipsChange::Gone {
                         player: player.clone(),
                     }));

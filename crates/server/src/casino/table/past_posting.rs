@@ -17,6 +17,14 @@ use crate::casino::journal::{require_format, JournalEvent, FORMAT_PAST_POSTING_L
 use crate::casino::request::Request;
 use crate::casino::Commit;
 
+/// The round whose late bets were logged, and whose: each player's first
+/// late bet of a round is logged once. Only this file reads or changes it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PastPosted {
+    round: u64,
+    players: Vec<String>,
+}
+
 impl TableSlot {
     /// Executes a request at this table, its single writer: plans it from the
     /// table's own state, has `cage` write its entry, and applies it. A
@@ -42,10 +50,13 @@ impl TableSlot {
             match self.execute_request(directory, at_ms, &Actor::system(), record, cage) {
                 Ok(_) => {
                     let round = self.table.round();
-                    if self.past_posted.0 != round {
-                        self.past_posted = (round, Vec::new());
+                    if self.past_posted.round != round {
+                        self.past_posted = PastPosted {
+                            round,
+                            players: Vec::new(),
+                        };
                     }
-                    self.past_posted.1.push(player);
+                    self.past_posted.players.push(player);
                 }
                 Err(e) => tracing::warn!(table = %self.id, player, "past posting not logged: {}", e.message),
             }
@@ -60,7 +71,7 @@ impl TableSlot {
         let Request::PlaceBet { spot, stake, .. } = request else {
             return None;
         };
-        let logged = self.past_posted.0 == self.table.round() && self.past_posted.1.contains(&actor.username);
+        let logged = self.past_posted.round == self.table.round() && self.past_posted.players.contains(&actor.username);
         if actor.role != Role::Player || logged || !directory.read().rules().past_posting_logged {
             return None;
         }

@@ -86,7 +86,7 @@ impl TableSlot {
                 // A retired table plays no coupon again: one for it is worth nothing.
                 c.table == self.id
                     && !self.retired
-                    && !self.coupons_played.contains_key(id)
+                    && !self.coupon_played_here(id)
                     && c.expires_at_ms.is_none_or(|end| end > at_ms)
             })
             .map(|(id, c)| (id, c.value))
@@ -204,9 +204,8 @@ impl TableSlot {
         }
         let mut chips: Vec<String> = self
             .books
-            .iter()
-            .filter(|(a, b)| **b != 0 && a.player().is_some())
-            .map(|(a, b)| format!("{} {}", a.name(), decimal(*b)))
+            .players_holding()
+            .map(|(a, b)| format!("{} {}", a.name(), decimal(b)))
             .collect();
         chips.sort();
         if !chips.is_empty() {
@@ -224,7 +223,7 @@ impl TableSlot {
         }
         let mut coupons: Vec<String> = dir
             .coupons_for_table(&self.id)
-            .filter(|(id, c)| !self.coupons_played.contains_key(*id) && c.expires_at_ms.is_none_or(|end| end > at_ms))
+            .filter(|(id, c)| !self.coupon_played_here(id) && c.expires_at_ms.is_none_or(|end| end > at_ms))
             .map(|(id, c)| format!("{id} ({}, {})", c.player, decimal(c.value.into())))
             .collect();
         coupons.sort();
