@@ -39,7 +39,7 @@ pub fn floor_table(slot: &TableSlot, dir: &Directory, now_ms: u64) -> FloorTable
             _ => None,
         },
         round: slot.table.round(),
-        dealer: slot.on_duty.clone(),
+        dealer: slot.dealer_on_duty().map(str::to_string),
         players: slot.colours.len() as u64,
         limits: profile
             .kinds_on(wheel)

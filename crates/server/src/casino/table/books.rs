@@ -240,6 +240,11 @@ impl DayBooks {
 pub type Books = BTreeMap<u64, DayBooks>;
 
 impl TableSlot {
+    /// The dealer on duty here: the last to run its game (journal format 15).
+    pub(in crate::casino) fn dealer_on_duty(&self) -> Option<&str> {
+        self.on_duty.as_deref()
+    }
+
     /// Checks transfers as the ledger will, with the ledger's own check, on
     /// the table's own accounts: a batch checked here the ledger accepts, so
     /// the table need not wait for its verdict.

@@ -127,14 +127,14 @@ pub struct TableSlot {
     earlier_bets: bets::EarlierBets,
     /// The books of the table's newest gaming days (journal format 14).
     #[serde(default, skip_serializing_if = "books::Books::is_empty")]
-    pub(super) books_by_day: books::Books,
+    books_by_day: books::Books,
     /// The dealer on duty, and while the table is open its last entry's
     /// time: the books' dealers' shares and open play count from them
     /// (journal format 15). Left out while none, as older journals give.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) on_duty: Option<String>,
+    on_duty: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) open_since_ms: Option<u64>,
+    open_since_ms: Option<u64>,
     /// Its fill and credit slips and its float's counts (journal format 15).
     #[serde(default, skip_serializing_if = "slips::Slips::is_empty")]
     pub(super) slips: slips::Slips,

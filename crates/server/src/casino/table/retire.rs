@@ -214,7 +214,7 @@ impl TableSlot {
                 chips.join(", ")
             ));
         }
-        for (id, slip) in self.slips.slips.iter().filter(|(_, s)| s.closed.is_none()) {
+        for (id, slip) in self.slips.open() {
             let kind = if slip.credit { "credit" } else { "fill" };
             left.push(format!(
                 "open {kind} slip {id} of {} (the cage signs it, or the pit voids it)",

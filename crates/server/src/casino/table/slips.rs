@@ -92,16 +92,22 @@ pub struct Count {
     pub licence: String,
 }
 
-/// A table's slips by client id, and its counts, oldest first.
+/// A table's slips by client id, and its counts, oldest first. Only this
+/// file changes them.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Slips {
-    pub slips: BTreeMap<String, Slip>,
-    pub counts: Vec<Count>,
+    slips: BTreeMap<String, Slip>,
+    counts: Vec<Count>,
 }
 
 impl Slips {
     pub fn is_empty(&self) -> bool {
         self.slips.is_empty() && self.counts.is_empty()
+    }
+
+    /// The slips neither signed nor voided, by id.
+    pub(super) fn open(&self) -> impl Iterator<Item = (&String, &Slip)> {
+        self.slips.iter().filter(|(_, s)| s.closed.is_none())
     }
 }
 

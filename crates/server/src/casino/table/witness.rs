@@ -55,12 +55,13 @@ pub struct Awaited {
     pub closed: Option<Closed>,
 }
 
-/// A table's adjustments that named a witness, by number.
+/// A table's adjustments that named a witness, by number. Only this file
+/// reads or changes them.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Witnessing {
     /// The number of the last one.
-    pub last: u64,
-    pub adjustments: BTreeMap<u64, Awaited>,
+    last: u64,
+    adjustments: BTreeMap<u64, Awaited>,
 }
 
 impl Witnessing {
