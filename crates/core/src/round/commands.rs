@@ -1,8 +1,9 @@
 //! What is asked of a table: the commands, the records of people and the
 //! wheel they carry, the spin as reported, and why a command is refused.
 
-use super::{NoSpinReason, PlayerId, BET_ID_MAX_BYTES, ROUND_BETS_MAX, TEXT_MAX_BYTES};
+use super::{PlayerId, BET_ID_MAX_BYTES, ROUND_BETS_MAX, TEXT_MAX_BYTES};
 use crate::bonus::{BonusDraw, BsxSymbol};
+use crate::no_spin::NoSpinReason;
 use crate::pocket::Pocket;
 use crate::profile::{StakeRange, ZeroChoice};
 use crate::settle::BetError;

@@ -2,10 +2,11 @@
 //! stands, and the events it would cause. Nothing here changes the table.
 
 use super::{
-    Adjustment, Command, CommandError, Event, Inspection, NoSpinReason, Person, Phase, PlayerId, ReturnReason,
-    RoundBet, Table, BET_ID_MAX_BYTES, ROUND_BETS_MAX, TEXT_MAX_BYTES,
+    Adjustment, Command, CommandError, Event, Inspection, Person, Phase, PlayerId, ReturnReason, RoundBet, Table,
+    BET_ID_MAX_BYTES, ROUND_BETS_MAX, TEXT_MAX_BYTES,
 };
 use crate::money::{Minor, STAKE_MAX_MINOR};
+use crate::no_spin::NoSpinReason;
 use crate::profile::StakeRange;
 use crate::settle::BetRequest;
 use crate::spot::Kind;

@@ -1,9 +1,10 @@
 //! What a table's commands cause: the events, which alone change a table
 //! and which its journal keeps, and why a bet was handed back.
 
-use super::{Adjustment, Inspection, NoSpinReason, Person, PlayerId, RoundBet, RoundId};
+use super::{Adjustment, Inspection, Person, PlayerId, RoundBet, RoundId};
 use crate::bonus::{BonusDraw, BsxSymbol};
 use crate::money::Minor;
+use crate::no_spin::NoSpinReason;
 use crate::pocket::Pocket;
 use crate::profile::StakeRange;
 use crate::settle::Outcome;

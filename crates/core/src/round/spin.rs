@@ -4,9 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use super::{CommandError, Event, NoSpinReason, Phase, PlayerId, ReturnReason, RoundBet, SpinReport, Table};
+use super::{CommandError, Event, Phase, PlayerId, ReturnReason, RoundBet, SpinReport, Table};
 use crate::bonus::BsxSymbol;
 use crate::money::Minor;
+use crate::no_spin::NoSpinReason;
 use crate::pocket::Pocket;
 use crate::profile::NoSpinBets;
 use crate::settle::{Outcome, TableRules};
