@@ -7,6 +7,7 @@
 pub mod bonus;
 pub mod canonical;
 pub mod money;
+pub mod no_spin;
 pub mod pocket;
 pub mod profile;
 pub mod round;

@@ -59,7 +59,7 @@ pub struct Jurisdiction {
     /// After a no spin for one of these reasons the ball is inspected before
     /// the next spin (Colorado 2206(4): ball left the wheel; Maryland ch.6
     /// B-C: too few revolutions or ball left the wheel).
-    pub ball_inspection_after: Vec<crate::round::NoSpinReason>,
+    pub ball_inspection_after: Vec<crate::no_spin::NoSpinReason>,
     /// Who inspects it: "pit supervisor" (Colorado 2206(4)) or "dealer"
     /// (Maryland ch.6 B(1), C(1)).
     pub ball_inspected_by: String,
@@ -195,7 +195,7 @@ pub struct ProfileSpec {
     /// Where bets are returned on a no spin: for these reasons only, the
     /// others being spun again with the bets standing (european-casino
     /// 4.5-4.8 against its glossary's NO SPIN); empty: for every reason.
-    pub no_spin_returned_for: Vec<crate::round::NoSpinReason>,
+    pub no_spin_returned_for: Vec<crate::no_spin::NoSpinReason>,
     pub dispute_authority: String,
     /// Further lines of posted house rules the document requires.
     pub house_rules: Vec<String>,

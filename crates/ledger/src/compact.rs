@@ -31,7 +31,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
-use crate::StorageError;
+use crate::storage_error::StorageError;
 
 /// The journal's lengths (in entries) at which a dictionary is trained.
 pub const DICTIONARY_AFTER: [u64; 3] = [4_096, 65_536, 1_048_576];

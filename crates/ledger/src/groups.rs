@@ -5,7 +5,7 @@
 //! seal where it was.
 
 use crate::seal::Seal;
-use crate::storage::StorageError;
+use crate::storage_error::StorageError;
 
 /// A store's state in the protocol.
 #[derive(Debug, Default)]

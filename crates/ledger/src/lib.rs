@@ -21,10 +21,13 @@ mod groups;
 mod ids;
 pub mod journal;
 pub mod macs;
+pub mod minor;
 pub mod pg;
 pub mod seal;
 pub mod segments;
+mod sqlite_layout;
 pub mod storage;
+mod storage_error;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -65,37 +68,6 @@ pub struct Transfer {
     #[serde(with = "minor")]
     pub amount: Minor,
     pub memo: String,
-}
-
-/// Money as the journal and the API write it: a whole number of minor units.
-pub mod minor {
-    use croupier_core::Minor;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(amount: &Minor, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u64(amount.get())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
-        u64::deserialize(deserializer).map(Minor::new)
-    }
-
-    /// The same, for an amount that may be missing.
-    pub mod option {
-        use croupier_core::Minor;
-        use serde::{Deserialize, Deserializer, Serializer};
-
-        pub fn serialize<S: Serializer>(amount: &Option<Minor>, serializer: S) -> Result<S::Ok, S::Error> {
-            match amount {
-                Some(a) => serializer.serialize_some(&a.get()),
-                None => serializer.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Minor>, D::Error> {
-            Option::<u64>::deserialize(deserializer).map(|a| a.map(Minor::new))
-        }
-    }
 }
 
 /// A signed amount of minor units as money, as `Minor` shows an unsigned one.

@@ -77,7 +77,7 @@ pub const KEEPALIVE_RETRIES: u32 = 3;
 pub const CONNECT_TIMEOUT_MS: u64 = 5_000;
 
 fn said(e: &postgres::Error) -> String {
-    crate::storage::said(e)
+    crate::storage_error::said(e)
 }
 
 /// A connection to `url`, its TCP watched on this side (keepalives, a user
@@ -846,7 +846,7 @@ fn column<'a, T: postgres::types::FromSql<'a>>(row: &'a postgres::Row, i: usize,
         why: format!(
             "column {} of its row does not read: {}",
             row.columns().get(i).map_or("?", |c| c.name()),
-            crate::storage::said(&e)
+            crate::storage_error::said(&e)
         ),
     })
 }

@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::compact::has_table;
-use crate::storage::{StorageError, DATABASE_FILE, LAYOUT};
+use crate::sqlite_layout::{DATABASE_FILE, LAYOUT};
+use crate::storage_error::StorageError;
 
 /// The data directory's folder of segments.
 pub const SEGMENTS_DIR: &str = "segments";

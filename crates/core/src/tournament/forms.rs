@@ -4,7 +4,8 @@
 //! by month (2213.01), and the prize pool's account line by line (2213.05).
 //! Data only: the edge prints them as text, JSON or CSV.
 
-use super::play::{Awarded, Event, Paid, Tournament};
+use super::play::{Event, Paid, Tournament};
+use super::prizes::Awarded;
 
 /// One line of the tournament form: an entry, its fee and its buy-ins.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -21,7 +21,7 @@ pub use config::{
 };
 pub use forms::{EntryLine, PayoutLine, PoolLine};
 pub use play::{
-    Award, Awarded, Command, Entry, EntryStatus, Event, EventState, EventStatus, Objection, Paid, Payment, Split,
-    Tournament, TournamentError, Voucher, ENTRIES_MAX,
+    Award, Command, Entry, EntryStatus, Event, EventState, EventStatus, Objection, Paid, Payment, Split, Tournament,
+    TournamentError, Voucher, ENTRIES_MAX,
 };
-pub use prizes::{place_standings, Standing};
+pub use prizes::{place_standings, Awarded, Standing};

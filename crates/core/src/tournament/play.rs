@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use time::Date;
 
 use super::config::{RebuyWhen, TournamentConfig};
-use super::prizes::{place_standings, Purse, Standing};
+use super::prizes::{place_standings, Awarded, Purse, Standing};
 
 /// The most entries one tournament takes, re-entries included.
 pub const ENTRIES_MAX: usize = 10_000;
@@ -93,31 +93,6 @@ pub struct Entry {
     pub buy_in: Payment,
     pub rebuys: Vec<Payment>,
     pub day: Date,
-}
-
-/// A prize as won.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Awarded {
-    Cash(u64),
-    NonCash {
-        description: String,
-        value: u64,
-    },
-    /// Entry to a later event, for its winner only (2213.05).
-    Voucher {
-        number: u32,
-        event: usize,
-        value: u64,
-    },
-}
-
-impl Awarded {
-    pub fn value(&self) -> u64 {
-        match self {
-            Awarded::Cash(v) => *v,
-            Awarded::NonCash { value, .. } | Awarded::Voucher { value, .. } => *value,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

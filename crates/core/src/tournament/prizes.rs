@@ -17,7 +17,31 @@
 use std::collections::BTreeMap;
 
 use super::config::{EventSpec, PrizeKind};
-use super::play::Awarded;
+
+/// A prize as won.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Awarded {
+    Cash(u64),
+    NonCash {
+        description: String,
+        value: u64,
+    },
+    /// Entry to a later event, for its winner only (2213.05).
+    Voucher {
+        number: u32,
+        event: usize,
+        value: u64,
+    },
+}
+
+impl Awarded {
+    pub fn value(&self) -> u64 {
+        match self {
+            Awarded::Cash(v) => *v,
+            Awarded::NonCash { value, .. } | Awarded::Voucher { value, .. } => *value,
+        }
+    }
+}
 
 /// One entry's place in an event's standings.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
