@@ -140,6 +140,18 @@ fn siblings_used(module: &Module, named: &BTreeSet<Module>) -> BTreeSet<Module> 
         .collect()
 }
 
+/// What a file's paths make each folder it is inside of use: a file of
+/// `casino/table/` naming `casino/cage` makes `casino/table` use it.
+fn uses_at_every_level(module: &Module, named: &BTreeSet<Module>) -> Vec<(Module, BTreeSet<Module>)> {
+    (1..=module.len())
+        .map(|depth| {
+            let at = module[..depth].to_vec();
+            let used = siblings_used(&at, named);
+            (at, used)
+        })
+        .collect()
+}
+
 /// The strongly connected groups of more than one module (Tarjan's).
 fn circles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<BTreeSet<Module>> {
     struct Walk<'a> {
@@ -207,10 +219,9 @@ fn measured() -> BTreeSet<String> {
             let text = std::fs::read_to_string(file).expect("read source");
             let production = text.split("#[cfg(test)]").next().unwrap_or_default();
             let named = named_modules(&module, production, &modules);
-            edges
-                .entry(module.clone())
-                .or_default()
-                .extend(siblings_used(&module, &named));
+            for (at, used) in uses_at_every_level(&module, &named) {
+                edges.entry(at).or_default().extend(used);
+            }
         }
         let name = krate.file_name().to_string_lossy().into_owned();
         for circle in circles(&edges) {
@@ -271,7 +282,7 @@ fn sibling_files_depend_one_way() {
 }
 
 // The reading the check stands on: a path's sibling, a group's names, a
-// circle of three.
+// folder's use through its files, a circle of three.
 #[test]
 fn a_path_and_a_group_name_their_siblings_and_three_files_make_a_circle() {
     let m = |s: &str| -> Module { s.split('/').map(str::to_string).collect() };
@@ -285,6 +296,10 @@ fn a_path_and_a_group_name_their_siblings_and_three_files_make_a_circle() {
         siblings_used(&m("a/b"), &named),
         ["a/c", "a/d"].into_iter().map(m).collect()
     );
+    // A file inside `a/b/` naming `a/c` makes the folder `a/b` use it.
+    let deep = named_modules(&m("a/b/x"), "use crate::a::c::Thing;", &modules);
+    let levels = uses_at_every_level(&m("a/b/x"), &deep);
+    assert_eq!(levels[1], (m("a/b"), [m("a/c")].into_iter().collect()));
     let edges: BTreeMap<Module, BTreeSet<Module>> = [("a/b", "a/c"), ("a/c", "a/d"), ("a/d", "a/b"), ("e", "a")]
         .into_iter()
         .map(|(from, to)| (m(from), [m(to)].into_iter().collect()))
