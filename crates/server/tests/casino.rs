@@ -2048,7 +2048,7 @@ fn a_locked_user_acts_no_more_and_the_last_admin_stays_unlocked() {
 // admin's to do; a resend of a cash-in done is not held against the limit.
 #[test]
 fn a_cashier_alone_moves_only_so_much_of_a_players_cash_a_day() {
-    use croupier_server::casino::cash::CASHIER_DAY_MAX;
+    use croupier_server::casino::cage::cash::CASHIER_DAY_MAX;
     let mut w = setup(MemoryStorage::default());
     let cashier = actor("cashier", Role::Cashier);
     let cash = |id: &str, amount: u64, cash_in: bool| {
@@ -2692,7 +2692,7 @@ fn a_prison_bet_lost_at_an_rng_table_is_not_paid_by_dispute() {
 /// the same record.
 #[test]
 fn the_cages_own_record_is_the_ledgers_cash_and_coupons_and_replays_the_same() {
-    use croupier_server::casino::cage_record::CageKind;
+    use croupier_server::casino::cage::record::CageKind;
     let mut w = setup(MemoryStorage::default());
     let cashier = actor("cashier", Role::Cashier);
     let pit = actor("pit", Role::PitSupervisor);

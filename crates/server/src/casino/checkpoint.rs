@@ -20,11 +20,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::directory::{Directory, SharedDirectory};
-use super::err;
-use super::journal::JournalEvent;
 use super::tournaments::Held;
 use super::{Cage, Casino, OpenError, TableSlot};
-use crate::api::{ApiError, ErrorCode};
 
 /// The layout of a checkpoint's bytes; a start refuses one it does not know
 /// (2: the ledger keeps a window of each table's rounds). A part a later
@@ -85,7 +82,7 @@ struct Written<'a> {
     dealer_days: Vec<(&'a String, &'a (u64, u64))>,
     /// The cage's own record (journal format 14); left out while empty.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    cage_record: &'a super::cage_record::CageRecord,
+    cage_record: &'a super::cage::record::CageRecord,
 }
 
 /// The state as read back.
@@ -102,43 +99,7 @@ struct Read {
     #[serde(default)]
     dealer_days: Vec<(String, (u64, u64))>,
     #[serde(default)]
-    cage_record: super::cage_record::CageRecord,
-}
-
-/// The entry that binds a checkpoint (`Request::Checkpoint`): of a state
-/// after an entry already written (the next is `next_seq`), by its SHA-256.
-pub(super) fn plan_bind(
-    dir: &Directory,
-    next_seq: u64,
-    through: u64,
-    digest: &str,
-    bytes: u64,
-) -> Result<JournalEvent, ApiError> {
-    super::journal::require_format(
-        dir.journal_format(),
-        super::journal::FORMAT_CHECKPOINTS,
-        "checkpoints are",
-    )?;
-    if through == 0 || through >= next_seq {
-        return Err(err(
-            ErrorCode::BadRequest,
-            format!(
-                "a checkpoint binds a state after an entry written before it, 1 to {}, not {through}",
-                next_seq - 1
-            ),
-        ));
-    }
-    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        return Err(err(
-            ErrorCode::BadRequest,
-            "a checkpoint's digest is 64 lower-case hex digits",
-        ));
-    }
-    Ok(JournalEvent::CheckpointTaken {
-        through,
-        digest: digest.to_string(),
-        bytes,
-    })
+    cage_record: super::cage::record::CageRecord,
 }
 
 fn unreadable(through: u64, why: impl std::fmt::Display) -> OpenError {

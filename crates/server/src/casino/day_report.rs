@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::directory::Directory;
-use super::reads::{day_text, kept_day};
+use super::gaming_day::day_text;
 use super::TableSlot;
 use crate::api::bodies::{DayFigures, DayReport, DealerDay, ShiftFigures, ShiftReport, ShiftTable, TableDay};
 use crate::api::ApiError;
@@ -122,4 +122,27 @@ pub fn dealer_shift(day: u64, dealer: &str, mut tables: Vec<TableDayBooks>) -> S
         tables: shifts,
         total: ShiftFigures::from(&total),
     }
+}
+
+/// Gaming day `day` if `slot` keeps its books: from its oldest kept day to
+/// today's (a day in between with no movement is a quiet one). A day before
+/// them or after today is refused, not shown as a quiet day.
+pub(crate) fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
+    let today = dir.gaming_day(now_ms);
+    let first = slot.book_days().next().unwrap_or(today);
+    // A day it keeps is shown, even one after today's (a gaming day set back
+    // to a time zone where it is still yesterday).
+    if (first..=today).contains(&day) || slot.book_days().any(|kept| kept == day) {
+        return Ok(day);
+    }
+    Err(crate::api::ApiError::new(
+        crate::api::ErrorCode::NotFound,
+        format!(
+            "table {} keeps the books of its gaming days {} to {}; {} is not among them",
+            slot.id,
+            day_text(first),
+            day_text(today),
+            day_text(day)
+        ),
+    ))
 }

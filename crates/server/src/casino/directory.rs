@@ -104,7 +104,7 @@ impl Directory {
 
     /// The date of the gaming day `at_ms` falls in.
     pub fn gaming_date(&self, at_ms: u64) -> time::Date {
-        super::tournaments::day_of(self.gaming_day(at_ms).saturating_mul(86_400_000))
+        super::gaming_day::day_of(self.gaming_day(at_ms).saturating_mul(86_400_000))
     }
 
     pub fn user(&self, username: &str) -> Option<&User> {

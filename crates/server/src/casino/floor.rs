@@ -8,7 +8,6 @@ use croupier_ledger::TableAccount;
 
 use super::directory::Directory;
 use super::journal::JournalEvent;
-use super::reads::phase_code;
 use super::table::TableSlot;
 use crate::api::bodies::{FloorAlerts, FloorTable, PostedLimit};
 
@@ -71,12 +70,12 @@ pub fn floor_table(slot: &TableSlot, dir: &Directory, now_ms: u64) -> FloorTable
     }
 }
 
-/// A table as the floor overview shows it; a retired one is off the floor,
-/// as it is off the tables' list.
-pub(super) fn floor_answer(slot: &TableSlot, dir: &Directory, now_ms: u64) -> super::reads::TableAnswer {
-    if slot.retired {
-        let why = format!("table {} is retired", slot.id);
-        return super::reads::TableAnswer::Refused(super::err(crate::api::ErrorCode::Retired, why));
+/// A table's phase as the pages and the display board name it.
+pub fn phase_code(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Closed => "closed",
+        Phase::Open => "open",
+        Phase::BettingOpen { .. } => "betting",
+        Phase::NoMoreBets => "closed-betting",
     }
-    super::reads::TableAnswer::Floor(Box::new(floor_table(slot, dir, now_ms)))
 }

@@ -149,6 +149,24 @@ fn days_since_1970(date: jiff::civil::Date) -> u64 {
         .unwrap_or(0)
 }
 
+/// The Julian day of 1970-01-01: days are counted from it.
+const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
+
+/// The UTC day of a time in milliseconds since 1970.
+pub fn day_of(at_ms: u64) -> time::Date {
+    let days = i64::try_from(at_ms / DAY_MS).unwrap_or(i64::MAX);
+    i32::try_from(UNIX_EPOCH_JULIAN_DAY.saturating_add(days))
+        .ok()
+        .and_then(|julian| time::Date::from_julian_day(julian).ok())
+        .unwrap_or(time::Date::MAX)
+}
+
+/// A gaming day (days since 1970) as `YYYY-MM-DD`.
+pub fn day_text(day: u64) -> String {
+    let d = day_of(day.saturating_mul(86_400_000));
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,6 @@ use croupier_core::round::NoSpinReason;
 use croupier_core::{BetRequest, Kind, Minor, Spot, TableRules};
 
 use super::directory::Directory;
-use super::reads::pocket_colours;
 use super::table::TableSlot;
 use crate::api::bodies::{Layout, LayoutKind, LayoutPart, LayoutSpot};
 
@@ -166,4 +165,20 @@ pub(super) fn layout(slot: &TableSlot, dir: &Directory) -> Layout {
         }),
         bonus: slot.layout_bonus(),
     }
+}
+
+/// Each pocket's colour by its label, as the felt and the board draw them.
+pub(super) fn pocket_colours(slot: &TableSlot) -> std::collections::BTreeMap<String, String> {
+    slot.table
+        .config()
+        .wheel
+        .pockets()
+        .iter()
+        .map(|p| {
+            (
+                p.label().to_string(),
+                super::journal::event::colour_of(p.label()).to_string(),
+            )
+        })
+        .collect()
 }

@@ -10,10 +10,6 @@
 
 pub mod actor;
 pub mod cage;
-pub mod cage_drawer;
-mod cage_people;
-pub mod cage_record;
-pub mod cash;
 pub mod checkpoint;
 pub mod day_report;
 pub mod directory;
@@ -22,7 +18,6 @@ mod from_client;
 pub mod gaming_day;
 pub mod journal;
 mod layout;
-mod new_table;
 mod plan;
 pub mod policy;
 pub mod reads;
@@ -32,7 +27,6 @@ mod settlement;
 mod stored;
 pub mod table;
 pub mod tournaments;
-pub mod user_edits;
 pub mod users;
 pub mod views;
 
@@ -446,7 +440,7 @@ impl<S: Storage> Casino<S> {
     }
 
     /// The cage's own record of gaming day `day`, newest first (see [`Cage::cage_record`]).
-    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<cage_record::CageEntry>, bool) {
+    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<cage::record::CageEntry>, bool) {
         self.cage.cage_record(day, by)
     }
 
@@ -500,10 +494,10 @@ impl<S: Storage> Casino<S> {
         // before, as the server's floor asks its tables (never on replay,
         // which writes again what was written).
         let dir = self.cage.directory.read();
-        if let Some(player) = user_edits::holdings_asked(&dir, &request) {
+        if let Some(player) = cage::user_edits::holdings_asked(&dir, &request) {
             policy::require(actor.role, request.act(actor))?;
             let held: Vec<_> = self.tables.values().map(|t| t.held_by(&dir, at_ms, &player)).collect();
-            user_edits::refuse_held(&player, &held)?;
+            cage::user_edits::refuse_held(&player, &held)?;
         }
         self.run(at_ms, actor, request)
     }

@@ -2,14 +2,15 @@
 //! from the table's own state, on the table's writer, so that it sees the
 //! table between two requests, never in the middle of one.
 
-use std::collections::BTreeMap;
-
 use croupier_core::round::Phase;
 use croupier_ledger::TableAccount;
 
 use super::actor::Actor;
+use super::day_report::kept_day;
 use super::directory::Directory;
-use super::journal::event::colour_of;
+use super::floor::phase_code;
+pub use super::gaming_day::day_text;
+use super::layout::pocket_colours;
 use super::policy::{self, Act};
 use super::table::TableSlot;
 use super::views;
@@ -74,28 +75,18 @@ pub enum TableAnswer {
     MinRevolutions(u8),
     ChipsAway(Option<crate::api::bodies::AwayChips>),
     Slips(Vec<crate::api::bodies::SlipView>),
-    Held(super::user_edits::HeldAtTable),
+    Held(super::table::HeldAtTable),
     Floor(Box<crate::api::bodies::FloorTable>),
 }
 
-/// A table's phase as the pages and the display board name it.
-pub fn phase_code(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Closed => "closed",
-        Phase::Open => "open",
-        Phase::BettingOpen { .. } => "betting",
-        Phase::NoMoreBets => "closed-betting",
+/// A table as the floor overview shows it; a retired one is off the floor,
+/// as it is off the tables' list.
+fn floor_answer(slot: &TableSlot, dir: &Directory, now_ms: u64) -> TableAnswer {
+    if slot.retired {
+        let why = format!("table {} is retired", slot.id);
+        return TableAnswer::Refused(super::err(crate::api::ErrorCode::Retired, why));
     }
-}
-
-pub(super) fn pocket_colours(slot: &TableSlot) -> BTreeMap<String, String> {
-    slot.table
-        .config()
-        .wheel
-        .pockets()
-        .iter()
-        .map(|p| (p.label().to_string(), colour_of(p.label()).to_string()))
-        .collect()
+    TableAnswer::Floor(Box::new(super::floor::floor_table(slot, dir, now_ms)))
 }
 
 /// The round the table's newest pocket came up in, if the table keeps that
@@ -194,7 +185,7 @@ pub fn read(slot: &TableSlot, dir: &Directory, now_ms: u64, query: TableQuery) -
             })
         }
         TableQuery::OpenSlips => TableAnswer::Slips(slot.slip_views(None)),
-        TableQuery::Floor => super::floor::floor_answer(slot, dir, now_ms),
+        TableQuery::Floor => floor_answer(slot, dir, now_ms),
         TableQuery::Report { day } => match day.map(|d| kept_day(slot, dir, now_ms, d)).transpose() {
             Ok(_) => TableAnswer::Report(report(slot, dir, now_ms, day)),
             Err(refused) => TableAnswer::Refused(refused),
@@ -277,35 +268,6 @@ fn coupon_totals(slot: &TableSlot, dir: &Directory, now_ms: u64) -> CouponTotals
         }
     }
     totals
-}
-
-/// A gaming day (days since 1970) as `YYYY-MM-DD`.
-pub fn day_text(day: u64) -> String {
-    let d = crate::casino::tournaments::day_of(day.saturating_mul(86_400_000));
-    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
-}
-
-/// Gaming day `day` if `slot` keeps its books: from its oldest kept day to
-/// today's (a day in between with no movement is a quiet one). A day before
-/// them or after today is refused, not shown as a quiet day.
-pub(crate) fn kept_day(slot: &TableSlot, dir: &Directory, now_ms: u64, day: u64) -> Result<u64, crate::api::ApiError> {
-    let today = dir.gaming_day(now_ms);
-    let first = slot.book_days().next().unwrap_or(today);
-    // A day it keeps is shown, even one after today's (a gaming day set back
-    // to a time zone where it is still yesterday).
-    if (first..=today).contains(&day) || slot.book_days().any(|kept| kept == day) {
-        return Ok(day);
-    }
-    Err(crate::api::ApiError::new(
-        crate::api::ErrorCode::NotFound,
-        format!(
-            "table {} keeps the books of its gaming days {} to {}; {} is not among them",
-            slot.id,
-            day_text(first),
-            day_text(today),
-            day_text(day)
-        ),
-    ))
 }
 
 /// The books of `slot`'s gaming day `day`, as the report shows them.

@@ -1,9 +1,6 @@
 //! The people the casino knows, and the operator whose casino it is.
 
-use super::cage::Effect;
-use super::directory::Directory;
-use super::journal::{require_format, JournalEvent, FORMAT_OPERATOR_NAMED};
-use crate::api::{ApiError, ErrorCode, Role};
+use crate::api::Role;
 
 /// The longest operator's name: it is printed on the felt.
 pub const OPERATOR_NAME_MAX: usize = 60;
@@ -25,45 +22,6 @@ pub(super) fn printable_name(name: &str) -> bool {
         && visible(last)
         && !name.contains("  ")
         && name.chars().all(|c| visible(c) || c == ' ' || c.is_ascii_punctuation())
-}
-
-/// `name_operator`: the casino's operator, shown on every layout (Maryland
-/// ch.1 G(1)). The same name again writes nothing.
-pub(super) fn name_operator(
-    dir: &Directory,
-    name: &str,
-    events: &mut Vec<JournalEvent>,
-    effects: &mut Vec<Effect>,
-) -> Result<(), ApiError> {
-    require_format(dir.journal_format(), FORMAT_OPERATOR_NAMED, "the operator's name is")?;
-    if !printable_name(name) {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            format!(
-                "name: the operator's name is 1 to {OPERATOR_NAME_MAX} letters, digits, single spaces and ASCII \
-                 punctuation, beginning and ending with a letter or digit (got {name:?})"
-            ),
-        ));
-    }
-    if dir.operator() == Some(name) {
-        return Ok(());
-    }
-    events.push(JournalEvent::OperatorNamed { name: name.to_string() });
-    effects.push(Effect::NameOperator(name.to_string()));
-    Ok(())
-}
-
-/// Refuses a role the journal's format does not know yet: the security
-/// member who witnesses adjustments is journaled from format 16.
-pub(super) fn check_role_journaled(dir: &Directory, role: Role) -> Result<(), ApiError> {
-    if role == Role::Security {
-        require_format(
-            dir.journal_format(),
-            super::journal::FORMAT_WITNESS_CONFIRMS,
-            "the security role is",
-        )?;
-    }
-    Ok(())
 }
 
 /// Failed logins in a row that lock an account.

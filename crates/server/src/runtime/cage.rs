@@ -397,7 +397,7 @@ impl CageWriter {
                 }),
                 CageMsg::CageRecord { day, by, reply } => {
                     let today = self.cage.directory().read().gaming_day(self.clock.now_ms());
-                    let answer = crate::casino::cage_record::kept_day(day.unwrap_or(today), today).map(|day| {
+                    let answer = crate::casino::cage::record::kept_day(day.unwrap_or(today), today).map(|day| {
                         let (entries, more) = self.cage.cage_record(day, by.as_deref());
                         let (currency, operator) = self.cage.currency_and_operator();
                         crate::api::bodies::CageTransactions {

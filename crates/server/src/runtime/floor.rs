@@ -215,7 +215,7 @@ impl Floor {
                     _ => None,
                 })
                 .collect();
-            crate::casino::user_edits::refuse_held(&player, &held)?;
+            crate::casino::cage::user_edits::refuse_held(&player, &held)?;
         }
         let wheel = match &request {
             Request::CreateTable {

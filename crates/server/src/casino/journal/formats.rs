@@ -52,7 +52,7 @@ formats! {
         /// [`crate::casino::table::DEALER_SALE_MAX`] in chips at once.
         dealer_sales_capped: FORMAT_DEALER_SALES_CAPPED,
         /// The first format in which a cashier moves at most
-        /// [`crate::casino::cash::CASHIER_DAY_MAX`] of one player's cash in, and as
+        /// [`crate::casino::cage::cash::CASHIER_DAY_MAX`] of one player's cash in, and as
         /// much out, in a UTC day.
         cash_capped: FORMAT_CASH_CAPPED,
         /// The first format in which a tip is whole chips of the player's chip value.

@@ -27,12 +27,13 @@ mod operations;
 mod past_posting;
 mod plan;
 mod points;
+mod recall;
 mod retire;
 pub(in crate::casino) use super::plan::{account, transfer};
 pub use plan::Executed;
 pub(in crate::casino) use plan::{Effect, Plan};
 pub use points::PointsPlay;
-pub use retire::TABLE_LABEL_MAX;
+pub use retire::{HeldAtTable, TABLE_LABEL_MAX};
 mod round;
 pub mod slips;
 pub mod witness;
@@ -47,9 +48,10 @@ use super::actor::Actor;
 use super::directory::{Directory, SharedDirectory};
 use super::err;
 use super::journal::{self, JournalEvent};
-use super::recall::{record_all, RoundRecord};
+use super::recall::RoundRecord;
 use super::request::Request;
 use crate::api::{ApiError, ErrorCode, OutcomeSource};
+use recall::record_all;
 
 /// How many entries of a table's operations log the server keeps in memory;
 /// the journal keeps them all.
@@ -93,7 +95,7 @@ pub struct TableSlot {
     /// Rounds whose record is final (the next round has opened), for the
     /// recall archive; `None` while no one takes them.
     #[serde(skip)]
-    pub(super) finished: Option<Vec<Arc<RoundRecord>>>,
+    finished: Option<Vec<Arc<RoundRecord>>>,
     /// The table's layout and float accounts, named once: every bet moves its
     /// stake to the layout.
     pub(super) layout: Account,

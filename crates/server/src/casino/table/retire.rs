@@ -24,7 +24,6 @@ use crate::casino::directory::Directory;
 use crate::casino::err;
 use crate::casino::journal::{require_format, JournalEvent, FORMAT_BACK_OFFICE};
 use crate::casino::request::Request;
-use crate::casino::user_edits::HeldAtTable;
 
 /// The longest table label, in characters.
 pub const TABLE_LABEL_MAX: usize = 40;
@@ -53,6 +52,22 @@ const EMPTIED_FIRST: [(TableAccount, &str); 5] = [
         "the secondary progressive meter holds its players' contributions",
     ),
 ];
+
+/// What a player holds at one table that its ledger accounts do not show:
+/// stakes on the layout (bets in play, or held in prison) and coupons
+/// issued for the table, not played and not expired.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeldAtTable {
+    pub table: String,
+    pub staked: u64,
+    pub coupons: Vec<(String, u64)>,
+}
+
+impl HeldAtTable {
+    pub fn is_empty(&self) -> bool {
+        self.staked == 0 && self.coupons.is_empty()
+    }
+}
 
 impl TableSlot {
     /// Refuses every request at a retired table, naming it.

@@ -445,7 +445,7 @@ impl TableSlot {
                     Some(_) => "signed",
                 }
                 .into(),
-                day: super::super::reads::day_text(s.day),
+                day: crate::casino::gaming_day::day_text(s.day),
                 requested_at_ms: s.at_ms,
                 requested_by: s.by.clone(),
                 requested_licence: s.licence.clone(),

@@ -14,8 +14,7 @@
 use std::collections::BTreeMap;
 
 use croupier_core::tournament::{Event, Tournament, TournamentConfig, TournamentError};
-use croupier_ledger::{Account, Transfer};
-use time::Date;
+use croupier_ledger::Transfer;
 
 use super::actor::Actor;
 use super::directory::Directory;
@@ -26,7 +25,7 @@ use crate::api::{ApiError, ErrorCode, Role};
 
 mod books;
 mod money;
-mod reads;
+pub(in crate::casino) mod reads;
 mod tables;
 pub use books::TournamentBooks;
 pub use reads::{TournamentAnswer, TournamentRead};
@@ -49,18 +48,8 @@ pub struct Held {
 pub const TOURNAMENTS_MAX: usize = 64;
 /// The largest tournament file the server reads.
 pub const TOURNAMENT_CONFIG_MAX_BYTES: usize = 64 * 1024;
-/// The Julian day of 1970-01-01: days are counted from it.
-const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
-const DAY_MS: u64 = 86_400_000;
 
-/// The UTC day of a time in milliseconds since 1970.
-pub fn day_of(at_ms: u64) -> Date {
-    let days = i64::try_from(at_ms / DAY_MS).unwrap_or(i64::MAX);
-    i32::try_from(UNIX_EPOCH_JULIAN_DAY.saturating_add(days))
-        .ok()
-        .and_then(|julian| Date::from_julian_day(julian).ok())
-        .unwrap_or(Date::MAX)
-}
+pub use super::gaming_day::day_of;
 
 fn refused(e: TournamentError) -> ApiError {
     match e {
@@ -373,105 +362,6 @@ fn house_pays(actor: &Actor, payments: &[&crate::api::PaidWith]) -> Result<(), A
     Ok(())
 }
 
-/// A cage request's plan.
-type Planned = super::plan::Plan<super::cage::Effect>;
-
-impl<S: croupier_ledger::Storage> super::Cage<S> {
-    /// A tournament's events once durable, and its tables where an order
-    /// changed them; each of its tables learns its event's state (2214(2)).
-    pub(super) fn apply_tournament(
-        &mut self,
-        id: &str,
-        order: Option<(String, TournamentOrder)>,
-        events: &[Event],
-        tables: Option<Tables>,
-    ) {
-        let Some(held) = self.tournaments.get_mut(id) else {
-            return;
-        };
-        if let Some((order_id, order)) = order {
-            held.orders.insert(order_id, order);
-        }
-        for event in events {
-            held.tournament.apply(event);
-        }
-        // Tables taken back from an event: no longer the event's to play.
-        let released: Vec<(usize, String)> = tables
-            .as_ref()
-            .map(|next| {
-                held.tables
-                    .by_event
-                    .iter()
-                    .filter(|(event, table)| next.by_event.get(event) != Some(table))
-                    .map(|(event, table)| (*event, table.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(tables) = tables {
-            held.tables = tables;
-        }
-        let published = tables::published(id, held);
-        self.directory.change(|dir| {
-            for (event, table) in &released {
-                if dir
-                    .table_event(table)
-                    .is_some_and(|now| now.tournament == id && now.event == *event)
-                {
-                    dir.clear_table_event(table);
-                }
-            }
-            for (table, event) in published {
-                // A table is its latest event's: an ended event of this
-                // tournament never takes back a table given since to another.
-                let ours = dir
-                    .table_event(&table)
-                    .is_none_or(|now| now.tournament == event.tournament && now.event == event.event);
-                if ours || !event.ended {
-                    dir.set_table_event(table, event);
-                }
-            }
-        });
-    }
-
-    /// A tournament request's plan; `None` for any other request.
-    pub(super) fn plan_tournament(
-        &self,
-        dir: &Directory,
-        at_ms: u64,
-        actor: &Actor,
-        request: &super::Request,
-    ) -> Option<Result<Planned, ApiError>> {
-        use super::cage::Effect;
-        match request {
-            super::Request::CreateTournament { config } => Some(
-                plan_create(&self.tournaments, self.currency.as_deref(), dir, at_ms, config)
-                    .map(|(events, held)| Planned::of(Vec::new(), events, vec![Effect::AddTournament(Box::new(held))])),
-            ),
-            super::Request::Tournament { tournament, order } => {
-                let balance = |a: &Account| self.ledger.balance(a);
-                let floor = Floor {
-                    tables: &self.tables,
-                    balance: &balance,
-                };
-                Some(
-                    plan_order(&self.tournaments, dir, at_ms, actor, tournament, order, &floor).map(
-                        |(transfers, journal, events, tables)| {
-                            // A resend changes nothing and writes nothing.
-                            if journal.is_empty() && transfers.is_empty() {
-                                return Planned::of(transfers, journal, Vec::new());
-                            }
-                            let effect = Effect::Tournament {
-                                id: tournament.clone(),
-                                order: order.id().map(|i| (i.to_string(), order.clone())),
-                                events,
-                                tables,
-                            };
-                            Planned::of(transfers, journal, vec![effect])
-                        },
-                    ),
-                )
-            }
-            _ => None,
-        }
-    }
-}
+/// What the cage takes of a tournament's order for its own: the tables
+/// each event's state goes to.
+pub(in crate::casino) use tables::published;

@@ -3,11 +3,10 @@
 
 use super::Held;
 use crate::api::tournament::{
-    EventStandings, MonthProceeds, ObjectionView, PayoutLineView, SplitShare, SplitView, Standing, TournamentBooksView,
-    TournamentBrief, TournamentEntryLine, TournamentEventBrief, TournamentStandings, TournamentView,
+    PayoutLineView, SplitShare, SplitView, TournamentBrief, TournamentEntryLine, TournamentEventBrief,
+    TournamentStandings, TournamentView,
 };
-use crate::api::{ApiError, ErrorCode, Role};
-use crate::casino::err;
+use crate::api::Role;
 use croupier_core::tournament::{EventStatus, Tournament};
 
 /// What a client reads of the tournaments.
@@ -35,7 +34,7 @@ pub enum TournamentAnswer {
     Text(String),
 }
 
-fn brief(held: &Held) -> TournamentBrief {
+pub(in crate::casino) fn brief(held: &Held) -> TournamentBrief {
     let t = &held.tournament;
     let spec = t.config().spec();
     let status = if t.concluded {
@@ -92,7 +91,7 @@ fn brief(held: &Held) -> TournamentBrief {
     }
 }
 
-fn entry_line(e: &croupier_core::tournament::EntryLine) -> TournamentEntryLine {
+pub(in crate::casino) fn entry_line(e: &croupier_core::tournament::EntryLine) -> TournamentEntryLine {
     TournamentEntryLine {
         entry: e.entry,
         player: e.player.clone(),
@@ -109,7 +108,7 @@ fn entry_line(e: &croupier_core::tournament::EntryLine) -> TournamentEntryLine {
     }
 }
 
-fn payout_line(p: &croupier_core::tournament::PayoutLine) -> PayoutLineView {
+pub(in crate::casino) fn payout_line(p: &croupier_core::tournament::PayoutLine) -> PayoutLineView {
     PayoutLineView {
         event: p.event.clone(),
         place: p.place,
@@ -122,7 +121,7 @@ fn payout_line(p: &croupier_core::tournament::PayoutLine) -> PayoutLineView {
     }
 }
 
-fn split_view(t: &Tournament) -> Option<SplitView> {
+pub(in crate::casino) fn split_view(t: &Tournament) -> Option<SplitView> {
     t.split.as_ref().map(|s| SplitView {
         event: t.config().event(s.event).map(|e| e.name.clone()),
         places: s.places.clone(),
@@ -133,131 +132,4 @@ fn split_view(t: &Tournament) -> Option<SplitView> {
             .collect(),
         agreed: s.agreed.clone(),
     })
-}
-
-impl<S: croupier_ledger::Storage> crate::casino::Cage<S> {
-    /// Each event under way at a table, its entries ranked by their points
-    /// there now; a player's name only where `named` says the reader may see it.
-    fn standings(&self, held: &Held, named: impl Fn(&str) -> bool) -> Vec<EventStandings> {
-        let t = &held.tournament;
-        let mut out = Vec::new();
-        for (&event, table) in &held.tables.by_event {
-            if t.events[event].status() != EventStatus::Running {
-                continue;
-            }
-            let mut rows: Vec<(u64, u32, &str)> = t
-                .entries
-                .iter()
-                .filter(|e| e.event == event && e.status == croupier_core::tournament::EntryStatus::Playing)
-                .map(|e| {
-                    let points = croupier_ledger::Account::points(table, &e.player)
-                        .map_or(0, |a| u64::try_from(self.ledger.balance(&a)).unwrap_or(0));
-                    (points, e.number, e.player.as_str())
-                })
-                .collect();
-            // Most points first; a tie by entry number, as the written rules say.
-            rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            out.push(EventStandings {
-                event: t.config().spec().events[event].name.clone(),
-                table: table.clone(),
-                entries: rows
-                    .iter()
-                    .map(|&(points, entry, player)| Standing {
-                        entry,
-                        points,
-                        player: named(player).then(|| player.to_string()),
-                    })
-                    .collect(),
-            });
-        }
-        out
-    }
-
-    /// The books of a tournament, for those who keep them.
-    fn books(&self, id: &str, t: &Tournament) -> TournamentBooksView {
-        let escrow_account = croupier_ledger::Account::of_tournament(croupier_ledger::TournamentAccount::Escrow, id)
-            .map_or(0, |a| self.ledger.balance(&a));
-        TournamentBooksView {
-            proceeds: t
-                .proceeds_by_month()
-                .into_iter()
-                .map(|(month, proceeds)| MonthProceeds { month, proceeds })
-                .collect(),
-            pool: t.pool,
-            vouchers_held: t.vouchers_held,
-            prizes_paid: t.prizes_paid,
-            rules_filed: t.rules_filed.map(|d| d.to_string()),
-            objection: t.objection.as_ref().map(|o| ObjectionView {
-                day: o.day.to_string(),
-                reason: o.reason.clone(),
-            }),
-            escrow: t.escrow,
-            escrow_account: i64::try_from(escrow_account).unwrap_or(i64::MAX),
-            escrow_funded: t.escrow_funded,
-        }
-    }
-
-    /// A tournament, or the list of them, as the reader may see it.
-    pub fn read_tournament(&self, read: TournamentRead) -> Result<TournamentAnswer, ApiError> {
-        let find = |id: &str| {
-            self.tournaments
-                .get(id)
-                .ok_or_else(|| err(ErrorCode::NoTournament, format!("no tournament {id:?}")))
-        };
-        match read {
-            TournamentRead::List => Ok(TournamentAnswer::List(self.tournaments.values().map(brief).collect())),
-            TournamentRead::Rules { id } => {
-                let t = find(&id)?;
-                let profile =
-                    croupier_profiles::load(&t.profile).map_err(|e| err(ErrorCode::Internal, e.to_string()))?;
-                Ok(TournamentAnswer::Text(croupier_profiles::tournament::written_rules(
-                    t.tournament.config(),
-                    &profile,
-                )))
-            }
-            TournamentRead::Standings { id } => {
-                let held = find(&id)?;
-                Ok(TournamentAnswer::Standings(TournamentStandings {
-                    name: held.tournament.config().spec().name.clone(),
-                    standings: self.standings(held, |_| false),
-                    tournament: id,
-                }))
-            }
-            TournamentRead::Forms { id } => Ok(TournamentAnswer::Text(croupier_profiles::tournament::forms_csv(
-                &find(&id)?.tournament,
-            ))),
-            TournamentRead::One { id, role, username } => {
-                let held = find(&id)?;
-                let t = &held.tournament;
-                let books = crate::casino::policy::allows(role, crate::casino::policy::Act::ReadTournament)
-                    || crate::casino::policy::allows(role, crate::casino::policy::Act::DirectTournament);
-                // A player sees a proposed split they are part of, to agree to it.
-                let in_split = t.split.as_ref().is_some_and(|s| {
-                    s.shares
-                        .iter()
-                        .any(|(e, _)| t.entry(*e).is_ok_and(|e| e.player == username))
-                });
-                Ok(TournamentAnswer::One(Box::new(TournamentView {
-                    brief: brief(held),
-                    entries: t
-                        .entry_form()
-                        .iter()
-                        .filter(|e| books || e.player == username)
-                        .map(entry_line)
-                        .collect(),
-                    split: if books || in_split { split_view(t) } else { None },
-                    standings: self.standings(held, |player| books || player == username),
-                    // A player sees the prizes they won, and no one else's (no
-                    // player's name or money reaches another).
-                    payouts: t
-                        .payout_form()
-                        .iter()
-                        .filter(|p| books || p.player == username)
-                        .map(payout_line)
-                        .collect(),
-                    books: books.then(|| self.books(&id, t)),
-                })))
-            }
-        }
-    }
 }

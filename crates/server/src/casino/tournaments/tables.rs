@@ -400,7 +400,7 @@ pub(super) fn points_moves(
 
 /// What each of the tournament's tables is told: its event, whether it is
 /// under way, who plays it, and the chips' values.
-pub(super) fn published(id: &str, held: &Held) -> Vec<(String, TableEvent)> {
+pub(in crate::casino) fn published(id: &str, held: &Held) -> Vec<(String, TableEvent)> {
     let t = &held.tournament;
     held.tables
         .by_event

@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 
 use croupier_ledger::Storage;
 
-use super::cage::Cage;
-use super::users::User;
-use crate::api::Role;
+use super::{Cage, Effect};
+use crate::api::{ApiError, ErrorCode, Role};
+use crate::casino::directory::Directory;
+use crate::casino::journal::{require_format, JournalEvent, FORMAT_OPERATOR_NAMED};
+use crate::casino::users::{printable_name, User, OPERATOR_NAME_MAX};
 
 impl<S: Storage> Cage<S> {
     pub fn user(&self, username: &str) -> Option<User> {
@@ -88,4 +90,43 @@ impl<S: Storage> Cage<S> {
             .map(|(a, b)| (a.name(), *b))
             .collect()
     }
+}
+
+/// `name_operator`: the casino's operator, shown on every layout (Maryland
+/// ch.1 G(1)). The same name again writes nothing.
+pub(super) fn name_operator(
+    dir: &Directory,
+    name: &str,
+    events: &mut Vec<JournalEvent>,
+    effects: &mut Vec<Effect>,
+) -> Result<(), ApiError> {
+    require_format(dir.journal_format(), FORMAT_OPERATOR_NAMED, "the operator's name is")?;
+    if !printable_name(name) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!(
+                "name: the operator's name is 1 to {OPERATOR_NAME_MAX} letters, digits, single spaces and ASCII \
+                 punctuation, beginning and ending with a letter or digit (got {name:?})"
+            ),
+        ));
+    }
+    if dir.operator() == Some(name) {
+        return Ok(());
+    }
+    events.push(JournalEvent::OperatorNamed { name: name.to_string() });
+    effects.push(Effect::NameOperator(name.to_string()));
+    Ok(())
+}
+
+/// Refuses a role the journal's format does not know yet: the security
+/// member who witnesses adjustments is journaled from format 16.
+pub(super) fn check_role_journaled(dir: &Directory, role: Role) -> Result<(), ApiError> {
+    if role == Role::Security {
+        require_format(
+            dir.journal_format(),
+            crate::casino::journal::FORMAT_WITNESS_CONFIRMS,
+            "the security role is",
+        )?;
+    }
+    Ok(())
 }

@@ -6,14 +6,14 @@
 
 use croupier_ledger::Storage;
 
-use super::actor::Actor;
-use super::cage::{Cage, Effect};
-use super::directory::{Coupon, Directory, COUPONS_MAX};
-use super::err;
-use super::journal::JournalEvent;
-use super::request::Request;
-use super::table::{SaleClaim, DEALER_SALE_MAX};
+use super::{Cage, Effect};
 use crate::api::{ApiError, ErrorCode, Role};
+use crate::casino::actor::Actor;
+use crate::casino::directory::{Coupon, Directory, COUPONS_MAX};
+use crate::casino::err;
+use crate::casino::journal::JournalEvent;
+use crate::casino::request::Request;
+use crate::casino::table::{SaleClaim, DEALER_SALE_MAX};
 
 /// The most cash, in minor units, cashiers move for one player in a UTC day
 /// each way (10,000.00 in, as much out), however the cash-ins or cash-outs
@@ -214,13 +214,19 @@ pub(super) fn plan_cash(
         _ => return Err(err(ErrorCode::Internal, "not a request of cash")),
     };
     dir.player(player)?;
-    let wallet = super::table::account(Account::wallet(player))?;
+    let wallet = crate::casino::table::account(Account::wallet(player))?;
     let (from, to, tag) = if cash_in {
         (Account::Outside, wallet, "cashin")
     } else {
         (wallet, Account::Outside, "cashout")
     };
-    transfers.push(super::table::transfer(format!("{tag}/{id}"), from, to, amount, tag));
+    transfers.push(crate::casino::table::transfer(
+        format!("{tag}/{id}"),
+        from,
+        to,
+        amount,
+        tag,
+    ));
     let player = player.clone();
     events.push(if cash_in {
         JournalEvent::CashedIn { player, amount }

@@ -9,37 +9,23 @@
 
 use croupier_ledger::Storage;
 
-use super::actor::Actor;
-use super::cage::{Cage, Effect};
-use super::directory::Directory;
-use super::err;
-use super::journal::{require_format, JournalEvent, FORMAT_BACK_OFFICE};
-use super::request::Request;
-use super::users::User;
+use super::{Cage, Effect};
 use crate::api::decimal;
 use crate::api::{a_role, ApiError, ErrorCode, Role};
+use crate::casino::actor::Actor;
+use crate::casino::directory::Directory;
+use crate::casino::err;
+use crate::casino::journal::{require_format, JournalEvent, FORMAT_BACK_OFFICE};
+use crate::casino::request::Request;
+use crate::casino::users::User;
 use croupier_core::tournament::EntryStatus;
 
 /// The longest display name, in characters.
 pub const DISPLAY_NAME_MAX: usize = 60;
 
-type Planned = super::plan::Plan<Effect>;
+type Planned = crate::casino::plan::Plan<Effect>;
 
-/// What a player holds at one table that its ledger accounts do not show:
-/// stakes on the layout (bets in play, or held in prison) and coupons
-/// issued for the table, not played and not expired.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HeldAtTable {
-    pub table: String,
-    pub staked: u64,
-    pub coupons: Vec<(String, u64)>,
-}
-
-impl HeldAtTable {
-    pub fn is_empty(&self) -> bool {
-        self.staked == 0 && self.coupons.is_empty()
-    }
-}
+pub use crate::casino::table::HeldAtTable;
 
 /// Whether `request` is one a player's holdings at the tables decide:
 /// retiring them, or making them staff. The player's name, if so.

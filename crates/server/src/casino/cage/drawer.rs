@@ -18,43 +18,22 @@
 //! cashier's drawer follows.
 
 use croupier_ledger::{Account, Storage};
-use serde::{Deserialize, Serialize};
 
-use super::actor::Actor;
-use super::cage::{Cage, Effect};
-use super::cage_record::{CageEntry, CageKind, CageRecord};
-use super::directory::Directory;
-use super::err;
-use super::journal::{self, JournalEvent, FORMAT_CAGE_DRAWER};
-use super::request::Request;
+use super::record::{CageEntry, CageKind, CageRecord, VoidMark};
+use super::{Cage, Effect};
 use crate::api::{ApiError, ErrorCode};
+use crate::casino::actor::Actor;
+use crate::casino::directory::Directory;
+use crate::casino::err;
+use crate::casino::journal::{self, JournalEvent, FORMAT_CAGE_DRAWER};
+use crate::casino::request::Request;
 
 /// The most counts of their drawer a cashier makes in a gaming day.
 pub const DRAWER_COUNTS_DAY_MAX: usize = 20;
 /// The longest void's reason, in bytes.
 pub const VOID_REASON_MAX_BYTES: usize = 200;
 
-type Planned = super::plan::Plan<Effect>;
-
-/// A cash-in's or cash-out's void, as the cage's record keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VoidMark {
-    pub id: String,
-    pub at_ms: u64,
-    pub by: String,
-    pub reason: String,
-}
-
-impl From<VoidMark> for crate::api::bodies::CageVoid {
-    fn from(mark: VoidMark) -> Self {
-        crate::api::bodies::CageVoid {
-            id: mark.id,
-            at_ms: mark.at_ms,
-            by: mark.by,
-            reason: mark.reason,
-        }
-    }
-}
+type Planned = crate::casino::plan::Plan<Effect>;
 
 fn signed(amount: u64) -> i64 {
     i64::try_from(amount).unwrap_or(i64::MAX)
@@ -216,7 +195,7 @@ impl<S: Storage> Cage<S> {
                 ),
             ));
         }
-        let wallet = super::table::account(Account::wallet(&entry.player))?;
+        let wallet = crate::casino::table::account(Account::wallet(&entry.player))?;
         let cash_in = entry.kind == CageKind::CashIn;
         if cash_in {
             let held = self.ledger.balance(&wallet);
@@ -237,7 +216,7 @@ impl<S: Storage> Cage<S> {
         } else {
             (Account::Outside, wallet)
         };
-        let transfer = super::table::transfer(transfer_id, from, to, entry.amount, "cagevoid");
+        let transfer = crate::casino::table::transfer(transfer_id, from, to, entry.amount, "cagevoid");
         let event = JournalEvent::CageTransactionVoided {
             id: id.to_string(),
             transaction: entry.reference.clone(),

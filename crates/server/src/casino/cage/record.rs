@@ -20,9 +20,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::actor::Actor;
-use super::journal::FORMAT_CAGE_RECORD;
-use super::request::Request;
+use crate::casino::actor::Actor;
+use crate::casino::journal::FORMAT_CAGE_RECORD;
+use crate::casino::request::Request;
 
 /// How many of its newest gaming days the cage keeps its record of.
 pub const CAGE_DAYS_KEPT: usize = 7;
@@ -65,7 +65,7 @@ pub struct CageEntry {
     pub expected: Option<i64>,
     /// A cash-in's or cash-out's void, once voided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub voided: Option<super::cage_drawer::VoidMark>,
+    pub voided: Option<VoidMark>,
 }
 
 impl From<&CageEntry> for crate::api::bodies::CageTransaction {
@@ -140,9 +140,9 @@ pub fn kept_day(day: u64, today: u64) -> Result<u64, crate::api::ApiError> {
         format!(
             "the cage keeps its record of its newest {CAGE_DAYS_KEPT} gaming days, {} to {}; {} is not among them \
              (older days are in the journal)",
-            super::reads::day_text(first),
-            super::reads::day_text(today),
-            super::reads::day_text(day)
+            crate::casino::gaming_day::day_text(first),
+            crate::casino::gaming_day::day_text(today),
+            crate::casino::gaming_day::day_text(day)
         ),
     ))
 }
@@ -170,4 +170,24 @@ pub fn read(record: &CageRecord, day: u64, by: Option<&str>) -> (Vec<CageEntry>,
     let more = out.len() > CAGE_READ_MAX;
     out.truncate(CAGE_READ_MAX);
     (out, more)
+}
+
+/// A cash-in's or cash-out's void, as the cage's record keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoidMark {
+    pub id: String,
+    pub at_ms: u64,
+    pub by: String,
+    pub reason: String,
+}
+
+impl From<VoidMark> for crate::api::bodies::CageVoid {
+    fn from(mark: VoidMark) -> Self {
+        crate::api::bodies::CageVoid {
+            id: mark.id,
+            at_ms: mark.at_ms,
+            by: mark.by,
+            reason: mark.reason,
+        }
+    }
 }

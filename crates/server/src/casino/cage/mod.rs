@@ -4,6 +4,16 @@
 //! writer; only their journal entries come here, and the order they arrive
 //! in is the journal's.
 
+mod bind;
+pub mod cash;
+pub mod drawer;
+mod new_table;
+pub use new_table::{RESERVED_TABLE_IDS, TABLES_MAX};
+mod people;
+pub mod record;
+mod tournaments;
+pub mod user_edits;
+
 use std::collections::{BTreeMap, HashMap};
 
 use croupier_ledger::{Applied, Ledger, LedgerError, Recorded, Storage, StorageError, StreamEvent, Transfer};
@@ -20,12 +30,6 @@ use crate::api::{ApiError, ErrorCode, EventView, Role};
 
 /// The longest reason a journal recovery gives, in bytes.
 pub const RECOVERY_REASON_MAX: usize = 4_096;
-
-/// The most tables a casino runs.
-pub const TABLES_MAX: usize = 256;
-/// Words that begin ledger ids of their own (`tip/ID`, `sale/ID`, `fill/T/N`...): a
-/// table's ids begin with the table's id, so no table takes one of these.
-pub const RESERVED_TABLE_IDS: [&str; 7] = ["buyin", "sale", "leave", "tip", "cashin", "cashout", "fill"];
 
 /// What a cage request does once its batch is durable.
 pub(super) enum Effect {
@@ -60,9 +64,9 @@ pub(super) enum Effect {
         order: Option<(String, super::journal::tournament::TournamentOrder)>,
     },
     /// An entry of the cage's own record (journal format 14).
-    Recorded(super::cage_record::CageEntry),
+    Recorded(record::CageEntry),
     /// A cash-in or cash-out (its day, kind, reference) voided (journal format 15).
-    Voided(u64, super::cage_record::CageKind, String, super::cage_drawer::VoidMark),
+    Voided(u64, record::CageKind, String, record::VoidMark),
     /// A user retired for good (journal format 16).
     Retire(String),
     /// A user's new display name or role (journal format 16).
@@ -97,7 +101,7 @@ pub struct Cage<S: Storage> {
     /// The casino's tournaments, by id (journal format 7).
     pub(super) tournaments: BTreeMap<String, super::tournaments::Held>,
     /// The cage's own record of its newest gaming days (journal format 14).
-    pub(super) record: super::cage_record::CageRecord,
+    pub(super) record: record::CageRecord,
 }
 
 /// A write the ledger did not take, as an answer: its refusal, a storage failure, or a commit whose answer was lost.
@@ -164,8 +168,8 @@ impl<S: Storage> Cage<S> {
 
     /// The cage's record of gaming day `day`, newest first: `by`'s only
     /// where it is given; and whether more were left out.
-    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<super::cage_record::CageEntry>, bool) {
-        super::cage_record::read(&self.record, day, by)
+    pub fn cage_record(&self, day: u64, by: Option<&str>) -> (Vec<record::CageEntry>, bool) {
+        record::read(&self.record, day, by)
     }
 
     /// The casino's currency (its first table's) and its operator's name, once named.
@@ -221,7 +225,7 @@ impl<S: Storage> Cage<S> {
         // What the cage did, in its own record: a request that writes
         // something (a coupon sent again as it was writes nothing).
         if !events.is_empty() {
-            if let Some(entry) = super::cage_record::entry_of(dir.journal_format(), at_ms, actor, &request) {
+            if let Some(entry) = record::entry_of(dir.journal_format(), at_ms, actor, &request) {
                 effects.push(Effect::Recorded(entry));
             }
         }
@@ -280,7 +284,7 @@ impl<S: Storage> Cage<S> {
                 password_hash,
                 licence,
             } => {
-                super::users::check_role_journaled(dir, *role)?;
+                people::check_role_journaled(dir, *role)?;
                 if let Some(licence) = licence {
                     super::users::check_licence(*role, licence)?;
                 }
@@ -440,7 +444,7 @@ impl<S: Storage> Cage<S> {
                 effects.push(Effect::JournalFormat(*format));
             }
             R::Checkpoint { through, digest, bytes } => {
-                let bound = super::checkpoint::plan_bind(dir, self.ledger.next_seq(), *through, digest, *bytes)?;
+                let bound = bind::plan_bind(dir, self.ledger.next_seq(), *through, digest, *bytes)?;
                 events.push(bound);
             }
             R::RecoverJournal {
@@ -482,7 +486,7 @@ impl<S: Storage> Cage<S> {
                 });
             }
             R::CreateTable { .. } => self.plan_new_table(dir, request, &mut events, &mut effects)?,
-            R::NameOperator { name } => super::users::name_operator(dir, name, &mut events, &mut effects)?,
+            R::NameOperator { name } => people::name_operator(dir, name, &mut events, &mut effects)?,
             R::SetGamingDay { time_zone, starts_at } => {
                 journal::require_format(
                     dir.journal_format(),
@@ -500,7 +504,7 @@ impl<S: Storage> Cage<S> {
                     effects.push(Effect::SetGamingDay(day));
                 }
             }
-            R::CashIn { .. } | R::CashOut { .. } => super::cash::plan_cash(dir, request, &mut transfers, &mut events)?,
+            R::CashIn { .. } | R::CashOut { .. } => cash::plan_cash(dir, request, &mut transfers, &mut events)?,
             R::IssueCoupon {
                 id,
                 player,
@@ -564,7 +568,7 @@ impl<S: Storage> Cage<S> {
             } => self.apply_tournament(&id, order, &events, tables),
             Effect::Recorded(entry) => {
                 let day = self.directory.read().gaming_day(entry.at_ms);
-                super::cage_record::enter(&mut self.record, day, entry)
+                record::enter(&mut self.record, day, entry)
             }
             Effect::Voided(day, kind, reference, mark) => self.mark_voided(day, kind, &reference, mark),
             Effect::Retire(username) => self.directory.change(|dir| dir.retire(&username)),

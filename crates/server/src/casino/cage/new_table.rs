@@ -8,16 +8,22 @@ use croupier_core::round::{Readings, Table, TableConfig};
 use croupier_core::{HalfRounding, Wheel};
 use croupier_ledger::{Account, Storage};
 
-use super::cage::{Cage, Effect, RESERVED_TABLE_IDS, TABLES_MAX};
-use super::directory::Directory;
-use super::journal::{
+use super::{Cage, Effect};
+use crate::api::{ApiError, ErrorCode, OutcomeSource};
+use crate::casino::directory::Directory;
+use crate::casino::journal::{
     require_format, JournalEvent, FORMAT_BONUS_TABLES, FORMAT_COMPLETE_IN_A_DOZEN, FORMAT_IN_PRISON_ON_ZERO,
     FORMAT_UNDER_MINIMUM_ONCE,
 };
-use super::request::Request;
-use super::table::TableSlot;
-use super::{err, policy};
-use crate::api::{ApiError, ErrorCode, OutcomeSource};
+use crate::casino::request::Request;
+use crate::casino::table::TableSlot;
+use crate::casino::{err, policy};
+
+/// The most tables a casino runs.
+pub const TABLES_MAX: usize = 256;
+/// Words that begin ledger ids of their own (`tip/ID`, `sale/ID`, `fill/T/N`...): a
+/// table's ids begin with the table's id, so no table takes one of these.
+pub const RESERVED_TABLE_IDS: [&str; 7] = ["buyin", "sale", "leave", "tip", "cashin", "cashout", "fill"];
 
 impl<S: Storage> Cage<S> {
     /// `create_table`'s events and effects, or why it is refused.
@@ -257,7 +263,7 @@ fn table_rules(profile: &Profile, wheel: Wheel, in_prison: bool, currency: Optio
 
 #[cfg(test)]
 mod tests {
-    use super::RESERVED_TABLE_IDS;
+    use crate::casino::RESERVED_TABLE_IDS;
 
     /// The ledger remembers a table's transfers for its newest rounds only
     /// (`{table}/{round}/...`); an id that begins with a word no table takes
