@@ -31,6 +31,7 @@ pub mod committer;
 pub mod floor;
 pub mod health;
 pub mod integrity;
+pub mod journal_checks;
 pub mod keys;
 pub mod metrics;
 pub mod passwords;
