@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use tokio::sync::oneshot;
 
 use super::archive::Archive;
-use super::cage::CageMsg;
+use super::cage_msg::CageMsg;
 use super::clock::Clock;
 use super::metrics::Metrics;
 use super::passwords::password_matches;

@@ -25,6 +25,7 @@
 pub mod archive;
 pub mod bindings;
 pub mod cage;
+pub mod cage_msg;
 pub mod checkpoints;
 pub mod clock;
 pub mod committer;
