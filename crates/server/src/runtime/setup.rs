@@ -333,7 +333,7 @@ fn open_leased_on_clock(
         floor.health().watch_lease(lease)?;
     }
     for (table, address) in wheels {
-        super::wheel::follow(floor.clone(), table, address);
+        super::floor::wheel::follow(floor.clone(), table, address);
     }
     let head = HeadKeeper::start(database, &keys, floor.health().clone(), writer)?;
     Ok(Opened {
