@@ -10,7 +10,6 @@ use croupier_ledger::minor;
 use serde::{Deserialize, Serialize};
 
 use super::actor::stored_role;
-use super::journal::event::StoredLimit;
 use crate::api::{OutcomeSource, Role};
 
 macro_rules! request {
@@ -40,7 +39,7 @@ crate::api::plain_requests!(request! {
     /// An order to a tournament: the director's, or a player's agreement to a split.
     Tournament {
         tournament: String,
-        order: super::journal::tournament::TournamentOrder,
+        order: crate::api::TournamentOrder,
     },
     /// A table switches to its tournament event's play in points, or back
     /// to cash play (journal format 8).
@@ -309,6 +308,54 @@ crate::api::plain_requests!(request! {
 });
 
 pub use super::stored::{stored_outcome, Spin, StoredCorrection, StoredVerbalBet};
+
+/// A table's limit for one kind of bet, as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredLimit {
+    pub kind: String,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl StoredLimit {
+    /// A limit on every kind of bet a table of `profile_text` on `wheel`
+    /// takes, as its sign shows them (Colorado 2207, Maryland ch.1 G(3)):
+    /// `inside` on each inside bet, `outside` on each outside bet, each a
+    /// (minimum, maximum) in minor units. Composite bets (neighbours,
+    /// complete) keep the limits of the bets they stand for.
+    pub fn on_every_kind(
+        profile_text: &str,
+        wheel: &str,
+        inside: (u64, u64),
+        outside: (u64, u64),
+    ) -> Result<Vec<StoredLimit>, String> {
+        let profile = croupier_profiles::parse(profile_text, "table").map_err(|e| e.to_string())?;
+        let wheel = croupier_core::Wheel::parse(wheel).ok_or_else(|| format!("{wheel:?} is not a wheel"))?;
+        Ok(profile
+            .kinds_on(wheel)
+            .into_iter()
+            .filter(|k| !k.is_composite())
+            .map(|k| {
+                let (min, max) = if k.is_inside() { inside } else { outside };
+                StoredLimit {
+                    kind: k.name().to_string(),
+                    min,
+                    max,
+                }
+            })
+            .collect())
+    }
+}
+
+impl From<crate::api::KindLimit> for StoredLimit {
+    fn from(l: crate::api::KindLimit) -> StoredLimit {
+        StoredLimit {
+            kind: l.kind,
+            min: l.min,
+            max: l.max,
+        }
+    }
+}
 
 impl Request {
     /// The table a request is for; `None` for the casino's own (users,

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod cage;
+pub mod channels;
 pub mod error;
 pub mod floor;
 pub mod integrity;
@@ -212,7 +213,7 @@ pub fn app(data: &Path) -> Result<App, String> {
 
 /// [`app`], with the secret in `keys`, holding clients to `limits`' sign-ins.
 pub fn app_within(data: &Path, keys: &Path, limits: &listener::Limits) -> Result<App, String> {
-    let channels = Arc::new(streams::Channels::default());
+    let channels = Arc::new(channels::Channels::default());
     let Opened {
         floor,
         admin_password,

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
+use super::channels::Channels;
 use super::error::Failure;
 use super::sessions::Sessions;
-use super::streams::Channels;
 use crate::api::{ApiError, ErrorCode};
 use crate::casino::Actor;
 use crate::runtime::Floor;

@@ -1,7 +1,11 @@
 //! The floor: the running casino as the edge sees it. One handle, cheap to
 //! clone, that sends each request to the writer it belongs to (a table's,
 //! or the cage's), waits for its durable answer, shows its events on the
-//! table streams, and closes betting when a round's window ends.
+//! table streams, and closes betting when a round's window ends. A wheel
+//! table's follower ([`wheel`]) plays the floor as its dealer would: the
+//! floor starts one for each wheel table made while it runs.
+
+pub mod wheel;
 
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
@@ -9,7 +13,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use tokio::sync::oneshot;
 
 use super::archive::Archive;
-use super::cage::CageMsg;
+use super::cage_msg::CageMsg;
 use super::clock::Clock;
 use super::metrics::Metrics;
 use super::passwords::password_matches;
@@ -227,7 +231,7 @@ impl Floor {
         };
         let events = self.execute(actor, request).await?;
         if let Some((table, address)) = wheel {
-            super::wheel::follow(self.clone(), table, address);
+            wheel::follow(self.clone(), table, address);
         }
         Ok(events)
     }

@@ -11,7 +11,7 @@
 //! | the checkpoint writer ([`checkpoints`]) | thread `checkpoints`, low priority | a replay of the journal, a read-only SQLite connection, `checkpoints/` | nothing: a timer | the cage: each checkpoint to bind into the journal |
 //! | the archiver ([`archive`]) | thread `archive`, low priority | `recall.db`, and the rounds its disk refused | finished rounds, once durable, through a bounded queue; a timer while rounds wait | nobody |
 //! | the head keeper ([`keys`]) | thread `journal-head`, low priority | a read-only SQLite connection; the head file beside the secret | nothing: a timer (a last copy at the stop) | nobody |
-//! | a wheel's follower ([`wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
+//! | a wheel's follower ([`floor::wheel`]) | thread `wheel-T` per wheel table | the connection to the wheel | the wheel's games | the floor: no more bets, the spin, the next round |
 //! | a deadline ([`floor`]) | a task per round that opens betting, ended early when its betting closes or the next round opens (at most one a table) | nothing | a timer | the table: no more bets, if still betting |
 //!
 //! A failed write of the journal pauses the casino ([`health`]): the
@@ -25,12 +25,14 @@
 pub mod archive;
 pub mod bindings;
 pub mod cage;
+pub mod cage_msg;
 pub mod checkpoints;
 pub mod clock;
 pub mod committer;
 pub mod floor;
 pub mod health;
 pub mod integrity;
+pub mod journal_checks;
 pub mod keys;
 pub mod metrics;
 pub mod passwords;
@@ -39,7 +41,6 @@ pub mod setup;
 pub mod stepped;
 pub mod tables;
 pub mod waiting;
-pub mod wheel;
 
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};

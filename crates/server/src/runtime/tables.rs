@@ -18,7 +18,7 @@ use std::sync::{mpsc, Arc, Mutex, RwLock};
 use croupier_ledger::{Applied, Recorded, StreamEvent, Transfer};
 
 use super::archive::Archiver;
-use super::cage::CageMsg;
+use super::cage_msg::CageMsg;
 use super::clock::Clock;
 use super::reply::{Answer, Pending, ReplyTo};
 use crate::api::{ApiError, ErrorCode};

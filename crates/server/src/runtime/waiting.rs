@@ -12,6 +12,7 @@ use std::path::Path;
 
 use croupier_ledger::{check_head, check_seal, Database, Opened};
 
+use super::journal_checks::{check_data_serves, distrusted};
 use super::keys::{read_head, write_head, Keys};
 
 /// How often the checks run while waiting.
@@ -99,7 +100,7 @@ impl<'a> Waiting<'a> {
         let refused = |e: &dyn std::fmt::Display| {
             Check::Refused(format!(
                 "this node cannot take the casino over: {}",
-                super::setup::distrusted(self.database, self.data, self.keys_dir, e)
+                distrusted(self.database, self.data, self.keys_dir, e)
             ))
         };
         check_seal(Some(&seal), last, &key).map_err(|e| refused(&e))?;
@@ -121,7 +122,7 @@ impl<'a> Waiting<'a> {
         }
         write_head(&keys.head_path(), &seal).map_err(Check::Refused)?;
         let first = reader.hash_of(1).map_err(|e| unread(&e))?;
-        super::setup::check_data_serves(self.data, self.database, first).map_err(Check::Refused)
+        check_data_serves(self.data, self.database, first).map_err(Check::Refused)
     }
 }
 

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::api::{OutcomeSource, Role};
 use crate::casino::actor::stored_role;
 use crate::casino::request::stored_outcome;
+/// Kept here too: the journal's events hold limits as requests do.
+pub use crate::casino::request::StoredLimit;
 
 macro_rules! journal_event {
     ({ $($special:tt)* } $( $group:ident { $( $(#[$vm:meta])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)? } )*) => {
@@ -214,54 +216,6 @@ pub enum SlipRecord {
         by: String,
         licence: String,
     },
-}
-
-/// A table's limit for one kind of bet, as the journal keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredLimit {
-    pub kind: String,
-    pub min: u64,
-    pub max: u64,
-}
-
-impl StoredLimit {
-    /// A limit on every kind of bet a table of `profile_text` on `wheel`
-    /// takes, as its sign shows them (Colorado 2207, Maryland ch.1 G(3)):
-    /// `inside` on each inside bet, `outside` on each outside bet, each a
-    /// (minimum, maximum) in minor units. Composite bets (neighbours,
-    /// complete) keep the limits of the bets they stand for.
-    pub fn on_every_kind(
-        profile_text: &str,
-        wheel: &str,
-        inside: (u64, u64),
-        outside: (u64, u64),
-    ) -> Result<Vec<StoredLimit>, String> {
-        let profile = croupier_profiles::parse(profile_text, "table").map_err(|e| e.to_string())?;
-        let wheel = croupier_core::Wheel::parse(wheel).ok_or_else(|| format!("{wheel:?} is not a wheel"))?;
-        Ok(profile
-            .kinds_on(wheel)
-            .into_iter()
-            .filter(|k| !k.is_composite())
-            .map(|k| {
-                let (min, max) = if k.is_inside() { inside } else { outside };
-                StoredLimit {
-                    kind: k.name().to_string(),
-                    min,
-                    max,
-                }
-            })
-            .collect())
-    }
-}
-
-impl From<crate::api::KindLimit> for StoredLimit {
-    fn from(l: crate::api::KindLimit) -> StoredLimit {
-        StoredLimit {
-            kind: l.kind,
-            min: l.min,
-            max: l.max,
-        }
-    }
 }
 
 /// A Roulette X lucky number and the odds drawn for it.

@@ -1,9 +1,8 @@
 //! The table streams: a WebSocket per terminal, console or display board,
-//! fed from the table's channels ([`channels`]) through waits that keep
+//! fed from the table's channels ([`super::channels`]) through waits that keep
 //! their place ([`following`]), and taking requests from signed-in
 //! terminals ([`socket`]).
 
-mod channels;
 mod following;
 mod socket;
 
@@ -13,7 +12,7 @@ use axum::extract::State;
 use axum::response::Response;
 use serde::Deserialize;
 
-pub use channels::{subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
+pub use super::channels::{subscribe_keys, Channels, STREAM_BUFFER_EVENTS};
 pub use socket::{
     parse_request, socket_reply, SocketRequest, SESSION_OVER_CLOSE_CODE, SOCKET_BATCH_MAX,
     SOCKET_REQUESTS_IN_FLIGHT_MAX,

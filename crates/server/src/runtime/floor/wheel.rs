@@ -6,7 +6,7 @@
 
 use croupier_wheel::monitor::{GameResult, WheelEvent};
 
-use super::floor::Floor;
+use super::Floor;
 use crate::api::EventView;
 use crate::casino::{Actor, Request};
 
