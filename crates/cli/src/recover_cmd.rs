@@ -141,7 +141,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(&keys.journal_key()),
     )?;
     let broken = first_break(&pass)?;
-    let seal_check = check_sealed(&mut journal, &keys_dir, None, &pass)?;
+    let seal_check = check_sealed(&mut journal, &keys_dir, None, &pass.chain)?;
     // The secret sealed entries the database no longer holds: they were taken
     // out, and a damaged entry left before them would have a recovery erase
     // them for good (the copy lacks them too).

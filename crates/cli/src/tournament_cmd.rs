@@ -10,6 +10,7 @@ use croupier_core::{Minor, Profile};
 use croupier_profiles::tournament::{describe_prize, parse_tournament, written_rules, TOURNAMENT_FILE_SIZE_MAX_BYTES};
 use serde::Serialize;
 
+use crate::tournament_forms::FormsFormat;
 use crate::{Failure, Format, Invalid};
 
 #[derive(clap::Subcommand)]
@@ -38,14 +39,6 @@ pub enum Which {
         #[arg(long, value_enum, default_value_t = FormsFormat::Text)]
         format: FormsFormat,
     },
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum FormsFormat {
-    Text,
-    Json,
-    /// Every form as CSV, one after another, each under a line naming it.
-    Csv,
 }
 
 fn load(path: &PathBuf) -> Result<(Profile, TournamentConfig), Failure> {

@@ -12,8 +12,16 @@ use croupier_profiles::tournament::parse_day;
 use croupier_server::api::TournamentOrder;
 use serde::Serialize;
 
-use crate::tournament_cmd::FormsFormat;
 use crate::{Failure, Invalid};
+
+/// How the forms are printed.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FormsFormat {
+    Text,
+    Json,
+    /// Every form as CSV, one after another, each under a line naming it.
+    Csv,
+}
 
 /// The largest script read, and the most lines in it.
 const SCRIPT_SIZE_MAX_BYTES: u64 = 16 * 1024 * 1024;

@@ -11,7 +11,7 @@ use croupier_server::runtime::archive::Archive;
 use croupier_server::runtime::keys::default_dir;
 use serde::Serialize;
 
-use crate::verify_seal::{check_sealed, unvouched_why, SealCheck};
+use crate::verify_seal::{check_sealed, unvouched_why, ChainRead, SealCheck};
 use crate::wire;
 use crate::{Failure, Format, Invalid};
 
@@ -185,10 +185,8 @@ fn tournament_problem(books: &[TournamentBooks]) -> Option<String> {
 pub(crate) struct Pass {
     /// The chain, the numbering and the balances.
     pub(crate) checked: croupier_ledger::VerifyReport,
-    /// The last entry the chain holds to, from the first entry read.
-    pub(crate) chained_through: u64,
-    /// The entries' MACs, each checked once the chain took its entry (with the secret).
-    pub(crate) macs: Option<MacCheck>,
+    /// How far the chain holds, and the entries' MACs.
+    pub(crate) chain: ChainRead,
     /// The first entry that does not read, if one does not.
     pub(crate) unreadable: Option<Break>,
     /// The dictionary whose damage stopped the read, if it was one: the
@@ -335,9 +333,9 @@ pub(crate) fn one_pass(
             Ok((rounds, recall, problem, books, casino.journal_format()))
         }
     };
+    let through = chain.through();
     Ok(Pass {
-        chained_through: chain.through(),
-        macs,
+        chain: ChainRead { through, macs },
         checked: chain.finish(),
         unreadable,
         dictionary,
@@ -401,7 +399,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         &targets,
         key.as_ref(),
     )?;
-    let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref(), &pass)?;
+    let seal = check_sealed(&mut storage, &keys_dir, args.head.as_deref(), &pass.chain)?;
     // The bindings as the replay met them: every one in the entries it read.
     let bound = crate::verify_checkpoints::by_through(&pass.bindings);
     let (checkpoints, checkpoint_problem) =

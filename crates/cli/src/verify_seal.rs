@@ -7,7 +7,6 @@ use croupier_ledger::{check_head, check_seal, MacCheck, Opened};
 use croupier_server::runtime::keys::{read_head, Keys};
 use serde::Serialize;
 
-use crate::verify_cmd::Pass;
 use crate::{Failure, Invalid};
 
 #[derive(Serialize)]
@@ -35,14 +34,24 @@ pub(crate) struct SealCheck {
     pub(crate) sealed_beyond: Option<(u64, u64)>,
 }
 
-/// The entries' MACs as `pass` read them, the journal's seal and the head
-/// kept beside the secret, against the journal as stored (every entry,
-/// including any that no longer reads); and what the secret vouches for.
+/// What a pass over the journal read of its chain and, with the secret, of
+/// its entries' MACs: where the secret's check starts from.
+pub(crate) struct ChainRead {
+    /// The last entry the chain holds to, from the first entry read.
+    pub(crate) through: u64,
+    /// The entries' MACs, each checked once the chain took its entry (with the secret).
+    pub(crate) macs: Option<MacCheck>,
+}
+
+/// The entries' MACs as the pass over the journal read them (`chain`), the
+/// journal's seal and the head kept beside the secret, against the journal
+/// as stored (every entry, including any that no longer reads); and what the
+/// secret vouches for.
 pub(crate) fn check_sealed(
     storage: &mut Opened,
     keys_dir: &std::path::Path,
     head: Option<&std::path::Path>,
-    pass: &Pass,
+    chain: &ChainRead,
 ) -> Result<SealCheck, Failure> {
     let mut check = SealCheck {
         checked: false,
@@ -65,7 +74,7 @@ pub(crate) fn check_sealed(
     let kept_head = read_head(&head_path);
     // The first MAC that fails names the entry a forgery begins at; the seal
     // and the head name only the journal's end.
-    let mac_problem = pass.macs.as_ref().and_then(|m| m.problem()).map(|p| p.to_string());
+    let mac_problem = chain.macs.as_ref().and_then(|m| m.problem()).map(|p| p.to_string());
     let mut problem = mac_problem.clone();
     if problem.is_none() {
         problem = check_seal(seal.as_ref(), last, &key).err().map(|p| p.to_string());
@@ -83,9 +92,9 @@ pub(crate) fn check_sealed(
     }
     // A seal or a head made with the secret on an entry the chain reaches
     // vouches for it as a MAC does (the entries written before MACs have only those).
-    let mut vouched = pass.macs.as_ref().map_or(0, MacCheck::vouched);
+    let mut vouched = chain.macs.as_ref().map_or(0, MacCheck::vouched);
     for made in seal.iter().chain(kept_head.iter().flatten()) {
-        if made.seq <= pass.chained_through
+        if made.seq <= chain.through
             && made.seq > vouched
             && made.made_with(&key)
             && storage.hash_of(made.seq).ok().flatten() == Some(made.hash)
@@ -106,7 +115,7 @@ pub(crate) fn check_sealed(
     check.problem = problem;
     check.mac_problem = mac_problem;
     check.vouched_through = Some(vouched);
-    check.macs_from = pass.macs.as_ref().and_then(MacCheck::first);
+    check.macs_from = chain.macs.as_ref().and_then(MacCheck::first);
     Ok(check)
 }
 

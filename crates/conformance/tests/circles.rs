@@ -1,8 +1,8 @@
 //! Tidy (issue 59.3, STYLE 2): sibling files depend one way. Where two
 //! files of one folder each use the other, neither can be read, changed or
-//! tested alone, and whatever both need belongs in a third. The circles
-//! that predate this check are listed in `circle_allowances.txt`, which
-//! may only shrink.
+//! tested alone, and whatever both need belongs in a third. The check
+//! reads paths (`crate::`, `super::`, `use super::{..}`), not method calls
+//! or what a crate root re-exports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ fn circles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<BTreeSet<Module>> 
     walk.found
 }
 
-/// Each crate's circles, written as `allowances` lines are: `crate: a b c`.
+/// Each crate's circles, a line each: `crate: a b c`.
 fn measured() -> BTreeSet<String> {
     let mut lines = BTreeSet::new();
     for krate in std::fs::read_dir(root().join("crates")).expect("crates").flatten() {
@@ -232,53 +232,13 @@ fn measured() -> BTreeSet<String> {
     lines
 }
 
-fn allowances() -> BTreeSet<String> {
-    let path = root().join("crates/conformance/tests/circle_allowances.txt");
-    let text = std::fs::read_to_string(path).expect("circle_allowances.txt");
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
-fn members(line: &str) -> (&str, BTreeSet<&str>) {
-    let (krate, names) = line.split_once(": ").unwrap_or((line, ""));
-    (krate, names.split_whitespace().collect())
-}
-
 #[test]
 fn sibling_files_depend_one_way() {
-    let allowed = allowances();
-    let mut problems = Vec::new();
-    for circle in measured() {
-        if allowed.contains(&circle) {
-            continue;
-        }
-        let (krate, these) = members(&circle);
-        let within = allowed.iter().any(|a| {
-            let (k, those) = members(a);
-            k == krate && these.is_subset(&those)
-        });
-        problems.push(if within {
-            format!("{circle}: smaller than its allowance now; write it so in circle_allowances.txt")
-        } else {
-            format!("{circle}: these files use each other; move what they share so one uses the other")
-        });
-    }
-    let now = measured();
-    for line in &allowed {
-        let (krate, those) = members(line);
-        let left = now.iter().any(|c| {
-            let (k, these) = members(c);
-            k == krate && these.is_subset(&those)
-        });
-        if !left {
-            problems.push(format!(
-                "{line}: no longer a circle; remove it from circle_allowances.txt"
-            ));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let circles: Vec<String> = measured()
+        .into_iter()
+        .map(|c| format!("{c}: these files use each other; move what they share so one uses the other"))
+        .collect();
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
 }
 
 // The reading the check stands on: a path's sibling, a group's names, a

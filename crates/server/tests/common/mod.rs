@@ -4,6 +4,8 @@
 pub mod actors;
 pub mod jsonl;
 pub mod requests;
+pub mod table_requests;
+pub mod world;
 
 use croupier_ledger::Storage;
 use croupier_server::api::{ApiError, ErrorCode, EventView, Role};

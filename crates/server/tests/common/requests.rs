@@ -4,6 +4,7 @@
 use croupier_core::Minor;
 use croupier_server::casino::{Request, Spin};
 
+/// A passing pre-opening inspection (Colorado 2212(1), Maryland ch.2 A).
 pub fn inspection(table: &str) -> Request {
     Request::Inspect {
         table: table.into(),
