@@ -5,25 +5,12 @@
 //! or what a crate root re-exports.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::{root, rust_sources};
 
 /// A module's path inside its crate: `["casino", "cage"]` for `casino/cage.rs`.
 type Module = Vec<String>;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The module a file under `src` holds: `mod.rs`, `lib.rs` and `main.rs`
 /// hold their folder's.
