@@ -33,7 +33,7 @@ pub enum Which {
     Add {
         #[command(flatten)]
         whose: Whose,
-        /// admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor or player.
+        /// admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, security or player.
         #[arg(long)]
         role: String,
     },
@@ -180,7 +180,7 @@ pub fn run(which: Which) -> Result<(), Failure> {
         } => {
             let role = Role::parse(&role).ok_or_else(|| {
                 Invalid::one(format!(
-                    "{role:?} is not a role: admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, player"
+                    "{role:?} is not a role: admin, pit_supervisor, floorperson, floor_manager, casino_manager, dealer, cashier, auditor, security, player"
                 ))
             })?;
             let password_hash = new_password(&data, database.as_deref())?;
