@@ -439,7 +439,9 @@ fn a_journal_cut_back_under_the_holder_stops_it_and_is_refused() {
     let mut db = postgres::Client::connect(pg.url(), postgres::NoTls).expect("the database");
     db.batch_execute("CREATE TABLE kept_seal AS SELECT * FROM seal")
         .expect("the seal kept");
-    let cut_at: i64 = db.query_one("SELECT seq FROM seal", &[]).expect("the seal").get(0);
+    // The seal as kept: read from the copy, not again from the live seal,
+    // which may have moved on in between (a checkpoint's binding).
+    let cut_at: i64 = db.query_one("SELECT seq FROM kept_seal", &[]).expect("the seal").get(0);
     a.ask(
         &cashier,
         json!({"op": "cash_in", "id": "after-the-copy", "player": "p1", "amount": 50_000}),
@@ -531,13 +533,16 @@ fn entries_cut_or_changed_under_the_holder_stop_it() {
     let mut db = postgres::Client::connect(pg2.url(), postgres::NoTls).expect("the database");
     db.batch_execute("UPDATE journal SET record = record || ' ' WHERE seq = (SELECT max(seq) FROM journal)")
         .expect("changed");
-    let (status, refused) = a.http(
+    // The holder may find the changed entry by itself first (its checkpoints
+    // read the journal) and be gone before the request: either way it stops.
+    if let Ok((status, refused)) = a.try_http(
         "POST",
         "/api/requests",
         Some(&admin),
         Some(&json!({"op": "create_user", "username": "late", "role": "player", "password": "late-password-1"})),
-    );
-    assert_ne!(status, 200, "{refused}");
+    ) {
+        assert_ne!(status, 200, "{refused}");
+    }
     let stopped = a
         .exited_within(Duration::from_secs(10))
         .expect("the holder stopped by itself");
